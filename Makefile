@@ -1,0 +1,47 @@
+# storagelab: PGXS build.
+#
+#   make                  build the C module and the install script
+#   make install          install into the PostgreSQL that PG_CONFIG names
+#   make test             install missing packages, build, run pg_regress + pgTAP
+#                         in a throwaway cluster (scripts/test.sh)
+#   make demo             the same setup, then show the advisor on demo data
+#   make bench SCALE=n    benchmarks in a throwaway cluster (bench/run.sh)
+
+PG_CONFIG ?= pg_config
+
+EXTENSION = storagelab
+EXTVERSION = $(shell sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" $(EXTENSION).control)
+
+MODULE_big = storagelab
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+
+# The install script is assembled from extension/*.sql, in name order
+# (one part per capability).  Upgrade scripts live in extension/ too.
+INSTALL_PARTS = $(sort $(wildcard extension/[0-9]*.sql))
+DATA_built = $(EXTENSION)--$(EXTVERSION).sql
+DATA = $(filter-out $(INSTALL_PARTS),$(wildcard extension/$(EXTENSION)--*--*.sql))
+
+# pg_regress tests: sql/NAME.sql against expected/NAME.out, listed explicitly.
+REGRESS = \
+	extension
+REGRESS_OPTS = --load-extension=storagelab
+
+PG_CPPFLAGS = -I$(srcdir)/src
+
+EXTRA_CLEAN = results regression.diffs regression.out
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PARTS) $(EXTENSION).control
+	cat $(INSTALL_PARTS) > $@
+
+.PHONY: test demo bench
+test:
+	scripts/test.sh
+
+demo:
+	scripts/demo.sh
+
+bench:
+	bench/run.sh $(SCALE)

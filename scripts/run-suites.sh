@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs inside the throwaway cluster (scripts/test.sh): both test suites,
+# then the one summary line.  Not meant to be called directly;
+# writes the summary line to $SUMMARY.
+set -uo pipefail
+cd "$REPO"
+
+# Test fixtures (Pagila, pgbench tables) are loaded by the tests themselves
+# through test/fixtures/*.sql; they need the datasets beside the repository.
+if [ ! -f "$REPO/../shared/datasets/pagila/pagila-schema.sql" ]; then
+	echo "missing ../shared/datasets/pagila (the Pagila dataset beside the repository)" >&2
+	exit 1
+fi
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+# pg_regress.  Its result lines are "test name ... ok" (PostgreSQL 15) or
+# "ok 1 - name" / "not ok 1 - name" (16 and later).
+make -s PG_CONFIG="$PG_CONFIG" installcheck 2>&1 | tee "$out"
+regress_rc=${PIPESTATUS[0]}
+r_pass=$(grep -cE '\.\.\. ok|^ok [0-9]+ ' "$out" || true)
+r_fail=$(grep -cE '\.\.\. (FAILED|failed)|^not ok [0-9]+ ' "$out" || true)
+if [ "$regress_rc" -ne 0 ]; then
+	[ -f regression.diffs ] && cat regression.diffs
+	[ "$r_fail" -eq 0 ] && r_fail=1
+fi
+
+# pgTAP, in a database of its own; each test file loads its fixtures.
+createdb storagelab_tap
+psql -X -q -d storagelab_tap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION storagelab'
+pg_prove -d storagelab_tap --ext .sql test/*.sql 2>&1 | tee "$out"
+prove_rc=${PIPESTATUS[0]}
+t_total=$(sed -n 's/.*Tests=\([0-9]*\).*/\1/p' "$out" | tail -1)
+t_fail=$(sed -n 's/.*Failed: \([0-9]*\)).*/\1/p' "$out" | awk '{s+=$1} END {print s+0}')
+t_total=${t_total:-0}
+if [ "$prove_rc" -ne 0 ] && [ "$t_fail" -eq 0 ]; then
+	t_fail=1
+fi
+t_pass=$((t_total - t_fail))
+[ "$t_pass" -lt 0 ] && t_pass=0
+
+echo "pg_regress: $r_pass passed, $r_fail failed; pgTAP: $t_pass passed, $t_fail failed"
+# scripts/test.sh prints this as its last line, after the cluster is gone.
+echo "$((r_pass + t_pass)) passed, $((r_fail + t_fail)) failed" > "$SUMMARY"
+[ "$regress_rc" -eq 0 ] && [ "$prove_rc" -eq 0 ]

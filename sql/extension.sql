@@ -1,0 +1,46 @@
+-- The extension installs, drops and re-creates cleanly, lives entirely in
+-- schema storagelab, and documents every public object.
+SELECT extname, extversion, extrelocatable, nspname
+  FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+ WHERE extname = 'storagelab';
+
+-- Every member object is in schema storagelab.
+SELECT count(*) AS members_outside_schema
+  FROM pg_depend d
+  JOIN pg_extension e ON e.oid = d.refobjid AND d.refclassid = 'pg_extension'::regclass
+ WHERE e.extname = 'storagelab' AND d.deptype = 'e'
+   AND pg_describe_object(d.classid, d.objid, 0) NOT LIKE '% storagelab.%'
+   AND pg_describe_object(d.classid, d.objid, 0) <> 'schema storagelab';
+
+-- Every view, table and function carries a comment.
+SELECT pg_describe_object(d.classid, d.objid, 0) AS without_comment
+  FROM pg_depend d
+  JOIN pg_extension e ON e.oid = d.refobjid AND d.refclassid = 'pg_extension'::regclass
+ WHERE e.extname = 'storagelab' AND d.deptype = 'e'
+   AND d.classid IN ('pg_class'::regclass, 'pg_proc'::regclass)
+   AND obj_description(d.objid, d.classid::regclass::name) IS NULL
+ ORDER BY 1;
+
+-- Every function pins its search_path (C functions need none).
+SELECT p.oid::regprocedure AS unpinned
+  FROM pg_proc p
+ WHERE p.pronamespace = 'storagelab'::regnamespace
+   AND p.prolang <> (SELECT oid FROM pg_language WHERE lanname = 'c')
+   AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false)
+ ORDER BY 1;
+
+-- Settings: defaults, an override, and back.
+SELECT name, value, is_default FROM storagelab.setting_values
+ WHERE name LIKE 'scripts.%' ORDER BY name;
+INSERT INTO storagelab.settings VALUES ('scripts.lock_timeout', '500ms');
+SELECT storagelab.setting('scripts.lock_timeout');
+DELETE FROM storagelab.settings;
+SELECT storagelab.setting('scripts.lock_timeout');
+SELECT storagelab.setting('no such setting') IS NULL AS unknown_is_null;
+
+-- Drop and re-create.  PostgreSQL leaves the schema it created for the
+-- extension in place (empty); CREATE EXTENSION reuses it.
+DROP EXTENSION storagelab;
+SELECT count(*) AS schema_left FROM pg_namespace WHERE nspname = 'storagelab';
+CREATE EXTENSION storagelab;
+SELECT extversion FROM pg_extension WHERE extname = 'storagelab';

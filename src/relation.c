@@ -1,0 +1,133 @@
+/*-------------------------------------------------------------------------
+ *
+ * relation.c
+ *	  Opening a relation for one of storagelab's page readers.
+ *
+ * heap_visibility() and toast_profile() read heap pages directly.  Before
+ * they do, this file checks, in this order: that the relation exists, that
+ * the caller may SELECT from it (no contrib page reader checks this; the
+ * GRANT to pg_stat_scan_tables alone would let its members read any table),
+ * that it is of a supported kind, that it uses the heap access method, and
+ * that it is not another session's temporary table (whose pages live in that
+ * session's local buffers and cannot be read from here).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_class.h"
+#include "commands/defrem.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "compat.h"
+#include "storagelab.h"
+
+/*
+ * relkind_allowed
+ *		Whether relkind is one of the kinds named by allowed_kinds.
+ */
+static bool
+relkind_allowed(char relkind, int allowed_kinds)
+{
+	switch (relkind)
+	{
+		case RELKIND_RELATION:
+			return (allowed_kinds & SL_ALLOW_TABLE) != 0;
+		case RELKIND_MATVIEW:
+			return (allowed_kinds & SL_ALLOW_MATVIEW) != 0;
+		case RELKIND_TOASTVALUE:
+			return (allowed_kinds & SL_ALLOW_TOAST) != 0;
+		default:
+			return false;
+	}
+}
+
+/*
+ * storagelab_open_heap_relation
+ *		Open relid with AccessShareLock for a page reader named caller, after
+ *		checking existence, the caller's SELECT privilege, the relation kind,
+ *		the access method and temporary-table ownership.
+ *
+ * Returns the open relation; the caller closes it with
+ * relation_close(rel, AccessShareLock).  Every refusal is an ERROR with a
+ * SQLSTATE and a hint; nothing here reads a page.
+ */
+Relation
+storagelab_open_heap_relation(Oid relid, int allowed_kinds, const char *caller)
+{
+	Relation	rel;
+	AclResult	aclresult;
+
+	/*
+	 * Check the privilege before taking a lock, so that a caller cannot queue
+	 * a lock on a table it may not read.  pg_class_aclcheck() reports a
+	 * missing relation itself.
+	 */
+	if (!OidIsValid(relid) || get_rel_relkind(relid) == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid),
+				 errhint("Pass an existing table as a regclass, for example 'public.orders'::regclass.")));
+
+	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+	if (aclresult != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", get_rel_name(relid)),
+				 errdetail("%s() reads the table's pages, which requires SELECT privilege on the table.",
+						   caller),
+				 errhint("Grant SELECT on the table to the calling role.")));
+
+	/* The relation may have been dropped since the checks above. */
+	rel = try_relation_open(relid, AccessShareLock);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid),
+				 errdetail("The relation was dropped while %s() was starting.", caller)));
+
+	if (!relkind_allowed(rel->rd_rel->relkind, allowed_kinds))
+	{
+		char		relkind = rel->rd_rel->relkind;
+		const char *name = pstrdup(RelationGetRelationName(rel));
+
+		relation_close(rel, AccessShareLock);
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot read pages of relation \"%s\"", name),
+				 errdetail_relkind_not_supported(relkind),
+				 errhint("%s() reads tables%s%s.", caller,
+						 (allowed_kinds & SL_ALLOW_MATVIEW) ? ", materialized views" : "",
+						 (allowed_kinds & SL_ALLOW_TOAST) ? " and TOAST tables" : "")));
+	}
+
+	if (rel->rd_rel->relam != HEAP_TABLE_AM_OID)
+	{
+		const char *name = pstrdup(RelationGetRelationName(rel));
+		char	   *amname = get_am_name(rel->rd_rel->relam);
+
+		relation_close(rel, AccessShareLock);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("relation \"%s\" does not use the heap access method", name),
+				 errdetail("Its access method is \"%s\".", amname ? amname : "unknown"),
+				 errhint("%s() understands only heap pages.", caller)));
+	}
+
+	if (RELATION_IS_OTHER_TEMP(rel))
+	{
+		relation_close(rel, AccessShareLock);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary tables of other sessions"),
+				 errhint("Run %s() in the session that created the table.", caller)));
+	}
+
+	return rel;
+}
