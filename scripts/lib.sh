@@ -59,13 +59,28 @@ install_extension() {
 	as_root make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" install >/dev/null
 }
 
+# free_port: a TCP port nothing listens on.  pg_virtualenv -t would give
+# every concurrent cluster the first port of its private configuration root.
+free_port() {
+	local p i
+	for i in $(seq 100); do
+		p=$((20000 + RANDOM % 20000))
+		if ! (: >/dev/tcp/127.0.0.1/$p) 2>/dev/null &&
+			[ ! -e "/var/run/postgresql/.s.PGSQL.$p" ]; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
 # with_cluster [pg_virtualenv options] -- CMD...: run CMD in a throwaway
 # cluster that loads the staged extension; PG* variables point at it.
 with_cluster() {
 	local opts=()
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do opts+=("$1"); shift; done
 	shift
-	pg_virtualenv -t -v "$PG_MAJOR" \
+	PGPORT=$(free_port) pg_virtualenv -t -v "$PG_MAJOR" \
 		-o "extension_destdir=$STAGE" \
 		"${opts[@]}" "$@"
 }
