@@ -26,21 +26,36 @@ if [ "$regress_rc" -ne 0 ]; then
 	[ "$r_fail" -eq 0 ] && r_fail=1
 fi
 
+# tap_counts FILE RC: "passed failed" from a prove/pg_prove transcript.
+tap_counts() {
+	local total failed
+	total=$(sed -n 's/.*Tests=\([0-9]*\).*/\1/p' "$1" | tail -1)
+	failed=$(sed -n 's/.*Failed: \([0-9]*\)).*/\1/p' "$1" | awk '{s+=$1} END {print s+0}')
+	total=${total:-0}
+	if [ "$2" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+	[ "$failed" -gt "$total" ] && total=$failed
+	echo "$((total - failed)) $failed"
+}
+
 # pgTAP, in a database of its own; each test file loads its fixtures.
 createdb storagelab_tap
 psql -X -q -d storagelab_tap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION storagelab'
 pg_prove -d storagelab_tap --ext .sql test/*.sql 2>&1 | tee "$out"
 prove_rc=${PIPESTATUS[0]}
-t_total=$(sed -n 's/.*Tests=\([0-9]*\).*/\1/p' "$out" | tail -1)
-t_fail=$(sed -n 's/.*Failed: \([0-9]*\)).*/\1/p' "$out" | awk '{s+=$1} END {print s+0}')
-t_total=${t_total:-0}
-if [ "$prove_rc" -ne 0 ] && [ "$t_fail" -eq 0 ]; then
-	t_fail=1
-fi
-t_pass=$((t_total - t_fail))
-[ "$t_pass" -lt 0 ] && t_pass=0
+read -r t_pass t_fail < <(tap_counts "$out" "$prove_rc")
 
-echo "pg_regress: $r_pass passed, $r_fail failed; pgTAP: $t_pass passed, $t_fail failed"
+# TAP scripts that need more than one server (test/*.sh: the hot standby).
+s_pass=0 s_fail=0 sh_rc=0
+if compgen -G 'test/*.sh' >/dev/null; then
+	prove test/*.sh 2>&1 | tee "$out"
+	sh_rc=${PIPESTATUS[0]}
+	read -r s_pass s_fail < <(tap_counts "$out" "$sh_rc")
+fi
+t_pass=$((t_pass + s_pass))
+t_fail=$((t_fail + s_fail))
+[ "$sh_rc" -ne 0 ] && prove_rc=$sh_rc
+
+echo "pg_regress: $r_pass passed, $r_fail failed; TAP (pgTAP + test/*.sh): $t_pass passed, $t_fail failed"
 # scripts/test.sh prints this as its last line, after the cluster is gone.
 echo "$((r_pass + t_pass)) passed, $((r_fail + t_fail)) failed" > "$SUMMARY"
 [ "$regress_rc" -eq 0 ] && [ "$prove_rc" -eq 0 ]

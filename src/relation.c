@@ -8,14 +8,16 @@
  * the caller may SELECT from it (no contrib page reader checks this; the
  * GRANT to pg_stat_scan_tables alone would let its members read any table),
  * that it is of a supported kind, that it uses the heap access method, and
- * that it is not another session's temporary table (whose pages live in that
- * session's local buffers and cannot be read from here).
+ * that it is not an unlogged table on a standby (which has no data there) nor
+ * another session's temporary table (whose pages live in that session's
+ * local buffers and cannot be read from here).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/xlog.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
@@ -118,6 +120,20 @@ storagelab_open_heap_relation(Oid relid, int allowed_kinds, const char *caller)
 				 errmsg("relation \"%s\" does not use the heap access method", name),
 				 errdetail("Its access method is \"%s\".", amname ? amname : "unknown"),
 				 errhint("%s() understands only heap pages.", caller)));
+	}
+
+	/* An unlogged relation has only its init fork on a standby. */
+	if (rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED &&
+		RecoveryInProgress())
+	{
+		const char *name = pstrdup(RelationGetRelationName(rel));
+
+		relation_close(rel, AccessShareLock);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot read unlogged relation \"%s\" during recovery", name),
+				 errdetail("Unlogged relations have no data on a standby."),
+				 errhint("Run %s() on the primary.", caller)));
 	}
 
 	if (RELATION_IS_OTHER_TEMP(rel))
