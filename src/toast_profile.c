@@ -13,11 +13,12 @@
  * toast_datum_size = pg_column_size); no value is ever detoasted whole.
  * Content sniffing (src/content_type.c) looks at the first SL_SNIFF_PREFIX
  * bytes: read in place for inline plain values, decompressed partially for
- * inline compressed ones, fetched as one slice (one TOAST chunk, plus the
- * TOAST index probe) for external uncompressed and external pglz values.
+ * inline compressed ones, read from the first TOAST chunk (one TOAST index
+ * probe plus one TOAST heap page) for external uncompressed values and
+ * external pglz values (whose prefix is decompressed from that chunk).
  * External lz4 values cannot be decompressed partially without fetching the
- * whole value (PostgreSQL's detoast_attr_slice fetches all of it), so they
- * are not sniffed and are counted in unsniffed_values.
+ * whole value (lz4 offers no bound on the input a prefix needs), so they are
+ * not sniffed and are counted in unsniffed_values.
  *
  * Which tuple versions count: those visible to the calling statement's
  * snapshot, i.e. exactly the rows a SELECT in the same statement would see.
@@ -36,14 +37,19 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "access/genam.h"
 #include "access/heapam.h"
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/multixact.h"
+#include "access/stratnum.h"
+#include "access/table.h"
 #include "access/toast_compression.h"
+#include "access/toast_internals.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/pg_attribute.h"
+#include "common/pg_lzcompress.h"
 #include "executor/instrument.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -52,6 +58,7 @@
 #include "storage/bufmgr.h"
 #include "storage/lwlock.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -337,29 +344,152 @@ census_value(ToastCensus *census, Datum datum, PendingSniff *pending)
 }
 
 /*
+ * ToastReader: what fetching value prefixes from the TOAST table needs.
+ */
+typedef struct ToastReader
+{
+	Relation	toastrel;		/* NULL if the table has no TOAST table */
+	Relation	toastidx;		/* its valid index on (chunk_id, chunk_seq) */
+	BufferAccessStrategy strategy;
+	Snapshot	snapshot;
+} ToastReader;
+
+/*
+ * read_first_chunk
+ *		Copy up to maxlen bytes of chunk 0 of the TOAST value valueid into
+ *		dest; returns the number of bytes copied (0 if the chunk is missing).
+ *
+ * PostgreSQL's own slice fetch (detoast_attr_slice) goes through an index
+ * scan that may prune the TOAST heap page it visits.  This reader only asks
+ * the index for the chunk's TID (index_getnext_tid, which never kills index
+ * entries), then reads that heap page under a share lock itself: nothing is
+ * written.  TOAST chunks are never updated, so there is no HOT chain to
+ * follow; the chunks of a value visible to our snapshot cannot have been
+ * removed, and a value id is not reused while any of its chunks remain.
+ */
+static int
+read_first_chunk(ToastReader *reader, Oid valueid, char *dest, int maxlen)
+{
+	ScanKeyData keys[2];
+	IndexScanDesc scan;
+	ItemPointer tid;
+	int			copied = 0;
+
+	ScanKeyInit(&keys[0], (AttrNumber) 1, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(valueid));
+	ScanKeyInit(&keys[1], (AttrNumber) 2, BTEqualStrategyNumber, F_INT4EQ,
+				Int32GetDatum(0));
+	scan = index_beginscan(reader->toastrel, reader->toastidx, reader->snapshot,
+						   NULL, 2, 0);
+	index_rescan(scan, keys, 2, NULL, 0);
+
+	while (copied == 0 && (tid = index_getnext_tid(scan, ForwardScanDirection)) != NULL)
+	{
+		Buffer		buffer;
+		Page		page;
+		OffsetNumber offnum = ItemPointerGetOffsetNumber(tid);
+		ItemId		itemid;
+
+		buffer = ReadBufferExtended(reader->toastrel, MAIN_FORKNUM,
+									ItemPointerGetBlockNumber(tid), RBM_NORMAL,
+									reader->strategy);
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		if (offnum <= PageGetMaxOffsetNumber(page) &&
+			ItemIdIsNormal(itemid = PageGetItemId(page, offnum)))
+		{
+			HeapTupleData tuple;
+			bool		isnull;
+			Datum		chunk;
+
+			tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
+			tuple.t_len = ItemIdGetLength(itemid);
+			tuple.t_tableOid = RelationGetRelid(reader->toastrel);
+			tuple.t_self = *tid;
+			chunk = heap_getattr(&tuple, 1, RelationGetDescr(reader->toastrel), &isnull);
+			if (!isnull && DatumGetObjectId(chunk) == valueid)
+			{
+				chunk = heap_getattr(&tuple, 3, RelationGetDescr(reader->toastrel), &isnull);
+				if (!isnull && !VARATT_IS_EXTERNAL(DatumGetPointer(chunk)) &&
+					!VARATT_IS_COMPRESSED(DatumGetPointer(chunk)))
+				{
+					copied = Min(maxlen, (int) VARSIZE_ANY_EXHDR(DatumGetPointer(chunk)));
+					memcpy(dest, VARDATA_ANY(DatumGetPointer(chunk)), copied);
+				}
+			}
+		}
+		UnlockReleaseBuffer(buffer);
+	}
+	index_endscan(scan);
+	return copied;
+}
+
+/*
  * sniff_pending
- *		Sniff a value copied off a page: decompress or fetch only its first
- *		SL_SNIFF_PREFIX bytes (detoast_attr_slice).  Counts the buffers the
- *		TOAST fetch touched.  Runs without any heap page lock held.
+ *		Sniff a value copied off a page, from its first SL_SNIFF_PREFIX bytes:
+ *		inline compressed values are decompressed partially in memory
+ *		(detoast_attr_slice), external values read from the first TOAST chunk
+ *		(decompressing a pglz prefix from it).  Counts the buffers the TOAST
+ *		reads touched.  Runs without any heap page lock held.
  */
 static void
-sniff_pending(ToastCensus *census, PendingSniff *pending)
+sniff_pending(ToastCensus *census, ToastReader *reader, PendingSniff *pending)
 {
-	int64		before = pgBufferUsage.shared_blks_hit + pgBufferUsage.shared_blks_read +
-		pgBufferUsage.local_blks_hit + pgBufferUsage.local_blks_read;
-	struct varlena *prefix;
+	struct varatt_external toast_pointer;
+	int64		before;
+	char		chunk[TOAST_MAX_CHUNK_SIZE];
+	char		prefix[SL_SNIFF_PREFIX];
+	int			len;
 
-	prefix = detoast_attr_slice(pending->value, 0, SL_SNIFF_PREFIX);
-	if (pending->external)
+	if (!pending->external)
 	{
-		census->toast_values_fetched++;
-		census->toast_buffers_accessed +=
-			pgBufferUsage.shared_blks_hit + pgBufferUsage.shared_blks_read +
-			pgBufferUsage.local_blks_hit + pgBufferUsage.local_blks_read - before;
+		struct varlena *slice = detoast_attr_slice(pending->value, 0, SL_SNIFF_PREFIX);
+
+		sniff_prefix(census, (const unsigned char *) VARDATA_ANY(slice),
+					 (int) Min(VARSIZE_ANY_EXHDR(slice), SL_SNIFF_PREFIX),
+					 pending->large);
+		return;
 	}
-	sniff_prefix(census, (const unsigned char *) VARDATA_ANY(prefix),
-				 (int) Min(VARSIZE_ANY_EXHDR(prefix), SL_SNIFF_PREFIX),
-				 pending->large);
+
+	if (reader->toastrel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("TOAST pointer found in a table without a TOAST table")));
+
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, pending->value);
+	before = pgBufferUsage.shared_blks_hit + pgBufferUsage.shared_blks_read +
+		pgBufferUsage.local_blks_hit + pgBufferUsage.local_blks_read;
+	len = read_first_chunk(reader, toast_pointer.va_valueid, chunk, sizeof(chunk));
+	census->toast_values_fetched++;
+	census->toast_buffers_accessed +=
+		pgBufferUsage.shared_blks_hit + pgBufferUsage.shared_blks_read +
+		pgBufferUsage.local_blks_hit + pgBufferUsage.local_blks_read - before;
+
+	if (len == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("missing chunk number 0 for toast value %u in %s",
+						toast_pointer.va_valueid,
+						RelationGetRelationName(reader->toastrel))));
+
+	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
+	{
+		/* The chunks hold va_tcinfo (4 bytes), then the pglz stream. */
+		int32		want = Min(SL_SNIFF_PREFIX, toast_pointer.va_rawsize - VARHDRSZ);
+		int			hdr = VARHDRSZ_COMPRESSED - VARHDRSZ;
+		int32		got;
+
+		got = len > hdr ? pglz_decompress(chunk + hdr, len - hdr, prefix, want, false) : -1;
+		if (got < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("compressed pglz data is corrupt in toast value %u",
+							toast_pointer.va_valueid)));
+		sniff_prefix(census, (const unsigned char *) prefix, got, pending->large);
+	}
+	else
+		sniff_prefix(census, (const unsigned char *) chunk,
+					 Min(len, SL_SNIFF_PREFIX), pending->large);
 }
 
 /*
@@ -369,8 +499,9 @@ sniff_pending(ToastCensus *census, PendingSniff *pending)
  *		sniff.  Allocations go to the caller's per-page context.
  */
 static void
-census_page(ToastCensus *census, Relation rel, BlockNumber blkno,
-			AttrNumber attnum, BufferAccessStrategy strategy, Snapshot snapshot)
+census_page(ToastCensus *census, ToastReader *reader, Relation rel,
+			BlockNumber blkno, AttrNumber attnum, BufferAccessStrategy strategy,
+			Snapshot snapshot)
 {
 	TupleDesc	tupdesc = RelationGetDescr(rel);
 	Buffer		buffer;
@@ -426,7 +557,7 @@ census_page(ToastCensus *census, Relation rel, BlockNumber blkno,
 	UnlockReleaseBuffer(buffer);
 
 	for (i = 0; i < npending; i++)
-		sniff_pending(census, &pending[i]);
+		sniff_pending(census, reader, &pending[i]);
 }
 
 /*
@@ -518,6 +649,7 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 	MemoryContext page_cxt;
 	MemoryContext old_cxt;
 	ToastCensus census;
+	ToastReader reader;
 	TupleDesc	result_desc;
 	Datum		values[TOAST_CENSUS_COLS];
 	bool		nulls[TOAST_CENSUS_COLS];
@@ -576,6 +708,18 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 									 "storagelab toast_profile page",
 									 ALLOCSET_DEFAULT_SIZES);
 	nblocks = RelationGetNumberOfBlocks(rel);
+
+	reader.toastrel = NULL;
+	reader.toastidx = NULL;
+	reader.strategy = strategy;
+	reader.snapshot = snapshot;
+	if (OidIsValid(rel->rd_rel->reltoastrelid))
+	{
+		reader.toastrel = table_open(rel->rd_rel->reltoastrelid, AccessShareLock);
+		reader.toastidx = index_open(toast_get_valid_index(rel->rd_rel->reltoastrelid,
+														   AccessShareLock),
+									 AccessShareLock);
+	}
 	step = sample_rows < 0 ? 1 : sample_step(nblocks);
 
 	for (i = 0; i < nblocks; i++)
@@ -586,11 +730,16 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 			break;
 		CHECK_FOR_INTERRUPTS();
 		old_cxt = MemoryContextSwitchTo(page_cxt);
-		census_page(&census, rel, blkno, attnum, strategy, snapshot);
+		census_page(&census, &reader, rel, blkno, attnum, strategy, snapshot);
 		MemoryContextSwitchTo(old_cxt);
 		MemoryContextReset(page_cxt);
 	}
 	MemoryContextDelete(page_cxt);
+	if (reader.toastrel != NULL)
+	{
+		index_close(reader.toastidx, AccessShareLock);
+		table_close(reader.toastrel, AccessShareLock);
+	}
 	FreeAccessStrategy(strategy);
 	relation_close(rel, AccessShareLock);
 
