@@ -116,10 +116,12 @@ AS $$
         WHEN p.attstorage IN ('extended', 'main')
              AND p.large_incompressible >= 0.8 * p.large_values THEN
           format('new values skip the compression attempt (INSERT/UPDATE CPU); substr(col, start, n) reads only '
-                 'the TOAST chunks it needs; stored size grows by about %s in this %s, what compression still saved; '
-                 'existing values change only when rewritten (storage_migration_script(..., rewrite_existing => true))',
-                 pg_size_pretty(p.compressed_raw_bytes - p.compressed_stored_bytes),
-                 CASE WHEN p.sampled THEN 'sample' ELSE 'table' END)
+                 'the TOAST chunks it needs; %s; existing values change only when rewritten '
+                 '(storage_migration_script(..., rewrite_existing => true))',
+                 CASE WHEN p.compressed_raw_bytes = 0 THEN 'stored size unchanged (no value is stored compressed now)'
+                      ELSE format('stored size grows by about %s in this %s, what compression still saved',
+                                  pg_size_pretty(p.compressed_raw_bytes - p.compressed_stored_bytes),
+                                  CASE WHEN p.sampled THEN 'sample' ELSE 'table' END) END)
         WHEN p.attstorage = 'external'
              AND p.large_incompressible <= 0.2 * p.large_values THEN
           'new values are compressed when that saves at least 25% (text, JSON and documents typically shrink 2-4x); '

@@ -350,6 +350,7 @@ typedef struct ToastReader
 {
 	Relation	toastrel;		/* NULL if the table has no TOAST table */
 	Relation	toastidx;		/* its valid index on (chunk_id, chunk_seq) */
+	IndexScanDesc scan;			/* one index scan, rescanned per value */
 	BufferAccessStrategy strategy;
 	Snapshot	snapshot;
 } ToastReader;
@@ -371,7 +372,6 @@ static int
 read_first_chunk(ToastReader *reader, Oid valueid, char *dest, int maxlen)
 {
 	ScanKeyData keys[2];
-	IndexScanDesc scan;
 	ItemPointer tid;
 	int			copied = 0;
 
@@ -379,11 +379,10 @@ read_first_chunk(ToastReader *reader, Oid valueid, char *dest, int maxlen)
 				ObjectIdGetDatum(valueid));
 	ScanKeyInit(&keys[1], (AttrNumber) 2, BTEqualStrategyNumber, F_INT4EQ,
 				Int32GetDatum(0));
-	scan = index_beginscan(reader->toastrel, reader->toastidx, reader->snapshot,
-						   NULL, 2, 0);
-	index_rescan(scan, keys, 2, NULL, 0);
+	index_rescan(reader->scan, keys, 2, NULL, 0);
 
-	while (copied == 0 && (tid = index_getnext_tid(scan, ForwardScanDirection)) != NULL)
+	while (copied == 0 &&
+		   (tid = index_getnext_tid(reader->scan, ForwardScanDirection)) != NULL)
 	{
 		Buffer		buffer;
 		Page		page;
@@ -420,7 +419,6 @@ read_first_chunk(ToastReader *reader, Oid valueid, char *dest, int maxlen)
 		}
 		UnlockReleaseBuffer(buffer);
 	}
-	index_endscan(scan);
 	return copied;
 }
 
@@ -711,6 +709,7 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 
 	reader.toastrel = NULL;
 	reader.toastidx = NULL;
+	reader.scan = NULL;
 	reader.strategy = strategy;
 	reader.snapshot = snapshot;
 	if (OidIsValid(rel->rd_rel->reltoastrelid))
@@ -719,6 +718,9 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 		reader.toastidx = index_open(toast_get_valid_index(rel->rd_rel->reltoastrelid,
 														   AccessShareLock),
 									 AccessShareLock);
+		/* Begun here, outside the per-page context, and rescanned per value. */
+		reader.scan = index_beginscan(reader.toastrel, reader.toastidx, snapshot,
+									  NULL, 2, 0);
 	}
 	step = sample_rows < 0 ? 1 : sample_step(nblocks);
 
@@ -735,6 +737,8 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 		MemoryContextReset(page_cxt);
 	}
 	MemoryContextDelete(page_cxt);
+	if (reader.scan != NULL)
+		index_endscan(reader.scan);
 	if (reader.toastrel != NULL)
 	{
 		index_close(reader.toastidx, AccessShareLock);
