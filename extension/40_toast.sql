@@ -23,7 +23,8 @@ CREATE FUNCTION storagelab.toast_census(
     OUT sniffed_values bigint, OUT unsniffed_values bigint,
     OUT incompressible_values bigint, OUT content_types jsonb,
     OUT prefix_entropy double precision,
-    OUT toast_values_fetched bigint, OUT toast_buffers_accessed bigint)
+    OUT toast_values_fetched bigint, OUT toast_buffers_accessed bigint,
+    OUT lz4_available boolean)
 RETURNS record
 LANGUAGE C VOLATILE
 AS 'MODULE_PATHNAME', 'storagelab_toast_census';
@@ -50,9 +51,13 @@ RETURNS TABLE (
     attstorage text, attcompression text, effective_compression text,
     toast_relation regclass, toast_table_bytes bigint, toast_index_bytes bigint,
     recommendation text, expected_effect text)
-LANGUAGE sql VOLATILE
+LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
-AS $$
+AS $fn$
+#variable_conflict use_column
+BEGIN
+  -- plpgsql rather than SQL: the plan of this query is cached per session.
+  RETURN QUERY
   WITH cat AS (
     SELECT CASE a.attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
                              WHEN 'm' THEN 'main' WHEN 'p' THEN 'plain' END AS attstorage,
@@ -63,8 +68,6 @@ AS $$
   ), p AS (
     SELECT t.*, cat.*,
            coalesce(cat.attcompression, current_setting('default_toast_compression')) AS eff_compression,
-           (SELECT 'lz4' = ANY (s.enumvals) FROM pg_settings s
-             WHERE s.name = 'default_toast_compression') AS lz4_available,
            (SELECT string_agg(format('%s %s', k, v), ', ' ORDER BY v::bigint DESC, k)
               FROM jsonb_each_text(t.content_types) AS j(k, v)) AS types_text
       FROM storagelab.toast_census($1, $2, $3) t LEFT JOIN cat ON true
@@ -132,8 +135,9 @@ AS $$
           'faster INSERT/UPDATE and reads of compressed values at about the same size; existing values keep pglz until rewritten'
         ELSE 'none'
         END AS expected_effect
-    ) a
-$$;
+    ) a;
+END
+$fn$;
 COMMENT ON FUNCTION storagelab.toast_profile(regclass, name, integer) IS
   'how the values of one varlena column are stored (NULL, inline, compressed, out of line, method), sizes, content types by magic bytes, prefix entropy, and a storage recommendation; exact census when sample_rows is NULL';
 REVOKE EXECUTE ON FUNCTION storagelab.toast_profile(regclass, name, integer) FROM PUBLIC;

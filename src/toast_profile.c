@@ -72,7 +72,7 @@
 PG_FUNCTION_INFO_V1(storagelab_toast_census);
 
 /* Number of output columns of storagelab.toast_census(). */
-#define TOAST_CENSUS_COLS	30
+#define TOAST_CENSUS_COLS	31
 
 /*
  * A value whose octet_length reaches this is "large": big enough that
@@ -882,6 +882,11 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 	}
 	values[col++] = Int64GetDatum(census.toast_values_fetched);
 	values[col++] = Int64GetDatum(census.toast_buffers_accessed);
+#ifdef USE_LZ4
+	values[col++] = BoolGetDatum(true);
+#else
+	values[col++] = BoolGetDatum(false);
+#endif
 	Assert(col == TOAST_CENSUS_COLS);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, values, nulls)));
