@@ -13,9 +13,9 @@
  * toast_datum_size = pg_column_size); no value is ever detoasted whole.
  * Content sniffing (src/content_type.c) looks at the first SL_SNIFF_PREFIX
  * bytes: read in place for inline plain values, decompressed partially for
- * inline compressed ones, read from the first TOAST chunk (one TOAST index
- * probe plus one TOAST heap page) for external uncompressed values and
- * external pglz values (whose prefix is decompressed from that chunk).
+ * inline compressed ones, read from the first TOAST chunk (src/toast_reader.c)
+ * for external uncompressed values and external pglz values (whose prefix is
+ * decompressed from that chunk).
  * External lz4 values cannot be decompressed partially without fetching the
  * whole value (lz4 offers no bound on the input a prefix needs), so they are
  * not sniffed and are counted in unsniffed_values.
@@ -37,15 +37,11 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
-#include "access/genam.h"
 #include "access/heapam.h"
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/multixact.h"
-#include "access/stratnum.h"
-#include "access/table.h"
 #include "access/toast_compression.h"
-#include "access/toast_internals.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/pg_attribute.h"
@@ -58,7 +54,6 @@
 #include "storage/bufmgr.h"
 #include "storage/lwlock.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -68,6 +63,7 @@
 #include "compat.h"
 #include "content_type.h"
 #include "storagelab.h"
+#include "toast_reader.h"
 
 PG_FUNCTION_INFO_V1(storagelab_toast_census);
 
@@ -344,177 +340,6 @@ census_value(ToastCensus *census, Datum datum, PendingSniff *pending)
 }
 
 /*
- * ToastReader: what fetching value prefixes from the TOAST table needs.
- *
- * Besides the TOAST index, the reader keeps a guess of where the next
- * value's first chunk is: toast_save_datum() writes a value's chunks one
- * after the other, so when values were written in the order their rows sit
- * in the heap (bulk loads, append-mostly tables), the next value starts on
- * the page that holds the previous value's last chunk, or the page after.
- * A guess is only ever a page to look at: a chunk is accepted only when its
- * chunk_id and chunk_seq say it is the one wanted.  When guesses keep
- * missing (a table with a shuffled TOAST layout), the reader stops guessing
- * and uses the index only.
- */
-typedef struct ToastReader
-{
-	Relation	toastrel;		/* NULL if the table has no TOAST table */
-	Relation	toastidx;		/* its valid index on (chunk_id, chunk_seq) */
-	IndexScanDesc scan;			/* one index scan, rescanned per value */
-	BufferAccessStrategy strategy;
-	Snapshot	snapshot;
-	BlockNumber toast_nblocks;	/* TOAST pages when the census started */
-	BlockNumber guess;			/* page the next first chunk is likely on */
-	bool		guess_valid;
-	int64		guesses;		/* first chunks looked for by guess */
-	int64		guess_hits;		/* ... and found */
-} ToastReader;
-
-/* Give up guessing after this many tries with fewer than half found. */
-#define GUESS_TRIAL		64
-
-/*
- * chunk0_on_page
- *		Look on TOAST page blkno for chunk 0 of value valueid -- at offset
- *		offnum, or at any offset when offnum is InvalidOffsetNumber -- and
- *		copy up to maxlen bytes of its data into dest.  Returns the number of
- *		bytes copied, or -1 when the chunk is not there; *found_off is set to
- *		its offset.  Share-locks the page; writes nothing.
- */
-static int
-chunk0_on_page(ToastReader *reader, BlockNumber blkno, OffsetNumber offnum,
-			   Oid valueid, char *dest, int maxlen, OffsetNumber *found_off)
-{
-	TupleDesc	tupdesc = RelationGetDescr(reader->toastrel);
-	Buffer		buffer;
-	Page		page;
-	OffsetNumber off;
-	OffsetNumber maxoff;
-	int			copied = -1;
-
-	buffer = ReadBufferExtended(reader->toastrel, MAIN_FORKNUM, blkno,
-								RBM_NORMAL, reader->strategy);
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buffer);
-	maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);
-
-	for (off = OffsetNumberIsValid(offnum) ? offnum : FirstOffsetNumber;
-		 off <= maxoff && copied < 0;
-		 off = OffsetNumberIsValid(offnum) ? maxoff + 1 : OffsetNumberNext(off))
-	{
-		ItemId		itemid = PageGetItemId(page, off);
-		HeapTupleData tuple;
-		bool		isnull;
-		Datum		datum;
-
-		if (!ItemIdIsNormal(itemid))
-			continue;
-		tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
-		tuple.t_len = ItemIdGetLength(itemid);
-		tuple.t_tableOid = RelationGetRelid(reader->toastrel);
-		ItemPointerSet(&tuple.t_self, blkno, off);
-
-		datum = heap_getattr(&tuple, 1, tupdesc, &isnull);
-		if (isnull || DatumGetObjectId(datum) != valueid)
-			continue;
-		datum = heap_getattr(&tuple, 2, tupdesc, &isnull);
-		if (isnull || DatumGetInt32(datum) != 0)
-			continue;
-		datum = heap_getattr(&tuple, 3, tupdesc, &isnull);
-		if (isnull || VARATT_IS_EXTERNAL(DatumGetPointer(datum)) ||
-			VARATT_IS_COMPRESSED(DatumGetPointer(datum)))
-			continue;
-		copied = Min(maxlen, (int) VARSIZE_ANY_EXHDR(DatumGetPointer(datum)));
-		memcpy(dest, VARDATA_ANY(DatumGetPointer(datum)), copied);
-		*found_off = off;
-	}
-	UnlockReleaseBuffer(buffer);
-	return copied;
-}
-
-/*
- * read_first_chunk
- *		Copy up to maxlen bytes of chunk 0 of the TOAST value that
- *		toast_pointer points to into dest; returns the number of bytes
- *		copied (0 if the chunk is missing).
- *
- * PostgreSQL's own slice fetch (detoast_attr_slice) goes through an index
- * scan that may prune the TOAST heap page it visits.  This reader reads the
- * TOAST heap pages itself under a share lock, and asks the index only for
- * the chunk's TID (index_getnext_tid, which never kills index entries): it
- * writes nothing.  TOAST chunks are never updated, so there is no HOT chain
- * to follow; the chunks of a value visible to our snapshot cannot have been
- * removed, and a value id is not reused while any of its chunks remain, so
- * the tuple with this chunk_id and chunk_seq 0 is the one wanted.
- */
-static int
-read_first_chunk(ToastReader *reader, struct varatt_external *toast_pointer,
-				 char *dest, int maxlen)
-{
-	Oid			valueid = toast_pointer->va_valueid;
-	int32		nchunks;
-	BlockNumber blkno = InvalidBlockNumber;
-	OffsetNumber off = InvalidOffsetNumber;
-	int			copied = -1;
-
-	/* Where the previous value's chunks suggest this one starts. */
-	if (reader->guess_valid &&
-		!(reader->guesses >= GUESS_TRIAL && reader->guess_hits * 2 < reader->guesses))
-	{
-		BlockNumber probe;
-
-		reader->guesses++;
-		for (probe = reader->guess;
-			 probe <= reader->guess + 1 && probe < reader->toast_nblocks && copied < 0;
-			 probe++)
-		{
-			copied = chunk0_on_page(reader, probe, InvalidOffsetNumber, valueid,
-									dest, maxlen, &off);
-			blkno = probe;
-		}
-		if (copied >= 0)
-			reader->guess_hits++;
-	}
-
-	/* Otherwise the index. */
-	if (copied < 0)
-	{
-		ScanKeyData keys[2];
-		ItemPointer tid;
-
-		ScanKeyInit(&keys[0], (AttrNumber) 1, BTEqualStrategyNumber, F_OIDEQ,
-					ObjectIdGetDatum(valueid));
-		ScanKeyInit(&keys[1], (AttrNumber) 2, BTEqualStrategyNumber, F_INT4EQ,
-					Int32GetDatum(0));
-		index_rescan(reader->scan, keys, 2, NULL, 0);
-		while (copied < 0 &&
-			   (tid = index_getnext_tid(reader->scan, ForwardScanDirection)) != NULL)
-		{
-			blkno = ItemPointerGetBlockNumber(tid);
-			copied = chunk0_on_page(reader, blkno, ItemPointerGetOffsetNumber(tid),
-									valueid, dest, maxlen, &off);
-		}
-	}
-	if (copied < 0)
-	{
-		reader->guess_valid = false;
-		return 0;
-	}
-
-	/*
-	 * The value's chunks, written consecutively, fill EXTERN_TUPLES_PER_PAGE
-	 * full chunks a page from where chunk 0 is; its last chunk's page is
-	 * where the next value most likely begins.
-	 */
-	nchunks = (VARATT_EXTERNAL_GET_EXTSIZE(*toast_pointer) + TOAST_MAX_CHUNK_SIZE - 1) /
-		TOAST_MAX_CHUNK_SIZE;
-	reader->guess = blkno + (Min(off - 1, EXTERN_TUPLES_PER_PAGE - 1) + nchunks - 1) /
-		EXTERN_TUPLES_PER_PAGE;
-	reader->guess_valid = true;
-	return copied;
-}
-
-/*
  * sniff_pending
  *		Sniff a value copied off a page, from its first SL_SNIFF_PREFIX bytes:
  *		inline compressed values are decompressed partially in memory
@@ -541,7 +366,7 @@ sniff_pending(ToastCensus *census, ToastReader *reader, PendingSniff *pending)
 		return;
 	}
 
-	if (reader->toastrel == NULL)
+	if (reader == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("TOAST pointer found in a table without a TOAST table")));
@@ -549,7 +374,7 @@ sniff_pending(ToastCensus *census, ToastReader *reader, PendingSniff *pending)
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, pending->value);
 	before = pgBufferUsage.shared_blks_hit + pgBufferUsage.shared_blks_read +
 		pgBufferUsage.local_blks_hit + pgBufferUsage.local_blks_read;
-	len = read_first_chunk(reader, &toast_pointer, chunk, sizeof(chunk));
+	len = storagelab_toast_read_first_chunk(reader, &toast_pointer, chunk, sizeof(chunk));
 	census->toast_values_fetched++;
 	census->toast_buffers_accessed +=
 		pgBufferUsage.shared_blks_hit + pgBufferUsage.shared_blks_read +
@@ -560,7 +385,7 @@ sniff_pending(ToastCensus *census, ToastReader *reader, PendingSniff *pending)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("missing chunk number 0 for toast value %u in %s",
 						toast_pointer.va_valueid,
-						RelationGetRelationName(reader->toastrel))));
+						storagelab_toast_reader_relname(reader))));
 
 	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
 	{
@@ -739,7 +564,7 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 	MemoryContext page_cxt;
 	MemoryContext old_cxt;
 	ToastCensus census;
-	ToastReader reader;
+	ToastReader *reader;
 	TupleDesc	result_desc;
 	Datum		values[TOAST_CENSUS_COLS];
 	bool		nulls[TOAST_CENSUS_COLS];
@@ -799,27 +624,7 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 									 ALLOCSET_DEFAULT_SIZES);
 	nblocks = RelationGetNumberOfBlocks(rel);
 
-	reader.toastrel = NULL;
-	reader.toastidx = NULL;
-	reader.scan = NULL;
-	reader.strategy = strategy;
-	reader.toast_nblocks = 0;
-	reader.guess = InvalidBlockNumber;
-	reader.guess_valid = false;
-	reader.guesses = 0;
-	reader.guess_hits = 0;
-	reader.snapshot = snapshot;
-	if (OidIsValid(rel->rd_rel->reltoastrelid))
-	{
-		reader.toastrel = table_open(rel->rd_rel->reltoastrelid, AccessShareLock);
-		reader.toastidx = index_open(toast_get_valid_index(rel->rd_rel->reltoastrelid,
-														   AccessShareLock),
-									 AccessShareLock);
-		/* Begun here, outside the per-page context, and rescanned per value. */
-		reader.scan = index_beginscan(reader.toastrel, reader.toastidx, snapshot,
-									  NULL, 2, 0);
-		reader.toast_nblocks = RelationGetNumberOfBlocks(reader.toastrel);
-	}
+	reader = storagelab_toast_reader_open(rel, snapshot, strategy);
 	step = sample_rows < 0 ? 1 : sample_step(nblocks);
 
 	for (i = 0; i < nblocks; i++)
@@ -830,18 +635,13 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 			break;
 		CHECK_FOR_INTERRUPTS();
 		old_cxt = MemoryContextSwitchTo(page_cxt);
-		census_page(&census, &reader, rel, blkno, attnum, strategy, snapshot);
+		census_page(&census, reader, rel, blkno, attnum, strategy, snapshot);
 		MemoryContextSwitchTo(old_cxt);
 		MemoryContextReset(page_cxt);
 	}
 	MemoryContextDelete(page_cxt);
-	if (reader.scan != NULL)
-		index_endscan(reader.scan);
-	if (reader.toastrel != NULL)
-	{
-		index_close(reader.toastidx, AccessShareLock);
-		table_close(reader.toastrel, AccessShareLock);
-	}
+	if (reader != NULL)
+		storagelab_toast_reader_close(reader);
 	FreeAccessStrategy(strategy);
 	relation_close(rel, AccessShareLock);
 
