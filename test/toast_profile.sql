@@ -1,7 +1,7 @@
 -- pgTAP: storagelab.toast_profile() against oracles: pg_toastinfo (the form
 -- of each value), octet_length, pg_column_size, pg_column_compression.
 BEGIN;
-SELECT plan(42);
+SELECT plan(44);
 CREATE EXTENSION IF NOT EXISTS toastinfo;
 \i test/fixtures/toast.sql
 
@@ -155,6 +155,28 @@ SELECT is(content_types,
           'every magic signature, high-entropy, text, other and empty values classified')
   FROM storagelab.toast_profile('toast_magic', 'v');
 
+-- Out-of-line values whose TOAST chunks are not in heap order (rewritten
+-- rows): every prefix still comes from the right value, external pglz ones
+-- decompressed from their first chunk.
+CREATE TABLE toast_shuffled (id int PRIMARY KEY, v bytea);
+INSERT INTO toast_shuffled
+  SELECT g, CASE WHEN g % 2 = 0 THEN '\x89504e470d0a1a0a'::bytea || pg_temp.noise(6000, g)
+                 ELSE convert_to('%PDF-1.4 ', 'UTF8') || pg_temp.numbers(20000, g) END
+    FROM generate_series(1, 40) g;
+UPDATE toast_shuffled SET v = CASE WHEN id % 2 = 0 THEN convert_to('%PDF-1.4 ', 'UTF8') || pg_temp.numbers(20000, id)
+                                   ELSE '\x89504e470d0a1a0a'::bytea || pg_temp.noise(6000, id) END
+ WHERE id % 3 = 0;
+SELECT is(content_types,
+          (SELECT jsonb_object_agg(k, n) FROM (
+             SELECT CASE WHEN substr(v, 1, 4) = '\x89504e47'::bytea THEN 'png' ELSE 'pdf' END AS k, count(*) AS n
+               FROM toast_shuffled GROUP BY 1) s),
+          'TOAST chunks out of heap order: content types equal the SQL classification')
+  FROM storagelab.toast_profile('toast_shuffled', 'v');
+SELECT ok(external_compressed > 0 AND external_uncompressed > 0 AND unsniffed_values = 0
+          AND toast_values_fetched = external_compressed + external_uncompressed,
+          'external pglz and uncompressed values both sniffed from their first chunk')
+  FROM storagelab.toast_profile('toast_shuffled', 'v');
+
 -- Bad input.
 SELECT throws_ok($$SELECT * FROM storagelab.toast_profile('toast_forms', 'nope')$$, '42703', NULL,
                  'nonexistent column: undefined_column');
@@ -187,7 +209,7 @@ RESET ROLE;
 INSERT INTO storagelab.settings VALUES ('toast.view_sample_rows', '50');
 SELECT set_eq($$SELECT relation::text || '.' || column_name FROM storagelab.bytea_storage
                  WHERE table_name LIKE 'toast\_%'$$,
-              ARRAY['toast_forms.v', 'toast_many.v', 'toast_images.v', 'toast_magic.v'],
+              ARRAY['toast_forms.v', 'toast_many.v', 'toast_images.v', 'toast_magic.v', 'toast_shuffled.v'],
               'bytea_storage lists every bytea column (and no text/jsonb column)');
 SELECT ok(bool_and(sample_rows <= 50 + 40), 'bytea_storage profiles about toast.view_sample_rows rows per column')
   FROM storagelab.bytea_storage WHERE table_name LIKE 'toast\_%';
