@@ -237,7 +237,8 @@ static bool count_log2_ready = false;
 double
 storagelab_prefix_entropy(const unsigned char *buf, int len)
 {
-	uint32		counts[256];
+	/* Four interleaved histograms: consecutive equal bytes do not stall. */
+	uint16		counts[4][256];
 	double		sum = 0.0;
 	int			i;
 
@@ -252,9 +253,16 @@ storagelab_prefix_entropy(const unsigned char *buf, int len)
 		count_log2_ready = true;
 	}
 	memset(counts, 0, sizeof(counts));
-	for (i = 0; i < len; i++)
-		counts[buf[i]]++;
+	for (i = 0; i + 3 < len; i += 4)
+	{
+		counts[0][buf[i]]++;
+		counts[1][buf[i + 1]]++;
+		counts[2][buf[i + 2]]++;
+		counts[3][buf[i + 3]]++;
+	}
+	for (; i < len; i++)
+		counts[0][buf[i]]++;
 	for (i = 0; i < 256; i++)
-		sum += count_log2_count[counts[i]];
+		sum += count_log2_count[counts[0][i] + counts[1][i] + counts[2][i] + counts[3][i]];
 	return Max(0.0, log2((double) len) - sum / len);
 }

@@ -51,6 +51,7 @@ struct ToastReader
 	BlockNumber toast_nblocks;	/* TOAST pages when the census started */
 	BlockNumber guess;			/* page the next first chunk is likely on */
 	bool		guess_valid;
+	int			guess_next_first;	/* last hit was on guess + 1: try it first */
 	int64		guesses;		/* first chunks looked for by guess */
 	int64		guess_hits;		/* ... and found */
 };
@@ -147,19 +148,26 @@ storagelab_toast_read_first_chunk(ToastReader *reader,
 	if (reader->guess_valid &&
 		!(reader->guesses >= GUESS_TRIAL && reader->guess_hits * 2 < reader->guesses))
 	{
-		BlockNumber probe;
+		int			i;
 
 		reader->guesses++;
-		for (probe = reader->guess;
-			 probe <= reader->guess + 1 && probe < reader->toast_nblocks && copied < 0;
-			 probe++)
+		for (i = 0; i < 2 && copied < 0; i++)
 		{
+			/* guess and guess + 1, in the order that found the last one */
+			BlockNumber probe = reader->guess + (i == 0 ? reader->guess_next_first :
+												 1 - reader->guess_next_first);
+
+			if (probe >= reader->toast_nblocks)
+				continue;
 			copied = chunk0_on_page(reader, probe, InvalidOffsetNumber, valueid,
 									dest, maxlen, &off);
 			blkno = probe;
 		}
 		if (copied >= 0)
+		{
 			reader->guess_hits++;
+			reader->guess_next_first = (blkno == reader->guess + 1);
+		}
 	}
 
 	/* Otherwise the index. */
