@@ -11,7 +11,8 @@
 #    Those rows print SQL time / toast_profile time.
 #
 # Values: 1000 x SCALE (TOAST_BENCH_VALUES overrides, e.g. for a dry run).
-# The data is built once; each timed statement is a read, run 5 times.
+# The data is built once; INSERTs are timed once, reads are medians of 15
+# runs (3 for the slow SQL-with-entropy anchor).
 bench_db storagelab_bench_toast
 n_values=${TOAST_BENCH_VALUES:-$((1000 * SCALE))}
 psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
@@ -34,8 +35,8 @@ psql -X -At -c "SELECT format('  data: %s values of %s per table; EXTENDED: %s v
     pg_size_pretty(pg_total_relation_size('blob_external') - pg_relation_size('blob_external')))"
 bench_row "INSERT 1 MB values, EXTENDED (pglz)" "$ins_extended" "INSERT, EXTERNAL" "$ins_external"
 
-sub_extended=$(bench_ms 'SELECT sum(length(substr(v, 1, 1000))) FROM blob_extended' 5)
-sub_external=$(bench_ms 'SELECT sum(length(substr(v, 1, 1000))) FROM blob_external' 5)
+sub_extended=$(bench_ms 'SELECT sum(length(substr(v, 1, 1000))) FROM blob_extended' 15)
+sub_external=$(bench_ms 'SELECT sum(length(substr(v, 1, 1000))) FROM blob_external' 15)
 bench_row "substr(v, 1, 1000) every row, EXTENDED" "$sub_extended" "same, EXTERNAL" "$sub_external"
 
 # The SQL equivalents.  "plain": form, sizes and a 1 kB prefix per row.
@@ -49,10 +50,10 @@ sql_classified="SELECT form, ct, count(*), sum(raw), sum(stored) FROM (SELECT pg
 sql_entropy="SELECT pg_toastinfo(v)::text AS form, count(*), sum(octet_length(v)), sum(pg_column_size(v)), avg((SELECT log(2, length(p)) - sum(c * log(2, c)) / length(p) FROM (SELECT count(*)::numeric AS c FROM generate_series(0, length(p) - 1) i GROUP BY get_byte(p, i)) h)) FROM (SELECT v, substr(v, 1, 1024) AS p FROM %s OFFSET 0) s GROUP BY 1"
 prof="SELECT * FROM storagelab.toast_profile('%s', 'v')"
 for t in blob_extended blob_external; do
-	s_plain=$(bench_ms "$(printf "$sql_plain" "$t")" 5)
-	s_class=$(bench_ms "$(printf "$sql_classified" "$t")" 5)
+	s_plain=$(bench_ms "$(printf "$sql_plain" "$t")" 15)
+	s_class=$(bench_ms "$(printf "$sql_classified" "$t")" 15)
 	s_entr=$(bench_ms "$(printf "$sql_entropy" "$t")" 3)
-	s_prof=$(bench_ms "$(printf "$prof" "$t")" 5)
+	s_prof=$(bench_ms "$(printf "$prof" "$t")" 15)
 	# Ratio = SQL time / toast_profile time: how many times faster toast_profile is.
 	bench_row "SQL equivalent, plain ($t)" "$s_plain" "toast_profile" "$s_prof"
 	bench_row "SQL equivalent, classified ($t)" "$s_class" "toast_profile" "$s_prof"
