@@ -276,6 +276,8 @@ BEGIN
             HINT = 'Pass the name of one of the table''s columns, as stored (case-sensitive).';
   END IF;
   typ := format_type(att.atttypid, NULL);
+  -- Names are interpolated into comment lines too: there, line breaks in a
+  -- (quoted) name become spaces, so that no name can end a comment.
   rewrite_expr := CASE att.atttypid
     WHEN 'bytea'::regtype   THEN format('%s || ''''::bytea', col)
     WHEN 'text'::regtype    THEN format('%s || ''''::text', col)
@@ -343,8 +345,8 @@ BEGIN
                 '-- this script alters one table at a time with ALTER TABLE ONLY.\n',
                 (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'),
                 to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'),
-                relation, CASE rel.relkind WHEN 'p' THEN 'partitioned table' ELSE 'table' END,
-                col, typ,
+                translate(relation::text, E'\n\r', '  '), CASE rel.relkind WHEN 'p' THEN 'partitioned table' ELSE 'table' END,
+                translate(col, E'\n\r', '  '), typ,
                 upper(CASE att.attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
                                           WHEN 'm' THEN 'main' ELSE 'plain' END),
                 coalesce(CASE att.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END,
@@ -378,7 +380,7 @@ BEGIN
                          step,
                          CASE WHEN method IS NULL THEN 'SET STORAGE ' || upper(target)
                               ELSE 'SET STORAGE ' || upper(target) || ' and SET COMPRESSION ' || method END,
-                         t.r, t.r, retries, lock_to);
+                         translate(t.r::text, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), retries, lock_to);
     out := out || format(E'DO $step$\nDECLARE\n  attempt int := 0;\nBEGIN\n  LOOP\n    BEGIN\n'
                          '      EXECUTE %L;\n      EXIT;\n'
                          '    EXCEPTION WHEN lock_not_available THEN\n'
@@ -393,7 +395,7 @@ BEGIN
   IF NOT rewrite_existing THEN
     out := out || E'\n-- Existing values are left as they are (rewrite_existing => false).  To see how\n'
                || format(E'-- they are stored: SELECT * FROM storagelab.toast_profile(%L, %L);\n',
-                         relation::text, column_name);
+                         translate(relation::text, E'\n\r', '  '), translate(column_name::text, E'\n\r', '  '));
     RETURN out;
   END IF;
 
@@ -416,7 +418,7 @@ BEGIN
                          '-- table and row locks on the rewritten rows; fires UPDATE triggers; writes WAL and\n'
                          '-- dead row versions (the table and its TOAST table grow until VACUUM).  Resumable:\n'
                          '-- run it again and values already rewritten are skipped.\n',
-                         step, col, t.r, rewrite_cond);
+                         step, translate(col, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), translate(rewrite_cond, E'\n\r', '  '));
     out := out || format(
       E'DO $rewrite$\nDECLARE\n'
       '  batch_pages constant bigint := 1000;\n'
@@ -449,7 +451,7 @@ BEGIN
     out := out || format(E'\n-- Then: VACUUM %s (SHARE UPDATE EXCLUSIVE; does not block reads or writes)\n'
                          '-- marks the old row versions and their TOAST chunks reusable; the files shrink\n'
                          '-- only with VACUUM FULL or pg_repack (ACCESS EXCLUSIVE / brief locks).\n'
-                         'VACUUM (ANALYZE) %s;\n', t.r, t.r);
+                         'VACUUM (ANALYZE) %s;\n', translate(t.r::text, E'\n\r', '  '), t.r);
   END LOOP;
   RETURN out;
 END

@@ -141,6 +141,29 @@ SELECT count(*) FILTER (WHERE pg_column_compression(t) = 'pglz') AS pglz_after,
        count(*) FILTER (WHERE pg_column_compression(t) = 'lz4') AS lz4_after,
        md5(string_agg(md5(t), ',' ORDER BY id)) = :'parts_before' AS data_identical
   FROM toast_parts;
+-- 4. Names with a line break, quotes and a dollar sign stay inside their quotes and comments.
+CREATE TABLE "odd
+name's $x" ("col ""q""
+2" bytea);
+INSERT INTO "odd
+name's $x" SELECT convert_to(repeat('odd ', 2000), 'UTF8');
+\pset tuples_only on
+\pset format unaligned
+\o :script_file
+SELECT storagelab.storage_migration_script(c.oid, a.attname, 'external', true)
+  FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = 1
+ WHERE c.relname LIKE 'odd%';
+\o
+\! psql -X -q -v ON_ERROR_STOP=1 -d storagelab_toast_scratch -f "$STORAGELAB_TOAST_SCRIPT" >/dev/null 2>&1 && echo 'script 4 ran' || echo 'script 4 FAILED'
+\pset tuples_only off
+\pset format aligned
+SELECT a.attstorage, (SELECT count(*) FROM pg_class WHERE relname LIKE 'odd%') AS tables,
+       (SELECT count(*) FROM "odd
+name's $x" WHERE pg_column_compression("col ""q""
+2") IS NOT NULL) AS compressed_left,
+       (SELECT count(*) FROM pg_tables WHERE schemaname = 'public') AS all_tables
+  FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = 1
+ WHERE c.relname LIKE 'odd%';
 \! rm -f "$STORAGELAB_TOAST_SCRIPT"
 
 \c contrib_regression

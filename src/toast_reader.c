@@ -35,23 +35,26 @@
  * value's first chunk is: toast_save_datum() writes a value's chunks one
  * after the other, so when values were written in the order their rows sit
  * in the heap (bulk loads, append-mostly tables), the next value starts on
- * the page that holds the previous value's last chunk, or the page after.
- * A guess is only ever a page to look at: a chunk is accepted only when its
- * chunk_id and chunk_seq say it is the one wanted.  When guesses keep
- * missing (a table with a shuffled TOAST layout), the reader stops guessing
- * and uses the index only.
+ * the page that holds the previous value's last chunk -- or, when that page
+ * ends with that last chunk, on the page after.  A guess costs at most one
+ * page that turns out useless (the second page is read only when the first
+ * ends with the previous value's last chunk), and a chunk is accepted only
+ * when its chunk_id and chunk_seq say it is the one wanted.  When guesses
+ * keep missing (a table with a shuffled TOAST layout), the reader stops
+ * guessing and uses the index only.
  */
 struct ToastReader
 {
-	Relation	toastrel;		/* NULL if the table has no TOAST table */
+	Relation	toastrel;		/* the TOAST table */
 	Relation	toastidx;		/* its valid index on (chunk_id, chunk_seq) */
 	IndexScanDesc scan;			/* one index scan, rescanned per value */
 	BufferAccessStrategy strategy;
 	Snapshot	snapshot;
 	BlockNumber toast_nblocks;	/* TOAST pages when the census started */
-	BlockNumber guess;			/* page the next first chunk is likely on */
-	bool		guess_valid;
-	int			guess_next_first;	/* last hit was on guess + 1: try it first */
+	bool		guess_valid;	/* the fields below describe the last value */
+	BlockNumber guess;			/* page its last chunk is probably on */
+	Oid			prev_valueid;	/* its value id */
+	int32		prev_last_seq;	/* its last chunk number */
 	int64		guesses;		/* first chunks looked for by guess */
 	int64		guess_hits;		/* ... and found */
 };
@@ -65,11 +68,14 @@ struct ToastReader
  *		offnum, or at any offset when offnum is InvalidOffsetNumber -- and
  *		copy up to maxlen bytes of its data into dest.  Returns the number of
  *		bytes copied, or -1 when the chunk is not there; *found_off is set to
- *		its offset.  Share-locks the page; writes nothing.
+ *		its offset.  *ends_with_prev is set when the page's last tuple is the
+ *		last chunk of the previously read value (reader->prev_*).
+ *		Share-locks the page; writes nothing.
  */
 static int
 chunk0_on_page(ToastReader *reader, BlockNumber blkno, OffsetNumber offnum,
-			   Oid valueid, char *dest, int maxlen, OffsetNumber *found_off)
+			   Oid valueid, char *dest, int maxlen, OffsetNumber *found_off,
+			   bool *ends_with_prev)
 {
 	TupleDesc	tupdesc = RelationGetDescr(reader->toastrel);
 	Buffer		buffer;
@@ -78,6 +84,7 @@ chunk0_on_page(ToastReader *reader, BlockNumber blkno, OffsetNumber offnum,
 	OffsetNumber maxoff;
 	int			copied = -1;
 
+	*ends_with_prev = false;
 	buffer = ReadBufferExtended(reader->toastrel, MAIN_FORKNUM, blkno,
 								RBM_NORMAL, reader->strategy);
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
@@ -91,6 +98,8 @@ chunk0_on_page(ToastReader *reader, BlockNumber blkno, OffsetNumber offnum,
 		ItemId		itemid = PageGetItemId(page, off);
 		HeapTupleData tuple;
 		bool		isnull;
+		Oid			chunk_id;
+		int32		chunk_seq;
 		Datum		datum;
 
 		if (!ItemIdIsNormal(itemid))
@@ -101,11 +110,18 @@ chunk0_on_page(ToastReader *reader, BlockNumber blkno, OffsetNumber offnum,
 		ItemPointerSet(&tuple.t_self, blkno, off);
 
 		datum = heap_getattr(&tuple, 1, tupdesc, &isnull);
-		if (isnull || DatumGetObjectId(datum) != valueid)
+		if (isnull)
 			continue;
+		chunk_id = DatumGetObjectId(datum);
 		datum = heap_getattr(&tuple, 2, tupdesc, &isnull);
-		if (isnull || DatumGetInt32(datum) != 0)
+		if (isnull)
 			continue;
+		chunk_seq = DatumGetInt32(datum);
+		*ends_with_prev = (reader->guess_valid && chunk_id == reader->prev_valueid &&
+						   chunk_seq == reader->prev_last_seq);
+		if (chunk_id != valueid || chunk_seq != 0)
+			continue;
+
 		datum = heap_getattr(&tuple, 3, tupdesc, &isnull);
 		if (isnull || VARATT_IS_EXTERNAL(DatumGetPointer(datum)) ||
 			VARATT_IS_COMPRESSED(DatumGetPointer(datum)))
@@ -142,32 +158,25 @@ storagelab_toast_read_first_chunk(ToastReader *reader,
 	int32		nchunks;
 	BlockNumber blkno = InvalidBlockNumber;
 	OffsetNumber off = InvalidOffsetNumber;
+	bool		ends_with_prev;
 	int			copied = -1;
 
 	/* Where the previous value's chunks suggest this one starts. */
-	if (reader->guess_valid &&
+	if (reader->guess_valid && reader->guess < reader->toast_nblocks &&
 		!(reader->guesses >= GUESS_TRIAL && reader->guess_hits * 2 < reader->guesses))
 	{
-		int			i;
-
 		reader->guesses++;
-		for (i = 0; i < 2 && copied < 0; i++)
+		blkno = reader->guess;
+		copied = chunk0_on_page(reader, blkno, InvalidOffsetNumber, valueid,
+								dest, maxlen, &off, &ends_with_prev);
+		if (copied < 0 && ends_with_prev && blkno + 1 < reader->toast_nblocks)
 		{
-			/* guess and guess + 1, in the order that found the last one */
-			BlockNumber probe = reader->guess + (i == 0 ? reader->guess_next_first :
-												 1 - reader->guess_next_first);
-
-			if (probe >= reader->toast_nblocks)
-				continue;
-			copied = chunk0_on_page(reader, probe, InvalidOffsetNumber, valueid,
-									dest, maxlen, &off);
-			blkno = probe;
+			blkno++;
+			copied = chunk0_on_page(reader, blkno, InvalidOffsetNumber, valueid,
+									dest, maxlen, &off, &ends_with_prev);
 		}
 		if (copied >= 0)
-		{
 			reader->guess_hits++;
-			reader->guess_next_first = (blkno == reader->guess + 1);
-		}
 	}
 
 	/* Otherwise the index. */
@@ -186,7 +195,7 @@ storagelab_toast_read_first_chunk(ToastReader *reader,
 		{
 			blkno = ItemPointerGetBlockNumber(tid);
 			copied = chunk0_on_page(reader, blkno, ItemPointerGetOffsetNumber(tid),
-									valueid, dest, maxlen, &off);
+									valueid, dest, maxlen, &off, &ends_with_prev);
 		}
 	}
 	if (copied < 0)
@@ -204,6 +213,8 @@ storagelab_toast_read_first_chunk(ToastReader *reader,
 		TOAST_MAX_CHUNK_SIZE;
 	reader->guess = blkno + (Min(off - 1, EXTERN_TUPLES_PER_PAGE - 1) + nchunks - 1) /
 		EXTERN_TUPLES_PER_PAGE;
+	reader->prev_valueid = valueid;
+	reader->prev_last_seq = nchunks - 1;
 	reader->guess_valid = true;
 	return copied;
 }
