@@ -68,14 +68,15 @@ struct ToastReader
  *		offnum, or at any offset when offnum is InvalidOffsetNumber -- and
  *		copy up to maxlen bytes of its data into dest.  Returns the number of
  *		bytes copied, or -1 when the chunk is not there; *found_off is set to
- *		its offset.  *ends_with_prev is set when the page's last tuple is the
- *		last chunk of the previously read value (reader->prev_*).
- *		Share-locks the page; writes nothing.
+ *		its offset, and *on_page to the number of the value's chunks on this
+ *		page.  *ends_with_prev is set when the page's last tuple is the last
+ *		chunk of the previously read value (reader->prev_*).  Share-locks the
+ *		page; writes nothing.
  */
 static int
 chunk0_on_page(ToastReader *reader, BlockNumber blkno, OffsetNumber offnum,
 			   Oid valueid, char *dest, int maxlen, OffsetNumber *found_off,
-			   bool *ends_with_prev)
+			   int *on_page, bool *ends_with_prev)
 {
 	TupleDesc	tupdesc = RelationGetDescr(reader->toastrel);
 	Buffer		buffer;
@@ -85,6 +86,7 @@ chunk0_on_page(ToastReader *reader, BlockNumber blkno, OffsetNumber offnum,
 	int			copied = -1;
 
 	*ends_with_prev = false;
+	*on_page = 0;
 	buffer = ReadBufferExtended(reader->toastrel, MAIN_FORKNUM, blkno,
 								RBM_NORMAL, reader->strategy);
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
@@ -130,8 +132,42 @@ chunk0_on_page(ToastReader *reader, BlockNumber blkno, OffsetNumber offnum,
 		memcpy(dest, VARDATA_ANY(DatumGetPointer(datum)), copied);
 		*found_off = off;
 	}
+
+	/* Count the value's chunks from chunk 0 to the end of the page. */
+	if (copied >= 0)
+	{
+		for (off = *found_off; off <= maxoff; off = OffsetNumberNext(off))
+		{
+			ItemId		itemid = PageGetItemId(page, off);
+			HeapTupleData tuple;
+			bool		isnull;
+			Datum		datum;
+
+			if (!ItemIdIsNormal(itemid))
+				continue;
+			tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
+			tuple.t_len = ItemIdGetLength(itemid);
+			datum = heap_getattr(&tuple, 1, tupdesc, &isnull);
+			if (!isnull && DatumGetObjectId(datum) == valueid)
+				(*on_page)++;
+		}
+	}
 	UnlockReleaseBuffer(buffer);
 	return copied;
+}
+
+/*
+ * chunk_tuple_space
+ *		Bytes of a page that a TOAST chunk tuple holding len data bytes takes,
+ *		line pointer included.
+ */
+static Size
+chunk_tuple_space(int32 len)
+{
+	Size		data = (len + 1 <= VARATT_SHORT_MAX) ? len + 1 : len + VARHDRSZ;
+
+	return MAXALIGN(MAXALIGN(SizeofHeapTupleHeader) + sizeof(Oid) + sizeof(int32) + data) +
+		sizeof(ItemIdData);
 }
 
 /*
@@ -159,6 +195,7 @@ storagelab_toast_read_first_chunk(ToastReader *reader,
 	BlockNumber blkno = InvalidBlockNumber;
 	OffsetNumber off = InvalidOffsetNumber;
 	bool		ends_with_prev;
+	int			on_page = 0;
 	int			copied = -1;
 
 	/* Where the previous value's chunks suggest this one starts. */
@@ -168,12 +205,12 @@ storagelab_toast_read_first_chunk(ToastReader *reader,
 		reader->guesses++;
 		blkno = reader->guess;
 		copied = chunk0_on_page(reader, blkno, InvalidOffsetNumber, valueid,
-								dest, maxlen, &off, &ends_with_prev);
+								dest, maxlen, &off, &on_page, &ends_with_prev);
 		if (copied < 0 && ends_with_prev && blkno + 1 < reader->toast_nblocks)
 		{
 			blkno++;
 			copied = chunk0_on_page(reader, blkno, InvalidOffsetNumber, valueid,
-									dest, maxlen, &off, &ends_with_prev);
+									dest, maxlen, &off, &on_page, &ends_with_prev);
 		}
 		if (copied >= 0)
 			reader->guess_hits++;
@@ -195,7 +232,8 @@ storagelab_toast_read_first_chunk(ToastReader *reader,
 		{
 			blkno = ItemPointerGetBlockNumber(tid);
 			copied = chunk0_on_page(reader, blkno, ItemPointerGetOffsetNumber(tid),
-									valueid, dest, maxlen, &off, &ends_with_prev);
+									valueid, dest, maxlen, &off, &on_page,
+									&ends_with_prev);
 		}
 	}
 	if (copied < 0)
@@ -205,14 +243,27 @@ storagelab_toast_read_first_chunk(ToastReader *reader,
 	}
 
 	/*
-	 * The value's chunks, written consecutively, fill EXTERN_TUPLES_PER_PAGE
-	 * full chunks a page from where chunk 0 is; its last chunk's page is
-	 * where the next value most likely begins.
+	 * Where this value's last chunk, and so most likely the next value's
+	 * chunk 0, is: its chunks were written consecutively, on_page of them on
+	 * this page, the rest EXTERN_TUPLES_PER_PAGE full chunks a page; the next
+	 * value starts on the last chunk's page if a full chunk still fits there.
 	 */
 	nchunks = (VARATT_EXTERNAL_GET_EXTSIZE(*toast_pointer) + TOAST_MAX_CHUNK_SIZE - 1) /
 		TOAST_MAX_CHUNK_SIZE;
-	reader->guess = blkno + (Min(off - 1, EXTERN_TUPLES_PER_PAGE - 1) + nchunks - 1) /
-		EXTERN_TUPLES_PER_PAGE;
+	if (on_page >= nchunks)
+		reader->guess = blkno;
+	else
+	{
+		int32		rest = nchunks - on_page;
+		int32		last_len = VARATT_EXTERNAL_GET_EXTSIZE(*toast_pointer) -
+			(nchunks - 1) * TOAST_MAX_CHUNK_SIZE;
+		Size		used = ((rest - 1) % EXTERN_TUPLES_PER_PAGE) *
+			chunk_tuple_space(TOAST_MAX_CHUNK_SIZE) + chunk_tuple_space(last_len);
+
+		reader->guess = blkno + 1 + (rest - 1) / EXTERN_TUPLES_PER_PAGE;
+		if (BLCKSZ - SizeOfPageHeaderData - used < chunk_tuple_space(TOAST_MAX_CHUNK_SIZE))
+			reader->guess++;
+	}
 	reader->prev_valueid = valueid;
 	reader->prev_last_seq = nchunks - 1;
 	reader->guess_valid = true;
