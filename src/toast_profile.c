@@ -372,6 +372,12 @@ sniff_pending(ToastCensus *census, ToastReader *reader, PendingSniff *pending)
 				 errmsg("TOAST pointer found in a table without a TOAST table")));
 
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, pending->value);
+	if (toast_pointer.va_toastrelid != storagelab_toast_reader_relid(reader))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("TOAST pointer to relation %u found in a table whose TOAST table is %s",
+						toast_pointer.va_toastrelid, storagelab_toast_reader_relname(reader)),
+				 errdetail("PostgreSQL copies values into a table's own TOAST table when it stores them.")));
 	before = pgBufferUsage.shared_blks_hit + pgBufferUsage.shared_blks_read +
 		pgBufferUsage.local_blks_hit + pgBufferUsage.local_blks_read;
 	len = storagelab_toast_read_first_chunk(reader, &toast_pointer, chunk, sizeof(chunk));

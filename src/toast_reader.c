@@ -313,6 +313,16 @@ storagelab_toast_reader_relname(ToastReader *reader)
 }
 
 /*
+ * storagelab_toast_reader_relid
+ *		OID of the TOAST table, to check TOAST pointers against.
+ */
+Oid
+storagelab_toast_reader_relid(ToastReader *reader)
+{
+	return RelationGetRelid(reader->toastrel);
+}
+
+/*
  * storagelab_toast_reader_close
  *		End the index scan and close the TOAST table and index.
  */

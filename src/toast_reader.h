@@ -20,6 +20,7 @@ extern int	storagelab_toast_read_first_chunk(ToastReader *reader,
 											  struct varatt_external *toast_pointer,
 											  char *dest, int maxlen);
 extern const char *storagelab_toast_reader_relname(ToastReader *reader);
+extern Oid	storagelab_toast_reader_relid(ToastReader *reader);
 extern void storagelab_toast_reader_close(ToastReader *reader);
 
 #endif							/* STORAGELAB_TOAST_READER_H */
