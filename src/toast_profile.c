@@ -354,6 +354,7 @@ sniff_pending(ToastCensus *census, ToastReader *reader, PendingSniff *pending)
 	int64		before;
 	char		chunk[TOAST_MAX_CHUNK_SIZE];
 	char		prefix[SL_SNIFF_PREFIX];
+	int32		want;
 	int			len;
 
 	if (!pending->external)
@@ -380,7 +381,15 @@ sniff_pending(ToastCensus *census, ToastReader *reader, PendingSniff *pending)
 				 errdetail("PostgreSQL copies values into a table's own TOAST table when it stores them.")));
 	before = pgBufferUsage.shared_blks_hit + pgBufferUsage.shared_blks_read +
 		pgBufferUsage.local_blks_hit + pgBufferUsage.local_blks_read;
-	len = storagelab_toast_read_first_chunk(reader, &toast_pointer, chunk, sizeof(chunk));
+	/* Copy no more of the chunk than the prefix needs. */
+	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
+		want = Min((int32) sizeof(chunk),
+				   (VARHDRSZ_COMPRESSED - VARHDRSZ) +
+				   pglz_maximum_compressed_size(SL_SNIFF_PREFIX,
+												VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer)));
+	else
+		want = SL_SNIFF_PREFIX;
+	len = storagelab_toast_read_first_chunk(reader, &toast_pointer, chunk, want);
 	census->toast_values_fetched++;
 	census->toast_buffers_accessed +=
 		pgBufferUsage.shared_blks_hit + pgBufferUsage.shared_blks_read +
@@ -396,11 +405,11 @@ sniff_pending(ToastCensus *census, ToastReader *reader, PendingSniff *pending)
 	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
 	{
 		/* The chunks hold va_tcinfo (4 bytes), then the pglz stream. */
-		int32		want = Min(SL_SNIFF_PREFIX, toast_pointer.va_rawsize - VARHDRSZ);
+		int32		rawwant = Min(SL_SNIFF_PREFIX, toast_pointer.va_rawsize - VARHDRSZ);
 		int			hdr = VARHDRSZ_COMPRESSED - VARHDRSZ;
 		int32		got;
 
-		got = len > hdr ? pglz_decompress(chunk + hdr, len - hdr, prefix, want, false) : -1;
+		got = len > hdr ? pglz_decompress(chunk + hdr, len - hdr, prefix, rawwant, false) : -1;
 		if (got < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
