@@ -49,13 +49,36 @@ sql_classified="SELECT form, ct, count(*), sum(raw), sum(stored) FROM (SELECT pg
 # "with entropy": also toast_profile's prefix_entropy, in SQL.
 sql_entropy="SELECT pg_toastinfo(v)::text AS form, count(*), sum(octet_length(v)), sum(pg_column_size(v)), avg((SELECT log(2, length(p)) - sum(c * log(2, c)) / length(p) FROM (SELECT count(*)::numeric AS c FROM generate_series(0, length(p) - 1) i GROUP BY get_byte(p, i)) h)) FROM (SELECT v, substr(v, 1, 1024) AS p FROM %s OFFSET 0) s GROUP BY 1"
 prof="SELECT * FROM storagelab.toast_profile('%s', 'v')"
+# On a shared machine the load changes from one second to the next: each
+# SQL anchor and toast_profile are run alternately, and the medians of the
+# pairs are compared.
+psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
+CREATE FUNCTION public.bench_pair_ms(q1 text, q2 text, runs int) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE t timestamptz; a numeric[] := '{}'; b numeric[] := '{}';
+BEGIN
+	FOR i IN 1..runs LOOP
+		t := clock_timestamp(); EXECUTE q1;
+		a := a || (extract(epoch FROM clock_timestamp() - t) * 1000)::numeric;
+		t := clock_timestamp(); EXECUTE q2;
+		b := b || (extract(epoch FROM clock_timestamp() - t) * 1000)::numeric;
+	END LOOP;
+	RETURN (SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY x)::numeric, 2) FROM unnest(a) x)
+	       || ' ' ||
+	       (SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY x)::numeric, 2) FROM unnest(b) x);
+END $$;
+SQL
+bench_pair_ms() {
+	psql -X -At -v ON_ERROR_STOP=1 -v q1="$1" -v q2="$2" -v runs="$3" \
+		<<<'SELECT public.bench_pair_ms(:'"'"'q1'"'"', :'"'"'q2'"'"', :runs)'
+}
 for t in blob_extended blob_external; do
-	s_plain=$(bench_ms "$(printf "$sql_plain" "$t")" 15)
-	s_class=$(bench_ms "$(printf "$sql_classified" "$t")" 15)
+	read -r s_plain s_prof1 <<<"$(bench_pair_ms "$(printf "$sql_plain" "$t")" "$(printf "$prof" "$t")" 15)"
+	read -r s_class s_prof2 <<<"$(bench_pair_ms "$(printf "$sql_classified" "$t")" "$(printf "$prof" "$t")" 15)"
 	s_entr=$(bench_ms "$(printf "$sql_entropy" "$t")" 3)
-	s_prof=$(bench_ms "$(printf "$prof" "$t")" 15)
+	s_prof=$s_prof2
 	# Ratio = SQL time / toast_profile time: how many times faster toast_profile is.
-	bench_row "SQL equivalent, plain ($t)" "$s_plain" "toast_profile" "$s_prof"
+	bench_row "SQL equivalent, plain ($t)" "$s_plain" "toast_profile" "$s_prof1"
 	bench_row "SQL equivalent, classified ($t)" "$s_class" "toast_profile" "$s_prof"
 	bench_row "SQL equivalent, with entropy ($t)" "$s_entr" "toast_profile" "$s_prof"
 done
