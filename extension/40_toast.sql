@@ -97,8 +97,12 @@ BEGIN
         WHEN p.attstorage IN ('extended', 'main')
              AND p.large_incompressible >= 0.8 * p.large_values THEN
           format('SET STORAGE EXTERNAL: %s of %s values over 2 kB are already compressed content (%s); '
-                 'compressing them again is wasted CPU, and substr() must fetch and decompress whole values',
-                 p.large_incompressible, p.large_values, p.types_text)
+                 'every INSERT and UPDATE spends CPU trying to compress them again%s',
+                 p.large_incompressible, p.large_values, p.types_text,
+                 CASE WHEN p.large_compressed > 0
+                      THEN format(', and the %s that did compress must be decompressed from their start '
+                                  'to read any part of them (substr)', p.large_compressed)
+                      ELSE '' END)
         WHEN p.attstorage = 'external'
              AND p.large_incompressible <= 0.2 * p.large_values THEN
           format('SET STORAGE EXTENDED: %s of %s values over 2 kB show no sign of being compressed already '
