@@ -31,9 +31,10 @@
 
 /*
  * PostgreSQL 18 added an IndexScanInstrumentation argument to
- * index_beginscan(); older majors take the other five only.  (Include
- * this header after access/genam.h.)
+ * index_beginscan(); older majors take the other five only.  genam.h is
+ * included first, so that its declaration is never expanded by the macro.
  */
+#include "access/genam.h"
 #if PG_VERSION_NUM < 180000
 #define index_beginscan(heap, index, snapshot, instrument, nkeys, norderbys) \
 	index_beginscan(heap, index, snapshot, nkeys, norderbys)
