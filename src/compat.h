@@ -29,4 +29,15 @@
  * exist from 16 on, so storagelab uses pg_class_aclcheck() everywhere.
  */
 
+/*
+ * PostgreSQL 18 added an IndexScanInstrumentation argument to
+ * index_beginscan(); older majors take the other five only.  genam.h is
+ * included first, so that its declaration is never expanded by the macro.
+ */
+#include "access/genam.h"
+#if PG_VERSION_NUM < 180000
+#define index_beginscan(heap, index, snapshot, instrument, nkeys, norderbys) \
+	index_beginscan(heap, index, snapshot, nkeys, norderbys)
+#endif
+
 #endif							/* STORAGELAB_COMPAT_H */

@@ -1,0 +1,464 @@
+-- storagelab install script, part 40: how varlena values are stored in
+-- TOAST (issue 7): toast_census() (C, src/toast_profile.c), toast_profile(),
+-- the bytea_storage view and storage_migration_script().
+
+INSERT INTO storagelab.setting_defaults VALUES
+  ('toast.view_sample_rows', '1000',
+   'rows storagelab.bytea_storage profiles per column (toast_profile''s sample_rows)');
+
+-- The C census.  Sizes and compression come from varlena headers and TOAST
+-- pointers; content types from a prefix of at most 1,024 bytes per value.
+CREATE FUNCTION storagelab.toast_census(
+    relation regclass, column_name name, sample_rows integer DEFAULT NULL,
+    OUT rows_scanned bigint, OUT pages_scanned bigint, OUT pages_total bigint,
+    OUT sampled boolean,
+    OUT null_values bigint, OUT inline_uncompressed bigint, OUT inline_short bigint,
+    OUT inline_compressed bigint, OUT external_uncompressed bigint,
+    OUT external_compressed bigint, OUT pglz_values bigint, OUT lz4_values bigint,
+    OUT raw_bytes bigint, OUT stored_bytes bigint,
+    OUT compressed_raw_bytes bigint, OUT compressed_stored_bytes bigint,
+    OUT ratio_le_25 bigint, OUT ratio_le_50 bigint, OUT ratio_le_75 bigint,
+    OUT ratio_gt_75 bigint,
+    OUT large_values bigint, OUT large_compressed bigint, OUT large_incompressible bigint,
+    OUT sniffed_values bigint, OUT unsniffed_values bigint,
+    OUT incompressible_values bigint, OUT content_types jsonb,
+    OUT prefix_entropy double precision,
+    OUT toast_values_fetched bigint, OUT toast_buffers_accessed bigint,
+    OUT lz4_available boolean)
+RETURNS record
+LANGUAGE C VOLATILE
+AS 'MODULE_PATHNAME', 'storagelab_toast_census';
+COMMENT ON FUNCTION storagelab.toast_census(regclass, name, integer) IS
+  'raw census of how a varlena column''s values are stored (read from heap pages and varlena headers); toast_profile() adds the advice';
+REVOKE EXECUTE ON FUNCTION storagelab.toast_census(regclass, name, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION storagelab.toast_census(regclass, name, integer) TO pg_stat_scan_tables;
+
+-- toast_profile: the census, catalog facts and a recommendation.
+CREATE FUNCTION storagelab.toast_profile(
+    relation regclass, column_name name, sample_rows integer DEFAULT NULL)
+RETURNS TABLE (
+    rows_scanned bigint, pages_scanned bigint, pages_total bigint, sampled boolean,
+    null_values bigint, inline_uncompressed bigint, inline_short bigint,
+    inline_compressed bigint, external_uncompressed bigint, external_compressed bigint,
+    pglz_values bigint, lz4_values bigint,
+    raw_bytes bigint, stored_bytes bigint,
+    compressed_raw_bytes bigint, compressed_stored_bytes bigint,
+    compression_ratio numeric, compression_ratio_histogram jsonb,
+    large_values bigint, large_compressed bigint, large_incompressible bigint,
+    sniffed_values bigint, unsniffed_values bigint, incompressible_values bigint,
+    content_types jsonb, prefix_entropy numeric,
+    toast_values_fetched bigint, toast_buffers_accessed bigint,
+    attstorage text, attcompression text, effective_compression text,
+    toast_relation regclass, toast_table_bytes bigint, toast_index_bytes bigint,
+    recommendation text, expected_effect text)
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+#variable_conflict use_column
+BEGIN
+  -- plpgsql rather than SQL: the plan of this query is cached per session.
+  RETURN QUERY
+  WITH cat AS (
+    SELECT CASE a.attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
+                             WHEN 'm' THEN 'main' WHEN 'p' THEN 'plain' END AS attstorage,
+           CASE a.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END AS attcompression,
+           c.reltoastrelid
+      FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+     WHERE a.attrelid = $1 AND a.attname = $2 AND NOT a.attisdropped
+  ), p AS (
+    SELECT t.*, cat.*,
+           coalesce(cat.attcompression, current_setting('default_toast_compression')) AS eff_compression,
+           (SELECT string_agg(format('%s %s', k, v), ', ' ORDER BY v::bigint DESC, k)
+              FROM jsonb_each_text(t.content_types) AS j(k, v)) AS types_text
+      FROM storagelab.toast_census($1, $2, $3) t LEFT JOIN cat ON true
+  )
+  SELECT p.rows_scanned, p.pages_scanned, p.pages_total, p.sampled,
+         p.null_values, p.inline_uncompressed, p.inline_short,
+         p.inline_compressed, p.external_uncompressed, p.external_compressed,
+         p.pglz_values, p.lz4_values, p.raw_bytes, p.stored_bytes,
+         p.compressed_raw_bytes, p.compressed_stored_bytes,
+         round(p.compressed_raw_bytes::numeric / nullif(p.compressed_stored_bytes, 0), 2),
+         jsonb_build_object('<=0.25', p.ratio_le_25, '0.25-0.50', p.ratio_le_50,
+                            '0.50-0.75', p.ratio_le_75, '>0.75', p.ratio_gt_75),
+         p.large_values, p.large_compressed, p.large_incompressible,
+         p.sniffed_values, p.unsniffed_values, p.incompressible_values,
+         p.content_types, round(p.prefix_entropy::numeric, 2),
+         p.toast_values_fetched, p.toast_buffers_accessed,
+         p.attstorage, p.attcompression, p.eff_compression,
+         nullif(p.reltoastrelid, 0)::regclass,
+         CASE WHEN p.reltoastrelid <> 0 THEN pg_relation_size(p.reltoastrelid) END,
+         CASE WHEN p.reltoastrelid <> 0 THEN pg_indexes_size(p.reltoastrelid) END,
+         a.recommendation, a.expected_effect
+    FROM p,
+    LATERAL (
+      SELECT CASE
+        WHEN p.large_values = 0 THEN
+          'keep: no value reaches the ~2 kB TOAST threshold, so neither storage nor compression settings change anything'
+        WHEN p.attstorage IN ('extended', 'main')
+             AND p.large_incompressible >= 0.8 * p.large_values THEN
+          format('SET STORAGE EXTERNAL: %s of %s values over 2 kB are already compressed content (%s); '
+                 'every INSERT and UPDATE spends CPU trying to compress them again%s',
+                 p.large_incompressible, p.large_values, p.types_text,
+                 CASE WHEN p.large_compressed > 0
+                      THEN format(', and the %s that did compress must be decompressed from their start '
+                                  'to read any part of them (substr)', p.large_compressed)
+                      ELSE '' END)
+        WHEN p.attstorage = 'external'
+             AND p.large_incompressible <= 0.2 * p.large_values THEN
+          format('SET STORAGE EXTENDED: %s of %s values over 2 kB show no sign of being compressed already '
+                 '(mean prefix entropy %s bits/byte), yet are stored uncompressed',
+                 p.large_values - p.large_incompressible, p.large_values,
+                 coalesce(round(p.prefix_entropy::numeric, 1)::text, 'unknown'))
+        WHEN p.attstorage IN ('extended', 'main') AND p.eff_compression = 'pglz'
+             AND p.lz4_available AND p.pglz_values > 0
+             AND p.large_compressed >= 0.2 * p.large_values THEN
+          format('SET COMPRESSION lz4: %s values are compressed with pglz; lz4 compresses and '
+                 'decompresses several times faster at a similar ratio', p.pglz_values)
+        ELSE
+          format('keep: %s of %s values over 2 kB are already compressed content, too mixed for a change',
+                 p.large_incompressible, p.large_values)
+        END AS recommendation,
+        CASE
+        WHEN p.large_values = 0 THEN 'none'
+        WHEN p.attstorage IN ('extended', 'main')
+             AND p.large_incompressible >= 0.8 * p.large_values THEN
+          format('new values skip the compression attempt (INSERT/UPDATE CPU); substr(col, start, n) reads only '
+                 'the TOAST chunks it needs; %s; existing values change only when rewritten '
+                 '(storage_migration_script(..., rewrite_existing => true))',
+                 CASE WHEN p.compressed_raw_bytes = 0 THEN 'stored size unchanged (no value is stored compressed now)'
+                      ELSE format('stored size grows by about %s in this %s, what compression still saved',
+                                  pg_size_pretty(p.compressed_raw_bytes - p.compressed_stored_bytes),
+                                  CASE WHEN p.sampled THEN 'sample' ELSE 'table' END) END)
+        WHEN p.attstorage = 'external'
+             AND p.large_incompressible <= 0.2 * p.large_values THEN
+          'new values are compressed when that saves at least 25% (text, JSON and documents typically shrink 2-4x); '
+          'substr() on compressed values must decompress from the start'
+        WHEN p.attstorage IN ('extended', 'main') AND p.eff_compression = 'pglz'
+             AND p.lz4_available AND p.pglz_values > 0
+             AND p.large_compressed >= 0.2 * p.large_values THEN
+          'faster INSERT/UPDATE and reads of compressed values at about the same size; existing values keep pglz until rewritten'
+        ELSE 'none'
+        END AS expected_effect
+    ) a;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.toast_profile(regclass, name, integer) IS
+  'how the values of one varlena column are stored (NULL, inline, compressed, out of line, method), sizes, content types by magic bytes, prefix entropy, and a storage recommendation; exact census when sample_rows is NULL';
+REVOKE EXECUTE ON FUNCTION storagelab.toast_profile(regclass, name, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION storagelab.toast_profile(regclass, name, integer) TO pg_stat_scan_tables;
+
+-- bytea_storage: every bytea column the caller may read, with catalog facts
+-- and a sampled profile.  Cost bound per column: toast_profile(..., N) with
+-- N = setting toast.view_sample_rows reads heap pages until N rows are
+-- counted (N pages at most when no page is empty) and fetches at most N
+-- value prefixes (one TOAST chunk each); the TOAST table is never scanned.
+CREATE VIEW storagelab.bytea_storage AS
+  SELECT n.nspname AS schema_name,
+         c.relname AS table_name,
+         a.attname AS column_name,
+         c.oid::regclass AS relation,
+         p.attstorage,
+         p.attcompression,
+         p.effective_compression,
+         c.reltuples::bigint AS estimated_rows,
+         pg_relation_size(c.oid) AS table_bytes,
+         pg_size_pretty(pg_relation_size(c.oid)) AS table_size,
+         p.toast_relation,
+         coalesce(p.toast_table_bytes, 0) + coalesce(p.toast_index_bytes, 0) AS toast_bytes,
+         pg_size_pretty(coalesce(p.toast_table_bytes, 0) + coalesce(p.toast_index_bytes, 0)) AS toast_size,
+         p.rows_scanned AS sample_rows,
+         p.sampled,
+         p.null_values,
+         p.inline_uncompressed,
+         p.inline_compressed,
+         p.external_uncompressed,
+         p.external_compressed,
+         p.pglz_values,
+         p.lz4_values,
+         p.raw_bytes AS sample_raw_bytes,
+         p.stored_bytes AS sample_stored_bytes,
+         p.compression_ratio,
+         p.large_values,
+         p.large_incompressible,
+         p.content_types,
+         p.prefix_entropy,
+         p.unsniffed_values,
+         p.recommendation,
+         p.expected_effect
+    FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+    JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+   CROSS JOIN LATERAL storagelab.toast_profile(
+           c.oid, a.attname, storagelab.setting('toast.view_sample_rows')::integer) p
+   WHERE a.atttypid = 'bytea'::regtype
+     AND c.relkind IN ('r', 'm')
+     AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'heap')
+     AND (c.relpersistence <> 't' OR c.relnamespace = pg_my_temp_schema())
+     AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+     AND has_table_privilege(c.oid, 'SELECT');
+COMMENT ON VIEW storagelab.bytea_storage IS
+  'every bytea column the caller may SELECT from: catalog facts and a sampled toast_profile() (at most toast.view_sample_rows rows and value prefixes per column)';
+COMMENT ON COLUMN storagelab.bytea_storage.schema_name IS 'schema of the table';
+COMMENT ON COLUMN storagelab.bytea_storage.table_name IS 'table or materialized view (partitions are listed one by one)';
+COMMENT ON COLUMN storagelab.bytea_storage.column_name IS 'the bytea column';
+COMMENT ON COLUMN storagelab.bytea_storage.relation IS 'the table, as regclass (pass it to toast_profile or storage_migration_script)';
+COMMENT ON COLUMN storagelab.bytea_storage.attstorage IS 'storage strategy: extended, external, main or plain';
+COMMENT ON COLUMN storagelab.bytea_storage.attcompression IS 'compression method set on the column, NULL when default_toast_compression applies';
+COMMENT ON COLUMN storagelab.bytea_storage.effective_compression IS 'method new values get: attcompression, else default_toast_compression';
+COMMENT ON COLUMN storagelab.bytea_storage.estimated_rows IS 'pg_class.reltuples (-1: never analyzed)';
+COMMENT ON COLUMN storagelab.bytea_storage.table_bytes IS 'size of the table''s main fork in bytes';
+COMMENT ON COLUMN storagelab.bytea_storage.table_size IS 'table_bytes, pretty';
+COMMENT ON COLUMN storagelab.bytea_storage.toast_relation IS 'the TOAST table, NULL if none';
+COMMENT ON COLUMN storagelab.bytea_storage.toast_bytes IS 'size of the TOAST table and its index in bytes (all columns of the table)';
+COMMENT ON COLUMN storagelab.bytea_storage.toast_size IS 'toast_bytes, pretty';
+COMMENT ON COLUMN storagelab.bytea_storage.sample_rows IS 'rows profiled (all rows when sampled is false)';
+COMMENT ON COLUMN storagelab.bytea_storage.sampled IS 'true when only part of the table''s pages were read';
+COMMENT ON COLUMN storagelab.bytea_storage.null_values IS 'NULLs among the profiled rows';
+COMMENT ON COLUMN storagelab.bytea_storage.inline_uncompressed IS 'profiled values stored inline uncompressed (short and long header)';
+COMMENT ON COLUMN storagelab.bytea_storage.inline_compressed IS 'profiled values stored inline compressed';
+COMMENT ON COLUMN storagelab.bytea_storage.external_uncompressed IS 'profiled values stored out of line uncompressed';
+COMMENT ON COLUMN storagelab.bytea_storage.external_compressed IS 'profiled values stored out of line compressed';
+COMMENT ON COLUMN storagelab.bytea_storage.pglz_values IS 'profiled values compressed with pglz';
+COMMENT ON COLUMN storagelab.bytea_storage.lz4_values IS 'profiled values compressed with lz4';
+COMMENT ON COLUMN storagelab.bytea_storage.sample_raw_bytes IS 'sum of octet_length over the profiled values';
+COMMENT ON COLUMN storagelab.bytea_storage.sample_stored_bytes IS 'sum of pg_column_size over the profiled values';
+COMMENT ON COLUMN storagelab.bytea_storage.compression_ratio IS 'raw / stored bytes of the compressed profiled values';
+COMMENT ON COLUMN storagelab.bytea_storage.large_values IS 'profiled values of at least ~2 kB (TOAST_TUPLE_THRESHOLD), the ones storage settings affect';
+COMMENT ON COLUMN storagelab.bytea_storage.large_incompressible IS 'large values whose content is already compressed (magic bytes) or has a high-entropy prefix';
+COMMENT ON COLUMN storagelab.bytea_storage.content_types IS 'counts per content type detected from magic bytes of the first 1,024 bytes';
+COMMENT ON COLUMN storagelab.bytea_storage.prefix_entropy IS 'mean Shannon entropy of value prefixes, bits per byte (8 = random)';
+COMMENT ON COLUMN storagelab.bytea_storage.unsniffed_values IS 'out-of-line lz4 values not sniffed (a prefix would need the whole value)';
+COMMENT ON COLUMN storagelab.bytea_storage.recommendation IS 'SET STORAGE EXTERNAL / EXTENDED, SET COMPRESSION lz4, or keep, with the reason';
+COMMENT ON COLUMN storagelab.bytea_storage.expected_effect IS 'what the recommendation would change';
+REVOKE ALL ON storagelab.bytea_storage FROM PUBLIC;
+GRANT SELECT ON storagelab.bytea_storage TO pg_stat_scan_tables;
+
+-- storage_migration_script: SET STORAGE (and SET COMPRESSION) per table of
+-- an inheritance/partition tree, with lock_timeout and retries, and an
+-- optional batched rewrite of the values whose stored form would change.
+CREATE FUNCTION storagelab.storage_migration_script(
+    relation regclass, column_name name, storage text DEFAULT 'external',
+    rewrite_existing boolean DEFAULT false)
+RETURNS text
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  rel         pg_class;
+  att         pg_attribute;
+  words       text[];
+  target      text;            -- external | extended | main
+  method      text;            -- pglz | lz4 | NULL (unchanged)
+  lock_to     text := storagelab.setting('scripts.lock_timeout');
+  retries     int  := storagelab.setting('scripts.lock_retries')::int;
+  typ         text;
+  rewrite_expr text;
+  rewrite_cond text;
+  col         text := quote_ident(column_name);
+  out         text;
+  step        int := 0;
+  t           record;
+  stmt        text;
+BEGIN
+  SELECT * INTO rel FROM pg_class WHERE oid = relation;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'relation with OID % does not exist', relation::oid
+      USING ERRCODE = 'undefined_table',
+            HINT = 'Pass an existing table as a regclass, for example ''public.files''::regclass.';
+  END IF;
+  IF rel.relkind NOT IN ('r', 'p') THEN
+    RAISE EXCEPTION '"%" is not a table', relation
+      USING ERRCODE = 'wrong_object_type',
+            DETAIL = 'storage_migration_script() writes ALTER TABLE and UPDATE statements, which apply to tables and partitioned tables only.',
+            HINT = 'For a materialized view, run ALTER MATERIALIZED VIEW ... ALTER COLUMN ... SET STORAGE, then REFRESH MATERIALIZED VIEW.';
+  END IF;
+  SELECT * INTO att FROM pg_attribute
+   WHERE attrelid = relation AND attname = column_name AND attnum > 0 AND NOT attisdropped;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'column "%" of relation "%" does not exist', column_name, relation
+      USING ERRCODE = 'undefined_column',
+            HINT = 'Pass the name of one of the table''s columns, as stored (case-sensitive).';
+  END IF;
+  typ := format_type(att.atttypid, NULL);
+  -- Names are interpolated into comment lines too: there, line breaks in a
+  -- (quoted) name become spaces, so that no name can end a comment.
+  rewrite_expr := CASE att.atttypid
+    WHEN 'bytea'::regtype   THEN format('%s || ''''::bytea', col)
+    WHEN 'text'::regtype    THEN format('%s || ''''::text', col)
+    WHEN 'varchar'::regtype THEN format('%s || ''''::text', col)
+    WHEN 'jsonb'::regtype   THEN format('%s::text::jsonb', col)
+    END;
+  IF rewrite_expr IS NULL THEN
+    RAISE EXCEPTION 'column "%" of relation "%" has type %, which storage_migration_script() does not handle', column_name, relation, typ
+      USING ERRCODE = 'datatype_mismatch',
+            DETAIL = 'Supported types are bytea, text, character varying and jsonb.',
+            HINT = 'Write ALTER TABLE ... ALTER COLUMN ... SET STORAGE by hand for other types.';
+  END IF;
+
+  -- The DO blocks below are dollar-quoted; names must not end them early.
+  IF relation::text ~ '\$(step|rewrite)\$' OR col ~ '\$(step|rewrite)\$' THEN
+    RAISE EXCEPTION 'relation or column name contains a dollar-quote tag of the generated script'
+      USING ERRCODE = 'invalid_name',
+            HINT = 'Write the ALTER TABLE statements by hand for this object.';
+  END IF;
+
+  words := regexp_split_to_array(lower(btrim(storage)), '\s+');
+  IF array_length(words, 1) = 1 AND words[1] IN ('pglz', 'lz4') THEN
+    words := ARRAY['extended', words[1]];
+  END IF;
+  target := words[1];
+  method := words[2];
+  IF target NOT IN ('external', 'extended', 'main') OR array_length(words, 1) > 2
+     OR (method IS NOT NULL AND method NOT IN ('pglz', 'lz4'))
+     OR (target = 'external' AND method IS NOT NULL) THEN
+    RAISE EXCEPTION 'invalid storage "%"', storage
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'storage is one of external, extended or main, optionally followed by a compression method (pglz or lz4) for extended and main; lz4 alone means extended lz4.',
+            HINT = 'PLAIN is not offered: it makes rows with large values fail to insert.';
+  END IF;
+  IF method = 'lz4' AND NOT (SELECT 'lz4' = ANY (enumvals) FROM pg_settings
+                              WHERE name = 'default_toast_compression') THEN
+    RAISE EXCEPTION 'this server was built without lz4 support'
+      USING ERRCODE = 'feature_not_supported',
+            HINT = 'Use pglz, or a server built with --with-lz4.';
+  END IF;
+
+  rewrite_cond := CASE
+    WHEN target = 'external' THEN format('pg_catalog.pg_column_compression(%s) IS NOT NULL', col)
+    WHEN method IS NOT NULL THEN format(
+      '(pg_catalog.pg_column_compression(%1$s) IS DISTINCT FROM %2$L AND pg_catalog.octet_length(%1$s) >= %3$s)',
+      col, method, 2032)
+    ELSE format('(pg_catalog.pg_column_compression(%1$s) IS NULL AND pg_catalog.octet_length(%1$s) >= %2$s)', col, 2032)
+    END;
+
+  out := format(E'-- storagelab %s: storage migration script\n'
+                '-- generated %s by storagelab.storage_migration_script()\n'
+                '-- table:   %s (%s)\n'
+                '-- column:  %s %s, now STORAGE %s, COMPRESSION %s\n'
+                '-- target:  STORAGE %s%s; rewrite existing values: %s\n'
+                '--\n'
+                '-- Run with psql outside a transaction block (each step commits):\n'
+                '--   psql -v ON_ERROR_STOP=1 -f this_script.sql\n'
+                '--\n'
+                '-- ALTER TABLE ... SET STORAGE and SET COMPRESSION change the catalog only.\n'
+                '-- Values already stored keep their form: SET STORAGE does not touch them, nor does\n'
+                '-- UPDATE ... SET c = c (it reuses the same TOAST pointer and carries inline\n'
+                '-- compressed values as they are), nor VACUUM FULL, nor CLUSTER.  Only new or\n'
+                '-- rebuilt values (c = c || ''''), or the rewrite step below, follow the new setting.\n'
+                '-- Plain ALTER TABLE recurses and takes ACCESS EXCLUSIVE on every partition at once;\n'
+                '-- this script alters one table at a time with ALTER TABLE ONLY.\n',
+                (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'),
+                to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'),
+                translate(relation::text, E'\n\r', '  '), CASE rel.relkind WHEN 'p' THEN 'partitioned table' ELSE 'table' END,
+                translate(col, E'\n\r', '  '), typ,
+                upper(CASE att.attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
+                                          WHEN 'm' THEN 'main' ELSE 'plain' END),
+                coalesce(CASE att.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END,
+                         'default (' || current_setting('default_toast_compression') || ')'),
+                upper(target), coalesce(', COMPRESSION ' || method, ''),
+                CASE WHEN rewrite_existing THEN 'yes' ELSE 'no' END);
+  out := out || format(E'\n\\set ON_ERROR_STOP on\nSET lock_timeout = %L;\n', lock_to);
+
+  -- The tree: the table, its partitions and inheritance children (the
+  -- column has the same name in all of them), parents before children.
+  FOR t IN
+    WITH RECURSIVE tree(relid, depth) AS (
+      SELECT relation::oid, 0
+      UNION ALL
+      SELECT i.inhrelid, tree.depth + 1 FROM pg_inherits i JOIN tree ON i.inhparent = tree.relid
+    )
+    SELECT tree.relid::regclass AS r, c.relkind, min(tree.depth) AS depth
+      FROM tree JOIN pg_class c ON c.oid = tree.relid
+     WHERE c.relkind IN ('r', 'p', 'f')
+     GROUP BY tree.relid, c.relkind
+     ORDER BY min(tree.depth), tree.relid::regclass::text
+  LOOP
+    CONTINUE WHEN t.relkind = 'f';
+    stmt := format('ALTER TABLE ONLY %s ALTER COLUMN %s SET STORAGE %s', t.r, col, upper(target));
+    IF method IS NOT NULL THEN
+      stmt := stmt || format(', ALTER COLUMN %s SET COMPRESSION %s', col, method);
+    END IF;
+    step := step + 1;
+    out := out || format(E'\n-- Step %s: %s on %s.  Takes ACCESS EXCLUSIVE on %s for a catalog update\n'
+                         '-- only (no rewrite); retried up to %s times when lock_timeout (%s) expires.\n',
+                         step,
+                         CASE WHEN method IS NULL THEN 'SET STORAGE ' || upper(target)
+                              ELSE 'SET STORAGE ' || upper(target) || ' and SET COMPRESSION ' || method END,
+                         translate(t.r::text, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), retries, lock_to);
+    out := out || format(E'DO $step$\nDECLARE\n  attempt int := 0;\nBEGIN\n  LOOP\n    BEGIN\n'
+                         '      EXECUTE %L;\n      EXIT;\n'
+                         '    EXCEPTION WHEN lock_not_available THEN\n'
+                         '      attempt := attempt + 1;\n'
+                         '      IF attempt >= %s THEN RAISE; END IF;\n'
+                         '      RAISE NOTICE ''lock_timeout on %s, retry %% of %s'', attempt;\n'
+                         '      PERFORM pg_catalog.pg_sleep(least(attempt, 10));\n'
+                         '    END;\n  END LOOP;\nEND\n$step$;\n',
+                         stmt, retries, replace(t.r::text, '''', ''''''), retries);
+  END LOOP;
+
+  IF NOT rewrite_existing THEN
+    out := out || E'\n-- Existing values are left as they are (rewrite_existing => false).  To see how\n'
+               || format(E'-- they are stored: SELECT * FROM storagelab.toast_profile(%L, %L);\n',
+                         translate(relation::text, E'\n\r', '  '), translate(column_name::text, E'\n\r', '  '));
+    RETURN out;
+  END IF;
+
+  -- The rewrite: per table that holds rows, walk it in ranges of pages,
+  -- COMMIT after each batch; a rerun skips values already rewritten.
+  FOR t IN
+    WITH RECURSIVE tree(relid) AS (
+      SELECT relation::oid
+      UNION
+      SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.relid
+    )
+    SELECT tree.relid::regclass AS r
+      FROM tree JOIN pg_class c ON c.oid = tree.relid
+     WHERE c.relkind = 'r'
+     ORDER BY tree.relid::regclass::text
+  LOOP
+    step := step + 1;
+    out := out || format(E'\n-- Step %s: rewrite the values of %s in %s whose stored form differs from the\n'
+                         '-- new setting (%s), 1,000 pages per transaction.  Takes ROW EXCLUSIVE on the\n'
+                         '-- table and row locks on the rewritten rows; fires UPDATE triggers; writes WAL and\n'
+                         '-- dead row versions (the table and its TOAST table grow until VACUUM).  Resumable:\n'
+                         '-- run it again and values already rewritten are skipped.\n',
+                         step, translate(col, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), translate(rewrite_cond, E'\n\r', '  '));
+    out := out || format(
+      E'DO $rewrite$\nDECLARE\n'
+      '  batch_pages constant bigint := 1000;\n'
+      '  last_page bigint := pg_catalog.pg_relation_size(%1$L::regclass) / current_setting(''block_size'')::bigint;\n'
+      '  first_page bigint := 0;\n'
+      '  attempt int := 0;\n'
+      '  n bigint;\n'
+      '  total bigint := 0;\n'
+      'BEGIN\n'
+      '  WHILE first_page <= last_page LOOP\n'
+      '    BEGIN\n'
+      '      UPDATE ONLY %2$s SET %3$s = %4$s\n'
+      '       WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
+      '         AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid\n'
+      '         AND %5$s;\n'
+      '      GET DIAGNOSTICS n = ROW_COUNT;\n'
+      '    EXCEPTION WHEN lock_not_available THEN\n'
+      '      attempt := attempt + 1;\n'
+      '      IF attempt >= %6$s THEN RAISE; END IF;\n'
+      '      PERFORM pg_catalog.pg_sleep(least(attempt, 10));\n'
+      '      CONTINUE;\n'
+      '    END;\n'
+      '    COMMIT;\n'
+      '    total := total + n;\n'
+      '    first_page := first_page + batch_pages;\n'
+      '    RAISE NOTICE ''%%: pages < %% done, %% values rewritten'', %1$L, first_page, total;\n'
+      '  END LOOP;\n'
+      'END\n$rewrite$;\n',
+      t.r::text, t.r, col, rewrite_expr, rewrite_cond, retries);
+    out := out || format(E'\n-- Then: VACUUM %s (SHARE UPDATE EXCLUSIVE; does not block reads or writes)\n'
+                         '-- marks the old row versions and their TOAST chunks reusable; the files shrink\n'
+                         '-- only with VACUUM FULL or pg_repack (ACCESS EXCLUSIVE / brief locks).\n'
+                         'VACUUM (ANALYZE) %s;\n', translate(t.r::text, E'\n\r', '  '), t.r);
+  END LOOP;
+  RETURN out;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.storage_migration_script(regclass, name, text, boolean) IS
+  'psql script that sets a column''s STORAGE (external, extended, main; optionally with COMPRESSION pglz/lz4) table by table with lock_timeout and retries, and with rewrite_existing a batched, resumable rewrite of the values stored in the old form, then VACUUM';

@@ -1,0 +1,708 @@
+/*-------------------------------------------------------------------------
+ *
+ * toast_profile.c
+ *	  Census of how a column's values are stored: NULL, inline (short or
+ *	  long header, compressed or not) or out of line in the TOAST table
+ *	  (compressed or not, with which method), read from the heap pages.
+ *
+ * Backs storagelab.toast_census(regclass, name, integer), which the SQL
+ * function storagelab.toast_profile() wraps with its recommendation.
+ *
+ * Sizes and compression are taken from each value's varlena header or TOAST
+ * pointer only (toast_raw_datum_size = octet_length + 4,
+ * toast_datum_size = pg_column_size); no value is ever detoasted whole.
+ * Content sniffing (src/content_type.c) looks at the first SL_SNIFF_PREFIX
+ * bytes: read in place for inline plain values, decompressed partially for
+ * inline compressed ones, read from the first TOAST chunk (src/toast_reader.c)
+ * for external uncompressed values and external pglz values (whose prefix is
+ * decompressed from that chunk).
+ * External lz4 values cannot be decompressed partially without fetching the
+ * whole value (lz4 offers no bound on the input a prefix needs), so they are
+ * not sniffed and are counted in unsniffed_values.
+ *
+ * Which tuple versions count: those visible to the calling statement's
+ * snapshot, i.e. exactly the rows a SELECT in the same statement would see.
+ * HeapTupleSatisfiesMVCC cannot be used because it sets hint bits; instead
+ * tuple_visible() below follows the same rules from t_infomask and, where a
+ * hint bit is missing, asks TransactionIdIsCurrentTransactionId,
+ * XidInMVCCSnapshot and the commit log -- and never writes anything.
+ *
+ * The reader never writes: no hint bits, no pruning, no dirtied buffer.
+ * Pages are read with a BAS_BULKREAD strategy under a share lock, one at a
+ * time; the lock is released before any TOAST fetch.  Memory is constant:
+ * a per-page memory context is reset after each page.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/heapam.h"
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/multixact.h"
+#include "access/toast_compression.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/pg_attribute.h"
+#include "common/pg_lzcompress.h"
+#include "executor/instrument.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/lwlock.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "compat.h"
+#include "content_type.h"
+#include "storagelab.h"
+#include "toast_reader.h"
+
+PG_FUNCTION_INFO_V1(storagelab_toast_census);
+
+/* Number of output columns of storagelab.toast_census(). */
+#define TOAST_CENSUS_COLS	31
+
+/*
+ * A value whose octet_length reaches this is "large": big enough that
+ * PostgreSQL tries to compress it or move it out of line (about 2 kB with
+ * 8 kB pages).
+ */
+#define LARGE_VALUE_BYTES	TOAST_TUPLE_THRESHOLD
+
+/* Running totals of one census. */
+typedef struct ToastCensus
+{
+	int64		rows_scanned;
+	int64		pages_scanned;
+	int64		null_values;
+	int64		inline_uncompressed;
+	int64		inline_short;
+	int64		inline_compressed;
+	int64		external_uncompressed;
+	int64		external_compressed;
+	int64		pglz_values;
+	int64		lz4_values;
+	int64		raw_bytes;
+	int64		stored_bytes;
+	int64		compressed_raw_bytes;
+	int64		compressed_stored_bytes;
+	int64		ratio_buckets[4];	/* stored/raw: <=.25, <=.5, <=.75, >.75 */
+	int64		large_values;
+	int64		large_incompressible;
+	int64		large_compressed;
+	int64		sniffed_values;
+	int64		unsniffed_values;
+	int64		incompressible_values;
+	double		entropy_sum;
+	int64		entropy_values;
+	int64		toast_values_fetched;
+	int64		toast_buffers_accessed;
+	int64		content_counts[SL_CT_NUM_TYPES];
+} ToastCensus;
+
+/* A value copied off a page, to be sniffed once the page lock is released. */
+typedef struct PendingSniff
+{
+	struct varlena *value;		/* TOAST pointer or inline compressed datum */
+	bool		external;
+	bool		large;
+} PendingSniff;
+
+/*
+ * xid_committed
+ *		Whether xid, which the caller knows is neither running in this
+ *		backend nor in the snapshot, committed.  Reads the commit log under
+ *		XactTruncationLock (as pg_xact_status() does) so that a concurrent
+ *		clog truncation cannot make the lookup fail.  An xid older than the
+ *		oldest clog entry can only belong to a tuple that VACUUM froze or
+ *		removed long ago; it is taken as committed.
+ */
+static bool
+xid_committed(TransactionId xid)
+{
+	bool		committed;
+
+	if (!TransactionIdIsNormal(xid))
+		return xid == BootstrapTransactionId || xid == FrozenTransactionId;
+
+	LWLockAcquire(XactTruncationLock, LW_SHARED);
+	if (TransactionIdPrecedes(xid, TransamVariables->oldestClogXid))
+		committed = true;
+	else
+		committed = TransactionIdDidCommit(xid);
+	LWLockRelease(XactTruncationLock);
+	return committed;
+}
+
+/*
+ * tuple_visible
+ *		Whether the tuple version is visible to snapshot, following the rules
+ *		of HeapTupleSatisfiesMVCC but without ever setting a hint bit: hint
+ *		bits already on the page are trusted, missing ones are replaced by a
+ *		lookup (current transaction, snapshot, commit log) whose answer is
+ *		not written back.  Pre-9.0 HEAP_MOVED tuples are judged by xmin.
+ */
+static bool
+tuple_visible(HeapTupleHeader tuple, Snapshot snapshot)
+{
+	TransactionId xmax;
+
+	/* Inserting transaction. */
+	if (!HeapTupleHeaderXminCommitted(tuple))
+	{
+		TransactionId xmin;
+
+		if (HeapTupleHeaderXminInvalid(tuple))
+			return false;		/* aborted (hinted) */
+		xmin = HeapTupleHeaderGetRawXmin(tuple);
+		if (TransactionIdIsCurrentTransactionId(xmin))
+		{
+			if (HeapTupleHeaderGetCmin(tuple) >= snapshot->curcid)
+				return false;	/* inserted after the scan started */
+			if (tuple->t_infomask & HEAP_XMAX_INVALID)
+				return true;
+			if (HEAP_XMAX_IS_LOCKED_ONLY(tuple->t_infomask))
+				return true;
+			if (tuple->t_infomask & HEAP_XMAX_IS_MULTI)
+			{
+				xmax = HeapTupleGetUpdateXid(tuple);
+				if (!TransactionIdIsCurrentTransactionId(xmax))
+					return true;	/* updating subtransaction aborted */
+				return HeapTupleHeaderGetCmax(tuple) >= snapshot->curcid;
+			}
+			xmax = HeapTupleHeaderGetRawXmax(tuple);
+			if (!TransactionIdIsCurrentTransactionId(xmax))
+				return true;	/* deleting subtransaction aborted */
+			return HeapTupleHeaderGetCmax(tuple) >= snapshot->curcid;
+		}
+		if (XidInMVCCSnapshot(xmin, snapshot))
+			return false;		/* still running for this snapshot */
+		if (!xid_committed(xmin))
+			return false;		/* aborted or crashed */
+	}
+	else if (!HeapTupleHeaderXminFrozen(tuple) &&
+			 XidInMVCCSnapshot(HeapTupleHeaderGetRawXmin(tuple), snapshot))
+		return false;			/* committed after the snapshot was taken */
+
+	/* The inserting transaction is visible; now the deleting one. */
+	if (tuple->t_infomask & HEAP_XMAX_INVALID)
+		return true;
+	if (HEAP_XMAX_IS_LOCKED_ONLY(tuple->t_infomask))
+		return true;
+
+	if (tuple->t_infomask & HEAP_XMAX_IS_MULTI)
+	{
+		xmax = HeapTupleGetUpdateXid(tuple);
+		if (!TransactionIdIsValid(xmax))
+			return true;
+		if (TransactionIdIsCurrentTransactionId(xmax))
+			return HeapTupleHeaderGetCmax(tuple) >= snapshot->curcid;
+		if (XidInMVCCSnapshot(xmax, snapshot))
+			return true;
+		return !xid_committed(xmax);
+	}
+
+	xmax = HeapTupleHeaderGetRawXmax(tuple);
+	if (!(tuple->t_infomask & HEAP_XMAX_COMMITTED))
+	{
+		if (TransactionIdIsCurrentTransactionId(xmax))
+			return HeapTupleHeaderGetCmax(tuple) >= snapshot->curcid;
+		if (XidInMVCCSnapshot(xmax, snapshot))
+			return true;
+		return !xid_committed(xmax);
+	}
+	/* Deleter committed (hinted): visible only if it is in the snapshot. */
+	return XidInMVCCSnapshot(xmax, snapshot);
+}
+
+/*
+ * sniff_prefix
+ *		Classify one value from its first len bytes and add it to the census.
+ */
+static void
+sniff_prefix(ToastCensus *census, const unsigned char *buf, int len, bool large)
+{
+	double		entropy = storagelab_prefix_entropy(buf, len);
+	SlContentType type = storagelab_sniff_content(buf, len, entropy);
+
+	census->sniffed_values++;
+	census->content_counts[type]++;
+	if (len >= SL_ENTROPY_MIN_LEN)
+	{
+		census->entropy_sum += entropy;
+		census->entropy_values++;
+	}
+	if (storagelab_content_type_incompressible(type))
+	{
+		census->incompressible_values++;
+		if (large)
+			census->large_incompressible++;
+	}
+}
+
+/*
+ * census_value
+ *		Add one non-NULL value, still on the locked page, to the census from
+ *		its header.  Inline plain values are sniffed in place; values that
+ *		need decompression or a TOAST fetch are copied (the TOAST pointer, or
+ *		the inline compressed datum, at most a page) into *pending, to be
+ *		sniffed after the page lock is released.  Returns whether *pending
+ *		was filled.
+ */
+static bool
+census_value(ToastCensus *census, Datum datum, PendingSniff *pending)
+{
+	struct varlena *value = (struct varlena *) DatumGetPointer(datum);
+	int64		raw = (int64) toast_raw_datum_size(datum) - VARHDRSZ;
+	int64		stored = (int64) toast_datum_size(datum);
+	bool		large = raw >= LARGE_VALUE_BYTES;
+	bool		compressed = false;
+	int			method = -1;
+
+	census->raw_bytes += raw;
+	census->stored_bytes += stored;
+	if (large)
+		census->large_values++;
+
+	if (VARATT_IS_EXTERNAL_ONDISK(value))
+	{
+		struct varatt_external toast_pointer;
+
+		VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
+		if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
+		{
+			census->external_compressed++;
+			compressed = true;
+			method = VARATT_EXTERNAL_GET_COMPRESS_METHOD(toast_pointer);
+		}
+		else
+			census->external_uncompressed++;
+	}
+	else if (VARATT_IS_EXTERNAL(value))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("unexpected in-memory TOAST pointer on a heap page"),
+				 errdetail("Only on-disk TOAST pointers can be stored in a table.")));
+	else if (VARATT_IS_COMPRESSED(value))
+	{
+		census->inline_compressed++;
+		compressed = true;
+		method = VARDATA_COMPRESSED_GET_COMPRESS_METHOD(value);
+	}
+	else
+	{
+		census->inline_uncompressed++;
+		if (VARATT_IS_SHORT(value))
+			census->inline_short++;
+		sniff_prefix(census, (const unsigned char *) VARDATA_ANY(value),
+					 (int) Min(raw, SL_SNIFF_PREFIX), large);
+		return false;
+	}
+
+	if (compressed)
+	{
+		double		fraction = raw > 0 ? (double) stored / raw : 1.0;
+
+		census->compressed_raw_bytes += raw;
+		census->compressed_stored_bytes += stored;
+		if (large)
+			census->large_compressed++;
+		if (method == TOAST_PGLZ_COMPRESSION_ID)
+			census->pglz_values++;
+		else if (method == TOAST_LZ4_COMPRESSION_ID)
+			census->lz4_values++;
+		census->ratio_buckets[fraction <= 0.25 ? 0 :
+							  fraction <= 0.50 ? 1 :
+							  fraction <= 0.75 ? 2 : 3]++;
+	}
+
+	/* External lz4: a prefix would cost a fetch of the whole value. */
+	if (VARATT_IS_EXTERNAL_ONDISK(value) && compressed &&
+		method != TOAST_PGLZ_COMPRESSION_ID)
+	{
+		census->unsniffed_values++;
+		return false;
+	}
+
+	pending->external = VARATT_IS_EXTERNAL_ONDISK(value);
+	pending->large = large;
+	pending->value = (struct varlena *) palloc(VARSIZE_ANY(value));
+	memcpy(pending->value, value, VARSIZE_ANY(value));
+	return true;
+}
+
+/*
+ * sniff_pending
+ *		Sniff a value copied off a page, from its first SL_SNIFF_PREFIX bytes:
+ *		inline compressed values are decompressed partially in memory
+ *		(detoast_attr_slice), external values read from the first TOAST chunk
+ *		(decompressing a pglz prefix from it).  Counts the buffers the TOAST
+ *		reads touched.  Runs without any heap page lock held.
+ */
+static void
+sniff_pending(ToastCensus *census, ToastReader *reader, PendingSniff *pending)
+{
+	struct varatt_external toast_pointer;
+	int64		before;
+	char		chunk[TOAST_MAX_CHUNK_SIZE];
+	char		prefix[SL_SNIFF_PREFIX];
+	int32		want;
+	int			len;
+
+	if (!pending->external)
+	{
+		struct varlena *slice = detoast_attr_slice(pending->value, 0, SL_SNIFF_PREFIX);
+
+		sniff_prefix(census, (const unsigned char *) VARDATA_ANY(slice),
+					 (int) Min(VARSIZE_ANY_EXHDR(slice), SL_SNIFF_PREFIX),
+					 pending->large);
+		return;
+	}
+
+	if (reader == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("TOAST pointer found in a table without a TOAST table")));
+
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, pending->value);
+	if (toast_pointer.va_toastrelid != storagelab_toast_reader_relid(reader))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("TOAST pointer to relation %u found in a table whose TOAST table is %s",
+						toast_pointer.va_toastrelid, storagelab_toast_reader_relname(reader)),
+				 errdetail("PostgreSQL copies values into a table's own TOAST table when it stores them.")));
+	before = pgBufferUsage.shared_blks_hit + pgBufferUsage.shared_blks_read +
+		pgBufferUsage.local_blks_hit + pgBufferUsage.local_blks_read;
+	/* Copy no more of the chunk than the prefix needs. */
+	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
+		want = Min((int32) sizeof(chunk),
+				   (VARHDRSZ_COMPRESSED - VARHDRSZ) +
+				   pglz_maximum_compressed_size(SL_SNIFF_PREFIX,
+												VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer)));
+	else
+		want = SL_SNIFF_PREFIX;
+	len = storagelab_toast_read_first_chunk(reader, &toast_pointer, chunk, want);
+	census->toast_values_fetched++;
+	census->toast_buffers_accessed +=
+		pgBufferUsage.shared_blks_hit + pgBufferUsage.shared_blks_read +
+		pgBufferUsage.local_blks_hit + pgBufferUsage.local_blks_read - before;
+
+	if (len == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("missing chunk number 0 for toast value %u in %s",
+						toast_pointer.va_valueid,
+						storagelab_toast_reader_relname(reader))));
+
+	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
+	{
+		/* The chunks hold va_tcinfo (4 bytes), then the pglz stream. */
+		int32		rawwant = Min(SL_SNIFF_PREFIX, toast_pointer.va_rawsize - VARHDRSZ);
+		int			hdr = VARHDRSZ_COMPRESSED - VARHDRSZ;
+		int32		got;
+
+		got = len > hdr ? pglz_decompress(chunk + hdr, len - hdr, prefix, rawwant, false) : -1;
+		if (got < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("compressed pglz data is corrupt in toast value %u",
+							toast_pointer.va_valueid)));
+		sniff_prefix(census, (const unsigned char *) prefix, got, pending->large);
+	}
+	else
+		sniff_prefix(census, (const unsigned char *) chunk,
+					 Min(len, SL_SNIFF_PREFIX), pending->large);
+}
+
+/*
+ * census_page
+ *		Count the visible tuples of one heap page: share-lock it, read the
+ *		column's header facts, copy what still needs sniffing, unlock, then
+ *		sniff.  Allocations go to the caller's per-page context.
+ */
+static void
+census_page(ToastCensus *census, ToastReader *reader, Relation rel,
+			BlockNumber blkno, AttrNumber attnum, BufferAccessStrategy strategy,
+			Snapshot snapshot)
+{
+	TupleDesc	tupdesc = RelationGetDescr(rel);
+	Buffer		buffer;
+	Page		page;
+	OffsetNumber maxoff;
+	OffsetNumber offnum;
+	PendingSniff *pending;
+	int			npending = 0;
+	int			i;
+
+	buffer = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	census->pages_scanned++;
+
+	if (PageIsNew(page) || PageIsEmpty(page))
+	{
+		UnlockReleaseBuffer(buffer);
+		return;
+	}
+
+	maxoff = PageGetMaxOffsetNumber(page);
+	pending = palloc(sizeof(PendingSniff) * maxoff);
+
+	for (offnum = FirstOffsetNumber; offnum <= maxoff; offnum = OffsetNumberNext(offnum))
+	{
+		ItemId		itemid = PageGetItemId(page, offnum);
+		HeapTupleData tuple;
+		Datum		datum;
+		bool		isnull;
+
+		if (!ItemIdIsNormal(itemid))
+			continue;
+
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
+		tuple.t_len = ItemIdGetLength(itemid);
+		tuple.t_tableOid = RelationGetRelid(rel);
+		ItemPointerSet(&tuple.t_self, blkno, offnum);
+
+		if (!tuple_visible(tuple.t_data, snapshot))
+			continue;
+
+		census->rows_scanned++;
+		datum = heap_getattr(&tuple, attnum, tupdesc, &isnull);
+		if (isnull)
+		{
+			census->null_values++;
+			continue;
+		}
+		if (census_value(census, datum, &pending[npending]))
+			npending++;
+	}
+	UnlockReleaseBuffer(buffer);
+
+	for (i = 0; i < npending; i++)
+		sniff_pending(census, reader, &pending[i]);
+}
+
+/*
+ * sample_step
+ *		A stride for visiting all nblocks pages in a scattered order: about
+ *		0.618 * nblocks (so consecutive visits land far apart) and coprime
+ *		with nblocks (so the walk i * step mod nblocks visits every page once).
+ */
+static BlockNumber
+sample_step(BlockNumber nblocks)
+{
+	uint64		step;
+
+	if (nblocks <= 2)
+		return 1;
+	step = (uint64) (nblocks * 0.6180339887);
+	if (step == 0)
+		step = 1;
+	for (;;)
+	{
+		uint64		a = nblocks,
+					b = step;
+
+		while (b != 0)
+		{
+			uint64		t = a % b;
+
+			a = b;
+			b = t;
+		}
+		if (a == 1)
+			return (BlockNumber) step;
+		step++;
+	}
+}
+
+/*
+ * content_types_jsonb
+ *		The per-type counts as a jsonb object, types with a zero count left
+ *		out.
+ */
+static Datum
+content_types_jsonb(ToastCensus *census)
+{
+	StringInfoData buf;
+	bool		first = true;
+	int			i;
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '{');
+	for (i = 0; i < SL_CT_NUM_TYPES; i++)
+	{
+		if (census->content_counts[i] == 0)
+			continue;
+		appendStringInfo(&buf, "%s\"%s\": " INT64_FORMAT, first ? "" : ", ",
+						 storagelab_content_type_name((SlContentType) i),
+						 census->content_counts[i]);
+		first = false;
+	}
+	appendStringInfoChar(&buf, '}');
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data));
+}
+
+/*
+ * storagelab_toast_census
+ *		SQL: storagelab.toast_census(relation regclass, column_name name,
+ *		sample_rows integer) RETURNS record.
+ *
+ * Reads every page of relation (sample_rows NULL), or pages in a scattered
+ * order until at least sample_rows visible rows have been counted (the last
+ * page is read whole), and returns the census of column_name.  Takes
+ * AccessShareLock on the relation; share-locks one heap page at a time;
+ * never sets hint bits, prunes or dirties a buffer.
+ */
+Datum
+storagelab_toast_census(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	char	   *colname;
+	int64		sample_rows = -1;
+	Relation	rel;
+	AttrNumber	attnum;
+	Form_pg_attribute attr;
+	BlockNumber nblocks;
+	BlockNumber step;
+	BlockNumber i;
+	BufferAccessStrategy strategy;
+	Snapshot	snapshot;
+	MemoryContext page_cxt;
+	MemoryContext old_cxt;
+	ToastCensus census;
+	ToastReader *reader;
+	TupleDesc	result_desc;
+	Datum		values[TOAST_CENSUS_COLS];
+	bool		nulls[TOAST_CENSUS_COLS];
+	int			col = 0;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("relation and column_name must not be null"),
+				 errhint("Pass a table and the name of one of its columns.")));
+	relid = PG_GETARG_OID(0);
+	colname = NameStr(*PG_GETARG_NAME(1));
+	if (!PG_ARGISNULL(2))
+	{
+		sample_rows = PG_GETARG_INT32(2);
+		if (sample_rows <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("sample_rows must be positive"),
+					 errdetail("sample_rows was %lld.", (long long) sample_rows),
+					 errhint("Pass NULL for an exact census of every row.")));
+	}
+
+	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	rel = storagelab_open_heap_relation(relid, SL_ALLOW_TABLE | SL_ALLOW_MATVIEW,
+										"toast_profile");
+
+	attnum = get_attnum(relid, colname);
+	if (attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						colname, RelationGetRelationName(rel)),
+				 errhint("Pass the name of one of the table's columns, as stored (case-sensitive).")));
+	if (attnum < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot profile system column \"%s\"", colname),
+				 errhint("Pass a user column of variable length, such as bytea, text or jsonb.")));
+	attr = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
+	if (attr->attlen != -1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column \"%s\" of relation \"%s\" is not of a variable-length type",
+						colname, RelationGetRelationName(rel)),
+				 errdetail("Its type %s is never stored in TOAST.",
+						   format_type_be(attr->atttypid)),
+				 errhint("Pass a column of a varlena type, such as bytea, text or jsonb.")));
+
+	memset(&census, 0, sizeof(census));
+	snapshot = GetActiveSnapshot();
+	strategy = GetAccessStrategy(BAS_BULKREAD);
+	page_cxt = AllocSetContextCreate(CurrentMemoryContext,
+									 "storagelab toast_profile page",
+									 ALLOCSET_DEFAULT_SIZES);
+	nblocks = RelationGetNumberOfBlocks(rel);
+
+	reader = storagelab_toast_reader_open(rel, snapshot, strategy);
+	step = sample_rows < 0 ? 1 : sample_step(nblocks);
+
+	for (i = 0; i < nblocks; i++)
+	{
+		BlockNumber blkno = (BlockNumber) (((uint64) i * step) % nblocks);
+
+		if (sample_rows >= 0 && census.rows_scanned >= sample_rows)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		old_cxt = MemoryContextSwitchTo(page_cxt);
+		census_page(&census, reader, rel, blkno, attnum, strategy, snapshot);
+		MemoryContextSwitchTo(old_cxt);
+		MemoryContextReset(page_cxt);
+	}
+	MemoryContextDelete(page_cxt);
+	if (reader != NULL)
+		storagelab_toast_reader_close(reader);
+	FreeAccessStrategy(strategy);
+	relation_close(rel, AccessShareLock);
+
+	memset(nulls, 0, sizeof(nulls));
+	values[col++] = Int64GetDatum(census.rows_scanned);
+	values[col++] = Int64GetDatum(census.pages_scanned);
+	values[col++] = Int64GetDatum((int64) nblocks);
+	values[col++] = BoolGetDatum(census.pages_scanned < (int64) nblocks);
+	values[col++] = Int64GetDatum(census.null_values);
+	values[col++] = Int64GetDatum(census.inline_uncompressed);
+	values[col++] = Int64GetDatum(census.inline_short);
+	values[col++] = Int64GetDatum(census.inline_compressed);
+	values[col++] = Int64GetDatum(census.external_uncompressed);
+	values[col++] = Int64GetDatum(census.external_compressed);
+	values[col++] = Int64GetDatum(census.pglz_values);
+	values[col++] = Int64GetDatum(census.lz4_values);
+	values[col++] = Int64GetDatum(census.raw_bytes);
+	values[col++] = Int64GetDatum(census.stored_bytes);
+	values[col++] = Int64GetDatum(census.compressed_raw_bytes);
+	values[col++] = Int64GetDatum(census.compressed_stored_bytes);
+	values[col++] = Int64GetDatum(census.ratio_buckets[0]);
+	values[col++] = Int64GetDatum(census.ratio_buckets[1]);
+	values[col++] = Int64GetDatum(census.ratio_buckets[2]);
+	values[col++] = Int64GetDatum(census.ratio_buckets[3]);
+	values[col++] = Int64GetDatum(census.large_values);
+	values[col++] = Int64GetDatum(census.large_compressed);
+	values[col++] = Int64GetDatum(census.large_incompressible);
+	values[col++] = Int64GetDatum(census.sniffed_values);
+	values[col++] = Int64GetDatum(census.unsniffed_values);
+	values[col++] = Int64GetDatum(census.incompressible_values);
+	values[col++] = content_types_jsonb(&census);
+	if (census.entropy_values > 0)
+		values[col++] = Float8GetDatum(census.entropy_sum / census.entropy_values);
+	else
+	{
+		nulls[col] = true;
+		values[col++] = (Datum) 0;
+	}
+	values[col++] = Int64GetDatum(census.toast_values_fetched);
+	values[col++] = Int64GetDatum(census.toast_buffers_accessed);
+#ifdef USE_LZ4
+	values[col++] = BoolGetDatum(true);
+#else
+	values[col++] = BoolGetDatum(false);
+#endif
+	Assert(col == TOAST_CENSUS_COLS);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, values, nulls)));
+}

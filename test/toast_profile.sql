@@ -1,0 +1,228 @@
+-- pgTAP: storagelab.toast_profile() against oracles: pg_toastinfo (the form
+-- of each value), octet_length, pg_column_size, pg_column_compression.
+BEGIN;
+SELECT plan(45);
+CREATE EXTENSION IF NOT EXISTS toastinfo;
+\i test/fixtures/toast.sql
+
+-- The oracle: the same census computed value by value in SQL.
+CREATE FUNCTION pg_temp.oracle(rel regclass, col name)
+RETURNS TABLE (rows_scanned bigint, null_values bigint, inline_uncompressed bigint,
+               inline_short bigint, inline_compressed bigint, external_uncompressed bigint,
+               external_compressed bigint, pglz_values bigint, lz4_values bigint,
+               raw_bytes bigint, stored_bytes bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY EXECUTE format($q$
+    SELECT count(*),
+           count(*) FILTER (WHERE info = 'null'),
+           count(*) FILTER (WHERE info IN ('short inline varlena', 'long inline varlena, uncompressed')),
+           count(*) FILTER (WHERE info = 'short inline varlena'),
+           count(*) FILTER (WHERE info LIKE 'long inline varlena, compressed%%'),
+           count(*) FILTER (WHERE info = 'toasted varlena, uncompressed'),
+           count(*) FILTER (WHERE info LIKE 'toasted varlena, compressed%%'),
+           count(*) FILTER (WHERE method = 'pglz'),
+           count(*) FILTER (WHERE method = 'lz4'),
+           coalesce(sum(octet_length(%1$I)), 0)::bigint,
+           coalesce(sum(pg_column_size(%1$I)), 0)::bigint
+      FROM (SELECT %1$I, pg_toastinfo(%1$I)::text AS info, pg_column_compression(%1$I) AS method
+              FROM %2$s) s $q$, col, rel);
+END $$;
+CREATE FUNCTION pg_temp.census(rel regclass, col name)
+RETURNS TABLE (rows_scanned bigint, null_values bigint, inline_uncompressed bigint,
+               inline_short bigint, inline_compressed bigint, external_uncompressed bigint,
+               external_compressed bigint, pglz_values bigint, lz4_values bigint,
+               raw_bytes bigint, stored_bytes bigint)
+LANGUAGE sql AS $$
+  SELECT rows_scanned, null_values, inline_uncompressed, inline_short, inline_compressed,
+         external_uncompressed, external_compressed, pglz_values, lz4_values,
+         raw_bytes, stored_bytes
+    FROM storagelab.toast_profile(rel, col)
+$$;
+
+SELECT is((SELECT count(DISTINCT pg_toastinfo(v)::text) FROM toast_forms), 8::bigint,
+          'fixture holds all eight forms (null, short, inline plain/pglz/lz4, toasted plain/pglz/lz4)');
+
+CREATE TEMP TABLE o AS SELECT * FROM pg_temp.oracle('toast_forms', 'v');
+CREATE TEMP TABLE p AS SELECT * FROM storagelab.toast_profile('toast_forms', 'v');
+SELECT is(p.rows_scanned, o.rows_scanned, 'rows counted = rows visible') FROM p, o;
+SELECT is(p.null_values, o.null_values, 'null_values = pg_toastinfo null') FROM p, o;
+SELECT is(p.inline_uncompressed, o.inline_uncompressed, 'inline_uncompressed = short + long inline uncompressed') FROM p, o;
+SELECT is(p.inline_short, o.inline_short, 'inline_short = short inline varlena') FROM p, o;
+SELECT is(p.inline_compressed, o.inline_compressed, 'inline_compressed = long inline compressed') FROM p, o;
+SELECT is(p.external_uncompressed, o.external_uncompressed, 'external_uncompressed = toasted uncompressed') FROM p, o;
+SELECT is(p.external_compressed, o.external_compressed, 'external_compressed = toasted compressed') FROM p, o;
+SELECT is(p.pglz_values, o.pglz_values, 'pglz_values = pg_column_compression pglz') FROM p, o;
+SELECT is(p.lz4_values, o.lz4_values, 'lz4_values = pg_column_compression lz4') FROM p, o;
+SELECT is(p.raw_bytes, o.raw_bytes, 'raw_bytes = sum(octet_length)') FROM p, o;
+SELECT is(p.stored_bytes, o.stored_bytes, 'stored_bytes = sum(pg_column_size)') FROM p, o;
+SELECT is(p.unsniffed_values,
+          (SELECT count(*) FROM toast_forms WHERE pg_toastinfo(v)::text = 'toasted varlena, compressed (lz4)'),
+          'external lz4 values are the ones not sniffed') FROM p;
+SELECT is(p.sniffed_values + p.unsniffed_values + p.null_values, p.rows_scanned,
+          'every non-NULL value is sniffed or counted as unsniffed') FROM p;
+SELECT is(p.toast_values_fetched, p.external_uncompressed + p.external_compressed - p.unsniffed_values,
+          'one TOAST prefix read per sniffed external value') FROM p;
+SELECT ok(p.toast_buffers_accessed BETWEEN p.toast_values_fetched AND 4 * p.toast_values_fetched,
+          'a prefix read touches a few buffers (TOAST index + first chunk), not the whole value') FROM p;
+
+-- Visibility follows the statement's snapshot: deleted and updated rows, and
+-- rows of a rolled-back subtransaction, in this very transaction.
+DELETE FROM toast_forms WHERE id IN (1, 5, 9, 20);
+UPDATE toast_forms SET v = v || '\x00'::bytea WHERE id IN (2, 12, 17);
+SAVEPOINT s;
+INSERT INTO toast_forms (v) SELECT pg_temp.noise(5000, g) FROM generate_series(10, 14) g;
+ROLLBACK TO SAVEPOINT s;
+UPDATE toast_forms SET v = NULL WHERE id = 3;
+SELECT results_eq('SELECT * FROM pg_temp.census(''toast_forms'', ''v'')',
+                  'SELECT * FROM pg_temp.oracle(''toast_forms'', ''v'')',
+                  'after DELETE, UPDATE and a rolled-back savepoint, every count still equals the oracle');
+
+-- text and jsonb columns are profiled the same way.
+CREATE TABLE toast_docs (id int PRIMARY KEY, t text, j jsonb, n int);
+INSERT INTO toast_docs
+  SELECT g, CASE WHEN g % 5 = 0 THEN NULL ELSE repeat('lorem ipsum dolor sit amet ', g * 20) END,
+         (SELECT jsonb_agg(jsonb_build_object('k', i, 'v', md5(i::text))) FROM generate_series(1, g * 10) i),
+         g
+    FROM generate_series(1, 40) g;
+SELECT results_eq('SELECT * FROM pg_temp.census(''toast_docs'', ''t'')',
+                  'SELECT * FROM pg_temp.oracle(''toast_docs'', ''t'')', 'text column: census equals the oracle');
+SELECT is((SELECT (c.rows_scanned, c.null_values, c.inline_compressed + c.inline_uncompressed,
+                   c.external_compressed + c.external_uncompressed, c.stored_bytes)::text
+             FROM pg_temp.census('toast_docs', 'j') c),
+          (SELECT (count(*), count(*) FILTER (WHERE j IS NULL),
+                   count(*) FILTER (WHERE pg_toastinfo(j)::text LIKE '%inline%'),
+                   count(*) FILTER (WHERE pg_toastinfo(j)::text LIKE 'toasted%'),
+                   sum(pg_column_size(j))::bigint)::text FROM toast_docs),
+          'jsonb column: forms and stored_bytes equal the oracle');
+
+-- Sampling: stops after about sample_rows rows, pages spread over the table.
+CREATE TABLE toast_many (id int, v bytea) WITH (autovacuum_enabled = off);
+INSERT INTO toast_many SELECT g, pg_temp.noise(200, g) FROM generate_series(1, 3000) g;
+SELECT ok(rows_scanned BETWEEN 100 AND 140 AND sampled AND pages_scanned < pages_total,
+          'sample_rows => 100 reads about 100 rows from a few pages')
+  FROM storagelab.toast_profile('toast_many', 'v', 100);
+SELECT ok(NOT sampled AND rows_scanned = 3000 AND pages_scanned = pages_total,
+          'sample_rows larger than the table: every row, sampled = false')
+  FROM storagelab.toast_profile('toast_many', 'v', 100000);
+
+CREATE TABLE toast_halves (id int, v bytea) WITH (autovacuum_enabled = off);
+INSERT INTO toast_halves SELECT g, CASE WHEN g > 2000 THEN pg_temp.noise(200, g) END
+  FROM generate_series(1, 4000) g;
+SELECT ok(null_values > 0 AND inline_uncompressed > 0 AND pages_scanned < pages_total / 4,
+          'a sample spreads over the table: NULLs from its first half and values from its second')
+  FROM storagelab.toast_profile('toast_halves', 'v', 400);
+
+-- Content types and recommendations.
+CREATE TABLE toast_images (id serial, v bytea);
+INSERT INTO toast_images (v)
+  SELECT m || pg_temp.noise(8000, g)
+    FROM generate_series(1, 10) g,
+         (VALUES ('\x89504e470d0a1a0a0000000d49484452'::bytea), ('\x1f8b0800000000000003'::bytea),
+                 ('\xffd8ffe000104a464946'::bytea)) AS magic(m);
+SELECT is(content_types, '{"png": 10, "gzip": 10, "jpeg": 10}'::jsonb,
+          'PNG, gzip and JPEG values recognised by their magic bytes')
+  FROM storagelab.toast_profile('toast_images', 'v');
+SELECT ok(recommendation ~* 'external' AND recommendation ~ '^SET STORAGE EXTERNAL',
+          'incompressible images/archives in an EXTENDED column: SET STORAGE EXTERNAL advised')
+  FROM storagelab.toast_profile('toast_images', 'v');
+SELECT ok(prefix_entropy > 7.2, 'random content has a prefix entropy above 7.2 bits/byte')
+  FROM storagelab.toast_profile('toast_images', 'v');
+SELECT ok(recommendation !~* 'external', 'compressible documents are not advised EXTERNAL')
+  FROM storagelab.toast_profile('toast_docs', 't');
+SELECT ok(prefix_entropy < 6, 'text has a low prefix entropy')
+  FROM storagelab.toast_profile('toast_docs', 't');
+SELECT ok(recommendation ~ 'lz4',
+          'compressible documents compressed with pglz: SET COMPRESSION lz4 advised')
+  FROM storagelab.toast_profile('toast_docs', 't');
+ALTER TABLE toast_docs ALTER COLUMN t SET STORAGE EXTERNAL;
+UPDATE toast_docs SET t = t || '';
+SELECT ok(recommendation ~ '^SET STORAGE EXTENDED' AND recommendation !~* 'external',
+          'compressible documents stored EXTERNAL: SET STORAGE EXTENDED advised')
+  FROM storagelab.toast_profile('toast_docs', 't');
+SELECT ok(recommendation ~ '^keep', 'small values only: keep')
+  FROM storagelab.toast_profile('toast_many', 'v');
+
+-- Every signature, plus content without one.
+CREATE TABLE toast_magic (kind text, v bytea);
+INSERT INTO toast_magic
+  SELECT kind, m || pg_temp.noise(600, length(kind))
+    FROM (VALUES ('jpeg', '\xffd8ffdb'::bytea), ('png', '\x89504e470d0a1a0a'), ('gif', convert_to('GIF89a', 'SQL_ASCII')),
+                 ('webp', '\x52494646000000005745425056503820'), ('gzip', '\x1f8b08'),
+                 ('zstd', '\x28b52ffd'), ('xz', '\xfd377a585a00'), ('bzip2', convert_to('BZh9', 'SQL_ASCII')),
+                 ('lz4', '\x04224d18'), ('zip', '\x504b0304'), ('7z', '\x377abcaf271c'),
+                 ('pdf', convert_to('%PDF-1.7', 'SQL_ASCII')), ('mp4', '\x000000186674797069736f6d'),
+                 ('mov', '\x0000001466747970717420200000'), ('mp3', convert_to('ID3', 'SQL_ASCII')),
+                 ('ogg', convert_to('OggS', 'SQL_ASCII'))) AS t(kind, m);
+INSERT INTO toast_magic VALUES ('high_entropy', pg_temp.noise(3000, 99)),
+  ('text', convert_to(repeat('plain text, ', 100), 'UTF8')), ('other', '\x00010203'::bytea || repeat('\x00'::bytea::text, 1)::bytea),
+  ('empty', ''::bytea);
+SELECT is(content_types,
+          (SELECT jsonb_object_agg(kind, 1) FROM toast_magic),
+          'every magic signature, high-entropy, text, other and empty values classified')
+  FROM storagelab.toast_profile('toast_magic', 'v');
+
+-- Out-of-line values whose TOAST chunks are not in heap order (rewritten
+-- rows): every prefix still comes from the right value, external pglz ones
+-- decompressed from their first chunk.
+CREATE TABLE toast_shuffled (id int PRIMARY KEY, v bytea);
+INSERT INTO toast_shuffled
+  SELECT g, CASE WHEN g % 2 = 0 THEN '\x89504e470d0a1a0a'::bytea || pg_temp.noise(6000, g)
+                 ELSE convert_to('%PDF-1.4 ', 'UTF8') || pg_temp.numbers(20000, g) END
+    FROM generate_series(1, 40) g;
+UPDATE toast_shuffled SET v = CASE WHEN id % 2 = 0 THEN convert_to('%PDF-1.4 ', 'UTF8') || pg_temp.numbers(20000, id)
+                                   ELSE '\x89504e470d0a1a0a'::bytea || pg_temp.noise(6000, id) END
+ WHERE id % 3 = 0;
+SELECT is(content_types,
+          (SELECT jsonb_object_agg(k, n) FROM (
+             SELECT CASE WHEN substr(v, 1, 4) = '\x89504e47'::bytea THEN 'png' ELSE 'pdf' END AS k, count(*) AS n
+               FROM toast_shuffled GROUP BY 1) s),
+          'TOAST chunks out of heap order: content types equal the SQL classification')
+  FROM storagelab.toast_profile('toast_shuffled', 'v');
+SELECT ok(external_compressed > 0 AND external_uncompressed > 0 AND unsniffed_values = 0
+          AND toast_values_fetched = external_compressed + external_uncompressed,
+          'external pglz and uncompressed values both sniffed from their first chunk')
+  FROM storagelab.toast_profile('toast_shuffled', 'v');
+
+-- Bad input.
+SELECT throws_ok($$SELECT * FROM storagelab.toast_profile('toast_forms', 'nope')$$, '42703', NULL,
+                 'nonexistent column: undefined_column');
+SELECT throws_ok($$SELECT * FROM storagelab.toast_profile('toast_docs', 'n')$$, '42804', NULL,
+                 'fixed-length column: datatype_mismatch');
+SELECT throws_ok($$SELECT * FROM storagelab.toast_profile('toast_forms_pkey', 'v')$$, '42809', NULL,
+                 'an index: wrong_object_type');
+SELECT throws_ok($$SELECT * FROM storagelab.toast_profile(NULL, 'v')$$, '22004', NULL,
+                 'NULL relation: null_value_not_allowed');
+SELECT throws_ok($$SELECT * FROM storagelab.toast_profile('toast_forms', 'v', 0)$$, '22023', NULL,
+                 'sample_rows 0: invalid_parameter_value');
+SELECT throws_ok($$SELECT * FROM storagelab.toast_profile('toast_forms', 'ctid')$$, '0A000', NULL,
+                 'system column: feature_not_supported');
+
+-- Privileges.
+SELECT ok(NOT has_function_privilege('public', 'storagelab.toast_profile(regclass,name,integer)', 'EXECUTE')
+          AND has_function_privilege('pg_stat_scan_tables', 'storagelab.toast_profile(regclass,name,integer)', 'EXECUTE')
+          AND NOT has_function_privilege('public', 'storagelab.toast_census(regclass,name,integer)', 'EXECUTE'),
+          'page readers: revoked from PUBLIC, granted to pg_stat_scan_tables');
+CREATE ROLE storagelab_toast_scanner IN ROLE pg_stat_scan_tables;
+GRANT USAGE ON SCHEMA public TO storagelab_toast_scanner;
+SET LOCAL ROLE storagelab_toast_scanner;
+SELECT throws_ok($$SELECT * FROM storagelab.toast_profile('toast_forms', 'v')$$, '42501', NULL,
+                 'pg_stat_scan_tables without SELECT on the table: insufficient_privilege');
+SELECT is((SELECT count(*) FROM storagelab.bytea_storage WHERE table_name = 'toast_forms'), 0::bigint,
+          'bytea_storage leaves out tables the caller may not SELECT from');
+RESET ROLE;
+
+-- bytea_storage: every bytea column, sampled within the bound.
+INSERT INTO storagelab.settings VALUES ('toast.view_sample_rows', '50');
+SELECT set_eq($$SELECT relation::text || '.' || column_name FROM storagelab.bytea_storage
+                 WHERE table_name LIKE 'toast\_%'$$,
+              ARRAY['toast_forms.v', 'toast_many.v', 'toast_halves.v', 'toast_images.v', 'toast_magic.v', 'toast_shuffled.v'],
+              'bytea_storage lists every bytea column (and no text/jsonb column)');
+SELECT ok(sampled AND sample_rows BETWEEN 50 AND 50 + 40,
+          'bytea_storage profiles about toast.view_sample_rows rows per column')
+  FROM storagelab.bytea_storage WHERE table_name = 'toast_many';
+SELECT ok(recommendation ~ '^SET STORAGE EXTERNAL', 'bytea_storage carries the recommendation')
+  FROM storagelab.bytea_storage WHERE table_name = 'toast_images';
+
+SELECT * FROM finish();
+ROLLBACK;
