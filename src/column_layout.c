@@ -1,0 +1,311 @@
+/*-------------------------------------------------------------------------
+ *
+ * column_layout.c
+ *	  The heap tuple layout model behind storagelab.alignment_padding and
+ *	  storagelab.column_waste.
+ *
+ * heap_tuple_bytes() predicts how many bytes an average row of a table takes
+ * on a heap page, from per-column facts (typlen, typalign, typstorage,
+ * average width, fraction of NULLs), following heap_fill_tuple(): a tuple
+ * header of SizeofHeapTupleHeader bytes plus a null bitmap when any column is
+ * NULL, MAXALIGN'd; each present attribute aligned by its typalign, except
+ * varlena values short enough for a 1-byte header, which are stored
+ * unaligned; NULLs take no data space; the whole tuple MAXALIGN'd by
+ * PageAddItem().  NULLs are taken as independent between columns; the model
+ * keeps the probability distribution of the data offset modulo MAXALIGN, so
+ * that the padding a NULL-able column causes or saves is counted exactly
+ * under that assumption.
+ *
+ * heap_pages() turns a tuple size and a row count into the number of pages
+ * a freshly written table takes: the page header, one line pointer per
+ * tuple, the fillfactor reserve and MaxHeapTuplesPerPage, as
+ * RelationGetBufferForTuple() and raw_heap_insert() fill pages.
+ *
+ * Neither function reads a table; both are pure arithmetic.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "storage/bufpage.h"
+#include "utils/array.h"
+#include "utils/rel.h"
+
+#include "compat.h"
+#include "storagelab.h"
+
+PG_FUNCTION_INFO_V1(storagelab_heap_tuple_bytes);
+PG_FUNCTION_INFO_V1(storagelab_heap_pages);
+
+/* Offsets are tracked modulo the largest alignment, MAXIMUM_ALIGNOF. */
+#define SL_MODULUS	MAXIMUM_ALIGNOF
+
+/*
+ * typalign_bytes
+ *		Alignment in bytes of a pg_type.typalign code.
+ */
+static int
+typalign_bytes(char typalign)
+{
+	switch (typalign)
+	{
+		case TYPALIGN_CHAR:
+			return 1;
+		case TYPALIGN_SHORT:
+			return ALIGNOF_SHORT;
+		case TYPALIGN_INT:
+			return ALIGNOF_INT;
+		case TYPALIGN_DOUBLE:
+			return ALIGNOF_DOUBLE;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid alignment code \"%c\"", typalign),
+					 errhint("Pass pg_type.typalign: one of c, s, i, d.")));
+	}
+	return 1;					/* keep compiler quiet */
+}
+
+/*
+ * array_elements
+ *		Deconstruct a one-dimensional array argument without NULL elements,
+ *		checking its element count against nelems (-1: any count).
+ */
+static Datum *
+array_elements(ArrayType *arr, Oid elemtype, int16 elmlen, bool elmbyval,
+			   char elmalign, const char *argname, int *nelems)
+{
+	Datum	   *values;
+	bool	   *nulls;
+	int			n;
+
+	deconstruct_array(arr, elemtype, elmlen, elmbyval, elmalign,
+					  &values, &nulls, &n);
+	if (*nelems >= 0 && n != *nelems)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("argument \"%s\" has %d elements, expected %d",
+						argname, n, *nelems),
+				 errdetail("All arrays describe the same columns, one element per column.")));
+	for (int i = 0; i < n; i++)
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("argument \"%s\" has a NULL element", argname),
+					 errdetail("Element %d is NULL.", i + 1)));
+	*nelems = n;
+	return values;
+}
+
+/*
+ * storagelab_heap_tuple_bytes
+ *		heap_tuple_bytes(lens int2[], aligns "char"[], storages "char"[],
+ *						 widths float8[], null_fracs float8[],
+ *						 OUT tuple_bytes float8, OUT padding_bytes float8,
+ *						 OUT size_varies bool)
+ *
+ * One array element per attribute of the tuple, in attnum order (dropped
+ * attributes included, with null_frac 1, since a rewritten table stores them
+ * as NULL).  widths gives the stored width of a non-NULL value: typlen for
+ * fixed-width types, the average stored width (pg_stats.avg_width, which
+ * counts the 1-byte or 4-byte varlena header) for variable-width ones.
+ *
+ * tuple_bytes is the expected space a tuple takes on a page, MAXALIGN'd,
+ * without its line pointer; padding_bytes is the part of it that is
+ * alignment padding (header MAXALIGN, between attributes, and at the end);
+ * size_varies tells whether tuples differ in size (a variable-width column
+ * that is not always NULL), which heap_pages() needs.
+ */
+Datum
+storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
+{
+	int			natts = -1;
+	Datum	   *lens;
+	Datum	   *aligns;
+	Datum	   *storages;
+	Datum	   *widths;
+	Datum	   *null_fracs;
+	double		prob[SL_MODULUS];	/* P(data offset % SL_MODULUS == k) */
+	double		expected_len = 0.0; /* E[data length before final pad] */
+	double		raw_bytes = 0.0;	/* E[bytes of attribute values] */
+	double		p_no_null = 1.0;
+	bool		size_varies = false;
+	double		hoff_plain;
+	double		hoff_nulls;
+	double		header;
+	double		tail_pad = 0.0;
+	double		tuple_bytes;
+	TupleDesc	tupdesc;
+	Datum		result[3];
+	bool		result_nulls[3] = {false, false, false};
+
+	lens = array_elements(PG_GETARG_ARRAYTYPE_P(0), INT2OID, sizeof(int16),
+						  true, TYPALIGN_SHORT, "lens", &natts);
+	aligns = array_elements(PG_GETARG_ARRAYTYPE_P(1), CHAROID, 1, true,
+							TYPALIGN_CHAR, "aligns", &natts);
+	storages = array_elements(PG_GETARG_ARRAYTYPE_P(2), CHAROID, 1, true,
+							  TYPALIGN_CHAR, "storages", &natts);
+	widths = array_elements(PG_GETARG_ARRAYTYPE_P(3), FLOAT8OID,
+							sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+							"widths", &natts);
+	null_fracs = array_elements(PG_GETARG_ARRAYTYPE_P(4), FLOAT8OID,
+								sizeof(float8), FLOAT8PASSBYVAL,
+								TYPALIGN_DOUBLE, "null_fracs", &natts);
+
+	if (natts > MaxTupleAttributeNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_TOO_MANY_COLUMNS),
+				 errmsg("tuples can have at most %d columns",
+						MaxTupleAttributeNumber)));
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	/* The data area starts MAXALIGN'd: offset 0. */
+	memset(prob, 0, sizeof(prob));
+	prob[0] = 1.0;
+
+	for (int i = 0; i < natts; i++)
+	{
+		int			len = DatumGetInt16(lens[i]);
+		char		typalign = DatumGetChar(aligns[i]);
+		char		storage = DatumGetChar(storages[i]);
+		double		width = DatumGetFloat8(widths[i]);
+		double		nf = DatumGetFloat8(null_fracs[i]);
+		double		present;
+		int			align;
+		int			step;
+		double		next[SL_MODULUS];
+
+		if (isnan(nf) || nf < 0.0 || nf > 1.0 || isnan(width) || width < 0.0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid width or null fraction for element %d", i + 1),
+					 errdetail("Widths must be non-negative and null fractions between 0 and 1.")));
+
+		present = 1.0 - nf;
+		p_no_null *= present;
+		if (present <= 0.0)
+			continue;
+
+		if (len > 0)
+		{
+			/* fixed width: always aligned, always typlen bytes */
+			align = typalign_bytes(typalign);
+			width = len;
+		}
+		else if (len == -1 && storage != TYPSTORAGE_PLAIN &&
+				 width <= VARATT_SHORT_MAX)
+			align = 1;			/* packed into a 1-byte varlena header */
+		else if (len == -1)
+			align = typalign_bytes(typalign);
+		else
+			align = 1;			/* cstring: typalign 'c' */
+
+		/* the offset advance modulo SL_MODULUS uses the rounded width */
+		step = ((int) rint(width)) % SL_MODULUS;
+
+		memset(next, 0, sizeof(next));
+		for (int k = 0; k < SL_MODULUS; k++)
+		{
+			int			pad;
+
+			if (prob[k] == 0.0)
+				continue;
+			pad = (int) TYPEALIGN(align, k) - k;
+			expected_len += present * prob[k] * pad;
+			next[k] += nf * prob[k];
+			next[(k + pad + step) % SL_MODULUS] += present * prob[k];
+		}
+		/*
+		 * Variable-width values vary in length, so after one the offset is
+		 * taken as uniformly distributed: the rounded average width would
+		 * put every following aligned attribute at one fixed offset.
+		 */
+		if (len == -1)
+		{
+			for (int k = 0; k < SL_MODULUS; k++)
+				next[k] = nf * prob[k] + present / SL_MODULUS;
+			size_varies = true;
+		}
+		memcpy(prob, next, sizeof(prob));
+		expected_len += present * width;
+		raw_bytes += present * width;
+	}
+
+	for (int k = 1; k < SL_MODULUS; k++)
+		tail_pad += prob[k] * (SL_MODULUS - k);
+
+	/* header: 23 bytes, plus the null bitmap when any attribute is NULL */
+	hoff_plain = MAXALIGN(SizeofHeapTupleHeader);
+	hoff_nulls = MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(natts));
+	header = p_no_null * hoff_plain + (1.0 - p_no_null) * hoff_nulls;
+
+	tuple_bytes = header + expected_len + tail_pad;
+	result[0] = Float8GetDatum(tuple_bytes);
+	result[1] = Float8GetDatum(tuple_bytes - raw_bytes -
+							   (SizeofHeapTupleHeader +
+								(1.0 - p_no_null) * BITMAPLEN(natts)));
+	result[2] = BoolGetDatum(size_varies);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, result,
+													  result_nulls)));
+}
+
+/*
+ * storagelab_heap_pages
+ *		heap_pages(tuples float8, tuple_bytes float8, fillfactor int4,
+ *				   size_varies bool) int8
+ *
+ * Pages a freshly written heap of tuples rows of tuple_bytes bytes each
+ * (on average) takes.  A tuple goes on the current page while the page's
+ * free space, minus one line pointer, still holds it plus the fillfactor
+ * reserve (RelationGetBufferForTuple); at most MaxHeapTuplesPerPage per
+ * page; an empty page always takes one tuple.  Tuples of one size fill a
+ * page with a whole number of them; tuples of varying size fill it up to
+ * the first that does not fit, which leaves on average half a tuple of
+ * space unused.  A NULL fillfactor means the default.
+ */
+Datum
+storagelab_heap_pages(PG_FUNCTION_ARGS)
+{
+	double		tuples;
+	double		tuple_bytes;
+	int			fillfactor = PG_ARGISNULL(2) ? HEAP_DEFAULT_FILLFACTOR :
+		PG_GETARG_INT32(2);
+	bool		size_varies = PG_ARGISNULL(3) ? false : PG_GETARG_BOOL(3);
+	double		usable;
+	double		per_page;
+
+	if (fillfactor < HEAP_MIN_FILLFACTOR || fillfactor > 100)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("fillfactor %d is out of range", fillfactor),
+				 errdetail("Valid values are between \"%d\" and \"%d\".",
+						   HEAP_MIN_FILLFACTOR, 100)));
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	tuples = PG_GETARG_FLOAT8(0);
+	tuple_bytes = PG_GETARG_FLOAT8(1);
+	if (isnan(tuples) || isnan(tuple_bytes) || tuple_bytes <= 0.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("tuple size must be positive")));
+	if (tuples <= 0.0)
+		PG_RETURN_INT64(0);
+
+	usable = BLCKSZ - SizeOfPageHeaderData -
+		(BLCKSZ * (100 - fillfactor) / 100);
+	if (size_varies)
+		per_page = usable / (tuple_bytes + sizeof(ItemIdData)) - 0.5;
+	else
+		per_page = floor(usable / (tuple_bytes + sizeof(ItemIdData)));
+	per_page = Min(Max(per_page, 1.0), MaxHeapTuplesPerPage);
+
+	PG_RETURN_INT64((int64) ceil(tuples / per_page));
+}
