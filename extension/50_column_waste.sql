@@ -13,15 +13,24 @@
 -- (never a table); the row model is in src/column_layout.c.
 
 -- Layout model (src/column_layout.c).
+CREATE TYPE storagelab.tuple_layout AS (
+  tuple_bytes   float8,
+  padding_bytes float8,
+  size_varies   boolean
+);
+COMMENT ON TYPE storagelab.tuple_layout IS
+  'result of heap_tuple_bytes(): expected bytes per tuple on a page, the padding among them, whether tuple sizes vary';
+
 CREATE FUNCTION storagelab.heap_tuple_bytes(
   lens int2[], aligns "char"[], storages "char"[],
-  widths float8[], null_fracs float8[],
-  OUT tuple_bytes float8, OUT padding_bytes float8, OUT size_varies boolean)
-RETURNS record
+  widths float8[], null_fracs float8[], width_spreads float8[], sort_keys int4[],
+  replace_index int4, replace_len int2, replace_align "char", replace_storage "char",
+  replace_width float8, replace_key int4)
+RETURNS storagelab.tuple_layout
 AS 'MODULE_PATHNAME', 'storagelab_heap_tuple_bytes'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION storagelab.heap_tuple_bytes(int2[], "char"[], "char"[], float8[], float8[]) IS
-  'expected bytes a heap tuple takes on a page (MAXALIGN''d, without line pointer), how many of them are alignment padding, and whether tuple sizes vary, from per-column typlen, typalign, typstorage, average stored width and null fraction in column order';
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION storagelab.heap_tuple_bytes(int2[], "char"[], "char"[], float8[], float8[], float8[], int4[], int4, int2, "char", "char", float8, int4) IS
+  'expected bytes a heap tuple takes on a page (MAXALIGN''d, without line pointer), how many of them are alignment padding, and whether tuple sizes vary, from per-column typlen, typalign, typstorage, average stored width, null fraction and width spread (standard deviation; -1 unknown), in attnum order or, with sort_keys, in key order leaving out negative keys; replace_index lays one column out with another type''s storage (replace_len, _align, _storage, _width, _key); NULL arrays give NULL';
 
 CREATE FUNCTION storagelab.heap_pages(tuples float8, tuple_bytes float8, fillfactor int4,
                                       size_varies boolean)
@@ -50,6 +59,7 @@ CREATE TABLE storagelab.column_profiles (
   all_integers      boolean,
   text_kind         text,
   trimmed_avg_width float8,
+  width_stddev      float8,
   PRIMARY KEY (relid, attnum)
 );
 COMMENT ON TABLE storagelab.column_profiles IS
@@ -67,6 +77,7 @@ COMMENT ON COLUMN storagelab.column_profiles.min_value IS 'smallest value: integ
 COMMENT ON COLUMN storagelab.column_profiles.max_value IS 'largest value, as min_value';
 COMMENT ON COLUMN storagelab.column_profiles.all_integers IS 'numeric columns: every value is an integer';
 COMMENT ON COLUMN storagelab.column_profiles.text_kind IS 'text, varchar and char(n) columns: uuid, integer, boolean, date, timestamp or timestamptz when every value is one; NULL otherwise';
+COMMENT ON COLUMN storagelab.column_profiles.width_stddev IS 'standard deviation of the stored width of non-NULL values, variable-width types only';
 COMMENT ON COLUMN storagelab.column_profiles.trimmed_avg_width IS 'char(n) columns: average stored width without the blank padding (as varchar), in bytes';
 
 -- text_kind(value): the kind a text value is written as (src/column_profile.c);
@@ -79,11 +90,23 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION storagelab.text_kind(text) IS
   'uuid, integer (no leading zeros, at most 20 bytes), boolean (t f true false y n yes no, any case), date (YYYY-MM-DD), timestamp (date, space or T, HH:MM[:SS[.ffffff]]) or timestamptz (the same with Z or +HH[[:]MM]) when the value is written as one; NULL otherwise';
 
+-- sample_facts(...): the same facts from one pg_statistic sample array, as
+-- sums that column_facts merges over the MCV and histogram arrays.
+CREATE FUNCTION storagelab.sample_facts(typid oid, sample anyarray, freqs real[], weight float8,
+  OUT weight_sum float8, OUT width_sum float8, OUT width_sq_sum float8,
+  OUT min_value numeric, OUT max_value numeric, OUT all_integers boolean,
+  OUT kind_mask int4, OUT trimmed_sum float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'storagelab_sample_facts'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION storagelab.sample_facts(oid, anyarray, real[], float8) IS
+  'sums over one pg_statistic sample array (each value weighted by its frequency in freqs, else by weight): weights, stored widths and their squares, bounds, integer-only numerics, text kinds shared by every value (bits: 1 uuid, 2 integer, 4 boolean, 8 date, 16 timestamp, 32 timestamptz), char(n) widths without padding';
+
 -- column_profile_scan(relation): the pass itself (src/column_profile.c).
 CREATE FUNCTION storagelab.column_profile_scan(relation regclass,
   OUT attnum int2, OUT row_count int8, OUT null_count int8, OUT avg_width float8,
   OUT min_value numeric, OUT max_value numeric, OUT all_integers boolean,
-  OUT text_kind text, OUT trimmed_avg_width float8)
+  OUT text_kind text, OUT trimmed_avg_width float8, OUT width_stddev float8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'storagelab_column_profile_scan'
 LANGUAGE C VOLATILE STRICT;
@@ -160,33 +183,23 @@ SELECT c.oid AS relid,
        CASE WHEN a.attisdropped THEN 0.0::float8
             WHEN a.attlen > 0 THEN a.attlen::float8
             WHEN pr.relid IS NOT NULL THEN coalesce(pr.avg_width, 0.0)
-            -- ANALYZE truncates the average to an integer: add half a byte
+            -- ANALYZE truncates the average to an integer: take the mean of
+            -- the sampled values when it agrees, else add half a byte
+            WHEN floor(sf.mean_width) = s.stawidth THEN sf.mean_width
             ELSE s.stawidth::float8 + 0.5 END AS avg_width,
        pr.min_value AS profile_min,
        pr.max_value AS profile_max,
        pr.all_integers AS profile_all_integers,
        pr.text_kind AS profile_text_kind,
        pr.trimmed_avg_width AS profile_trimmed_avg_width,
-       -- the pg_statistic sample (MCVs with frequencies, histogram bounds),
-       -- decoded only for columns a type rule may apply to
-       CASE WHEN pr.relid IS NULL AND p.why IS NULL
-             AND a.atttypid IN ('int4'::pg_catalog.regtype, 'int8'::pg_catalog.regtype,
-                                'numeric'::pg_catalog.regtype, 'text'::pg_catalog.regtype,
-                                'varchar'::pg_catalog.regtype, 'bpchar'::pg_catalog.regtype)
-       THEN CASE 1 WHEN s.stakind1 THEN s.stavalues1 WHEN s.stakind2 THEN s.stavalues2
-                   WHEN s.stakind3 THEN s.stavalues3 WHEN s.stakind4 THEN s.stavalues4
-                   WHEN s.stakind5 THEN s.stavalues5 END::text::text[] END AS mcv_values,
-       CASE WHEN pr.relid IS NULL AND p.why IS NULL AND a.atttypid = 'bpchar'::pg_catalog.regtype
-       THEN CASE 1 WHEN s.stakind1 THEN s.stanumbers1 WHEN s.stakind2 THEN s.stanumbers2
-                   WHEN s.stakind3 THEN s.stanumbers3 WHEN s.stakind4 THEN s.stanumbers4
-                   WHEN s.stakind5 THEN s.stanumbers5 END END AS mcv_freqs,
-       CASE WHEN pr.relid IS NULL AND p.why IS NULL
-             AND a.atttypid IN ('int4'::pg_catalog.regtype, 'int8'::pg_catalog.regtype,
-                                'numeric'::pg_catalog.regtype, 'text'::pg_catalog.regtype,
-                                'varchar'::pg_catalog.regtype, 'bpchar'::pg_catalog.regtype)
-       THEN CASE 2 WHEN s.stakind1 THEN s.stavalues1 WHEN s.stakind2 THEN s.stavalues2
-                   WHEN s.stakind3 THEN s.stavalues3 WHEN s.stakind4 THEN s.stavalues4
-                   WHEN s.stakind5 THEN s.stavalues5 END::text::text[] END AS histogram_values
+       sf.min_value AS sample_min,
+       sf.max_value AS sample_max,
+       sf.all_integers AS sample_all_integers,
+       sf.text_kind AS sample_text_kind,
+       sf.trimmed_avg_width AS sample_trimmed_avg_width,
+       CASE WHEN a.attisdropped OR a.attlen > 0 THEN 0.0::float8
+            WHEN pr.relid IS NOT NULL THEN coalesce(pr.width_stddev, 0.0)
+            ELSE coalesce(sf.width_stddev, -1.0) END AS width_spread
   FROM pg_catalog.pg_class c
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
   JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0
@@ -199,6 +212,49 @@ SELECT c.oid AS relid,
         AND pr.atttypid = a.atttypid AND pr.atttypmod = a.atttypmod
         AND NOT a.attisdropped
   LEFT JOIN protected_one p ON p.relid = c.oid AND p.attnum = a.attnum
+  -- facts from the pg_statistic sample (MCVs with frequencies, histogram
+  -- bounds), for variable-width columns and type-rule candidates
+  LEFT JOIN LATERAL (
+    SELECT CASE 1 WHEN s.stakind1 THEN s.stavalues1 WHEN s.stakind2 THEN s.stavalues2
+                  WHEN s.stakind3 THEN s.stavalues3 WHEN s.stakind4 THEN s.stavalues4
+                  WHEN s.stakind5 THEN s.stavalues5 END AS mcv,
+           CASE 1 WHEN s.stakind1 THEN s.stanumbers1 WHEN s.stakind2 THEN s.stanumbers2
+                  WHEN s.stakind3 THEN s.stanumbers3 WHEN s.stakind4 THEN s.stanumbers4
+                  WHEN s.stakind5 THEN s.stanumbers5 END AS mcv_freqs,
+           CASE 2 WHEN s.stakind1 THEN s.stavalues1 WHEN s.stakind2 THEN s.stavalues2
+                  WHEN s.stakind3 THEN s.stavalues3 WHEN s.stakind4 THEN s.stavalues4
+                  WHEN s.stakind5 THEN s.stavalues5 END AS hist
+     WHERE pr.relid IS NULL AND s.starelid IS NOT NULL
+       AND (a.attlen = -1
+            OR (p.why IS NULL AND a.attinhcount = 0 AND a.attidentity = '' AND a.attgenerated = ''
+                AND a.atttypid IN ('int4'::pg_catalog.regtype, 'int8'::pg_catalog.regtype)))
+  ) smp ON true
+  LEFT JOIN LATERAL storagelab.sample_facts(a.atttypid, smp.mcv, smp.mcv_freqs, NULL) m ON true
+  LEFT JOIN LATERAL storagelab.sample_facts(
+      a.atttypid, smp.hist, NULL,
+      greatest(1 - s.stanullfrac - coalesce(m.weight_sum, 0), 0)
+        / nullif(pg_catalog.cardinality(smp.hist), 0)) h ON true
+  -- the two merged
+  CROSS JOIN LATERAL (
+    SELECT (coalesce(m.width_sum, 0) + coalesce(h.width_sum, 0))
+             / nullif(coalesce(m.weight_sum, 0) + coalesce(h.weight_sum, 0), 0) AS mean_width,
+           (coalesce(m.width_sq_sum, 0) + coalesce(h.width_sq_sum, 0))
+             / nullif(coalesce(m.weight_sum, 0) + coalesce(h.weight_sum, 0), 0) AS mean_sq,
+           least(m.min_value, h.min_value) AS min_value,
+           greatest(m.max_value, h.max_value) AS max_value,
+           CASE WHEN m.all_integers IS NULL AND h.all_integers IS NULL THEN NULL
+                ELSE coalesce(m.all_integers, true) AND coalesce(h.all_integers, true) END AS all_integers,
+           CASE coalesce(m.kind_mask, 63) & coalesce(h.kind_mask, 63)
+                 & CASE WHEN m.kind_mask IS NULL AND h.kind_mask IS NULL THEN 0 ELSE 63 END
+                WHEN 1 THEN 'uuid' WHEN 2 THEN 'integer' WHEN 4 THEN 'boolean' WHEN 8 THEN 'date'
+                WHEN 16 THEN 'timestamp' WHEN 32 THEN 'timestamptz' END AS text_kind,
+           (coalesce(m.trimmed_sum, 0) + coalesce(h.trimmed_sum, 0))
+             / nullif(coalesce(m.weight_sum, 0) + coalesce(h.weight_sum, 0), 0) AS trimmed_avg_width
+  ) sf0
+  CROSS JOIN LATERAL (
+    SELECT sf0.*, CASE WHEN sf0.mean_width IS NOT NULL
+                       THEN sqrt(greatest(sf0.mean_sq - sf0.mean_width ^ 2, 0)) END AS width_stddev
+  ) sf
  WHERE c.relkind = 'r'
    AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab')
    AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'
@@ -230,47 +286,51 @@ COMMENT ON COLUMN storagelab.column_facts.profile_max IS 'exact largest value';
 COMMENT ON COLUMN storagelab.column_facts.profile_all_integers IS 'numeric: every value is an integer (exact)';
 COMMENT ON COLUMN storagelab.column_facts.profile_text_kind IS 'text kind shared by every value (exact)';
 COMMENT ON COLUMN storagelab.column_facts.profile_trimmed_avg_width IS 'char(n): average width without blank padding (exact)';
-COMMENT ON COLUMN storagelab.column_facts.mcv_values IS 'pg_statistic most common values as text (type-rule candidates only)';
-COMMENT ON COLUMN storagelab.column_facts.mcv_freqs IS 'their frequencies (char(n) columns only)';
-COMMENT ON COLUMN storagelab.column_facts.histogram_values IS 'pg_statistic histogram bounds as text (type-rule candidates only)';
+COMMENT ON COLUMN storagelab.column_facts.sample_min IS 'smallest value in the pg_statistic sample (integer, numeric, integer-holding text)';
+COMMENT ON COLUMN storagelab.column_facts.sample_max IS 'largest value in the sample';
+COMMENT ON COLUMN storagelab.column_facts.sample_all_integers IS 'numeric: every sampled value is an integer';
+COMMENT ON COLUMN storagelab.column_facts.sample_text_kind IS 'text kind shared by every sampled value';
+COMMENT ON COLUMN storagelab.column_facts.sample_trimmed_avg_width IS 'char(n): average width without blank padding in the sample';
+COMMENT ON COLUMN storagelab.column_facts.width_spread IS 'standard deviation of the stored width (0: fixed; -1: unknown, the layout model then takes the offset after the column as uniformly distributed)';
 
 -- alignment_padding: tables whose column order wastes space.  "Now" is the
 -- table rewritten in its current order (dropped columns stored as NULL, as
 -- VACUUM FULL and new inserts do); "after" is a new table with the live
--- columns in the suggested order and the same rows.
+-- columns in the suggested order and the same rows.  One pass over
+-- column_facts grouped by table; no join, so the cost grows linearly with
+-- the number of columns.
 CREATE VIEW storagelab.alignment_padding AS
-WITH f AS MATERIALIZED (
-  SELECT * FROM storagelab.column_facts
-),
-t AS (
+WITH t AS (
   SELECT relid,
          CASE WHEN min(reltuples) >= 0 THEN min(reltuples)::float8
               ELSE max(profiled_rows)::float8 END AS tuples,
          min(fillfactor) AS fillfactor,
          bool_or(NOT attisdropped AND source IS NULL) AS missing_facts,
          bool_and(attisdropped OR source = 'exact') AS all_exact,
-         array_agg(attname ORDER BY attnum) FILTER (WHERE NOT attisdropped) AS current_order,
+         array_agg(attname) FILTER (WHERE NOT attisdropped) AS current_order,
          array_agg(attname ORDER BY order_key) FILTER (WHERE NOT attisdropped) AS suggested_order,
-         storagelab.heap_tuple_bytes(
-           array_agg(attlen ORDER BY attnum), array_agg(attalign ORDER BY attnum),
-           array_agg(attstorage ORDER BY attnum),
-           array_agg(coalesce(avg_width, 0) ORDER BY attnum),
-           array_agg(coalesce(null_frac, 0) ORDER BY attnum)) AS now,
-         storagelab.heap_tuple_bytes(
-           array_agg(attlen ORDER BY order_key) FILTER (WHERE NOT attisdropped),
-           array_agg(attalign ORDER BY order_key) FILTER (WHERE NOT attisdropped),
-           array_agg(attstorage ORDER BY order_key) FILTER (WHERE NOT attisdropped),
-           array_agg(coalesce(avg_width, 0) ORDER BY order_key) FILTER (WHERE NOT attisdropped),
-           array_agg(coalesce(null_frac, 0) ORDER BY order_key) FILTER (WHERE NOT attisdropped)) AS after
-    FROM f
+         array_agg(attlen) AS lens,
+         array_agg(attalign) AS aligns,
+         array_agg(attstorage) AS storages,
+         array_agg(coalesce(avg_width, 0)) AS widths,
+         array_agg(coalesce(null_frac, 0)) AS nfs,
+         array_agg(width_spread) AS spreads,
+         array_agg(CASE WHEN attisdropped THEN -1 ELSE order_key END) AS keys
+    -- input in attnum order: the arrays are built in it (one sort, rather
+    -- than one per aggregate and table)
+    FROM (SELECT * FROM storagelab.column_facts ORDER BY relid, attnum) f
    GROUP BY relid
   HAVING count(*) FILTER (WHERE NOT attisdropped) > 0
 ),
-m AS (
-  SELECT t.*,
-         storagelab.heap_pages(tuples, (now).tuple_bytes, fillfactor, (now).size_varies) AS pages_now,
-         storagelab.heap_pages(tuples, (after).tuple_bytes, fillfactor, (after).size_varies) AS pages_after
+m AS MATERIALIZED (
+  SELECT t.*, l.now, l.after,
+         storagelab.heap_pages(tuples, (l.now).tuple_bytes, fillfactor, (l.now).size_varies) AS pages_now,
+         storagelab.heap_pages(tuples, (l.after).tuple_bytes, fillfactor, (l.after).size_varies) AS pages_after
     FROM t
+    CROSS JOIN LATERAL (
+      SELECT storagelab.heap_tuple_bytes(lens, aligns, storages, widths, nfs, spreads, NULL, NULL, NULL, NULL, NULL, NULL, NULL) AS now,
+             storagelab.heap_tuple_bytes(lens, aligns, storages, widths, nfs, spreads, keys, NULL, NULL, NULL, NULL, NULL, NULL) AS after
+   ) l
    WHERE NOT missing_facts AND tuples IS NOT NULL
 )
 SELECT relid::pg_catalog.regclass AS relation,
@@ -315,206 +375,196 @@ COMMENT ON COLUMN storagelab.alignment_padding.estimated_pages_after IS 'heap pa
 COMMENT ON COLUMN storagelab.alignment_padding.confidence IS 'exact when every column comes from column_profile(), else statistics';
 COMMENT ON COLUMN storagelab.alignment_padding.status IS 'ok, or not analyzed (the numbers are NULL: some column has no statistics)';
 
--- column_waste: columns whose type is wider than their data.
+-- column_waste: columns whose type is wider than their data.  The rules
+-- run per column (what the data holds, from the profile or the pg_statistic
+-- sample, then the first rule that applies); the sizes per table, with the
+-- candidate's type substituted in the table's layout arrays.  No join
+-- between columns and tables, so the cost grows linearly.
 CREATE VIEW storagelab.column_waste AS
-WITH f AS MATERIALIZED (
-  SELECT * FROM storagelab.column_facts
+WITH f AS (
+  SELECT c.relid, c.reltuples, c.profiled_rows, c.fillfactor, c.attnum, c.attname,
+         c.attisdropped, c.atttypid, c.atttypmod, c.attlen, c.attalign, c.attstorage,
+         c.attnotnull, c.order_key, c.source, c.null_frac, c.avg_width, c.width_spread,
+         c.profiled_at,
+         -- a column some rule may apply to
+         (NOT c.attisdropped AND c.protected_because IS NULL
+          AND c.atttypid IN ('int4'::pg_catalog.regtype, 'int8'::pg_catalog.regtype,
+                             'numeric'::pg_catalog.regtype, 'text'::pg_catalog.regtype,
+                             'varchar'::pg_catalog.regtype, 'bpchar'::pg_catalog.regtype)
+          AND (c.atttypid <> 'bpchar'::pg_catalog.regtype OR c.atttypmod > 4)) AS candidate,
+         rn.rule, x.lo, x.hi, x.trimmed
+    FROM storagelab.column_facts c
+    -- what the data holds: exact from the profile, else from the sample
+    CROSS JOIN LATERAL (
+      SELECT CASE WHEN c.source = 'exact' THEN c.profile_text_kind ELSE c.sample_text_kind END AS kind,
+             CASE WHEN c.source = 'exact' THEN c.profile_min ELSE c.sample_min END AS lo,
+             CASE WHEN c.source = 'exact' THEN c.profile_max ELSE c.sample_max END AS hi,
+             CASE WHEN c.source = 'exact' THEN c.profile_all_integers
+                  ELSE c.sample_all_integers END AS all_int,
+             CASE WHEN c.source = 'exact' THEN c.profile_trimmed_avg_width
+                  ELSE c.sample_trimmed_avg_width END AS trimmed
+    ) x
+    -- the rules, in order: the first that applies
+    CROSS JOIN LATERAL (
+      SELECT CASE WHEN c.source IS NULL OR c.attisdropped OR c.protected_because IS NOT NULL THEN NULL
+                  WHEN c.atttypid IN ('int8'::pg_catalog.regtype, 'int4'::pg_catalog.regtype)
+                    AND x.lo >= -16384 AND x.hi <= 16383 THEN 1
+                  WHEN c.atttypid = 'int8'::pg_catalog.regtype
+                    AND x.lo >= -1073741824 AND x.hi <= 1073741823 THEN 2
+                  WHEN c.atttypid = 'numeric'::pg_catalog.regtype AND x.all_int
+                    AND x.lo >= -1073741824 AND x.hi <= 1073741823 THEN 3
+                  WHEN c.atttypid = 'numeric'::pg_catalog.regtype AND x.all_int
+                    AND x.lo >= -4611686018427387904 AND x.hi <= 4611686018427387903 THEN 4
+                  WHEN c.atttypid NOT IN ('text'::pg_catalog.regtype, 'varchar'::pg_catalog.regtype,
+                                          'bpchar'::pg_catalog.regtype) THEN NULL
+                  WHEN x.kind = 'uuid' THEN 5
+                  WHEN x.kind = 'integer' AND x.lo >= -16384 AND x.hi <= 16383 THEN 6
+                  WHEN x.kind = 'integer' AND x.lo >= -1073741824 AND x.hi <= 1073741823 THEN 7
+                  WHEN x.kind = 'integer'
+                    AND x.lo >= -4611686018427387904 AND x.hi <= 4611686018427387903 THEN 8
+                  WHEN x.kind = 'boolean' THEN 9
+                  WHEN x.kind = 'date' THEN 10
+                  WHEN x.kind = 'timestamp' THEN 11
+                  WHEN x.kind = 'timestamptz' THEN 12
+                  WHEN c.atttypid = 'bpchar'::pg_catalog.regtype AND x.kind IS NULL
+                    AND c.avg_width - x.trimmed >= 1 THEN 13
+             END AS rule
+    ) rn
 ),
 t AS (
   SELECT relid,
          CASE WHEN min(reltuples) >= 0 THEN min(reltuples)::float8
               ELSE max(profiled_rows)::float8 END AS tuples,
          min(fillfactor) AS fillfactor,
-         bool_or(NOT attisdropped AND source IS NULL) AS missing_facts
-    FROM f
+         array_agg(attlen) AS lens,
+         array_agg(attalign) AS aligns,
+         array_agg(attstorage) AS storages,
+         array_agg(coalesce(avg_width, 0)) AS widths,
+         array_agg(coalesce(null_frac, 0)) AS nfs,
+         array_agg(width_spread) AS spreads,
+         array_agg(CASE WHEN attisdropped THEN -1 ELSE order_key END) AS keys,
+         -- the candidates, as parallel arrays
+         array_agg(attnum) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_attnum,
+         array_agg(attname) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_name,
+         array_agg(atttypid) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_typid,
+         array_agg(atttypmod) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_typmod,
+         array_agg(rule) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_rule,
+         array_agg(lo) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_lo,
+         array_agg(hi) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_hi,
+         array_agg(trimmed) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_trimmed,
+         array_agg(avg_width) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_avgw,
+         array_agg(source) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_source,
+         array_agg(null_frac) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_nf,
+         array_agg(profiled_at) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_profiled,
+         array_agg(attnotnull) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_notnull
+    -- input in attnum order: the arrays are built in it
+    FROM (SELECT * FROM f ORDER BY relid, attnum) f
    GROUP BY relid
+  HAVING bool_or(candidate AND (rule IS NOT NULL OR source IS NULL))
 ),
--- unprotected columns of a type some rule applies to
-cand AS (
-  SELECT f.*
-    FROM f
-   WHERE NOT attisdropped AND protected_because IS NULL
-     AND atttypid IN ('int4'::pg_catalog.regtype, 'int8'::pg_catalog.regtype,
-                      'numeric'::pg_catalog.regtype, 'text'::pg_catalog.regtype,
-                      'varchar'::pg_catalog.regtype, 'bpchar'::pg_catalog.regtype)
-     AND (atttypid <> 'bpchar'::pg_catalog.regtype OR atttypmod > 4)
+-- the table's rows now and in the suggested order, once per table
+tl AS MATERIALIZED (
+  SELECT t.*,
+         storagelab.heap_tuple_bytes(t.lens, t.aligns, t.storages, t.widths, t.nfs, t.spreads,
+                                     NULL, NULL, NULL, NULL, NULL, NULL, NULL) AS now,
+         storagelab.heap_tuple_bytes(t.lens, t.aligns, t.storages, t.widths, t.nfs, t.spreads,
+                                     t.keys, NULL, NULL, NULL, NULL, NULL, NULL) AS reordered
+    FROM t
 ),
--- what the data holds: exact from the profile, else from the pg_statistic
--- sample (most common values and histogram bounds)
-facts AS (
-  SELECT c.*,
-         CASE WHEN c.source = 'exact' THEN
-              CASE WHEN c.profile_text_kind IS NOT NULL
-                   THEN c.profile_text_kind END
-              ELSE tk.kind END AS kind,
-         CASE WHEN c.source = 'exact' THEN c.profile_min
-              WHEN c.atttypid IN ('int4'::pg_catalog.regtype, 'int8'::pg_catalog.regtype,
-                                  'numeric'::pg_catalog.regtype) THEN num.lo
-              ELSE tk.lo END AS lo,
-         CASE WHEN c.source = 'exact' THEN c.profile_max
-              WHEN c.atttypid IN ('int4'::pg_catalog.regtype, 'int8'::pg_catalog.regtype,
-                                  'numeric'::pg_catalog.regtype) THEN num.hi
-              ELSE tk.hi END AS hi,
-         CASE WHEN c.source = 'exact' THEN c.profile_all_integers
-              ELSE num.all_int END AS all_int,
-         CASE WHEN c.source = 'exact' THEN c.profile_trimmed_avg_width
-              ELSE bp.trimmed END AS trimmed_width
-    FROM cand c
-    LEFT JOIN LATERAL (
-      SELECT min(x.n) AS lo, max(x.n) AS hi, bool_and(x.n = trunc(x.n)) AS all_int
-        FROM unnest(c.mcv_values || c.histogram_values) v,
-             LATERAL (SELECT v::numeric AS n) x
-       WHERE c.source = 'statistics'
-         AND c.atttypid IN ('int4'::pg_catalog.regtype, 'int8'::pg_catalog.regtype,
-                            'numeric'::pg_catalog.regtype)
-    ) num ON true
-    LEFT JOIN LATERAL (
-      -- text_kind() of every sampled value, once the first one has a kind
-      SELECT CASE WHEN count(*) = count(k.kind) AND min(k.kind) = max(k.kind)
-                  THEN min(k.kind) END AS kind,
-             min(CASE WHEN k.kind = 'integer' THEN k.v::numeric END) AS lo,
-             max(CASE WHEN k.kind = 'integer' THEN k.v::numeric END) AS hi
-        FROM unnest(c.mcv_values || c.histogram_values) raw,
-             LATERAL (SELECT CASE WHEN c.atttypid = 'bpchar'::pg_catalog.regtype
-                                  THEN rtrim(raw) ELSE raw END AS v) tv,
-             LATERAL (SELECT tv.v, storagelab.text_kind(tv.v) AS kind) k
-       WHERE c.source = 'statistics'
-         AND c.atttypid IN ('text'::pg_catalog.regtype, 'varchar'::pg_catalog.regtype,
-                            'bpchar'::pg_catalog.regtype)
-         AND coalesce(c.mcv_values[1], c.histogram_values[1]) IS NOT NULL
-         AND storagelab.text_kind(rtrim(coalesce(c.mcv_values[1], c.histogram_values[1]))) IS NOT NULL
-    ) tk ON true
-    LEFT JOIN LATERAL (
-      -- char(n): average width without the padding, weighting the most
-      -- common values by their frequency and the histogram for the rest
-      SELECT (coalesce(mc.w, 0) + greatest(1 - c.null_frac - coalesce(mc.fq, 0), 0) * coalesce(h.w, 0))
-             / nullif(coalesce(mc.fq, 0)
-                      + CASE WHEN h.w IS NULL THEN 0
-                             ELSE greatest(1 - c.null_frac - coalesce(mc.fq, 0), 0) END, 0) AS trimmed
-        FROM (SELECT sum(m.fq * (octet_length(rtrim(m.v))
-                                 + CASE WHEN octet_length(rtrim(m.v)) < 127 THEN 1 ELSE 4 END)) AS w,
-                     sum(m.fq) AS fq
-                FROM unnest(c.mcv_values, c.mcv_freqs) AS m(v, fq)) mc,
-             (SELECT avg(octet_length(rtrim(v))
-                         + CASE WHEN octet_length(rtrim(v)) < 127 THEN 1 ELSE 4 END) AS w
-                FROM unnest(c.histogram_values) v) h
-       WHERE c.source = 'statistics' AND c.atttypid = 'bpchar'::pg_catalog.regtype
-    ) bp ON true
-   WHERE c.source IS NOT NULL
-),
--- the rules; new_* describe the suggested type's storage
-rule AS (
-  SELECT x.*, s.suggested_type, s.reason, s.new_len, s.new_align, s.new_storage, s.new_width
-    FROM facts x
+c AS MATERIALIZED (
+  SELECT tl.relid, tl.tuples, tl.fillfactor, tl.now, tl.reordered, u.attnum, u.attname,
+         u.atttypid, u.atttypmod, u.source, u.null_frac, u.profiled_at, r.*,
+         CASE WHEN r.suggested_type IS NOT NULL THEN
+         storagelab.heap_tuple_bytes(tl.lens, tl.aligns, tl.storages, tl.widths, tl.nfs, tl.spreads,
+                                     NULL, u.attnum, r.new_len, r.new_align, r.new_storage,
+                                     r.new_width, NULL) END AS changed,
+         CASE WHEN r.suggested_type IS NOT NULL THEN
+         storagelab.heap_tuple_bytes(tl.lens, tl.aligns, tl.storages, tl.widths, tl.nfs, tl.spreads,
+                                     tl.keys, u.attnum, r.new_len, r.new_align, r.new_storage,
+                                     r.new_width,
+                                     -- the candidate's sort key with its new type
+                                     ((CASE WHEN r.new_len < 0 THEN 4 WHEN r.new_align = 'd' THEN 0
+                                            WHEN r.new_align = 'i' THEN 1 WHEN r.new_align = 's' THEN 2
+                                            ELSE 3 END) * 2
+                                      + (NOT u.is_notnull)::int4) * 2000 + u.attnum) END AS changed_reordered
+    FROM tl
+    CROSS JOIN LATERAL unnest(tl.c_attnum, tl.c_name, tl.c_typid, tl.c_typmod, tl.c_rule,
+                              tl.c_lo, tl.c_hi, tl.c_trimmed, tl.c_avgw, tl.c_source, tl.c_nf,
+                              tl.c_profiled, tl.c_notnull)
+      AS u(attnum, attname, atttypid, atttypmod, rule, lo, hi, trimmed, avg_width, source,
+           null_frac, profiled_at, is_notnull)
+    CROSS JOIN LATERAL (SELECT u.lo, u.hi, u.trimmed) x
+    CROSS JOIN LATERAL (SELECT u.rule) rn
+    CROSS JOIN LATERAL (SELECT u.atttypmod, u.avg_width) c
+    -- what the rule suggests, and the suggested type's storage
     CROSS JOIN LATERAL (
-      SELECT r.* FROM (VALUES
-        -- integers with headroom: at most half of the narrower type's range
-        (x.atttypid IN ('int8'::pg_catalog.regtype, 'int4'::pg_catalog.regtype)
-           AND x.lo >= -16384 AND x.hi <= 16383,
-         'smallint', format('values from %s to %s fit smallint with headroom (at most half its range)', x.lo, x.hi),
-         2::int2, 's'::"char", 'p'::"char", 2::float8),
-        (x.atttypid = 'int8'::pg_catalog.regtype AND x.lo >= -1073741824 AND x.hi <= 1073741823,
-         'integer', format('values from %s to %s fit integer with headroom (at most half its range)', x.lo, x.hi),
-         4::int2, 'i', 'p', 4),
-        (x.atttypid = 'numeric'::pg_catalog.regtype AND x.all_int
-           AND x.lo >= -1073741824 AND x.hi <= 1073741823,
-         'integer', format('only integers, from %s to %s: integer holds them with headroom', x.lo, x.hi),
-         4::int2, 'i', 'p', 4),
-        (x.atttypid = 'numeric'::pg_catalog.regtype AND x.all_int
-           AND x.lo >= -4611686018427387904 AND x.hi <= 4611686018427387903,
-         'bigint', format('only integers, from %s to %s: bigint holds them with headroom', x.lo, x.hi),
-         8::int2, 'd', 'p', 8),
-        (x.kind = 'uuid', 'uuid', 'only UUIDs', 16::int2, 'c', 'p', 16),
-        (x.kind = 'integer' AND x.lo >= -16384 AND x.hi <= 16383,
-         'smallint', format('only integers, from %s to %s', x.lo, x.hi), 2::int2, 's', 'p', 2),
-        (x.kind = 'integer' AND x.lo >= -1073741824 AND x.hi <= 1073741823,
-         'integer', format('only integers, from %s to %s', x.lo, x.hi), 4::int2, 'i', 'p', 4),
-        (x.kind = 'integer' AND x.lo >= -4611686018427387904 AND x.hi <= 4611686018427387903,
-         'bigint', format('only integers, from %s to %s', x.lo, x.hi), 8::int2, 'd', 'p', 8),
-        (x.kind = 'boolean', 'boolean', 'only booleans', 1::int2, 'c', 'p', 1),
-        (x.kind = 'date', 'date', 'only dates (YYYY-MM-DD)', 4::int2, 'i', 'p', 4),
-        (x.kind = 'timestamp', 'timestamp without time zone', 'only timestamps without time zone',
-         8::int2, 'd', 'p', 8),
-        (x.kind = 'timestamptz', 'timestamp with time zone', 'only timestamps with time zone',
-         8::int2, 'd', 'p', 8),
-        (x.atttypid = 'bpchar'::pg_catalog.regtype AND x.kind IS NULL
-           AND x.avg_width - x.trimmed_width >= 1,
-         format('character varying(%s)', x.atttypmod - 4),
-         format('blank padding: %s of %s bytes per value', round((x.avg_width - x.trimmed_width)::numeric, 1),
-                round(x.avg_width::numeric, 1)),
-         -1::int2, 'i', 'x', x.trimmed_width)
-      ) AS r(applies, suggested_type, reason, new_len, new_align, new_storage, new_width)
-      WHERE r.applies
-      LIMIT 1
-    ) s
+      SELECT CASE WHEN rn.rule IN (1, 6) THEN 'smallint'
+                  WHEN rn.rule IN (2, 3, 7) THEN 'integer'
+                  WHEN rn.rule IN (4, 8) THEN 'bigint'
+                  WHEN rn.rule = 5 THEN 'uuid'
+                  WHEN rn.rule = 9 THEN 'boolean'
+                  WHEN rn.rule = 10 THEN 'date'
+                  WHEN rn.rule = 11 THEN 'timestamp without time zone'
+                  WHEN rn.rule = 12 THEN 'timestamp with time zone'
+                  WHEN rn.rule = 13 THEN format('character varying(%s)', c.atttypmod - 4)
+             END AS suggested_type,
+             CASE WHEN rn.rule = 1 THEN format('values from %s to %s fit smallint with headroom (at most half its range)', x.lo, x.hi)
+                  WHEN rn.rule = 2 THEN format('values from %s to %s fit integer with headroom (at most half its range)', x.lo, x.hi)
+                  WHEN rn.rule IN (3, 4) THEN format('only integers, from %s to %s: %s holds them with headroom', x.lo, x.hi,
+                                                     CASE rn.rule WHEN 3 THEN 'integer' ELSE 'bigint' END)
+                  WHEN rn.rule = 5 THEN 'only UUIDs'
+                  WHEN rn.rule IN (6, 7, 8) THEN format('only integers, from %s to %s', x.lo, x.hi)
+                  WHEN rn.rule = 9 THEN 'only booleans'
+                  WHEN rn.rule = 10 THEN 'only dates (YYYY-MM-DD)'
+                  WHEN rn.rule = 11 THEN 'only timestamps without time zone'
+                  WHEN rn.rule = 12 THEN 'only timestamps with time zone'
+                  WHEN rn.rule = 13 THEN format('blank padding: %s of %s bytes per value',
+                                                round((c.avg_width - x.trimmed)::numeric, 1),
+                                                round(c.avg_width::numeric, 1))
+             END AS reason,
+             (CASE WHEN rn.rule IN (1, 6) THEN 2 WHEN rn.rule IN (2, 3, 7, 10) THEN 4
+                   WHEN rn.rule IN (4, 8, 11, 12) THEN 8 WHEN rn.rule = 5 THEN 16
+                   WHEN rn.rule = 9 THEN 1 WHEN rn.rule = 13 THEN -1 END)::int2 AS new_len,
+             (CASE WHEN rn.rule IN (1, 6) THEN 's' WHEN rn.rule IN (2, 3, 7, 10, 13) THEN 'i'
+                   WHEN rn.rule IN (4, 8, 11, 12) THEN 'd' WHEN rn.rule IN (5, 9) THEN 'c' END)::"char" AS new_align,
+             (CASE WHEN rn.rule = 13 THEN 'x' WHEN rn.rule IS NOT NULL THEN 'p' END)::"char" AS new_storage,
+             CASE WHEN rn.rule = 13 THEN x.trimmed
+                  WHEN rn.rule IN (1, 6) THEN 2 WHEN rn.rule IN (2, 3, 7, 10) THEN 4
+                  WHEN rn.rule IN (4, 8, 11, 12) THEN 8 WHEN rn.rule = 5 THEN 16
+                  WHEN rn.rule = 9 THEN 1 END::float8 AS new_width
+    ) r
 ),
--- the row with that one column changed: in place (ALTER COLUMN ... TYPE
--- keeps the column order) and in the suggested order
-sized AS (
-  SELECT r.relid, r.attnum,
-         storagelab.heap_tuple_bytes(
-           array_agg(g.attlen ORDER BY g.attnum), array_agg(g.attalign ORDER BY g.attnum),
-           array_agg(g.attstorage ORDER BY g.attnum),
-           array_agg(coalesce(g.avg_width, 0) ORDER BY g.attnum),
-           array_agg(coalesce(g.null_frac, 0) ORDER BY g.attnum)) AS now,
-         storagelab.heap_tuple_bytes(
-           array_agg(CASE WHEN g.attnum = r.attnum THEN r.new_len ELSE g.attlen END ORDER BY g.attnum),
-           array_agg(CASE WHEN g.attnum = r.attnum THEN r.new_align ELSE g.attalign END ORDER BY g.attnum),
-           array_agg(CASE WHEN g.attnum = r.attnum THEN r.new_storage ELSE g.attstorage END ORDER BY g.attnum),
-           array_agg(CASE WHEN g.attnum = r.attnum THEN r.new_width ELSE coalesce(g.avg_width, 0) END ORDER BY g.attnum),
-           array_agg(coalesce(g.null_frac, 0) ORDER BY g.attnum)) AS changed,
-         storagelab.heap_tuple_bytes(
-           array_agg(g.attlen ORDER BY g.order_key) FILTER (WHERE NOT g.attisdropped),
-           array_agg(g.attalign ORDER BY g.order_key) FILTER (WHERE NOT g.attisdropped),
-           array_agg(g.attstorage ORDER BY g.order_key) FILTER (WHERE NOT g.attisdropped),
-           array_agg(coalesce(g.avg_width, 0) ORDER BY g.order_key) FILTER (WHERE NOT g.attisdropped),
-           array_agg(coalesce(g.null_frac, 0) ORDER BY g.order_key) FILTER (WHERE NOT g.attisdropped)) AS reordered,
-         storagelab.heap_tuple_bytes(
-           array_agg(CASE WHEN g.attnum = r.attnum THEN r.new_len ELSE g.attlen END ORDER BY k.key) FILTER (WHERE NOT g.attisdropped),
-           array_agg(CASE WHEN g.attnum = r.attnum THEN r.new_align ELSE g.attalign END ORDER BY k.key) FILTER (WHERE NOT g.attisdropped),
-           array_agg(CASE WHEN g.attnum = r.attnum THEN r.new_storage ELSE g.attstorage END ORDER BY k.key) FILTER (WHERE NOT g.attisdropped),
-           array_agg(CASE WHEN g.attnum = r.attnum THEN r.new_width ELSE coalesce(g.avg_width, 0) END ORDER BY k.key) FILTER (WHERE NOT g.attisdropped),
-           array_agg(coalesce(g.null_frac, 0) ORDER BY k.key) FILTER (WHERE NOT g.attisdropped)) AS changed_reordered
-    FROM rule r
-    JOIN f g ON g.relid = r.relid
-    CROSS JOIN LATERAL (
-      SELECT CASE WHEN g.attnum <> r.attnum THEN g.order_key
-                  ELSE ((CASE WHEN r.new_len < 0 THEN 4 WHEN r.new_align = 'd' THEN 0
-                              WHEN r.new_align = 'i' THEN 1 WHEN r.new_align = 's' THEN 2 ELSE 3 END) * 2
-                        + (NOT g.attnotnull)::int4) * 2000 + g.attnum END AS key) k
-   GROUP BY r.relid, r.attnum
+z AS (
+  SELECT * FROM c WHERE suggested_type IS NOT NULL
 )
-SELECT r.relid::pg_catalog.regclass AS relation,
-       r.attname AS column_name,
-       r.atttypid::pg_catalog.regtype AS current_type,
-       r.suggested_type,
-       r.reason,
-       round(((z.now).tuple_bytes - (z.changed).tuple_bytes)::numeric, 2) AS saved_bytes_per_row,
-       (storagelab.heap_pages(t.tuples, (z.now).tuple_bytes, t.fillfactor, (z.now).size_varies)
-        - storagelab.heap_pages(t.tuples, (z.changed).tuple_bytes, t.fillfactor, (z.changed).size_varies))
+SELECT relid::pg_catalog.regclass AS relation,
+       attname AS column_name,
+       atttypid::pg_catalog.regtype AS current_type,
+       suggested_type,
+       reason,
+       round(((now).tuple_bytes - (changed).tuple_bytes)::numeric, 2) AS saved_bytes_per_row,
+       (storagelab.heap_pages(tuples, (now).tuple_bytes, fillfactor, (now).size_varies)
+        - storagelab.heap_pages(tuples, (changed).tuple_bytes, fillfactor, (changed).size_varies))
          * current_setting('block_size')::int8 AS estimated_saved_bytes,
-       r.source AS confidence,
-       pg_catalog.format_type(r.atttypid, r.atttypmod) AS current_type_full,
-       round(((z.reordered).tuple_bytes - (z.changed_reordered).tuple_bytes)::numeric, 2)
+       source AS confidence,
+       pg_catalog.format_type(atttypid, atttypmod) AS current_type_full,
+       round(((reordered).tuple_bytes - (changed_reordered).tuple_bytes)::numeric, 2)
          AS saved_bytes_per_row_reordered,
-       pg_catalog.pg_size_pretty((storagelab.heap_pages(t.tuples, (z.now).tuple_bytes, t.fillfactor, (z.now).size_varies)
-        - storagelab.heap_pages(t.tuples, (z.changed).tuple_bytes, t.fillfactor, (z.changed).size_varies))
+       pg_catalog.pg_size_pretty((storagelab.heap_pages(tuples, (now).tuple_bytes, fillfactor, (now).size_varies)
+        - storagelab.heap_pages(tuples, (changed).tuple_bytes, fillfactor, (changed).size_varies))
          * current_setting('block_size')::int8) AS estimated_saved_pretty,
-       round(r.null_frac::numeric, 4) AS null_frac,
-       r.profiled_at
-  FROM rule r
-  JOIN sized z ON z.relid = r.relid AND z.attnum = r.attnum
-  JOIN t ON t.relid = r.relid
- WHERE round(((z.now).tuple_bytes - (z.changed).tuple_bytes)::numeric, 2) > 0
-    OR round(((z.reordered).tuple_bytes - (z.changed_reordered).tuple_bytes)::numeric, 2) > 0
+       round(null_frac::numeric, 4) AS null_frac,
+       profiled_at
+  FROM z
+ WHERE round(((now).tuple_bytes - (changed).tuple_bytes)::numeric, 2) > 0
+    OR round(((reordered).tuple_bytes - (changed_reordered).tuple_bytes)::numeric, 2) > 0
 UNION ALL
 -- never analyzed: reported, not guessed
-SELECT c.relid::pg_catalog.regclass, c.attname, c.atttypid::pg_catalog.regtype, NULL,
+SELECT relid::pg_catalog.regclass, attname, atttypid::pg_catalog.regtype, NULL,
        'not analyzed: run ANALYZE or storagelab.column_profile()', NULL, NULL, NULL,
-       pg_catalog.format_type(c.atttypid, c.atttypmod), NULL, NULL, NULL, NULL
-  FROM cand c
-  JOIN t ON t.relid = c.relid
- WHERE c.source IS NULL AND t.tuples IS DISTINCT FROM 0;
+       pg_catalog.format_type(atttypid, atttypmod), NULL, NULL, NULL, NULL
+  FROM c
+ WHERE source IS NULL AND tuples IS DISTINCT FROM 0;
 COMMENT ON VIEW storagelab.column_waste IS
   'one row per column whose type is wider than its data (integers with headroom in a narrower integer, integer-only numeric, text holding only UUIDs, integers, booleans, dates or timestamps, blank-padded char(n)), with the bytes a change would save; never for key, foreign-key, identity, sequence-fed, generated or inherited columns; from pg_stats, or exact after storagelab.column_profile()';
 COMMENT ON COLUMN storagelab.column_waste.relation IS 'the table';
@@ -549,7 +599,7 @@ BEGIN
       INSERT INTO storagelab.column_profiles
       SELECT relation, s.attnum, a.attname, a.atttypid, a.atttypmod, now(),
              s.row_count, s.null_count, s.avg_width, s.min_value, s.max_value,
-             s.all_integers, s.text_kind, s.trimmed_avg_width
+             s.all_integers, s.text_kind, s.trimmed_avg_width, s.width_stddev
         FROM storagelab.column_profile_scan(relation) s
         JOIN pg_attribute a ON a.attrelid = relation AND a.attnum = s.attnum
       RETURNING *

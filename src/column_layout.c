@@ -71,6 +71,28 @@ typalign_bytes(char typalign)
 	return 1;					/* keep compiler quiet */
 }
 
+/* An attribute and its sort key, for a layout in another order. */
+typedef struct SortItem
+{
+	int32		key;
+	int			index;
+} SortItem;
+
+/*
+ * sort_item_cmp
+ *		qsort comparator: by key, then by original position.
+ */
+static int
+sort_item_cmp(const void *a, const void *b)
+{
+	const SortItem *x = (const SortItem *) a;
+	const SortItem *y = (const SortItem *) b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
+}
+
 /*
  * array_elements
  *		Deconstruct a one-dimensional array argument without NULL elements,
@@ -106,14 +128,28 @@ array_elements(ArrayType *arr, Oid elemtype, int16 elmlen, bool elmbyval,
  * storagelab_heap_tuple_bytes
  *		heap_tuple_bytes(lens int2[], aligns "char"[], storages "char"[],
  *						 widths float8[], null_fracs float8[],
+ *						 width_spreads float8[], sort_keys int4[],
+ *						 replace_index int4, replace_len int2,
+ *						 replace_align "char", replace_storage "char",
+ *						 replace_width float8, replace_key int4,
  *						 OUT tuple_bytes float8, OUT padding_bytes float8,
  *						 OUT size_varies bool)
  *
  * One array element per attribute of the tuple, in attnum order (dropped
  * attributes included, with null_frac 1, since a rewritten table stores them
- * as NULL).  widths gives the stored width of a non-NULL value: typlen for
+ * as NULL).  sort_keys, when not NULL, lays the attributes out in the order
+ * of their keys instead, leaving out those with a negative key (a new table
+ * has no dropped columns).  replace_index (1-based), when not NULL, lays
+ * that attribute out with another type's storage (and sort key), which is
+ * how column_waste sizes a row after ALTER COLUMN ... TYPE.  NULL in one of
+ * the arrays gives NULL.  widths gives the stored width of a non-NULL value: typlen for
  * fixed-width types, the average stored width (pg_stats.avg_width, which
- * counts the 1-byte or 4-byte varlena header) for variable-width ones.
+ * counts the 1-byte or 4-byte varlena header) for variable-width ones;
+ * width_spreads the standard deviation of variable widths (0: every value
+ * has the same width; below 1: the widths are the two integers around the
+ * mean; larger: a uniform spread of that standard deviation; negative:
+ * unknown, the offset after such a value is then taken as uniformly
+ * distributed).
  *
  * tuple_bytes is the expected space a tuple takes on a page, MAXALIGN'd,
  * without its line pointer; padding_bytes is the part of it that is
@@ -130,6 +166,7 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 	Datum	   *storages;
 	Datum	   *widths;
 	Datum	   *null_fracs;
+	Datum	   *spreads;
 	double		prob[SL_MODULUS];	/* P(data offset % SL_MODULUS == k) */
 	double		expected_len = 0.0; /* E[data length before final pad] */
 	double		raw_bytes = 0.0;	/* E[bytes of attribute values] */
@@ -140,9 +177,17 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 	double		header;
 	double		tail_pad = 0.0;
 	double		tuple_bytes;
+	SortItem   *order;
+	int			nlaid = 0;
+	int			replace_at = -1;
+	int32		replace_key = -1;
 	TupleDesc	tupdesc;
 	Datum		result[3];
 	bool		result_nulls[3] = {false, false, false};
+
+	for (int a = 0; a < 6; a++)
+		if (PG_ARGISNULL(a))
+			PG_RETURN_NULL();
 
 	lens = array_elements(PG_GETARG_ARRAYTYPE_P(0), INT2OID, sizeof(int16),
 						  true, TYPALIGN_SHORT, "lens", &natts);
@@ -156,6 +201,64 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 	null_fracs = array_elements(PG_GETARG_ARRAYTYPE_P(4), FLOAT8OID,
 								sizeof(float8), FLOAT8PASSBYVAL,
 								TYPALIGN_DOUBLE, "null_fracs", &natts);
+	spreads = array_elements(PG_GETARG_ARRAYTYPE_P(5), FLOAT8OID,
+							 sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+							 "width_spreads", &natts);
+
+	/*
+	 * One attribute may be replaced (the 1-based replace_index) by another
+	 * type's storage: replace_len, replace_align, replace_storage,
+	 * replace_width and, for the order, replace_key; its spread becomes 0
+	 * for a fixed-width replacement.
+	 */
+	if (!PG_ARGISNULL(7))
+	{
+		int			r = PG_GETARG_INT32(7) - 1;
+
+		if (r < 0 || r >= natts || PG_ARGISNULL(8) || PG_ARGISNULL(9) ||
+			PG_ARGISNULL(10) || PG_ARGISNULL(11))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid replacement for element %d", r + 1),
+					 errdetail("replace_index must name an element and the replacement's storage must be given.")));
+		lens[r] = Int16GetDatum(PG_GETARG_INT16(8));
+		aligns[r] = CharGetDatum(PG_GETARG_CHAR(9));
+		storages[r] = CharGetDatum(PG_GETARG_CHAR(10));
+		widths[r] = Float8GetDatum(PG_GETARG_FLOAT8(11));
+		if (PG_GETARG_INT16(8) > 0)
+			spreads[r] = Float8GetDatum(0.0);
+		replace_at = r;
+		if (!PG_ARGISNULL(12))
+			replace_key = PG_GETARG_INT32(12);
+	}
+
+	/* the order to lay the attributes out in */
+	order = palloc(sizeof(SortItem) * Max(natts, 1));
+	if (PG_ARGISNULL(6))
+	{
+		for (int i = 0; i < natts; i++)
+			order[nlaid++].index = i;
+	}
+	else
+	{
+		int			nkeys = natts;
+		Datum	   *keys = array_elements(PG_GETARG_ARRAYTYPE_P(6), INT4OID,
+										  sizeof(int32), true, TYPALIGN_INT,
+										  "sort_keys", &nkeys);
+
+		for (int i = 0; i < natts; i++)
+		{
+			int32		key = (i == replace_at && replace_key >= 0) ?
+				replace_key : DatumGetInt32(keys[i]);
+
+			if (key < 0)
+				continue;
+			order[nlaid].key = key;
+			order[nlaid].index = i;
+			nlaid++;
+		}
+		qsort(order, nlaid, sizeof(SortItem), sort_item_cmp);
+	}
 
 	if (natts > MaxTupleAttributeNumber)
 		ereport(ERROR,
@@ -170,16 +273,18 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 	memset(prob, 0, sizeof(prob));
 	prob[0] = 1.0;
 
-	for (int i = 0; i < natts; i++)
+	for (int n = 0; n < nlaid; n++)
 	{
+		int			i = order[n].index;
 		int			len = DatumGetInt16(lens[i]);
 		char		typalign = DatumGetChar(aligns[i]);
 		char		storage = DatumGetChar(storages[i]);
 		double		width = DatumGetFloat8(widths[i]);
 		double		nf = DatumGetFloat8(null_fracs[i]);
+		double		spread = DatumGetFloat8(spreads[i]);
+		double		wdist[SL_MODULUS];
 		double		present;
 		int			align;
-		int			step;
 		double		next[SL_MODULUS];
 
 		if (isnan(nf) || nf < 0.0 || nf > 1.0 || isnan(width) || width < 0.0)
@@ -207,8 +312,43 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 		else
 			align = 1;			/* cstring: typalign 'c' */
 
-		/* the offset advance modulo SL_MODULUS uses the rounded width */
-		step = ((int) rint(width)) % SL_MODULUS;
+		/*
+		 * How the width is distributed modulo SL_MODULUS: fixed-width values
+		 * and variable-width ones of known spread 0 always advance by the
+		 * rounded width; a spread below one byte means the two integers
+		 * around the mean, a larger one a uniform distribution of integer
+		 * widths with that standard deviation; an unknown one leaves the
+		 * offset uniformly distributed.
+		 */
+		memset(wdist, 0, sizeof(wdist));
+		if (len != -1 || spread == 0.0)
+			wdist[((int) rint(width)) % SL_MODULUS] = 1.0;
+		else if (spread < 0.0 || isnan(spread) || spread * 3.5 > 32.0)
+		{
+			for (int j = 0; j < SL_MODULUS; j++)
+				wdist[j] = 1.0 / SL_MODULUS;
+		}
+		else if (spread < 1.0)
+		{
+			/* nearly constant: the two integers around the mean */
+			int			lo = (int) floor(width);
+			double		frac = width - lo;
+
+			wdist[lo % SL_MODULUS] += 1.0 - frac;
+			wdist[(lo + 1) % SL_MODULUS] += frac;
+		}
+		else
+		{
+			int			lo = (int) rint(width - spread * 1.7320508);
+			int			hi = (int) rint(width + spread * 1.7320508);
+
+			lo = Max(lo, 1);
+			hi = Max(hi, lo);
+			for (int w = lo; w <= hi; w++)
+				wdist[w % SL_MODULUS] += 1.0 / (hi - lo + 1);
+		}
+		if (len == -1 && spread != 0.0)
+			size_varies = true;
 
 		memset(next, 0, sizeof(next));
 		for (int k = 0; k < SL_MODULUS; k++)
@@ -220,18 +360,8 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 			pad = (int) TYPEALIGN(align, k) - k;
 			expected_len += present * prob[k] * pad;
 			next[k] += nf * prob[k];
-			next[(k + pad + step) % SL_MODULUS] += present * prob[k];
-		}
-		/*
-		 * Variable-width values vary in length, so after one the offset is
-		 * taken as uniformly distributed: the rounded average width would
-		 * put every following aligned attribute at one fixed offset.
-		 */
-		if (len == -1)
-		{
-			for (int k = 0; k < SL_MODULUS; k++)
-				next[k] = nf * prob[k] + present / SL_MODULUS;
-			size_varies = true;
+			for (int j = 0; j < SL_MODULUS; j++)
+				next[(k + pad + j) % SL_MODULUS] += present * prob[k] * wdist[j];
 		}
 		memcpy(prob, next, sizeof(prob));
 		expected_len += present * width;
@@ -243,14 +373,14 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 
 	/* header: 23 bytes, plus the null bitmap when any attribute is NULL */
 	hoff_plain = MAXALIGN(SizeofHeapTupleHeader);
-	hoff_nulls = MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(natts));
+	hoff_nulls = MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(nlaid));
 	header = p_no_null * hoff_plain + (1.0 - p_no_null) * hoff_nulls;
 
 	tuple_bytes = header + expected_len + tail_pad;
 	result[0] = Float8GetDatum(tuple_bytes);
 	result[1] = Float8GetDatum(tuple_bytes - raw_bytes -
 							   (SizeofHeapTupleHeader +
-								(1.0 - p_no_null) * BITMAPLEN(natts)));
+								(1.0 - p_no_null) * BITMAPLEN(nlaid)));
 	result[2] = BoolGetDatum(size_varies);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, result,

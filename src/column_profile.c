@@ -9,19 +9,22 @@
  * method like a SELECT does (so, like any query, it may set hint bits; it
  * never prunes or writes otherwise), and returns per column the NULL count,
  * the average stored width of variable-width values (VARSIZE_ANY, as
- * ANALYZE measures it), the bounds of integer and numeric columns, whether a
+ * ANALYZE measures it) and its standard deviation, the bounds of integer and numeric columns, whether a
  * numeric column holds only integers, the kind shared by every value of a
  * text, varchar or char(n) column (text_kind), and the average width of
  * char(n) values without their blank padding.
  *
- * text_kind(text) classifies one value; the column_waste view applies it to
- * the values ANALYZE sampled, so that both sources follow one rule.
+ * sample_facts() computes the same facts from the values ANALYZE kept in
+ * pg_statistic (most common values and histogram bounds), with the same
+ * code, so that the exact and the statistics-based rules agree;
+ * text_kind(text) classifies one value.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include <ctype.h>
+#include <math.h>
 
 #include "access/detoast.h"
 #include "access/relation.h"
@@ -33,6 +36,8 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/array.h"
 #include "utils/fmgrprotos.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
@@ -46,6 +51,7 @@
 
 PG_FUNCTION_INFO_V1(storagelab_text_kind);
 PG_FUNCTION_INFO_V1(storagelab_column_profile_scan);
+PG_FUNCTION_INFO_V1(storagelab_sample_facts);
 
 /* Text kinds, one bit each, in the order they are tested. */
 #define KIND_UUID			0x01
@@ -75,6 +81,7 @@ typedef struct ColumnState
 	ProfileClass pclass;
 	int64		nonnull;
 	double		width_sum;		/* sum of VARSIZE_ANY, variable width */
+	double		width_sq_sum;	/* sum of its squares */
 	double		trimmed_sum;	/* char(n): sum of widths without padding */
 	bool		have_bounds;
 	int64		imin;			/* integer and integer-text bounds */
@@ -439,7 +446,8 @@ profile_numeric(ColumnState *st, Datum value, MemoryContext colctx)
  *		column_profile_scan(relation regclass) returns setof (attnum int2,
  *		row_count int8, null_count int8, avg_width float8, min_value numeric,
  *		max_value numeric, all_integers bool, text_kind text,
- *		trimmed_avg_width float8), one row per live column.
+ *		trimmed_avg_width float8, width_stddev float8), one row per live
+ *		column.
  *
  * Opens the table with AccessShareLock after storagelab's relation checks
  * (SELECT privilege, ordinary heap table, not another session's temporary
@@ -535,7 +543,12 @@ storagelab_column_profile_scan(PG_FUNCTION_ARGS)
 				continue;
 			st->nonnull++;
 			if (att->attlen == -1)
-				st->width_sum += VARSIZE_ANY(DatumGetPointer(value));
+			{
+				double		w = VARSIZE_ANY(DatumGetPointer(value));
+
+				st->width_sum += w;
+				st->width_sq_sum += w * w;
+			}
 
 			switch (st->pclass)
 			{
@@ -566,8 +579,8 @@ storagelab_column_profile_scan(PG_FUNCTION_ARGS)
 	{
 		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
 		ColumnState *st = &states[i];
-		Datum		values[9];
-		bool		nulls[9];
+		Datum		values[10];
+		bool		nulls[10];
 		const char *kind = NULL;
 
 		if (att->attisdropped)
@@ -580,8 +593,11 @@ storagelab_column_profile_scan(PG_FUNCTION_ARGS)
 		nulls[0] = nulls[1] = nulls[2] = false;
 		if (att->attlen == -1 && st->nonnull > 0)
 		{
-			values[3] = Float8GetDatum(st->width_sum / st->nonnull);
-			nulls[3] = false;
+			double		mean = st->width_sum / st->nonnull;
+
+			values[3] = Float8GetDatum(mean);
+			values[9] = Float8GetDatum(sqrt(Max(st->width_sq_sum / st->nonnull - mean * mean, 0.0)));
+			nulls[3] = nulls[9] = false;
 		}
 		if (st->nonnull > 0 && (st->pclass == PC_TEXT || st->pclass == PC_BPCHAR))
 			kind = kind_name(st->kind_mask);
@@ -619,4 +635,179 @@ storagelab_column_profile_scan(PG_FUNCTION_ARGS)
 
 	relation_close(rel, AccessShareLock);
 	return (Datum) 0;
+}
+
+/*
+ * storagelab_sample_facts
+ *		sample_facts(typid oid, sample anyarray, freqs real[], weight float8,
+ *					 OUT weight_sum float8, OUT width_sum float8,
+ *					 OUT width_sq_sum float8, OUT min_value numeric,
+ *					 OUT max_value numeric, OUT all_integers bool,
+ *					 OUT kind_mask int4, OUT trimmed_sum float8)
+ *
+ * The facts column_profile_scan() computes from every row, accumulated over
+ * one array of values ANALYZE kept in pg_statistic (the most common values,
+ * or the histogram bounds), with the same code.  Each value counts with its
+ * frequency from freqs when given, else with weight.  Returns sums, so that
+ * the caller can merge the two arrays of a column: the weights, the
+ * weighted stored widths and their squares (variable-width types; a 1-byte
+ * varlena header when the value fits one, else 4 bytes), bounds (integers,
+ * numerics, integer-holding text), whether every numeric is an integer, the
+ * text kinds every value has (bits: 1 uuid, 2 integer, 4 boolean, 8 date, 16
+ * timestamp, 32 timestamptz), and the weighted char(n) widths without
+ * padding.  Works on the array as stored (no text conversion).
+ */
+Datum
+storagelab_sample_facts(PG_FUNCTION_ARGS)
+{
+	Oid			typid = PG_GETARG_OID(0);
+	ArrayType  *arr;
+	double		weight = PG_ARGISNULL(3) ? 0.0 : PG_GETARG_FLOAT8(3);
+	ColumnState st;
+	double		wsum = 0.0;
+	double		w1 = 0.0;
+	double		w2 = 0.0;
+	double		tsum = 0.0;
+	Oid			elemtype;
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	Datum	   *elems;
+	bool	   *enulls;
+	int			n;
+	Datum	   *freqs = NULL;
+	bool	   *fnulls = NULL;
+	int			nfreqs = 0;
+	TupleDesc	tupdesc;
+	Datum		values[8];
+	bool		nulls[8];
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	memset(&st, 0, sizeof(st));
+	switch (typid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+			st.pclass = PC_INTEGER;
+			break;
+		case NUMERICOID:
+			st.pclass = PC_NUMERIC;
+			st.all_integers = true;
+			break;
+		case TEXTOID:
+		case VARCHAROID:
+			st.pclass = PC_TEXT;
+			st.kind_mask = KIND_ALL;
+			break;
+		case BPCHAROID:
+			st.pclass = PC_BPCHAR;
+			st.kind_mask = KIND_ALL;
+			break;
+		default:
+			st.pclass = PC_VARLENA;
+			break;
+	}
+
+	arr = PG_GETARG_ARRAYTYPE_P(1);
+	elemtype = ARR_ELEMTYPE(arr);
+	if (elemtype != typid)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("sample elements are of type %s, not %s",
+						format_type_be(elemtype), format_type_be(typid))));
+	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(arr, elemtype, elmlen, elmbyval, elmalign,
+					  &elems, &enulls, &n);
+	if (!PG_ARGISNULL(2))
+		deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), FLOAT4OID, sizeof(float4),
+						  true, TYPALIGN_INT, &freqs, &fnulls, &nfreqs);
+
+	for (int i = 0; i < n; i++)
+	{
+		double		w = freqs ? (i < nfreqs && !fnulls[i] ? DatumGetFloat4(freqs[i]) : 0.0) :
+			weight;
+
+		if (enulls[i])
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		wsum += w;
+		if (elmlen == -1)
+		{
+			Size		data = VARSIZE_ANY_EXHDR(DatumGetPointer(elems[i]));
+			double		stored = data + (data + VARHDRSZ_SHORT <= VARATT_SHORT_MAX ?
+										 VARHDRSZ_SHORT : VARHDRSZ);
+
+			w1 += w * stored;
+			w2 += w * stored * stored;
+		}
+
+		switch (st.pclass)
+		{
+			case PC_INTEGER:
+				note_integer(&st, typid == INT2OID ? DatumGetInt16(elems[i]) :
+							 typid == INT4OID ? DatumGetInt32(elems[i]) :
+							 DatumGetInt64(elems[i]));
+				break;
+			case PC_NUMERIC:
+				profile_numeric(&st, elems[i], CurrentMemoryContext);
+				break;
+			case PC_TEXT:
+			case PC_BPCHAR:
+				{
+					double		before = st.trimmed_sum;
+
+					profile_text(&st, elems[i]);
+					tsum += w * (st.trimmed_sum - before);
+					st.nonnull++;
+				}
+				break;
+			default:
+				break;
+		}
+	}
+
+	memset(nulls, true, sizeof(nulls));
+	values[0] = Float8GetDatum(wsum);
+	nulls[0] = false;
+	if (elmlen == -1)
+	{
+		values[1] = Float8GetDatum(w1);
+		values[2] = Float8GetDatum(w2);
+		nulls[1] = nulls[2] = false;
+	}
+	if (st.have_bounds &&
+		(st.pclass == PC_INTEGER ||
+		 (st.kind_mask == KIND_INTEGER && !st.int_overflow)))
+	{
+		values[3] = NumericGetDatum(int64_to_numeric(st.imin));
+		values[4] = NumericGetDatum(int64_to_numeric(st.imax));
+		nulls[3] = nulls[4] = false;
+	}
+	else if (st.have_bounds && st.pclass == PC_NUMERIC)
+	{
+		values[3] = st.nmin;
+		values[4] = st.nmax;
+		nulls[3] = nulls[4] = false;
+	}
+	if (st.pclass == PC_NUMERIC && st.have_bounds)
+	{
+		values[5] = BoolGetDatum(st.all_integers);
+		nulls[5] = false;
+	}
+	if ((st.pclass == PC_TEXT || st.pclass == PC_BPCHAR) && st.nonnull > 0)
+	{
+		values[6] = Int32GetDatum(st.kind_mask);
+		nulls[6] = false;
+	}
+	if (st.pclass == PC_BPCHAR)
+	{
+		values[7] = Float8GetDatum(tsum);
+		nulls[7] = false;
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
