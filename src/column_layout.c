@@ -146,9 +146,9 @@ array_elements(ArrayType *arr, Oid elemtype, int16 elmlen, bool elmbyval,
  * fixed-width types, the average stored width (pg_stats.avg_width, which
  * counts the 1-byte or 4-byte varlena header) for variable-width ones;
  * width_spreads the standard deviation of variable widths (0: every value
- * has the same width; below 1: the widths are the two integers around the
- * mean; larger: a uniform spread of that standard deviation; negative:
- * unknown, the offset after such a value is then taken as uniformly
+ * has the same width; small: the two integers around the mean; larger: the
+ * widths are taken as mean - spread and mean + spread, equally likely;
+ * negative or over 8: the offset after such a value is taken as uniformly
  * distributed).
  *
  * tuple_bytes is the expected space a tuple takes on a page, MAXALIGN'd,
@@ -315,22 +315,26 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 		/*
 		 * How the width is distributed modulo SL_MODULUS: fixed-width values
 		 * and variable-width ones of known spread 0 always advance by the
-		 * rounded width; a spread below one byte means the two integers
-		 * around the mean, a larger one a uniform distribution of integer
-		 * widths with that standard deviation; an unknown one leaves the
-		 * offset uniformly distributed.
+		 * rounded width; a small spread as the two integers around the mean,
+		 * a larger one as two equally likely widths, mean - spread and mean +
+		 * spread (which keeps the mean and the variance); an unknown or wide
+		 * one (over 8 bytes) leaves the offset uniformly distributed.
 		 */
 		memset(wdist, 0, sizeof(wdist));
 		if (len != -1 || spread == 0.0)
 			wdist[((int) rint(width)) % SL_MODULUS] = 1.0;
-		else if (spread < 0.0 || isnan(spread) || spread * 3.5 > 32.0)
+		else if (spread < 0.0 || isnan(spread) || spread > 8.0)
 		{
 			for (int j = 0; j < SL_MODULUS; j++)
 				wdist[j] = 1.0 / SL_MODULUS;
 		}
-		else if (spread < 1.0)
+		else if (spread * spread <= (width - floor(width)) * (ceil(width) - width) + 0.25)
 		{
-			/* nearly constant: the two integers around the mean */
+			/*
+			 * Nearly constant: the two integers around the mean, weighted to
+			 * keep the mean (their variance is at most a quarter byte below
+			 * the spread's).
+			 */
 			int			lo = (int) floor(width);
 			double		frac = width - lo;
 
@@ -339,13 +343,19 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 		}
 		else
 		{
-			int			lo = (int) rint(width - spread * 1.7320508);
-			int			hi = (int) rint(width + spread * 1.7320508);
+			/*
+			 * Two points, mean - spread and mean + spread, match the mean and
+			 * the variance; each is split between its neighbouring integers.
+			 */
+			for (int p = -1; p <= 1; p += 2)
+			{
+				double		point = Max(width + p * spread, 1.0);
+				int			lo = (int) floor(point);
+				double		frac = point - lo;
 
-			lo = Max(lo, 1);
-			hi = Max(hi, lo);
-			for (int w = lo; w <= hi; w++)
-				wdist[w % SL_MODULUS] += 1.0 / (hi - lo + 1);
+				wdist[lo % SL_MODULUS] += 0.5 * (1.0 - frac);
+				wdist[(lo + 1) % SL_MODULUS] += 0.5 * frac;
+			}
 		}
 		if (len == -1 && spread != 0.0)
 			size_varies = true;
