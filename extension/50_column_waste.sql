@@ -592,8 +592,11 @@ LANGUAGE plpgsql VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
-  -- column_profile_scan() checks existence, privilege, kind and row security
-  DELETE FROM storagelab.column_profiles p WHERE p.relid = relation;
+  -- column_profile_scan() checks existence, privilege, kind and row security.
+  -- Profiles of dropped tables go too (their OIDs could be reused).
+  DELETE FROM storagelab.column_profiles p
+   WHERE p.relid = relation
+      OR NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = p.relid);
   RETURN QUERY
     WITH ins AS (
       INSERT INTO storagelab.column_profiles
