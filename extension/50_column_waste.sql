@@ -150,8 +150,9 @@ protected_one AS (
 SELECT c.oid AS relid,
        c.reltuples,
        c.relpages,
-       (SELECT o.option_value::int4 FROM pg_catalog.pg_options_to_table(c.reloptions) o
-         WHERE o.option_name = 'fillfactor') AS fillfactor,
+       CASE WHEN c.reloptions IS NOT NULL THEN
+         (SELECT o.option_value::int4 FROM pg_catalog.pg_options_to_table(c.reloptions) o
+           WHERE o.option_name = 'fillfactor') END AS fillfactor,
        a.attnum,
        a.attname,
        a.attisdropped,
@@ -318,7 +319,10 @@ WITH t AS (
          array_agg(CASE WHEN attisdropped THEN -1 ELSE order_key END) AS keys
     -- input in attnum order: the arrays are built in it (one sort, rather
     -- than one per aggregate and table)
-    FROM (SELECT * FROM storagelab.column_facts ORDER BY relid, attnum) f
+    FROM (SELECT relid, reltuples, profiled_rows, fillfactor, attnum, attname, attisdropped,
+                 attlen, attalign, attstorage, order_key, source, avg_width, null_frac,
+                 width_spread
+            FROM storagelab.column_facts ORDER BY relid, attnum) f
    GROUP BY relid
   HAVING count(*) FILTER (WHERE NOT attisdropped) > 0
 ),
@@ -458,7 +462,11 @@ t AS (
          array_agg(profiled_at) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_profiled,
          array_agg(attnotnull) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_notnull
     -- input in attnum order: the arrays are built in it
-    FROM (SELECT * FROM f ORDER BY relid, attnum) f
+    FROM (SELECT relid, reltuples, profiled_rows, fillfactor, attnum, attname, attisdropped,
+                 atttypid, atttypmod, attlen, attalign, attstorage, attnotnull, order_key, source,
+                 avg_width, null_frac, width_spread, profiled_at, candidate, rule, lo, hi,
+                 trimmed
+            FROM f ORDER BY relid, attnum) f
    GROUP BY relid
   HAVING bool_or(candidate AND (rule IS NOT NULL OR source IS NULL))
 ),
