@@ -212,6 +212,7 @@ SELECT c.oid AS relid,
          ON pr.relid = c.oid AND pr.attnum = a.attnum AND pr.attname = a.attname
         AND pr.atttypid = a.atttypid AND pr.atttypmod = a.atttypmod
         AND NOT a.attisdropped
+        AND (NOT c.relrowsecurity OR NOT pg_catalog.row_security_active(c.oid))
   LEFT JOIN protected_one p ON p.relid = c.oid AND p.attnum = a.attnum
   -- facts from the pg_statistic sample (MCVs with frequencies, histogram
   -- bounds), for variable-width columns and type-rule candidates

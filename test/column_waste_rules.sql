@@ -11,7 +11,7 @@ SELECT to_regclass('public.pgbench_accounts') IS NOT NULL AS pgbench_loaded \gse
 \endif
 \set ECHO all
 BEGIN;
-SELECT plan(50);
+SELECT plan(51);
 
 CREATE TABLE public.cw_parent (id int8 PRIMARY KEY);
 INSERT INTO public.cw_parent SELECT g FROM generate_series(1, 100) g;
@@ -182,7 +182,11 @@ ALTER TABLE public.cw_rls ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
 CREATE ROLE cw_reader;
 GRANT pg_stat_scan_tables TO cw_reader;
 GRANT SELECT ON public.cw_rls TO cw_reader;
+ANALYZE public.cw_rls;
+SELECT count(*) FROM storagelab.column_profile('public.cw_rls');
 SET ROLE cw_reader;
+SELECT is((SELECT source FROM storagelab.column_facts WHERE relid = 'public.cw_rls'::regclass),
+          NULL, 'under active row security neither statistics nor profiles are shown');
 SELECT throws_ok($$SELECT * FROM storagelab.column_profile('public.cw_rls')$$, '42501', NULL,
                  'column_profile refuses a table whose row security is active');
 SELECT throws_ok($$SELECT * FROM storagelab.column_profile('public.cw_rules')$$, '42501', NULL,
