@@ -90,17 +90,15 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION storagelab.text_kind(text) IS
   'uuid, integer (no leading zeros, at most 20 bytes), boolean (t f true false y n yes no, any case), date (YYYY-MM-DD), timestamp (date, space or T, HH:MM[:SS[.ffffff]]) or timestamptz (the same with Z or +HH[[:]MM]) when the value is written as one; NULL otherwise';
 
--- sample_facts(...): the same facts from one pg_statistic sample array, as
--- sums that column_facts merges over the MCV and histogram arrays.
-CREATE FUNCTION storagelab.sample_facts(typid oid, sample anyarray, freqs real[], weight float8,
-  OUT weight_sum float8, OUT width_sum float8, OUT width_sq_sum float8,
-  OUT min_value numeric, OUT max_value numeric, OUT all_integers boolean,
-  OUT kind_mask int4, OUT trimmed_sum float8)
+-- sample_facts(stats, typid): the same facts from a pg_statistic row.
+CREATE FUNCTION storagelab.sample_facts(stats pg_catalog.pg_statistic, typid oid,
+  OUT mean_width float8, OUT width_stddev float8, OUT min_value numeric, OUT max_value numeric,
+  OUT all_integers boolean, OUT text_kind text, OUT trimmed_avg_width float8)
 RETURNS record
 AS 'MODULE_PATHNAME', 'storagelab_sample_facts'
 LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION storagelab.sample_facts(oid, anyarray, real[], float8) IS
-  'sums over one pg_statistic sample array (each value weighted by its frequency in freqs, else by weight): weights, stored widths and their squares, bounds, integer-only numerics, text kinds shared by every value (bits: 1 uuid, 2 integer, 4 boolean, 8 date, 16 timestamp, 32 timestamptz), char(n) widths without padding';
+COMMENT ON FUNCTION storagelab.sample_facts(pg_catalog.pg_statistic, oid) IS
+  'the facts column_profile() measures, from the sample in a pg_statistic row (most common values by frequency, histogram bounds sharing the rest) of a column of type typid: mean and standard deviation of the stored width (variable-width types), bounds, integer-only numerics, the text kind shared by every value, char(n) width without padding';
 
 -- column_profile_scan(relation): the pass itself (src/column_profile.c).
 CREATE FUNCTION storagelab.column_profile_scan(relation regclass,
@@ -216,47 +214,15 @@ SELECT c.oid AS relid,
   LEFT JOIN protected_one p ON p.relid = c.oid AND p.attnum = a.attnum
   -- facts from the pg_statistic sample (MCVs with frequencies, histogram
   -- bounds), for variable-width columns and type-rule candidates
+  -- facts from the pg_statistic sample, for variable-width columns and
+  -- integer type-rule candidates
   LEFT JOIN LATERAL (
-    SELECT CASE 1 WHEN s.stakind1 THEN s.stavalues1 WHEN s.stakind2 THEN s.stavalues2
-                  WHEN s.stakind3 THEN s.stavalues3 WHEN s.stakind4 THEN s.stavalues4
-                  WHEN s.stakind5 THEN s.stavalues5 END AS mcv,
-           CASE 1 WHEN s.stakind1 THEN s.stanumbers1 WHEN s.stakind2 THEN s.stanumbers2
-                  WHEN s.stakind3 THEN s.stanumbers3 WHEN s.stakind4 THEN s.stanumbers4
-                  WHEN s.stakind5 THEN s.stanumbers5 END AS mcv_freqs,
-           CASE 2 WHEN s.stakind1 THEN s.stavalues1 WHEN s.stakind2 THEN s.stavalues2
-                  WHEN s.stakind3 THEN s.stavalues3 WHEN s.stakind4 THEN s.stavalues4
-                  WHEN s.stakind5 THEN s.stavalues5 END AS hist
+    SELECT * FROM storagelab.sample_facts(s, a.atttypid)
      WHERE pr.relid IS NULL AND s.starelid IS NOT NULL
        AND (a.attlen = -1
             OR (p.why IS NULL AND a.attinhcount = 0 AND a.attidentity = '' AND a.attgenerated = ''
                 AND a.atttypid IN ('int4'::pg_catalog.regtype, 'int8'::pg_catalog.regtype)))
-  ) smp ON true
-  LEFT JOIN LATERAL storagelab.sample_facts(a.atttypid, smp.mcv, smp.mcv_freqs, NULL) m ON true
-  LEFT JOIN LATERAL storagelab.sample_facts(
-      a.atttypid, smp.hist, NULL,
-      greatest(1 - s.stanullfrac - coalesce(m.weight_sum, 0), 0)
-        / nullif(pg_catalog.cardinality(smp.hist), 0)) h ON true
-  -- the two merged
-  CROSS JOIN LATERAL (
-    SELECT (coalesce(m.width_sum, 0) + coalesce(h.width_sum, 0))
-             / nullif(coalesce(m.weight_sum, 0) + coalesce(h.weight_sum, 0), 0) AS mean_width,
-           (coalesce(m.width_sq_sum, 0) + coalesce(h.width_sq_sum, 0))
-             / nullif(coalesce(m.weight_sum, 0) + coalesce(h.weight_sum, 0), 0) AS mean_sq,
-           least(m.min_value, h.min_value) AS min_value,
-           greatest(m.max_value, h.max_value) AS max_value,
-           CASE WHEN m.all_integers IS NULL AND h.all_integers IS NULL THEN NULL
-                ELSE coalesce(m.all_integers, true) AND coalesce(h.all_integers, true) END AS all_integers,
-           CASE coalesce(m.kind_mask, 63) & coalesce(h.kind_mask, 63)
-                 & CASE WHEN m.kind_mask IS NULL AND h.kind_mask IS NULL THEN 0 ELSE 63 END
-                WHEN 1 THEN 'uuid' WHEN 2 THEN 'integer' WHEN 4 THEN 'boolean' WHEN 8 THEN 'date'
-                WHEN 16 THEN 'timestamp' WHEN 32 THEN 'timestamptz' END AS text_kind,
-           (coalesce(m.trimmed_sum, 0) + coalesce(h.trimmed_sum, 0))
-             / nullif(coalesce(m.weight_sum, 0) + coalesce(h.weight_sum, 0), 0) AS trimmed_avg_width
-  ) sf0
-  CROSS JOIN LATERAL (
-    SELECT sf0.*, CASE WHEN sf0.mean_width IS NOT NULL
-                       THEN sqrt(greatest(sf0.mean_sq - sf0.mean_width ^ 2, 0)) END AS width_stddev
-  ) sf
+  ) sf ON true
  WHERE c.relkind = 'r'
    AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab')
    AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'

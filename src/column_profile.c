@@ -31,14 +31,16 @@
 #include "access/relscan.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
-#include "utils/lsyscache.h"
-#include "utils/array.h"
 #include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
@@ -637,38 +639,26 @@ storagelab_column_profile_scan(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/*
- * storagelab_sample_facts
- *		sample_facts(typid oid, sample anyarray, freqs real[], weight float8,
- *					 OUT weight_sum float8, OUT width_sum float8,
- *					 OUT width_sq_sum float8, OUT min_value numeric,
- *					 OUT max_value numeric, OUT all_integers bool,
- *					 OUT kind_mask int4, OUT trimmed_sum float8)
- *
- * The facts column_profile_scan() computes from every row, accumulated over
- * one array of values ANALYZE kept in pg_statistic (the most common values,
- * or the histogram bounds), with the same code.  Each value counts with its
- * frequency from freqs when given, else with weight.  Returns sums, so that
- * the caller can merge the two arrays of a column: the weights, the
- * weighted stored widths and their squares (variable-width types; a 1-byte
- * varlena header when the value fits one, else 4 bytes), bounds (integers,
- * numerics, integer-holding text), whether every numeric is an integer, the
- * text kinds every value has (bits: 1 uuid, 2 integer, 4 boolean, 8 date, 16
- * timestamp, 32 timestamptz), and the weighted char(n) widths without
- * padding.  Works on the array as stored (no text conversion).
- */
-Datum
-storagelab_sample_facts(PG_FUNCTION_ARGS)
+/* Sums over the values of a pg_statistic sample. */
+typedef struct SampleSums
 {
-	Oid			typid = PG_GETARG_OID(0);
-	ArrayType  *arr;
-	double		weight = PG_ARGISNULL(3) ? 0.0 : PG_GETARG_FLOAT8(3);
-	ColumnState st;
-	double		wsum = 0.0;
-	double		w1 = 0.0;
-	double		w2 = 0.0;
-	double		tsum = 0.0;
-	Oid			elemtype;
+	double		weight;			/* sum of weights */
+	double		width;			/* weighted stored widths */
+	double		width_sq;		/* weighted squares of stored widths */
+	double		trimmed;		/* weighted char(n) widths without padding */
+} SampleSums;
+
+/*
+ * accumulate_sample
+ *		Account the values of one pg_statistic array in st and sums: each
+ *		with its frequency from freqs when given, else with weight.  Widths
+ *		are those of the values stored in a heap tuple: a 1-byte varlena
+ *		header when the value fits one, else 4 bytes.
+ */
+static void
+accumulate_sample(ColumnState *st, SampleSums *sums, Oid typid, ArrayType *arr,
+				  ArrayType *freqarr, double weight)
+{
 	int16		elmlen;
 	bool		elmbyval;
 	char		elmalign;
@@ -678,12 +668,123 @@ storagelab_sample_facts(PG_FUNCTION_ARGS)
 	Datum	   *freqs = NULL;
 	bool	   *fnulls = NULL;
 	int			nfreqs = 0;
+
+	if (ARR_ELEMTYPE(arr) != typid)
+		return;					/* not the column's values */
+	get_typlenbyvalalign(typid, &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(arr, typid, elmlen, elmbyval, elmalign, &elems, &enulls, &n);
+	if (freqarr != NULL)
+		deconstruct_array(freqarr, FLOAT4OID, sizeof(float4), true, TYPALIGN_INT,
+						  &freqs, &fnulls, &nfreqs);
+
+	for (int i = 0; i < n; i++)
+	{
+		double		w = freqarr ? (i < nfreqs && !fnulls[i] ? DatumGetFloat4(freqs[i]) : 0.0) :
+			weight;
+
+		if (enulls[i])
+			continue;
+		sums->weight += w;
+		if (elmlen == -1)
+		{
+			Size		data = VARSIZE_ANY_EXHDR(DatumGetPointer(elems[i]));
+			double		stored = data + (data + VARHDRSZ_SHORT <= VARATT_SHORT_MAX ?
+										 VARHDRSZ_SHORT : VARHDRSZ);
+
+			sums->width += w * stored;
+			sums->width_sq += w * stored * stored;
+		}
+
+		switch (st->pclass)
+		{
+			case PC_INTEGER:
+				note_integer(st, typid == INT2OID ? DatumGetInt16(elems[i]) :
+							 typid == INT4OID ? DatumGetInt32(elems[i]) :
+							 DatumGetInt64(elems[i]));
+				break;
+			case PC_NUMERIC:
+				profile_numeric(st, elems[i], CurrentMemoryContext);
+				break;
+			case PC_TEXT:
+			case PC_BPCHAR:
+				{
+					double		before = st->trimmed_sum;
+
+					profile_text(st, elems[i]);
+					sums->trimmed += w * (st->trimmed_sum - before);
+					st->nonnull++;
+				}
+				break;
+			default:
+				break;
+		}
+	}
+}
+
+/*
+ * statistic_slot
+ *		The values (and, when numbers is not NULL, the numbers) of the first
+ *		slot of kind in a pg_statistic row; false when there is none.
+ */
+static bool
+statistic_slot(HeapTupleHeader row, int16 kind, ArrayType **values, ArrayType **numbers)
+{
+	for (int k = 0; k < STATISTIC_NUM_SLOTS; k++)
+	{
+		bool		isnull;
+		Datum		d = GetAttributeByNum(row, Anum_pg_statistic_stakind1 + k, &isnull);
+
+		if (isnull || DatumGetInt16(d) != kind)
+			continue;
+		d = GetAttributeByNum(row, Anum_pg_statistic_stavalues1 + k, &isnull);
+		if (isnull)
+			return false;
+		*values = DatumGetArrayTypeP(d);
+		if (numbers != NULL)
+		{
+			d = GetAttributeByNum(row, Anum_pg_statistic_stanumbers1 + k, &isnull);
+			*numbers = isnull ? NULL : DatumGetArrayTypeP(d);
+		}
+		return true;
+	}
+	return false;
+}
+
+/*
+ * storagelab_sample_facts
+ *		sample_facts(stats pg_statistic, typid oid,
+ *					 OUT mean_width float8, OUT width_stddev float8,
+ *					 OUT min_value numeric, OUT max_value numeric,
+ *					 OUT all_integers bool, OUT text_kind text,
+ *					 OUT trimmed_avg_width float8)
+ *
+ * The facts column_profile_scan() computes from every row, computed with the
+ * same code from the sample ANALYZE kept in one pg_statistic row: the most
+ * common values weighted by their frequencies, the histogram bounds sharing
+ * the remaining non-NULL fraction equally.  typid is the column's type; a
+ * sample of another type gives NULLs.  Works on the arrays as stored.
+ */
+Datum
+storagelab_sample_facts(PG_FUNCTION_ARGS)
+{
+	HeapTupleHeader row;
+	Oid			typid;
+	ColumnState st;
+	SampleSums	sums = {0};
+	ArrayType  *mcv = NULL;
+	ArrayType  *freqs = NULL;
+	ArrayType  *hist = NULL;
+	bool		isnull;
+	double		null_frac;
 	TupleDesc	tupdesc;
-	Datum		values[8];
-	bool		nulls[8];
+	Datum		values[7];
+	bool		nulls[7];
+	const char *kind = NULL;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		PG_RETURN_NULL();
+	row = PG_GETARG_HEAPTUPLEHEADER(0);
+	typid = PG_GETARG_OID(1);
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
@@ -713,101 +814,56 @@ storagelab_sample_facts(PG_FUNCTION_ARGS)
 			break;
 	}
 
-	arr = PG_GETARG_ARRAYTYPE_P(1);
-	elemtype = ARR_ELEMTYPE(arr);
-	if (elemtype != typid)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("sample elements are of type %s, not %s",
-						format_type_be(elemtype), format_type_be(typid))));
-	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
-	deconstruct_array(arr, elemtype, elmlen, elmbyval, elmalign,
-					  &elems, &enulls, &n);
-	if (!PG_ARGISNULL(2))
-		deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), FLOAT4OID, sizeof(float4),
-						  true, TYPALIGN_INT, &freqs, &fnulls, &nfreqs);
+	null_frac = DatumGetFloat4(GetAttributeByNum(row, Anum_pg_statistic_stanullfrac, &isnull));
+	if (isnull)
+		null_frac = 0.0;
 
-	for (int i = 0; i < n; i++)
-	{
-		double		w = freqs ? (i < nfreqs && !fnulls[i] ? DatumGetFloat4(freqs[i]) : 0.0) :
-			weight;
-
-		if (enulls[i])
-			continue;
-		CHECK_FOR_INTERRUPTS();
-		wsum += w;
-		if (elmlen == -1)
-		{
-			Size		data = VARSIZE_ANY_EXHDR(DatumGetPointer(elems[i]));
-			double		stored = data + (data + VARHDRSZ_SHORT <= VARATT_SHORT_MAX ?
-										 VARHDRSZ_SHORT : VARHDRSZ);
-
-			w1 += w * stored;
-			w2 += w * stored * stored;
-		}
-
-		switch (st.pclass)
-		{
-			case PC_INTEGER:
-				note_integer(&st, typid == INT2OID ? DatumGetInt16(elems[i]) :
-							 typid == INT4OID ? DatumGetInt32(elems[i]) :
-							 DatumGetInt64(elems[i]));
-				break;
-			case PC_NUMERIC:
-				profile_numeric(&st, elems[i], CurrentMemoryContext);
-				break;
-			case PC_TEXT:
-			case PC_BPCHAR:
-				{
-					double		before = st.trimmed_sum;
-
-					profile_text(&st, elems[i]);
-					tsum += w * (st.trimmed_sum - before);
-					st.nonnull++;
-				}
-				break;
-			default:
-				break;
-		}
-	}
+	if (statistic_slot(row, STATISTIC_KIND_MCV, &mcv, &freqs) && freqs != NULL)
+		accumulate_sample(&st, &sums, typid, mcv, freqs, 0.0);
+	if (statistic_slot(row, STATISTIC_KIND_HISTOGRAM, &hist, NULL) &&
+		ARR_NDIM(hist) == 1 && ARR_DIMS(hist)[0] > 0)
+		accumulate_sample(&st, &sums, typid, hist, NULL,
+						  Max(1.0 - null_frac - sums.weight, 0.0) / ARR_DIMS(hist)[0]);
 
 	memset(nulls, true, sizeof(nulls));
-	values[0] = Float8GetDatum(wsum);
-	nulls[0] = false;
-	if (elmlen == -1)
+	if (sums.weight > 0.0 && sums.width > 0.0)
 	{
-		values[1] = Float8GetDatum(w1);
-		values[2] = Float8GetDatum(w2);
-		nulls[1] = nulls[2] = false;
+		double		mean = sums.width / sums.weight;
+
+		values[0] = Float8GetDatum(mean);
+		values[1] = Float8GetDatum(sqrt(Max(sums.width_sq / sums.weight - mean * mean, 0.0)));
+		nulls[0] = nulls[1] = false;
 	}
+	if ((st.pclass == PC_TEXT || st.pclass == PC_BPCHAR) && st.nonnull > 0)
+		kind = kind_name(st.kind_mask);
 	if (st.have_bounds &&
 		(st.pclass == PC_INTEGER ||
-		 (st.kind_mask == KIND_INTEGER && !st.int_overflow)))
+		 (kind != NULL && st.kind_mask == KIND_INTEGER && !st.int_overflow)))
 	{
-		values[3] = NumericGetDatum(int64_to_numeric(st.imin));
-		values[4] = NumericGetDatum(int64_to_numeric(st.imax));
-		nulls[3] = nulls[4] = false;
+		values[2] = NumericGetDatum(int64_to_numeric(st.imin));
+		values[3] = NumericGetDatum(int64_to_numeric(st.imax));
+		nulls[2] = nulls[3] = false;
 	}
 	else if (st.have_bounds && st.pclass == PC_NUMERIC)
 	{
-		values[3] = st.nmin;
-		values[4] = st.nmax;
-		nulls[3] = nulls[4] = false;
+		values[2] = st.nmin;
+		values[3] = st.nmax;
+		nulls[2] = nulls[3] = false;
 	}
 	if (st.pclass == PC_NUMERIC && st.have_bounds)
 	{
-		values[5] = BoolGetDatum(st.all_integers);
+		values[4] = BoolGetDatum(st.all_integers);
+		nulls[4] = false;
+	}
+	if (kind != NULL)
+	{
+		values[5] = CStringGetTextDatum(kind);
 		nulls[5] = false;
 	}
-	if ((st.pclass == PC_TEXT || st.pclass == PC_BPCHAR) && st.nonnull > 0)
+	if (st.pclass == PC_BPCHAR && sums.weight > 0.0)
 	{
-		values[6] = Int32GetDatum(st.kind_mask);
+		values[6] = Float8GetDatum(sums.trimmed / sums.weight);
 		nulls[6] = false;
-	}
-	if (st.pclass == PC_BPCHAR)
-	{
-		values[7] = Float8GetDatum(tsum);
-		nulls[7] = false;
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
