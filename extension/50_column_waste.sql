@@ -573,19 +573,20 @@ BEGIN
    WHERE p.relid = relation
       OR NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = p.relid);
   RETURN QUERY
-    WITH ins AS (
-      INSERT INTO storagelab.column_profiles
-      SELECT relation, s.attnum, a.attname, a.atttypid, a.atttypmod, now(),
-             s.row_count, s.null_count, s.avg_width, s.min_value, s.max_value,
-             s.all_integers, s.text_kind, s.trimmed_avg_width, s.width_stddev
+    WITH scan AS (
+      SELECT relation::oid AS relid, s.attnum, a.attname, a.atttypid, a.atttypmod,
+             now() AS profiled_at, s.row_count, s.null_count, s.avg_width, s.min_value,
+             s.max_value, s.all_integers, s.text_kind, s.trimmed_avg_width, s.width_stddev
         FROM storagelab.column_profile_scan(relation) s
         JOIN pg_attribute a ON a.attrelid = relation AND a.attnum = s.attnum
-      RETURNING *
+    ),
+    ins AS (
+      INSERT INTO storagelab.column_profiles SELECT * FROM scan
     )
     SELECT p.attname, format_type(p.atttypid, p.atttypmod), p.row_count,
            CASE WHEN p.row_count > 0 THEN p.null_count::float8 / p.row_count END,
            p.avg_width, p.min_value, p.max_value, p.all_integers, p.text_kind, p.trimmed_avg_width
-      FROM ins p
+      FROM scan p
      ORDER BY p.attnum;
 END
 $fn$;
@@ -598,7 +599,10 @@ COMMENT ON FUNCTION storagelab.column_profile(regclass) IS
 GRANT SELECT ON storagelab.column_facts, storagelab.column_waste,
                 storagelab.alignment_padding TO PUBLIC;
 REVOKE ALL ON storagelab.column_profiles FROM PUBLIC;
-GRANT SELECT, INSERT, DELETE ON storagelab.column_profiles TO pg_stat_scan_tables;
+-- Profiles hold column bounds: nobody reads them directly but through the
+-- views, which check the caller's privileges on each table.
+-- column_profile() needs to find and replace a table's rows only.
+GRANT SELECT (relid), INSERT, DELETE ON storagelab.column_profiles TO pg_stat_scan_tables;
 REVOKE EXECUTE ON FUNCTION storagelab.column_profile(regclass) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION storagelab.column_profile_scan(regclass) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION storagelab.column_profile_scan(regclass) TO pg_stat_scan_tables;

@@ -11,7 +11,7 @@ SELECT to_regclass('public.pgbench_accounts') IS NOT NULL AS pgbench_loaded \gse
 \endif
 \set ECHO all
 BEGIN;
-SELECT plan(51);
+SELECT plan(53);
 
 CREATE TABLE public.cw_parent (id int8 PRIMARY KEY);
 INSERT INTO public.cw_parent SELECT g FROM generate_series(1, 100) g;
@@ -191,6 +191,13 @@ SELECT throws_ok($$SELECT * FROM storagelab.column_profile('public.cw_rls')$$, '
                  'column_profile refuses a table whose row security is active');
 SELECT throws_ok($$SELECT * FROM storagelab.column_profile('public.cw_rules')$$, '42501', NULL,
                  'column_profile needs SELECT on the table');
+SELECT throws_ok($$SELECT min_value FROM storagelab.column_profiles$$, '42501', NULL,
+                 'profiled bounds are not readable directly, only through the views');
+RESET ROLE;
+GRANT SELECT ON public.cw_outlier TO cw_reader;
+SET ROLE cw_reader;
+SELECT is((SELECT count(*) FROM storagelab.column_profile('public.cw_outlier')), 2::int8,
+          'a pg_stat_scan_tables member profiles a table it may read');
 RESET ROLE;
 CREATE ROLE cw_nobody;
 SET ROLE cw_nobody;

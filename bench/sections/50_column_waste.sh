@@ -52,6 +52,6 @@ psql -X -q -v ON_ERROR_STOP=1 -c "
 	       g % 2 = 0 AS bo, (g * 7)::text AS ti
 	  FROM generate_series(1, 50000 * $SCALE) g;" -c "VACUUM ANALYZE public.profiled;"
 echo "  (profiled: $(psql -X -At -c "SELECT pg_size_pretty(pg_relation_size('public.profiled'))"))"
-agg=$(bench_ms 'SELECT min(a), max(a), min(b), max(b), min(n), max(n), min(t), max(t), min(u), max(u), min(c), max(c), min(ts), max(ts), bool_and(bo), bool_or(bo), min(ti), max(ti) FROM public.profiled' 3)
-prof=$(bench_ms "SELECT * FROM storagelab.column_profile('public.profiled')" 3)
+agg=$(bench_ms 'SELECT min(a), max(a), min(b), max(b), min(n), max(n), min(t), max(t), min(u), max(u), min(c), max(c), min(ts), max(ts), bool_and(bo), bool_or(bo), min(ti), max(ti) FROM public.profiled' 5)
+prof=$(bench_ms "SELECT * FROM storagelab.column_profile('public.profiled')" 5)
 bench_row "column_profile (9 columns)" "$prof" "single-pass min/max aggregate" "$agg"
