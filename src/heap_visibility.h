@@ -1,0 +1,76 @@
+/*-------------------------------------------------------------------------
+ *
+ * heap_visibility.h
+ *	  Declarations shared by heap_visibility.c (the page reader) and
+ *	  visibility_estimate.c (scaling a page sample to the whole relation).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef STORAGELAB_HEAP_VISIBILITY_H
+#define STORAGELAB_HEAP_VISIBILITY_H
+
+#include "storage/block.h"
+
+/*
+ * Per-page figures of heap_visibility().  Each is a count on one page; the
+ * relation's figure is the sum over its pages, or, for a sample, an
+ * estimate of that sum with a confidence interval.  The order is the order
+ * of the result columns.
+ */
+typedef enum HvFigure
+{
+	HV_PD_ALL_VISIBLE_MISMATCHES,
+	HV_TUPLES,
+	HV_XMIN_FROZEN,
+	HV_XMIN_COMMITTED,
+	HV_XMIN_INVALID,
+	HV_XMIN_UNHINTED,
+	HV_XMAX_COMMITTED,
+	HV_XMAX_INVALID,
+	HV_DEAD_ITEMS,
+	HV_REDIRECT_ITEMS,
+	HV_UNUSED_ITEMS,
+	HV_HINT_DEBT_TUPLES,
+	HV_HINT_DEBT_PAGES,
+	HV_HINT_DEBT_WAL_BYTES,
+	HV_NUM_FIGURES
+} HvFigure;
+
+/* Column names of the figures, in HvFigure order. */
+extern const char *const hv_figure_names[HV_NUM_FIGURES];
+
+/*
+ * Running sums over the pages read from one relation (one stratum of the
+ * sample: a partitioned table is sampled leaf by leaf).
+ */
+typedef struct HvStratum
+{
+	BlockNumber pages;			/* pages in the relation */
+	BlockNumber scanned;		/* pages read */
+	double		sum[HV_NUM_FIGURES];
+	double		sumsq[HV_NUM_FIGURES];
+} HvStratum;
+
+/* The estimate of every figure over all strata. */
+typedef struct HvEstimate
+{
+	bool		exact;			/* every page of every stratum was read */
+	uint64		pages;
+	uint64		scanned;
+	double		total[HV_NUM_FIGURES];	/* estimated (or exact) sum */
+	double		variance[HV_NUM_FIGURES];	/* of the estimated sum */
+	double		observed[HV_NUM_FIGURES];	/* sum over the pages read */
+	double		observed_max_pages[HV_NUM_FIGURES];	/* upper bound of a
+														 * page count */
+} HvEstimate;
+
+/* visibility_estimate.c */
+extern void hv_stratum_add_page(HvStratum *stratum, const double *figures);
+extern void hv_estimate_init(HvEstimate *est);
+extern void hv_estimate_add_stratum(HvEstimate *est, const HvStratum *stratum);
+extern void hv_estimate_interval(const HvEstimate *est, HvFigure f,
+								 int64 *low, int64 *high);
+extern int	hv_sample_allocation(BlockNumber stratum_pages, uint64 total_pages,
+								 int sample_pages);
+
+#endif							/* STORAGELAB_HEAP_VISIBILITY_H */
