@@ -16,6 +16,7 @@ CREATE TYPE storagelab.heap_visibility_result AS (
   xmin_unhinted             bigint,
   xmax_committed            bigint,
   xmax_invalid              bigint,
+  deleted_tuples            bigint,
   dead_items                bigint,
   redirect_items            bigint,
   unused_items              bigint,
@@ -54,6 +55,8 @@ COMMENT ON COLUMN storagelab.heap_visibility_result.xmax_committed IS
   'tuples with HEAP_XMAX_COMMITTED set (deleted or updated by a committed transaction)';
 COMMENT ON COLUMN storagelab.heap_visibility_result.xmax_invalid IS
   'tuples with HEAP_XMAX_INVALID set';
+COMMENT ON COLUMN storagelab.heap_visibility_result.deleted_tuples IS
+  'tuples deleted or updated by a committed transaction (hinted or not; plain xmax only), which VACUUM can remove once no snapshot needs them';
 COMMENT ON COLUMN storagelab.heap_visibility_result.dead_items IS
   'LP_DEAD line pointers (pruned, waiting for VACUUM)';
 COMMENT ON COLUMN storagelab.heap_visibility_result.redirect_items IS
@@ -143,12 +146,14 @@ CREATE VIEW storagelab.visibility AS
                  c.oid
             FROM pg_catalog.pg_class c
            WHERE c.relkind IN ('r', 'm')
+             AND c.relam = (SELECT a.oid FROM pg_catalog.pg_am a WHERE a.amname = 'heap')
              AND NOT pg_catalog.pg_is_other_temp_schema(c.relnamespace)
              AND pg_catalog.has_table_privilege(c.oid, 'SELECT')) r
     LEFT JOIN pg_catalog.pg_stat_all_tables s ON s.relid = r.oid
     LEFT JOIN LATERAL storagelab.visibility_map_count(r.relation) vm ON true;
+GRANT SELECT ON storagelab.visibility TO PUBLIC;
 COMMENT ON VIEW storagelab.visibility IS
-  'visibility-map state of every table and materialized view the caller may read: VM counts, vacuum activity, freeze age, advice; reads no heap page (needs pg_stat_scan_tables)';
+  'visibility-map state of every table and materialized view the caller may read: VM counts, vacuum activity, freeze age, advice; reads no heap page (needs pg_stat_scan_tables for visibility_map_count())';
 COMMENT ON COLUMN storagelab.visibility.relation IS 'the table or materialized view';
 COMMENT ON COLUMN storagelab.visibility.kind IS 'table or materialized view';
 COMMENT ON COLUMN storagelab.visibility.pages IS 'pages of the main fork';

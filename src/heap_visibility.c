@@ -227,6 +227,30 @@ hv_tuple_has_debt(HvScan *scan, Buffer buffer, HeapTupleHeader tup)
 }
 
 /*
+ * hv_tuple_is_deleted
+ *		Whether a tuple inserted by a committed transaction was deleted or
+ *		updated by a committed transaction (plain xmax, hinted or not; a
+ *		multixact xmax is not resolved here).
+ */
+static bool
+hv_tuple_is_deleted(HvScan *scan, HeapTupleHeader tup)
+{
+	uint16		infomask = tup->t_infomask;
+
+	if (!(infomask & HEAP_XMIN_COMMITTED) &&
+		((infomask & HEAP_XMIN_INVALID) ||
+		 hv_xid_status(scan, HeapTupleHeaderGetRawXmin(tup)) != HV_XID_COMMITTED))
+		return false;
+	if (infomask & (HEAP_XMAX_INVALID | HEAP_XMAX_IS_MULTI))
+		return false;
+	if (HEAP_XMAX_IS_LOCKED_ONLY(infomask))
+		return false;
+	if (infomask & HEAP_XMAX_COMMITTED)
+		return true;
+	return hv_xid_status(scan, HeapTupleHeaderGetRawXmax(tup)) == HV_XID_COMMITTED;
+}
+
+/*
  * hv_would_prune
  *		Whether heap_page_prune_opt(), which a sequential scan calls on every
  *		page, would prune this page now (and so dirty it): a prunable xid that
@@ -375,6 +399,8 @@ hv_read_page(HvScan *scan, BlockNumber blkno, HvStratum *stratum)
 
 			if (hv_tuple_has_debt(scan, buffer, tup))
 				debt_tuples++;
+			if (hv_tuple_is_deleted(scan, tup))
+				fig[HV_DELETED_TUPLES]++;
 		}
 		fig[HV_HINT_DEBT_TUPLES] = debt_tuples;
 
@@ -538,7 +564,7 @@ hv_advice(HvScan *scan, int nrelations, bool toast, int32 oldest_age)
 	double		pages = (double) est->pages;
 	double		debt_pages = est->total[HV_HINT_DEBT_PAGES];
 	double		tuples = est->total[HV_TUPLES];
-	double		dead = est->total[HV_DEAD_ITEMS] + est->total[HV_XMAX_COMMITTED];
+	double		dead = est->total[HV_DEAD_ITEMS] + est->total[HV_DELETED_TUPLES];
 
 	if (nrelations == 0)
 		return pstrdup(toast ? "nothing to do: the table has no TOAST table" :
@@ -625,8 +651,8 @@ hv_run(FunctionCallInfo fcinfo, bool toast, const char *caller)
 	int			i;
 	HvScan		scan;
 	TupleDesc	tupdesc;
-	Datum		values[24];
-	bool		nulls[24];
+	Datum		values[32];
+	bool		nulls[32];
 	int			col = 0;
 	int32		oldest_age = 0;
 	int			f;

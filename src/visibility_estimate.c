@@ -39,6 +39,7 @@ const char *const hv_figure_names[HV_NUM_FIGURES] = {
 	"xmin_unhinted",
 	"xmax_committed",
 	"xmax_invalid",
+	"deleted_tuples",
 	"dead_items",
 	"redirect_items",
 	"unused_items",
