@@ -95,12 +95,12 @@ COMMENT ON FUNCTION storagelab.heap_visibility_toast(regclass, integer) IS
   'heap_visibility() of the TOAST relation of a table (summed over the leaf partitions'' TOAST relations); needs SELECT on the table only';
 
 CREATE FUNCTION storagelab.visibility_map_count(relation regclass,
-  OUT all_visible_pages bigint, OUT all_frozen_pages bigint)
+  OUT pages bigint, OUT all_visible_pages bigint, OUT all_frozen_pages bigint)
 RETURNS record
 AS 'MODULE_PATHNAME', 'storagelab_visibility_map_count'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION storagelab.visibility_map_count(regclass) IS
-  'all-visible and all-frozen page counts from the visibility map only (no heap read, never waits for a lock: NULL when the table is locked)';
+  'pages of a table and its all-visible and all-frozen pages from the visibility map (no heap read; never waits for a lock: NULL when the table is locked)';
 
 REVOKE EXECUTE ON FUNCTION storagelab.heap_visibility(regclass, integer),
   storagelab.heap_visibility_toast(regclass, integer),
@@ -110,35 +110,35 @@ GRANT EXECUTE ON FUNCTION storagelab.heap_visibility(regclass, integer),
   storagelab.visibility_map_count(regclass) TO pg_stat_scan_tables;
 
 CREATE VIEW storagelab.visibility AS
-  SELECT r.relation, r.kind, r.pages, r.size, pg_catalog.pg_size_pretty(r.size) AS size_pretty,
+  SELECT r.relation, r.kind, vm.pages,
+         vm.pages * current_setting('block_size')::bigint AS size,
+         pg_catalog.pg_size_pretty(vm.pages * current_setting('block_size')::bigint) AS size_pretty,
          vm.all_visible_pages, vm.all_frozen_pages,
-         round(100.0 * vm.all_visible_pages / nullif(r.pages, 0), 1) AS all_visible_pct,
-         round(100.0 * vm.all_frozen_pages / nullif(r.pages, 0), 1) AS all_frozen_pct,
+         round(100.0 * vm.all_visible_pages / nullif(vm.pages, 0), 1) AS all_visible_pct,
+         round(100.0 * vm.all_frozen_pages / nullif(vm.pages, 0), 1) AS all_frozen_pct,
          s.n_ins_since_vacuum AS inserts_since_vacuum,
          s.n_dead_tup AS dead_tuples,
          s.last_vacuum, s.last_autovacuum,
          r.relfrozenxid_age, r.relminmxid_age,
          CASE
-           WHEN r.pages = 0 THEN 'nothing to do: empty'
-           WHEN vm.all_visible_pages IS NULL THEN 'unknown: the table is locked'
+           WHEN vm.pages IS NULL THEN 'unknown: the table is locked'
            WHEN r.relfrozenxid_age >= r.freeze_max_age * 0.8 THEN
              'VACUUM (FREEZE) now: relfrozenxid is ' || r.relfrozenxid_age
-             || ' transactions old, an anti-wraparound autovacuum starts at ' || r.freeze_max_age
-           WHEN r.relfrozenxid_age >= r.freeze_table_age AND vm.all_frozen_pages < r.pages THEN
+             || ' transactions old; an anti-wraparound autovacuum starts at ' || r.freeze_max_age
+           WHEN vm.pages = 0 THEN 'nothing to do: empty'
+           WHEN r.relfrozenxid_age >= r.freeze_table_age AND vm.all_frozen_pages < vm.pages THEN
              'VACUUM (FREEZE) at a quiet time: the next VACUUM is aggressive and reads the '
-             || (r.pages - vm.all_frozen_pages) || ' pages that are not all-frozen'
-           WHEN vm.all_visible_pages < 0.5 * r.pages AND coalesce(s.n_ins_since_vacuum, 0) > 0 THEN
-             'VACUUM: only ' || round(100.0 * vm.all_visible_pages / r.pages)
-             || '% of pages are all-visible; run storagelab.heap_visibility() to see the hint-bit debt of the new rows'
-           WHEN vm.all_visible_pages < 0.5 * r.pages THEN
-             'VACUUM: only ' || round(100.0 * vm.all_visible_pages / r.pages)
+             || (vm.pages - vm.all_frozen_pages) || ' pages that are not all-frozen'
+           WHEN vm.all_visible_pages < 0.5 * vm.pages AND coalesce(s.n_ins_since_vacuum, 0) > 0 THEN
+             'VACUUM: only ' || round(100.0 * vm.all_visible_pages / vm.pages)
+             || '% of pages are all-visible; storagelab.heap_visibility() shows the hint-bit debt of the new rows'
+           WHEN vm.all_visible_pages < 0.5 * vm.pages THEN
+             'VACUUM: only ' || round(100.0 * vm.all_visible_pages / vm.pages)
              || '% of pages are all-visible (index-only scans visit the heap)'
            ELSE 'nothing to do'
          END AS advice
     FROM (SELECT c.oid::regclass AS relation,
                  CASE c.relkind WHEN 'r' THEN 'table' ELSE 'materialized view' END AS kind,
-                 pg_catalog.pg_relation_size(c.oid) / current_setting('block_size')::bigint AS pages,
-                 pg_catalog.pg_relation_size(c.oid) AS size,
                  CASE WHEN c.relfrozenxid <> '0' THEN pg_catalog.age(c.relfrozenxid) END AS relfrozenxid_age,
                  CASE WHEN c.relminmxid <> '0' THEN pg_catalog.mxid_age(c.relminmxid) END AS relminmxid_age,
                  current_setting('autovacuum_freeze_max_age')::bigint AS freeze_max_age,
@@ -156,7 +156,7 @@ COMMENT ON VIEW storagelab.visibility IS
   'visibility-map state of every table and materialized view the caller may read: VM counts, vacuum activity, freeze age, advice; reads no heap page (needs pg_stat_scan_tables for visibility_map_count())';
 COMMENT ON COLUMN storagelab.visibility.relation IS 'the table or materialized view';
 COMMENT ON COLUMN storagelab.visibility.kind IS 'table or materialized view';
-COMMENT ON COLUMN storagelab.visibility.pages IS 'pages of the main fork';
+COMMENT ON COLUMN storagelab.visibility.pages IS 'pages of the main fork (NULL when the table is locked)';
 COMMENT ON COLUMN storagelab.visibility.size IS 'bytes of the main fork';
 COMMENT ON COLUMN storagelab.visibility.size_pretty IS 'size, human-readable';
 COMMENT ON COLUMN storagelab.visibility.all_visible_pages IS 'pages all-visible in the visibility map (NULL when the table is locked)';

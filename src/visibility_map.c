@@ -33,10 +33,12 @@ PG_FUNCTION_INFO_V1(storagelab_visibility_map_count);
 /*
  * storagelab_visibility_map_count
  *		visibility_map_count(relation regclass,
+ *							 OUT pages bigint,
  *							 OUT all_visible_pages bigint,
  *							 OUT all_frozen_pages bigint)
  *
- * The counts pg_visibility_map_summary() gives, read without waiting: when
+ * The relation's size in pages and the counts pg_visibility_map_summary()
+ * gives, read without waiting (pg_relation_size() would wait): when
  * the relation is locked in a conflicting mode (or dropped meanwhile), or
  * is not a heap table, materialized view or TOAST table with storage, or is
  * another session's temporary table, the result is NULL.  The caller needs
@@ -47,8 +49,9 @@ storagelab_visibility_map_count(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	TupleDesc	tupdesc;
-	Datum		values[2];
-	bool		nulls[2] = {false, false};
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+	BlockNumber nblocks;
 	Relation	rel;
 	BlockNumber all_visible = 0;
 	BlockNumber all_frozen = 0;
@@ -84,11 +87,13 @@ storagelab_visibility_map_count(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	}
 
-	if (RelationGetNumberOfBlocks(rel) > 0)
+	nblocks = RelationGetNumberOfBlocks(rel);
+	if (nblocks > 0)
 		visibilitymap_count(rel, &all_visible, &all_frozen);
 	relation_close(rel, AccessShareLock);
 
-	values[0] = Int64GetDatum((int64) all_visible);
-	values[1] = Int64GetDatum((int64) all_frozen);
+	values[0] = Int64GetDatum((int64) nblocks);
+	values[1] = Int64GetDatum((int64) all_visible);
+	values[2] = Int64GetDatum((int64) all_frozen);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
