@@ -37,6 +37,7 @@
 #include "access/visibilitymap.h"
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "access/xlog_internal.h"
 #include "access/xlogrecord.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
@@ -287,9 +288,10 @@ hv_buffer_is_dirty(Buffer buffer)
 
 /*
  * hv_fpi_bytes
- *		Size of the full-page image XLogSaveBufferForHint() would write for
- *		this page: record and block headers plus the page without the hole
- *		between pd_lower and pd_upper (before any wal_compression).
+ *		WAL bytes of the full-page image XLogSaveBufferForHint() would write
+ *		for this page: record and block headers plus the page without the
+ *		hole between pd_lower and pd_upper (before any wal_compression), and
+ *		its share of WAL page headers.
  */
 static double
 hv_fpi_bytes(Page page)
@@ -305,7 +307,8 @@ hv_fpi_bytes(Page page)
 		SizeOfXLogRecordBlockImageHeader +
 		3 * sizeof(Oid) +		/* the relation's file locator */
 		sizeof(BlockNumber) + BLCKSZ - hole;
-	return (double) MAXALIGN(len);
+	/* plus the share of the WAL page headers such a record spans */
+	return (double) MAXALIGN(len) * XLOG_BLCKSZ / (XLOG_BLCKSZ - SizeOfXLogShortPHD);
 }
 
 /*

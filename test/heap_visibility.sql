@@ -9,7 +9,9 @@
 --   * the VM counts equal pg_visibility_map_summary;
 --   * hint_debt_pages equals the dirtied buffers of the SELECT count(*) that
 --     follows (parallelism off), and, where no page is pruned,
---     hint_debt_tuples equals the tuples whose infomask that read changed.
+--     hint_debt_tuples equals the tuples whose infomask that read changed
+--     and hint_debt_wal_bytes the WAL it wrote (0 unless data checksums or
+--     wal_log_hints are on).
 \set ECHO none
 \o /dev/null
 SET client_min_messages = warning;
@@ -87,15 +89,18 @@ CREATE FUNCTION hv_tap.dirty_buffers(rel regclass) RETURNS bigint LANGUAGE sql A
      AND b.relfilenode IN (SELECT pg_relation_filenode(l) FROM hv_tap.leaves(rel) l)
 $$;
 
--- Buffers dirtied by a sequential read of the whole relation, now.
-CREATE FUNCTION hv_tap.dirtied(rel regclass) RETURNS bigint LANGUAGE plpgsql AS $$
+-- Buffers dirtied and WAL written by a sequential read of the whole
+-- relation, now.
+CREATE FUNCTION hv_tap.read_now(rel regclass, OUT dirtied bigint, OUT wal_bytes bigint)
+LANGUAGE plpgsql AS $$
 DECLARE j json;
 BEGIN
   SET LOCAL max_parallel_workers_per_gather = 0;
-  EXECUTE format('EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) SELECT count(*) FROM %s', rel)
+  EXECUTE format('EXPLAIN (ANALYZE, BUFFERS, WAL, TIMING OFF, FORMAT JSON) SELECT count(*) FROM %s', rel)
      INTO j;
-  RETURN (j->0->'Plan'->>'Shared Dirtied Blocks')::bigint
-       + (j->0->'Plan'->>'Local Dirtied Blocks')::bigint;
+  dirtied := (j->0->'Plan'->>'Shared Dirtied Blocks')::bigint
+           + (j->0->'Plan'->>'Local Dirtied Blocks')::bigint;
+  wal_bytes := (j->0->'Plan'->>'WAL Bytes')::bigint;
 END $$;
 
 CREATE UNLOGGED TABLE hv_tap.masks (leaf regclass, blkno bigint, lp int, t_infomask int);
@@ -107,6 +112,7 @@ DECLARE
   h storagelab.heap_visibility_result;
   raw_before text;
   dirtied bigint;
+  wal bigint;
 BEGIN
   -- age() and heap_visibility() both measure from this transaction's xid.
   PERFORM txid_current();
@@ -127,10 +133,19 @@ BEGIN
   DELETE FROM hv_tap.masks;
   INSERT INTO hv_tap.masks SELECT leaf, blkno, lp, t_infomask FROM hv_tap.items(rel)
    WHERE lp_flags = 1;
-  dirtied := hv_tap.dirtied(rel);
+  SELECT * INTO dirtied, wal FROM hv_tap.read_now(rel);
   RETURN NEXT is(h.hint_debt_pages, dirtied,
                  label || ': hint_debt_pages equals the pages SELECT count(*) dirtied (' || dirtied || ')');
   IF no_pruning THEN
+    -- Full-page images for hints: only with data checksums or wal_log_hints.
+    IF current_setting('wal_log_hints')::bool OR current_setting('data_checksums')::bool THEN
+      RETURN NEXT ok(abs(wal - h.hint_debt_wal_bytes) <= 0.01 * wal,
+                     label || ': hint_debt_wal_bytes ' || h.hint_debt_wal_bytes
+                     || ' is within 1% of the WAL SELECT count(*) wrote, ' || wal);
+    ELSE
+      RETURN NEXT is(h.hint_debt_wal_bytes, 0::bigint,
+                     label || ': hint_debt_wal_bytes is 0 without data checksums or wal_log_hints');
+    END IF;
     RETURN NEXT is(h.hint_debt_tuples,
                    (SELECT count(*) FROM hv_tap.masks m JOIN hv_tap.items(rel) i USING (leaf, blkno, lp)
                      WHERE i.t_infomask <> m.t_infomask),
@@ -272,6 +287,7 @@ VACUUM hv_tap.locked_away;
 SELECT dblink_connect('hv_other', format('host=%s port=%s dbname=%s user=%s password=%s',
   split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port'),
   current_database(), current_user, :'hv_password'));
+SELECT dblink_exec('hv_other', 'CREATE TEMP TABLE hv_other_temp (a int)');
 SELECT dblink_exec('hv_other', 'BEGIN');
 SELECT dblink_exec('hv_other', $$INSERT INTO hv_tap.in_progress
   SELECT g, repeat('y', g % 50) FROM generate_series(2501, 5000) g$$);
@@ -287,7 +303,7 @@ END $$;
 CHECKPOINT;
 \o
 
-SELECT plan(157);
+SELECT plan(170);
 
 -- What the states show, before any check below reads them.
 SELECT ok(h.hint_debt_tuples = h.tuples
@@ -350,6 +366,10 @@ SELECT is((SELECT row(all_visible_pages, all_frozen_pages)::text FROM storagelab
           'storagelab.visibility does not wait for a locked table (NULL counts)');
 SELECT is((SELECT advice FROM storagelab.visibility WHERE relation = 'hv_tap.locked_away'::regclass),
           'unknown: the table is locked', 'and says so');
+SELECT throws_ok(format('SELECT storagelab.heap_visibility(%s)',
+                         (SELECT oid FROM pg_class WHERE relname = 'hv_other_temp')),
+                  '0A000', 'cannot access temporary tables of other sessions',
+                  'another session''s temporary table is refused');
 SELECT is(dblink_exec('hv_other', 'COMMIT'), 'COMMIT', 'the other session commits');
 SELECT is(h.hint_debt_tuples, 2750::bigint, 'after the commit, its inserts and deletes are debt')
   FROM hv_tap.hv('hv_tap.in_progress') h;
