@@ -34,6 +34,7 @@ SELECT tuples, xmax_committed, deleted_tuples, hint_debt_tuples, oldest_unfrozen
 -- Sampling: a sample as large as the table reads it all, exactly.
 SELECT sampled, scanned_pages = pages AS read_all, ci95 IS NULL AS no_interval
   FROM storagelab.heap_visibility('hv_regress.t', 1000000);
+-- At least three pages per relation: its last page and two for the variance.
 SELECT sampled, scanned_pages, jsonb_typeof(ci95 -> 'tuples') AS interval
   FROM storagelab.heap_visibility('hv_regress.t', 2);
 SELECT storagelab.heap_visibility('hv_regress.t', 0);

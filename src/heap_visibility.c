@@ -323,6 +323,7 @@ hv_read_page(HvScan *scan, BlockNumber blkno, HvStratum *stratum)
 	Buffer		buffer;
 	Page		page;
 	uint8		vmstatus;
+	int			items = 0;
 
 	buffer = ReadBufferExtended(scan->rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								scan->strategy);
@@ -349,6 +350,7 @@ hv_read_page(HvScan *scan, BlockNumber blkno, HvStratum *stratum)
 
 		if (maxoff > MaxHeapTuplesPerPage)
 			maxoff = InvalidOffsetNumber;	/* damaged header: no items */
+		items = maxoff;
 
 		for (off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off))
 		{
@@ -425,7 +427,7 @@ hv_read_page(HvScan *scan, BlockNumber blkno, HvStratum *stratum)
 	}
 
 	UnlockReleaseBuffer(buffer);
-	hv_stratum_add_page(stratum, fig);
+	hv_stratum_add_page(stratum, fig, items);
 }
 
 /*
@@ -476,8 +478,16 @@ hv_read_relation(HvScan *scan, Relation rel, BlockNumber nblocks,
 	else
 	{
 		BlockSamplerData bs;
+		HvStratum	last;
 
-		(void) BlockSampler_Init(&bs, nblocks, sample_pages, HV_SAMPLE_SEED);
+		/*
+		 * The last page, usually the only partly filled one, is read exactly
+		 * as a stratum of its own; the sample is drawn from the others.
+		 */
+		memset(&last, 0, sizeof(last));
+		last.pages = 1;
+		stratum.pages = nblocks - 1;
+		(void) BlockSampler_Init(&bs, nblocks - 1, sample_pages - 1, HV_SAMPLE_SEED);
 		while (BlockSampler_HasMore(&bs))
 		{
 			BlockNumber blkno = BlockSampler_Next(&bs);
@@ -486,6 +496,10 @@ hv_read_relation(HvScan *scan, Relation rel, BlockNumber nblocks,
 			hv_read_page(scan, blkno, &stratum);
 			MemoryContextReset(scan->pagecxt);
 		}
+		CHECK_FOR_INTERRUPTS();
+		hv_read_page(scan, nblocks - 1, &last);
+		MemoryContextReset(scan->pagecxt);
+		hv_estimate_add_stratum(&scan->est, &last);
 	}
 	MemoryContextSwitchTo(oldcxt);
 

@@ -50,6 +50,8 @@ typedef struct HvStratum
 	BlockNumber scanned;		/* pages read */
 	double		sum[HV_NUM_FIGURES];
 	double		sumsq[HV_NUM_FIGURES];
+	double		max[HV_NUM_FIGURES];	/* largest value on a page read */
+	double		max_items;		/* most line pointers on a page read */
 } HvStratum;
 
 /* The estimate of every figure over all strata. */
@@ -66,7 +68,8 @@ typedef struct HvEstimate
 } HvEstimate;
 
 /* visibility_estimate.c */
-extern void hv_stratum_add_page(HvStratum *stratum, const double *figures);
+extern void hv_stratum_add_page(HvStratum *stratum, const double *figures,
+								int items);
 extern void hv_estimate_init(HvEstimate *est);
 extern void hv_estimate_add_stratum(HvEstimate *est, const HvStratum *stratum);
 extern void hv_estimate_interval(const HvEstimate *est, HvFigure f,

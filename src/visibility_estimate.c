@@ -15,6 +15,13 @@
  * seen, a page count never above the pages not seen plus those seen with
  * the property).
  *
+ * Two guards keep the interval honest where the normal approximation is
+ * not: heap_visibility.c reads a relation's last page, usually the only
+ * partly filled one, outside the sample (exactly); and when every sampled
+ * page shows the same value (zero sample variance), the interval is at
+ * least as wide as the "rule of three" allows: up to 3/n of the pages not
+ * read may differ, each by as much as a page can hold.
+ *
  * Nothing here reads a page; heap_visibility.c feeds the per-page counts.
  *
  *-------------------------------------------------------------------------
@@ -64,7 +71,7 @@ hv_is_page_count(HvFigure f)
  *		Add the counts of one page read (figures[HV_NUM_FIGURES]) to stratum.
  */
 void
-hv_stratum_add_page(HvStratum *stratum, const double *figures)
+hv_stratum_add_page(HvStratum *stratum, const double *figures, int items)
 {
 	int			f;
 
@@ -72,8 +79,28 @@ hv_stratum_add_page(HvStratum *stratum, const double *figures)
 	{
 		stratum->sum[f] += figures[f];
 		stratum->sumsq[f] += figures[f] * figures[f];
+		if (figures[f] > stratum->max[f])
+			stratum->max[f] = figures[f];
 	}
+	if (items > stratum->max_items)
+		stratum->max_items = items;
 	stratum->scanned++;
+}
+
+/*
+ * hv_page_scale
+ *		How much figure f can differ between two pages of the stratum, for
+ *		the zero-variance guard: 1 for page counts, the largest WAL image
+ *		for WAL bytes, the most line pointers on a page for item counts.
+ */
+static double
+hv_page_scale(const HvStratum *stratum, HvFigure f)
+{
+	if (hv_is_page_count(f))
+		return 1.0;
+	if (f == HV_HINT_DEBT_WAL_BYTES)
+		return Max(stratum->max[f], (double) BLCKSZ);
+	return Max(Max(stratum->max[f], stratum->max_items), 1.0);
 }
 
 /*
@@ -125,9 +152,20 @@ hv_estimate_add_stratum(HvEstimate *est, const HvStratum *stratum)
 			double		mean = sum / n;
 			double		s2 = (stratum->sumsq[f] - n * mean * mean) / (n - 1);
 
+			double		var;
+
 			if (s2 < 0)
 				s2 = 0;			/* rounding */
-			est->variance[f] += N * N * (1.0 - n / N) * s2 / n;
+			var = N * N * (1.0 - n / N) * s2 / n;
+			if (s2 == 0)
+			{
+				/* rule of three: 3/n of the unread pages may differ */
+				double		half = (N - n) * Min(1.0, 3.0 / n) *
+					hv_page_scale(stratum, (HvFigure) f);
+
+				var = Max(var, (half / HV_Z95) * (half / HV_Z95));
+			}
+			est->variance[f] += var;
 		}
 		else
 		{
@@ -167,8 +205,9 @@ hv_estimate_interval(const HvEstimate *est, HvFigure f, int64 *low, int64 *high)
  * hv_sample_allocation
  *		How many of sample_pages to read from a relation of stratum_pages
  *		pages, when all strata together have total_pages pages: proportional
- *		allocation, rounded up, at least two pages (so that the stratum's
- *		variance can be estimated), at most the whole relation.
+ *		allocation, rounded up, at least three pages (the last page, read
+ *		exactly, and two for the stratum's variance), at most the whole
+ *		relation.
  */
 int
 hv_sample_allocation(BlockNumber stratum_pages, uint64 total_pages,
@@ -181,8 +220,8 @@ hv_sample_allocation(BlockNumber stratum_pages, uint64 total_pages,
 		return 0;
 	share = (double) sample_pages * (double) stratum_pages / (double) total_pages;
 	n = (int) Min(ceil(share), (double) PG_INT32_MAX);
-	if (n < 2)
-		n = 2;
+	if (n < 3)
+		n = 3;
 	if ((BlockNumber) n > stratum_pages)
 		n = (int) stratum_pages;
 	return n;
