@@ -275,6 +275,11 @@ BEGIN
              BETWEEN (s.ci95 -> f ->> 'low')::bigint AND (s.ci95 -> f ->> 'high')::bigint);
 END $$;
 
+-- Uniform pages but a partly filled last one: a sample must not claim
+-- certainty it does not have.
+CREATE TABLE hv_tap.uniform (id int, filler char(80)) WITH (autovacuum_enabled = off);
+INSERT INTO hv_tap.uniform SELECT g, '' FROM generate_series(1, 30017) g;
+
 -- Transactions still in progress, in a second session (dblink over the
 -- server's own socket; pg_virtualenv's password when peer auth is not used).
 CREATE TABLE hv_tap.in_progress (id int, v text) WITH (autovacuum_enabled = off);
@@ -303,7 +308,7 @@ END $$;
 CHECKPOINT;
 \o
 
-SELECT plan(170);
+SELECT plan(172);
 
 -- What the states show, before any check below reads them.
 SELECT ok(h.hint_debt_tuples = h.tuples
@@ -349,6 +354,10 @@ SELECT is(hv_tap.uncovered('hv_tap.big', 300), NULL,
           'every 95% interval of a 300-page sample covers the full read''s figure');
 SELECT is(hv_tap.uncovered('hv_tap.big', 1000), NULL,
           'every 95% interval of a 1000-page sample covers the full read''s figure');
+SELECT is(hv_tap.uncovered('hv_tap.uniform', 20), NULL,
+          'a sample of identical pages still covers the full read''s figures');
+SELECT is(h.tuples, 30017::bigint, 'the last, partly filled page is read exactly')
+  FROM hv_tap.hv('hv_tap.uniform', 20) h;
 SELECT is(hv_tap.uncovered('hv_tap.parted', 10), NULL,
           'a stratified sample of a partitioned table covers the full read''s figures');
 SELECT ok(h.scanned_pages BETWEEN 10 AND 12 AND h.relations = 2,
