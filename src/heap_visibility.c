@@ -216,6 +216,8 @@ hv_tuple_has_debt(HvScan *scan, Buffer buffer, HeapTupleHeader tup)
 		return debt;
 
 	xmax = HeapTupleHeaderGetRawXmax(tup);
+	if (!TransactionIdIsValid(xmax))
+		return true;			/* clog calls xid 0 aborted: XMAX_INVALID */
 	switch (hv_xid_status(scan, xmax))
 	{
 		case HV_XID_COMMITTED:
