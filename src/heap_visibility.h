@@ -1,15 +1,21 @@
 /*-------------------------------------------------------------------------
  *
  * heap_visibility.h
- *	  Declarations shared by heap_visibility.c (the page reader) and
- *	  visibility_estimate.c (scaling a page sample to the whole relation).
+ *	  Declarations shared by heap_visibility.c (the SQL functions, which
+ *	  relations to read, advice), visibility_page.c (classifying one heap
+ *	  page without changing it) and visibility_estimate.c (scaling a page
+ *	  sample to the whole relation).
  *
  *-------------------------------------------------------------------------
  */
 #ifndef STORAGELAB_HEAP_VISIBILITY_H
 #define STORAGELAB_HEAP_VISIBILITY_H
 
+#include "access/transam.h"
 #include "storage/block.h"
+#include "storage/buf.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 /*
  * Per-page figures of heap_visibility().  Each is a count on one page; the
@@ -66,6 +72,46 @@ typedef struct HvEstimate
 	double		observed_max_pages[HV_NUM_FIGURES];	/* upper bound of a
 														 * page count */
 } HvEstimate;
+
+/* What a reader would learn about a transaction now. */
+typedef enum HvXidStatus
+{
+	HV_XID_UNKNOWN,				/* out of the range clog can answer for */
+	HV_XID_IN_PROGRESS,			/* running, or the caller's own */
+	HV_XID_COMMITTED,
+	HV_XID_ABORTED				/* aborted or crashed */
+} HvXidStatus;
+
+/* State of one heap_visibility() call. */
+typedef struct HvScan
+{
+	/* for the whole call */
+	BufferAccessStrategy strategy;
+	MemoryContext pagecxt;		/* reset after every page */
+	bool		in_recovery;	/* scans then check every tuple, never prune */
+	bool		hints_dirty;	/* a hint bit dirties the buffer */
+	bool		hints_logged;	/* ... and logs a full-page image */
+	XLogRecPtr	redo;			/* redo pointer of the last checkpoint */
+	TransactionId next_xid;
+	TransactionId oldest_clog_xid;
+	TransactionId oldest_unfrozen;	/* oldest xid still to freeze */
+	uint64		all_visible_pages;
+	uint64		all_frozen_pages;
+	HvEstimate	est;
+
+	/* for the relation being read */
+	Relation	rel;
+	bool		permanent;
+	TransactionId relfrozenxid;
+	GlobalVisState *vistest;
+	Size		prune_minfree;
+	Buffer		vmbuffer;
+	TransactionId cached_xid;
+	HvXidStatus cached_status;
+} HvScan;
+
+/* visibility_page.c */
+extern void hv_read_page(HvScan *scan, BlockNumber blkno, HvStratum *stratum);
 
 /* visibility_estimate.c */
 extern void hv_stratum_add_page(HvStratum *stratum, const double *figures,

@@ -289,6 +289,10 @@ CREATE TABLE hv_tap.locked_away (id int) WITH (autovacuum_enabled = off);
 INSERT INTO hv_tap.locked_away VALUES (1);
 VACUUM hv_tap.locked_away;
 \getenv hv_password PGPASSWORD
+\if :{?hv_password}
+\else
+\set hv_password ''
+\endif
 SELECT dblink_connect('hv_other', format('host=%s port=%s dbname=%s user=%s password=%s',
   split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port'),
   current_database(), current_user, :'hv_password'));
