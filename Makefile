@@ -24,6 +24,7 @@ DATA = $(filter-out $(INSTALL_PARTS),$(wildcard extension/$(EXTENSION)--*--*.sql
 # pg_regress tests: sql/NAME.sql against expected/NAME.out, listed explicitly.
 REGRESS = \
 	extension \
+	heap_visibility \
 	toast \
 	column_waste
 REGRESS_OPTS = --load-extension=storagelab

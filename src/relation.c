@@ -45,6 +45,8 @@ relkind_allowed(char relkind, int allowed_kinds)
 			return (allowed_kinds & SL_ALLOW_MATVIEW) != 0;
 		case RELKIND_TOASTVALUE:
 			return (allowed_kinds & SL_ALLOW_TOAST) != 0;
+		case RELKIND_PARTITIONED_TABLE:
+			return (allowed_kinds & SL_ALLOW_PARTITIONED) != 0;
 		default:
 			return false;
 	}
@@ -77,7 +79,12 @@ storagelab_open_heap_relation(Oid relid, int allowed_kinds, const char *caller)
 				 errmsg("relation with OID %u does not exist", relid),
 				 errhint("Pass an existing table as a regclass, for example 'public.orders'::regclass.")));
 
-	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+	/*
+	 * A leaf partition reached through its partitioned parent needs no
+	 * privilege of its own, as in a query on the parent.
+	 */
+	aclresult = (allowed_kinds & SL_PRIVILEGE_CHECKED) ? ACLCHECK_OK :
+		pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
 	if (aclresult != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -104,12 +111,15 @@ storagelab_open_heap_relation(Oid relid, int allowed_kinds, const char *caller)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("cannot read pages of relation \"%s\"", name),
 				 errdetail_relkind_not_supported(relkind),
-				 errhint("%s() reads tables%s%s.", caller,
+				 errhint("%s() reads tables%s%s%s.", caller,
+						 (allowed_kinds & SL_ALLOW_PARTITIONED) ? ", partitioned tables" : "",
 						 (allowed_kinds & SL_ALLOW_MATVIEW) ? ", materialized views" : "",
 						 (allowed_kinds & SL_ALLOW_TOAST) ? " and TOAST tables" : "")));
 	}
 
-	if (rel->rd_rel->relam != HEAP_TABLE_AM_OID)
+	/* A partitioned table has no storage and no access method. */
+	if (rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE &&
+		rel->rd_rel->relam != HEAP_TABLE_AM_OID)
 	{
 		const char *name = pstrdup(RelationGetRelationName(rel));
 		char	   *amname = get_am_name(rel->rd_rel->relam);
