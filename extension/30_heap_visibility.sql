@@ -121,6 +121,8 @@ CREATE VIEW storagelab.visibility AS
          s.last_vacuum, s.last_autovacuum,
          r.relfrozenxid_age, r.relminmxid_age,
          CASE
+           WHEN vm.pages IS NULL AND r.persistence = 'u' AND pg_catalog.pg_is_in_recovery() THEN
+             'unknown: an unlogged table has no data on a standby'
            WHEN vm.pages IS NULL THEN 'unknown: the table is locked'
            WHEN r.relfrozenxid_age >= r.freeze_max_age * 0.8 THEN
              'VACUUM (FREEZE) now: relfrozenxid is ' || r.relfrozenxid_age
@@ -139,6 +141,7 @@ CREATE VIEW storagelab.visibility AS
          END AS advice
     FROM (SELECT c.oid::regclass AS relation,
                  CASE c.relkind WHEN 'r' THEN 'table' ELSE 'materialized view' END AS kind,
+                 c.relpersistence AS persistence,
                  CASE WHEN c.relfrozenxid <> '0' THEN pg_catalog.age(c.relfrozenxid) END AS relfrozenxid_age,
                  CASE WHEN c.relminmxid <> '0' THEN pg_catalog.mxid_age(c.relminmxid) END AS relminmxid_age,
                  current_setting('autovacuum_freeze_max_age')::bigint AS freeze_max_age,

@@ -188,22 +188,18 @@ CREATE VIEW storagelab.bytea_storage AS
     FROM pg_class c
     JOIN pg_namespace n ON n.oid = c.relnamespace
     JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-    -- The profile needs the page reader (pg_stat_scan_tables); without it
-    -- the row keeps its catalog facts and the profile columns are NULL.
-    -- An unlogged table on a standby has no pages to read.
-    LEFT JOIN LATERAL (
-      SELECT * FROM storagelab.toast_profile(
-               c.oid, a.attname, storagelab.setting('toast.view_sample_rows')::integer)
-       WHERE pg_has_role('pg_stat_scan_tables', 'USAGE')
-         AND NOT (c.relpersistence = 'u' AND pg_is_in_recovery())) p ON true
+   CROSS JOIN LATERAL storagelab.toast_profile(
+           c.oid, a.attname, storagelab.setting('toast.view_sample_rows')::integer) p
    WHERE a.atttypid = 'bytea'::regtype
      AND c.relkind IN ('r', 'm')
      AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'heap')
+     -- an unlogged table has no data on a standby
+     AND NOT (c.relpersistence = 'u' AND pg_is_in_recovery())
      AND (c.relpersistence <> 't' OR c.relnamespace = pg_my_temp_schema())
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
      AND has_table_privilege(c.oid, 'SELECT');
 COMMENT ON VIEW storagelab.bytea_storage IS
-  'every bytea column the caller may SELECT from: catalog facts and a sampled toast_profile() (at most toast.view_sample_rows rows and value prefixes per column; profile columns NULL without pg_stat_scan_tables and for unlogged tables on a standby)';
+  'every bytea column the caller may SELECT from: catalog facts and a sampled toast_profile() (at most toast.view_sample_rows rows and value prefixes per column; unlogged tables are left out on a standby)';
 COMMENT ON COLUMN storagelab.bytea_storage.schema_name IS 'schema of the table';
 COMMENT ON COLUMN storagelab.bytea_storage.table_name IS 'table or materialized view (partitions are listed one by one)';
 COMMENT ON COLUMN storagelab.bytea_storage.column_name IS 'the bytea column';

@@ -15,6 +15,7 @@
 
 #include "access/relation.h"
 #include "access/visibilitymap.h"
+#include "access/xlog.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
 #include "funcapi.h"
@@ -41,7 +42,8 @@ PG_FUNCTION_INFO_V1(storagelab_visibility_map_count);
  * gives, read without waiting (pg_relation_size() would wait): when
  * the relation is locked in a conflicting mode (or dropped meanwhile), or
  * is not a heap table, materialized view or TOAST table with storage, or is
- * another session's temporary table, the result is NULL.  The caller needs
+ * another session's temporary table, or an unlogged relation on a standby,
+ * the result is NULL.  The caller needs
  * SELECT on the relation (42501 otherwise).
  */
 Datum
@@ -81,7 +83,10 @@ storagelab_visibility_map_count(PG_FUNCTION_ARGS)
 		UnlockRelationOid(relid, AccessShareLock);
 		PG_RETURN_NULL();
 	}
-	if (rel->rd_rel->relam != HEAP_TABLE_AM_OID || RELATION_IS_OTHER_TEMP(rel))
+	/* An unlogged relation has only its init fork on a standby. */
+	if (rel->rd_rel->relam != HEAP_TABLE_AM_OID || RELATION_IS_OTHER_TEMP(rel) ||
+		(rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED &&
+		 RecoveryInProgress()))
 	{
 		relation_close(rel, AccessShareLock);
 		PG_RETURN_NULL();
