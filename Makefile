@@ -6,6 +6,9 @@
 #                         in a throwaway cluster (scripts/test.sh)
 #   make demo             the same setup, then show the advisor on demo data
 #   make bench SCALE=n    benchmarks in a throwaway cluster (bench/run.sh)
+#   make matrix [PG_MAJORS="17 18 19"]
+#                         the tests on each PostgreSQL major (default: all of
+#                         15 17 18 19; Debian chroots, scripts/matrix.sh)
 
 PG_CONFIG ?= pg_config
 
@@ -36,7 +39,7 @@ include $(PGXS)
 $(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PARTS) $(EXTENSION).control
 	cat $(INSTALL_PARTS) > $@
 
-.PHONY: test demo bench
+.PHONY: test demo bench matrix
 test:
 	scripts/test.sh
 
@@ -45,3 +48,6 @@ demo:
 
 bench:
 	bench/run.sh $(SCALE)
+
+matrix:
+	scripts/matrix.sh $(PG_MAJORS)
