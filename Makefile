@@ -9,6 +9,7 @@
 #   make matrix [PG_MAJORS="17 18 19"]
 #                         the tests on each PostgreSQL major (default: all of
 #                         15 17 18 19; Debian chroots, scripts/matrix.sh)
+#   make valgrind         the tests against a server running under valgrind
 
 PG_CONFIG ?= pg_config
 
@@ -39,7 +40,7 @@ include $(PGXS)
 $(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PARTS) $(EXTENSION).control
 	cat $(INSTALL_PARTS) > $@
 
-.PHONY: test demo bench matrix
+.PHONY: test demo bench matrix valgrind
 test:
 	scripts/test.sh
 
@@ -51,3 +52,6 @@ bench:
 
 matrix:
 	scripts/matrix.sh $(PG_MAJORS)
+
+valgrind:
+	scripts/valgrind.sh
