@@ -47,17 +47,24 @@ suppressions() {
 		log "fetching postgresql-$PG_MAJOR's source for its valgrind.supp"
 		"${apt[@]}" update >/dev/null 2>&1 || true
 		# The newest source first, else that of each suite in turn (a
-		# mirror may lack the security suite's sources).
-		local rel
-		for rel in "" $(awk '{print $3}' "$tmp/sources.list"); do
-			(cd "$tmp" && "${apt[@]}" source --download-only \
-				"postgresql-$PG_MAJOR${rel:+/$rel}" >/dev/null 2>&1) || true
-			if tar -xOf "$tmp"/postgresql-*.orig.tar.* --wildcards '*/src/tools/valgrind.supp' \
-				>"$supp.tmp" 2>/dev/null && [ -s "$supp.tmp" ]; then
-				mv "$supp.tmp" "$supp"
-				break
-			fi
-			rm -f "$tmp"/postgresql-*
+		# mirror may lack the security suite's sources), else the previous
+		# major's (a pre-release's source may be missing; the file seldom
+		# changes between majors).
+		local rel pkg
+		for pkg in "postgresql-$PG_MAJOR" "postgresql-$((PG_MAJOR - 1))"; do
+			for rel in "" $(awk '{print $3}' "$tmp/sources.list"); do
+				(cd "$tmp" && "${apt[@]}" source --download-only \
+					"$pkg${rel:+/$rel}" >/dev/null 2>&1) || true
+				if tar -xOf "$tmp"/postgresql-*.orig.tar.* --wildcards \
+					'*/src/tools/valgrind.supp' >"$supp.tmp" 2>/dev/null &&
+					[ -s "$supp.tmp" ]; then
+					mv "$supp.tmp" "$supp"
+					[ "$pkg" = "postgresql-$PG_MAJOR" ] ||
+						log "using $pkg's valgrind.supp for PostgreSQL $PG_MAJOR"
+					break 2
+				fi
+				rm -f "$tmp"/postgresql-*
+			done
 		done
 		rm -rf "$tmp" "$supp.tmp"
 	fi
@@ -66,11 +73,16 @@ suppressions() {
 }
 
 ensure_packages
-command -v valgrind >/dev/null || {
-	log "installing: valgrind"
+# bzip2 and xz-utils unpack the source package (for valgrind.supp).
+vg_missing=()
+for p in valgrind bzip2 xz-utils; do
+	installed "$p" || vg_missing+=("$p")
+done
+if [ ${#vg_missing[@]} -gt 0 ]; then
+	log "installing: ${vg_missing[*]}"
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends valgrind >/dev/null
-}
+		--no-install-recommends "${vg_missing[@]}" >/dev/null
+fi
 build_extension
 supp=$(suppressions)
 [ -n "$supp" ] || log "no valgrind.supp for PostgreSQL $PG_MAJOR: running without suppressions"
