@@ -30,7 +30,7 @@ REGRESS = \
 	extension
 REGRESS_OPTS = --load-extension=storagelab
 
-PG_CPPFLAGS = -I$(srcdir)/src
+PG_CPPFLAGS = -I$(srcdir)/src -DSTORAGELAB_VERSION=\"$(EXTVERSION)\"
 
 EXTRA_CLEAN = results regression.diffs regression.out
 

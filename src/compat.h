@@ -29,4 +29,12 @@
  * exist from 16 on, so storagelab uses pg_class_aclcheck() everywhere.
  */
 
+/*
+ * PostgreSQL 18 added PG_MODULE_MAGIC_EXT, whose name and version
+ * pg_get_loaded_modules() reports.  Before 18 it is the plain magic block.
+ */
+#ifndef PG_MODULE_MAGIC_EXT
+#define PG_MODULE_MAGIC_EXT(...) PG_MODULE_MAGIC
+#endif
+
 #endif							/* STORAGELAB_COMPAT_H */
