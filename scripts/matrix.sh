@@ -57,14 +57,23 @@ suite_of() {
 	esac
 }
 
-# in_root ROOT CMD...: run CMD in the chroot with a clean environment.
+# in_root ROOT CMD...: run CMD in the chroot with a clean environment and
+# without the chroot's lock (a server left running must not hold it).
+LOCK_FD=
 in_root() {
 	local root=$1
 	shift
-	chroot "$root" /usr/bin/env -i \
-		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" \
-		DEBIAN_FRONTEND=noninteractive "$@"
+	if [ -n "$LOCK_FD" ]; then
+		chroot "$root" /usr/bin/env -i \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" \
+			DEBIAN_FRONTEND=noninteractive "$@" {LOCK_FD}>&-
+	else
+		chroot "$root" /usr/bin/env -i \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" \
+			DEBIAN_FRONTEND=noninteractive "$@"
+	fi
 }
 
 # Mounts made by this run, undone (in reverse) by unmount_all on exit.
@@ -96,11 +105,42 @@ stop_root_processes() {
 	done
 	[ ${#pids[@]} -eq 0 ] && return 0
 	log "stopping processes left in $root: ${pids[*]}"
-	kill -TERM "${pids[@]}" 2>/dev/null
+	kill -QUIT "${pids[@]}" 2>/dev/null	# postgres: immediate shutdown
 	sleep 2
 	kill -KILL "${pids[@]}" 2>/dev/null
 	return 0
 }
+
+# recover_root ROOT: undo what a run killed outright (SIGKILL) left behind
+# in ROOT, processes and mounts.  Called with ROOT's lock held.
+recover_root() {
+	local root=$1 m stale=()
+	stop_root_processes "$root"
+	while read -r m; do
+		stale+=("$m")
+	done < <(awk -v r="$root" '$5 == r || index($5, r "/") == 1 {print $5}' /proc/self/mountinfo | sort -r)
+	[ ${#stale[@]} -eq 0 ] && return 0
+	log "unmounting what an interrupted run left in $root"
+	for m in "${stale[@]}"; do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+	done
+}
+
+# The chroot in use; cleanup (on any exit of this script, also ^C, SIGTERM
+# and SIGHUP) stops what runs in it and undoes its mounts.
+CURRENT_ROOT=
+cleanup() {
+	trap '' PIPE	# the terminal or a pipe reading our output may be gone
+	if [ -n "$CURRENT_ROOT" ]; then
+		stop_root_processes "$CURRENT_ROOT"
+		CURRENT_ROOT=
+	fi
+	unmount_all
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 # mount_root ROOT: the mounts a test run needs inside ROOT.
 mount_root() {
@@ -114,11 +154,58 @@ mount_root() {
 		cp /etc/resolv.conf "$root/etc/resolv.conf"
 }
 
+# provision_root SUITE ROOT MAJOR BASE: install the test dependencies into
+# the mounted ROOT.
+provision_root() {
+	local suite=$1 tmp=$2 major=$3 base=$4 pgtap_from_source=
+	local want="make gcc libc6-dev postgresql-common postgresql-$major
+		postgresql-server-dev-$major libtap-parser-sourcehandler-pgtap-perl"
+	in_root "$tmp" apt-get update -qq || return 1
+	# pgTAP: the suite's package, else built from the suite's Debian
+	# source package (experimental has no postgresql-19-pgtap).
+	if in_root "$tmp" apt-cache policy "postgresql-$major-pgtap" |
+		grep 'Candidate: [0-9]' >/dev/null; then
+		want="$want postgresql-$major-pgtap"
+	else
+		log "$suite has no postgresql-$major-pgtap: building pgTAP from source"
+		echo "deb-src $MIRROR $base main" >>"$tmp/etc/apt/sources.list"
+		in_root "$tmp" apt-get update -qq || return 1
+		want="$want dpkg-dev"
+		pgtap_from_source=1
+	fi
+	# shellcheck disable=SC2086
+	in_root "$tmp" apt-get install -y -qq --no-install-recommends $want \
+		>"$tmp.apt.log" 2>&1 || {
+		tail -n 30 "$tmp.apt.log" >&2
+		return 1
+	}
+	if [ -n "$pgtap_from_source" ]; then
+		# Only the upstream tarball is needed (some mirrors serve no
+		# .dsc), so apt-get source only downloads.
+		in_root "$tmp" bash -ec 'rm -rf /usr/src/pgtap && mkdir /usr/src/pgtap
+			cd /usr/src/pgtap && { apt-get source --download-only -qq pgtap || true; }
+			tar xf pgtap_*.orig.tar.*
+			cd pgtap-*/ && make -s PG_CONFIG="$1" && make -s PG_CONFIG="$1" install' \
+			_ "/usr/lib/postgresql/$major/bin/pg_config" >>"$tmp.apt.log" 2>&1 || {
+			tail -n 30 "$tmp.apt.log" >&2
+			return 1
+		}
+	fi
+	if in_root "$tmp" apt-cache policy "postgresql-$major-toastinfo" |
+		grep 'Candidate: [0-9]' >/dev/null; then
+		in_root "$tmp" apt-get install -y -qq --no-install-recommends \
+			"postgresql-$major-toastinfo" >>"$tmp.apt.log" 2>&1 || return 1
+	else
+		log "$suite has no postgresql-$major-toastinfo: the tests that need it skip"
+	fi
+	in_root "$tmp" apt-get clean
+}
+
 # create_root SUITE ROOT: debootstrap ROOT and install the test dependencies
 # of PostgreSQL MAJOR into it.  Built in ROOT.partial, renamed when complete,
 # so an interrupted build is never mistaken for a cached chroot.
 create_root() {
-	local suite=$1 root=$2 major=$3 base=$1 tmp=$2.partial pgtap_from_source=
+	local suite=$1 root=$2 major=$3 base=$1 tmp=$2.partial
 	[ "$suite" = experimental ] && base=sid
 	command -v debootstrap >/dev/null ||
 		apt-get install -y -qq --no-install-recommends debootstrap >/dev/null ||
@@ -152,53 +239,18 @@ create_root() {
 		EOF
 	fi
 
-	local want="make gcc libc6-dev postgresql-common postgresql-$major
-		postgresql-server-dev-$major libtap-parser-sourcehandler-pgtap-perl"
-	(
-		MOUNTS=()
-		trap unmount_all EXIT
-		mount_root "$tmp" || exit 1
-		in_root "$tmp" apt-get update -qq || exit 1
-		# pgTAP: the suite's package, else built from the suite's Debian
-		# source package (experimental has no postgresql-19-pgtap).
-		if in_root "$tmp" apt-cache policy "postgresql-$major-pgtap" |
-			grep 'Candidate: [0-9]' >/dev/null; then
-			want="$want postgresql-$major-pgtap"
-		else
-			log "$suite has no postgresql-$major-pgtap: building pgTAP from source"
-			echo "deb-src $MIRROR $base main" >>"$tmp/etc/apt/sources.list"
-			in_root "$tmp" apt-get update -qq || exit 1
-			want="$want dpkg-dev"
-			pgtap_from_source=1
-		fi
-		# shellcheck disable=SC2086
-		in_root "$tmp" apt-get install -y -qq --no-install-recommends $want \
-			>"$tmp.apt.log" 2>&1 || {
-			tail -n 30 "$tmp.apt.log" >&2
-			exit 1
-		}
-		if [ -n "$pgtap_from_source" ]; then
-			# Only the upstream tarball is needed (some mirrors serve no
-			# .dsc), so apt-get source only downloads.
-			in_root "$tmp" bash -ec 'rm -rf /usr/src/pgtap && mkdir /usr/src/pgtap
-				cd /usr/src/pgtap && { apt-get source --download-only -qq pgtap || true; }
-				tar xf pgtap_*.orig.tar.*
-				cd pgtap-*/ && make -s PG_CONFIG="$1" && make -s PG_CONFIG="$1" install' \
-				_ "/usr/lib/postgresql/$major/bin/pg_config" >>"$tmp.apt.log" 2>&1 || {
-				tail -n 30 "$tmp.apt.log" >&2
-				exit 1
-			}
-		fi
-		if in_root "$tmp" apt-cache policy "postgresql-$major-toastinfo" |
-			grep 'Candidate: [0-9]' >/dev/null; then
-			in_root "$tmp" apt-get install -y -qq --no-install-recommends \
-				"postgresql-$major-toastinfo" >>"$tmp.apt.log" 2>&1 || exit 1
-		else
-			log "$suite has no postgresql-$major-toastinfo: the tests that need it skip"
-		fi
-		in_root "$tmp" apt-get clean
-		stop_root_processes "$tmp"
-	) || return 1
+	CURRENT_ROOT=$tmp
+	local rc=0
+	recover_root "$tmp"
+	if mount_root "$tmp"; then
+		provision_root "$suite" "$tmp" "$major" "$base" || rc=1
+	else
+		rc=1
+	fi
+	stop_root_processes "$tmp"
+	CURRENT_ROOT=
+	unmount_all
+	[ "$rc" = 0 ] || return 1
 	mv "$tmp" "$root"
 	rm -f "$tmp.log" "$tmp.apt.log"
 }
@@ -221,33 +273,39 @@ run_major() {
 		where=$suite
 		root=$CHROOTS/$suite
 		mkdir -p "$CHROOTS"
-		exec {lock}>"$CHROOTS/$suite.lock"
-		if ! flock -n "$lock"; then
+		exec {LOCK_FD}>"$CHROOTS/$suite.lock"
+		if ! flock -n "$LOCK_FD"; then
 			log "waiting for another run using $root"
-			flock "$lock"
+			flock "$LOCK_FD"
 		fi
 		if [ ! -x "$root/usr/bin/apt-get" ]; then
 			cold="cold: chroot built"
 			create_root "$suite" "$root" "$major" || rc=1
 		fi
 		if [ "$rc" = 0 ]; then
-			(
-				MOUNTS=()
-				trap 'stop_root_processes "$root"; unmount_all' EXIT
-				trap 'exit 130' INT TERM
-				mount_root "$root" || exit 1
+			CURRENT_ROOT=$root
+			recover_root "$root"
+			if mount_root "$root"; then
 				if [ "${STORAGELAB_MATRIX_REFRESH:-}" = 1 ]; then
 					in_root "$root" apt-get update -qq &&
-						in_root "$root" apt-get upgrade -y -qq >/dev/null || exit 1
+						in_root "$root" apt-get upgrade -y -qq >/dev/null || rc=1
 				fi
-				in_root "$root" bash -c 'cd "$1" && PG_MAJOR="$2" $3' \
-					_ "$REPO" "$major" "$COMMAND"
-			) 2>&1 | tee "$out"
-			rc=${PIPESTATUS[0]}
+				if [ "$rc" = 0 ]; then
+					in_root "$root" bash -c 'cd "$1" && PG_MAJOR="$2" $3' \
+						_ "$REPO" "$major" "$COMMAND" 2>&1 | tee "$out"
+					rc=${PIPESTATUS[0]}
+				fi
+			else
+				rc=1
+			fi
+			stop_root_processes "$root"
+			CURRENT_ROOT=
+			unmount_all
 			ver=$(chroot "$root" "/usr/lib/postgresql/$major/bin/postgres" -V 2>/dev/null |
 				awk '{print $3}')
 		fi
-		exec {lock}>&-
+		exec {LOCK_FD}>&-
+		LOCK_FD=
 	else
 		log "unsupported major $major (supported: $ALL_MAJORS)"
 		where="unsupported"
