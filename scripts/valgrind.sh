@@ -29,7 +29,7 @@ LOGS=$REPO/.build/valgrind-$PG_MAJOR
 # suppressions: print the path of PostgreSQL's valgrind.supp for PG_MAJOR,
 # fetching and caching it when needed; nothing when it cannot be had.
 suppressions() {
-	local supp=$CACHE/valgrind-$PG_MAJOR.supp tmp suites mirror
+	local supp=$CACHE/valgrind-$PG_MAJOR.supp tmp
 	if [ -n "${STORAGELAB_VALGRIND_SUPP:-}" ]; then
 		echo "$STORAGELAB_VALGRIND_SUPP"
 		return 0
