@@ -150,8 +150,26 @@ mount_root() {
 		mount_into "$root/dev" --bind /dev &&
 		mount_into "$root/dev/pts" --bind /dev/pts &&
 		mount_into "$root/dev/shm" --bind /dev/shm &&
-		mount_into "$root$PARENT" --bind "$PARENT" &&
+		mount_parent "$root" &&
 		cp /etc/resolv.conf "$root/etc/resolv.conf"
+}
+
+# mount_parent ROOT: the repository's parent directory at the same path
+# inside ROOT.  When that parent is / or a system directory the chroot needs
+# its own of (a clone in /var/repo), the clone and ../shared are mounted
+# instead.
+mount_parent() {
+	local root=$1
+	case "$PARENT" in
+	/ | /bin | /boot | /dev | /etc | /lib | /lib64 | /proc | /run | /sbin | /sys | /usr | /var) ;;
+	*)
+		mount_into "$root$PARENT" --bind "$PARENT"
+		return
+		;;
+	esac
+	mount_into "$root$REPO" --bind "$REPO" || return 1
+	[ -d "${PARENT%/}/shared" ] || return 0
+	mount_into "$root${PARENT%/}/shared" --bind "${PARENT%/}/shared"
 }
 
 # provision_root SUITE ROOT MAJOR BASE: install the test dependencies into
