@@ -6,6 +6,10 @@
 #                         in a throwaway cluster (scripts/test.sh)
 #   make demo             the same setup, then show the advisor on demo data
 #   make bench SCALE=n    benchmarks in a throwaway cluster (bench/run.sh)
+#   make matrix [PG_MAJORS="17 18 19"]
+#                         the tests on each PostgreSQL major (default: all of
+#                         15 17 18 19; Debian chroots, scripts/matrix.sh)
+#   make valgrind         the tests against a server running under valgrind
 
 PG_CONFIG ?= pg_config
 
@@ -29,7 +33,7 @@ REGRESS = \
 	column_waste
 REGRESS_OPTS = --load-extension=storagelab
 
-PG_CPPFLAGS = -I$(srcdir)/src
+PG_CPPFLAGS = -I$(srcdir)/src -DSTORAGELAB_VERSION=\"$(EXTVERSION)\"
 
 EXTRA_CLEAN = results regression.diffs regression.out
 
@@ -39,7 +43,7 @@ include $(PGXS)
 $(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PARTS) $(EXTENSION).control
 	cat $(INSTALL_PARTS) > $@
 
-.PHONY: test demo bench
+.PHONY: test demo bench matrix valgrind
 test:
 	scripts/test.sh
 
@@ -48,3 +52,9 @@ demo:
 
 bench:
 	bench/run.sh $(SCALE)
+
+matrix:
+	scripts/matrix.sh $(PG_MAJORS)
+
+valgrind:
+	scripts/valgrind.sh

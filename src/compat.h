@@ -40,4 +40,69 @@
 	index_beginscan(heap, index, snapshot, nkeys, norderbys)
 #endif
 
+/*
+ * PostgreSQL 18 added PG_MODULE_MAGIC_EXT, whose name and version
+ * pg_get_loaded_modules() reports.  Before 18 it is the plain magic block.
+ */
+#ifndef PG_MODULE_MAGIC_EXT
+#define PG_MODULE_MAGIC_EXT(...) PG_MODULE_MAGIC
+#endif
+
+/*
+ * Read streams.  PostgreSQL 17 added storage/read_stream.h (read-ahead and
+ * I/O combining for a relation's blocks); 18 added block_range_read_stream_cb
+ * and READ_STREAM_USE_BATCHING.  Page readers use that API on every major:
+ * on 15 and 16, src/read_stream_compat.c stands in for it, reading one block
+ * per read_stream_next_buffer() call with ReadBufferExtended(), and before 18
+ * it supplies block_range_read_stream_cb.  The stand-ins carry storagelab_
+ * names in the library, so none can clash with the server's own symbols.
+ */
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+
+#if PG_VERSION_NUM >= 170000
+#include "storage/read_stream.h"
+#else
+#define READ_STREAM_DEFAULT 0x00
+#define READ_STREAM_MAINTENANCE 0x01
+#define READ_STREAM_SEQUENTIAL 0x02
+#define READ_STREAM_FULL 0x04
+
+typedef struct ReadStream ReadStream;
+typedef BlockNumber (*ReadStreamBlockNumberCB) (ReadStream *stream,
+												void *callback_private_data,
+												void *per_buffer_data);
+
+#define read_stream_begin_relation storagelab_read_stream_begin_relation
+#define read_stream_next_buffer storagelab_read_stream_next_buffer
+#define read_stream_reset storagelab_read_stream_reset
+#define read_stream_end storagelab_read_stream_end
+
+extern ReadStream *read_stream_begin_relation(int flags,
+											  BufferAccessStrategy strategy,
+											  Relation rel,
+											  ForkNumber forknum,
+											  ReadStreamBlockNumberCB callback,
+											  void *callback_private_data,
+											  size_t per_buffer_data_size);
+extern Buffer read_stream_next_buffer(ReadStream *stream, void **per_buffer_data);
+extern void read_stream_reset(ReadStream *stream);
+extern void read_stream_end(ReadStream *stream);
+#endif
+
+#if PG_VERSION_NUM < 180000
+#define READ_STREAM_USE_BATCHING 0x00
+
+typedef struct BlockRangeReadStreamPrivate
+{
+	BlockNumber current_blocknum;
+	BlockNumber last_exclusive;
+} BlockRangeReadStreamPrivate;
+
+#define block_range_read_stream_cb storagelab_block_range_read_stream_cb
+extern BlockNumber block_range_read_stream_cb(ReadStream *stream,
+											  void *callback_private_data,
+											  void *per_buffer_data);
+#endif
+
 #endif							/* STORAGELAB_COMPAT_H */

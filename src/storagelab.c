@@ -12,4 +12,7 @@
 
 #include "fmgr.h"
 
-PG_MODULE_MAGIC;
+#include "compat.h"
+
+/* STORAGELAB_VERSION: the control file's default_version (see Makefile). */
+PG_MODULE_MAGIC_EXT(.name = "storagelab",.version = STORAGELAB_VERSION);
