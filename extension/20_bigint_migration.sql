@@ -412,6 +412,8 @@ BEGIN
           FROM pg_class c LEFT JOIN pg_index i ON i.indexrelid = c.oid WHERE c.oid = r.objid;
         IF q.relkind = 'S' THEN
           CONTINUE;                                   -- sequences: step 4
+        ELSIF q.relkind = 't' AND r.deptype = 'i' THEN
+          CONTINUE;                                   -- the TOAST table of a dropped materialized view
         ELSIF r.objid = wobj AND wclass = 'pg_class'::regclass THEN
           CONTINUE;                                   -- a relation's own parts (partition key: step 3)
         ELSIF q.relkind IN ('i', 'I') AND NOT (wclass = 'pg_class'::regclass AND q.indrelid = wobj AND wsub > 0
