@@ -181,6 +181,15 @@ BEGIN
     ELSIF r.attnum IS NULL THEN
       RAISE EXCEPTION 'column "%" of relation "%" does not exist', column_names[i], relations[i]
         USING ERRCODE = 'undefined_column';
+    ELSIF NOT EXISTS (SELECT 1 FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+                       WHERE a.attrelid = relations[i] AND a.attnum = r.attnum
+                         AND (a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+                              OR (t.typtype = 'd' AND t.typbasetype IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)))) THEN
+      RAISE EXCEPTION 'column "%" of relation "%" is not an integer column', column_names[i], relations[i]
+        USING ERRCODE = 'datatype_mismatch',
+              DETAIL = format('Its type is %s.', (SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+                                                   WHERE attrelid = relations[i] AND attnum = r.attnum)),
+              HINT = 'Only smallint and integer columns (and their foreign-key components) are converted to bigint.';
     END IF;
   END LOOP;
 
@@ -198,12 +207,21 @@ BEGIN
       JOIN pg_attribute pa ON pa.attrelid = i.inhparent AND pa.attname = ca.attname AND NOT pa.attisdropped
   ), und AS (
     SELECT r1, a1, r2, a2 FROM edges UNION SELECT r2, a2, r1, a1 FROM edges
+  ), intcols AS (
+    -- only integer columns (and domains over them, reported as blockers)
+    -- take part: a composite key's text column pairs are left alone
+    SELECT a.attrelid, a.attnum
+      FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+     WHERE a.attnum > 0 AND NOT a.attisdropped
+       AND (a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+            OR (t.typtype = 'd' AND t.typbasetype IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)))
   ), comp(relid, attnum) AS (
     SELECT s.rel::oid, a.attnum
       FROM unnest(relations, column_names) AS s(rel, col)
       JOIN pg_attribute a ON a.attrelid = s.rel AND a.attname = s.col
     UNION
     SELECT u.r2, u.a2 FROM comp JOIN und u ON u.r1 = comp.relid AND u.a1 = comp.attnum
+     WHERE EXISTS (SELECT 1 FROM intcols ic WHERE ic.attrelid = u.r2 AND ic.attnum = u.a2)
   )
   SELECT array_agg(relid ORDER BY relid, attnum), array_agg(attnum ORDER BY relid, attnum)
     INTO crel, catt FROM comp;
