@@ -956,7 +956,7 @@ BEGIN
   FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'column' ORDER BY x.identity LOOP
     body := body || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND NOT attisdropped\n'
                            '                 AND atttypid = %L::regtype) THEN\n'
-                           '    problems := problems || %L;\n  END IF;\n',
+                           '    problems := problems || %L::text;\n  END IF;\n',
                            storagelab.bigint_migration_qname(o.relation), o.column_name,
                            (SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = o.relation AND attname = o.column_name),
                            format('column %s is no longer %s', o.identity,
@@ -966,7 +966,7 @@ BEGIN
             WHERE x.kind IN ('foreign_key', 'view', 'materialized_view', 'rule', 'trigger', 'policy', 'function', 'publication_table', 'generated_column')
               AND x.check_sql IS NOT NULL AND x.drop_sql IS NOT NULL
             ORDER BY x.identity LOOP
-    body := body || format(E'  IF NOT coalesce(%s, false) THEN\n    problems := problems || %L;\n  END IF;\n',
+    body := body || format(E'  IF NOT coalesce(%s, false) THEN\n    problems := problems || %L::text;\n  END IF;\n',
                            o.check_sql, o.identity || ' is missing or changed');
   END LOOP;
   body := body || E'  IF cardinality(problems) > 0 THEN\n'
@@ -1078,7 +1078,7 @@ BEGIN
   ---------------------------------------------------------------- post-checks
   body := E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n';
   FOR o IN SELECT * FROM unnest(objs) x WHERE x.check_sql IS NOT NULL ORDER BY x.kind, x.identity LOOP
-    body := body || format(E'  IF NOT coalesce(%s, false) THEN\n    problems := problems || %L;\n  END IF;\n',
+    body := body || format(E'  IF NOT coalesce(%s, false) THEN\n    problems := problems || %L::text;\n  END IF;\n',
                            o.check_sql,
                            CASE o.kind WHEN 'column' THEN o.identity || ' is not bigint'
                                        WHEN 'sequence' THEN o.identity || ' is not bigint'
@@ -1087,7 +1087,7 @@ BEGIN
   END LOOP;
   body := body || format(E'  IF EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = ANY (ARRAY[%s]::regclass[]) AND NOT convalidated\n'
                          '               AND conname <> ALL (ARRAY[%s]::name[])) THEN\n'
-                         '    problems := problems || ''a constraint on a converted table is not valid'';\n  END IF;\n',
+                         '    problems := problems || ''a constraint on a converted table is not valid''::text;\n  END IF;\n',
                          (SELECT string_agg(format('%L', t), ', ') FROM unnest(all_tables) t),
                          coalesce((SELECT string_agg(format('%L', c.conname), ', ')
                                      FROM pg_constraint c
