@@ -18,9 +18,9 @@
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
 INSERT INTO storagelab.setting_defaults VALUES
-  ('scripts.max_blocking_transaction_age', '1min',
+  ('bigint_migration.max_blocking_transaction_age', '1min',
    'generated migration scripts abort in their pre-flight check when another transaction older than this holds a lock on a table they convert'),
-  ('scripts.rewrite_mb_per_second', '50',
+  ('bigint_migration.rewrite_mb_per_second', '50',
    'throughput (heap plus index bytes per second, in MB) that generated scripts assume when they estimate the duration of a table rewrite');
 
 -- One row of the dependency model.
@@ -812,7 +812,7 @@ DECLARE
   mbps       numeric;
   lt         text := storagelab.setting('scripts.lock_timeout');
   retries    int := storagelab.setting('scripts.lock_retries')::int;
-  max_age    text := storagelab.setting('scripts.max_blocking_transaction_age');
+  max_age    text := storagelab.setting('bigint_migration.max_blocking_transaction_age');
   n          int;
 BEGIN
   IF mode IS NULL THEN
@@ -828,7 +828,7 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Valid modes are ''blocking'' and ''online''.';
   END IF;
-  mbps := greatest(coalesce(nullif(storagelab.setting('scripts.rewrite_mb_per_second'), '')::numeric, 50), 1);
+  mbps := greatest(coalesce(nullif(storagelab.setting('bigint_migration.rewrite_mb_per_second'), '')::numeric, 50), 1);
 
   SELECT array_agg(x) INTO objs FROM storagelab.bigint_migration_group_objects(relations, column_names) x;
 
@@ -939,7 +939,7 @@ BEGIN
   IF n = 0 THEN s := s || E'--   (none)\n'; END IF;
 
   s := s || format(E'-- Estimated duration: about %s s (%s of tables and indexes rewritten at an assumed %s MB/s,\n'
-                   '-- plus %s of foreign-key validation scans at 4 times that rate; setting scripts.rewrite_mb_per_second)\n\n',
+                   '-- plus %s of foreign-key validation scans at 4 times that rate; setting bigint_migration.rewrite_mb_per_second)\n\n',
                    ceil((est_bytes + fk_bytes / 4) / (mbps * 1048576)),
                    pg_size_pretty(est_bytes), mbps, pg_size_pretty(fk_bytes));
 
@@ -1129,3 +1129,96 @@ END
 $fn$;
 COMMENT ON FUNCTION storagelab.bigint_migration_script(regclass, name, text) IS
   'psql script (run with psql -v ON_ERROR_STOP=1 -f) converting relation.column_name, its whole foreign-key component and every dependent object from int to bigint; mode blocking';
+
+-- The plan ------------------------------------------------------------------
+
+CREATE FUNCTION storagelab.bigint_migration_plan()
+RETURNS TABLE (step int, risk text, columns text[], tables text[], script text, blockers text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  r        record;
+  g        record;
+  grp      int[];        -- group of every candidate row (union of components sharing a table)
+  rels     regclass[] := '{}';
+  cols     name[] := '{}';
+  risks    text[] := '{}';
+  tabsets  text[] := '{}';   -- per row: its component's tables, comma-joined
+  i int; j int; changed boolean;
+  msg text; det text; st text;
+BEGIN
+  -- storagelab.int_overflow (another part of storagelab) is resolved when
+  -- this runs, not when it is created.
+  IF to_regclass('storagelab.int_overflow') IS NULL THEN
+    RAISE EXCEPTION 'storagelab.int_overflow does not exist'
+      USING ERRCODE = 'undefined_table',
+            HINT = 'Install the storagelab version that provides the int_overflow view.';
+  END IF;
+  FOR r IN EXECUTE
+    'SELECT o.relation, o.column_name, o.risk FROM storagelab.int_overflow o
+      WHERE o.risk IN (''warning'', ''critical'')
+      ORDER BY (o.risk = ''critical'') DESC, o.relation::text, o.column_name'
+  LOOP
+    IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = r.relation AND c.relkind IN ('r', 'p')) THEN
+      CONTINUE;                                   -- sequences or views, if the view lists them
+    END IF;
+    rels := rels || r.relation::regclass; cols := cols || r.column_name::name; risks := risks || r.risk::text;
+    BEGIN
+      tabsets := tabsets || coalesce((SELECT string_agg(DISTINCT x.relation::oid::text, ',')
+                                        FROM storagelab.bigint_migration_objects(r.relation, r.column_name) x
+                                       WHERE x.kind = 'column'), '');
+    EXCEPTION WHEN OTHERS THEN
+      tabsets := tabsets || ''::text;
+    END;
+  END LOOP;
+  IF cardinality(rels) = 0 THEN
+    RETURN;
+  END IF;
+
+  -- Group the columns whose components share a table, so that every table
+  -- is rewritten once: union-find by repeated relaxation.
+  grp := ARRAY(SELECT generate_series(1, cardinality(rels)));
+  LOOP
+    changed := false;
+    FOR i IN 1 .. cardinality(rels) LOOP
+      FOR j IN i + 1 .. cardinality(rels) LOOP
+        IF grp[i] <> grp[j] AND tabsets[i] <> '' AND tabsets[j] <> ''
+           AND string_to_array(tabsets[i], ',') && string_to_array(tabsets[j], ',') THEN
+          grp[j] := least(grp[i], grp[j]); grp[i] := grp[j]; changed := true;
+        END IF;
+      END LOOP;
+    END LOOP;
+    EXIT WHEN NOT changed;
+  END LOOP;
+
+  step := 0;
+  FOR g IN
+    SELECT u.grp AS id,
+           array_agg(u.rel ORDER BY u.ord) AS grels, array_agg(u.col ORDER BY u.ord) AS gcols,
+           bool_or(u.risk = 'critical') AS crit, min(u.ord) AS first
+      FROM unnest(grp, rels, cols, risks) WITH ORDINALITY AS u(grp, rel, col, risk, ord)
+     GROUP BY u.grp
+     ORDER BY bool_or(u.risk = 'critical') DESC, min(u.ord)
+  LOOP
+    step := step + 1;
+    risk := CASE WHEN g.crit THEN 'critical' ELSE 'warning' END;
+    columns := ARRAY(SELECT format('%s.%I', storagelab.bigint_migration_qname(x.r), x.c)
+                       FROM unnest(g.grels, g.gcols) AS x(r, c));
+    tables := ARRAY(SELECT DISTINCT storagelab.bigint_migration_qname(x.relation)
+                      FROM storagelab.bigint_migration_group_objects(g.grels, g.gcols) x
+                     WHERE x.kind = 'column' ORDER BY 1);
+    BEGIN
+      script := storagelab.bigint_migration_group_script(g.grels, g.gcols, 'blocking');
+      blockers := NULL;
+    EXCEPTION WHEN OTHERS THEN
+      GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;
+      script := NULL;
+      blockers := format('%s: %s%s', st, msg, CASE WHEN det <> '' THEN E'\n' || det ELSE '' END);
+    END;
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.bigint_migration_plan() IS
+  'one blocking INT->BIGINT migration script per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';

@@ -69,11 +69,11 @@ SELECT is(:'msg'::text, 'the database changed since this script was generated', 
 SELECT is((SELECT atttypid::regtype::text FROM pg_attribute WHERE attrelid = 'public.t_pre'::regclass AND attname = 'id'),
           'integer', '... without changing anything');
 
--- A transaction holding a lock for longer than scripts.max_blocking_transaction_age.
+-- A transaction holding a lock for longer than bigint_migration.max_blocking_transaction_age.
 ALTER TABLE public.t_pre_child ALTER COLUMN pid TYPE int;
-INSERT INTO storagelab.settings VALUES ('scripts.max_blocking_transaction_age', '0s'), ('scripts.lock_timeout', '100ms');
+INSERT INTO storagelab.settings VALUES ('bigint_migration.max_blocking_transaction_age', '0s'), ('scripts.lock_timeout', '100ms');
 SELECT storagelab.bigint_migration_script('t_pre', 'id') \g (format=unaligned tuples_only=on) :tmp/long.sql
-DELETE FROM storagelab.settings WHERE name = 'scripts.max_blocking_transaction_age';
+DELETE FROM storagelab.settings WHERE name = 'bigint_migration.max_blocking_transaction_age';
 SELECT storagelab.bigint_migration_script('t_pre', 'id') \g (format=unaligned tuples_only=on) :tmp/retry.sql
 \set bg `(psql -X -q -d :DBNAME -c 'BEGIN' -c 'LOCK TABLE public.t_pre_child IN ACCESS SHARE MODE' -c 'SELECT pg_sleep(2)' -c 'COMMIT' >/dev/null 2>&1 &); sleep 0.5; echo started`
 \set rc `psql -X -q -v ON_ERROR_STOP=1 -d :DBNAME -f :tmp/long.sql > :tmp/long.out 2>&1; echo $?`
