@@ -373,6 +373,10 @@ BEGIN
      WHERE c.contype = 'f' AND c.conparentid = 0
        AND EXISTS (SELECT 1 FROM unnest(c.conkey) k, unnest(crel, catt) AS x(relid, attnum)
                     WHERE x.relid = c.conrelid AND x.attnum = k)
+       -- only keys with a column that changes type (ALTER TYPE leaves the others alone)
+       AND EXISTS (SELECT 1 FROM unnest(c.conkey, c.confkey) AS k(a1, a2), pg_attribute a
+                    WHERE ((a.attrelid = c.conrelid AND a.attnum = k.a1) OR (a.attrelid = c.confrelid AND a.attnum = k.a2))
+                      AND a.atttypid IN ('int2'::regtype, 'int4'::regtype))
      ORDER BY qn, c.conname
   LOOP
     o := NULL; o.kind := 'foreign_key'; o.relation := r.conrelid; o.depth := 0;
@@ -448,6 +452,9 @@ BEGIN
             o.lock := 'ACCESS EXCLUSIVE on its table';
             o.handling := 're-created with its table or column';
             o.create_sql := pg_get_indexdef(r.objid) || E';\n'
+                            || coalesce((SELECT format(E'ALTER INDEX %s SET TABLESPACE %I;\n', q.qn, t.spcname)
+                                           FROM pg_class ic JOIN pg_tablespace t ON t.oid = ic.reltablespace
+                                          WHERE ic.oid = r.objid), '')
                             || CASE WHEN (obj_description(r.objid, 'pg_class')) IS NULL THEN '' ELSE format(E'COMMENT ON INDEX %s IS %L;\n', q.qn, obj_description(r.objid, 'pg_class')) END;
             o.check_sql := format('to_regclass(%L) IS NOT NULL', q.qn);
             v_auto := true;
@@ -533,7 +540,9 @@ BEGIN
           o.identity := format('constraint %I on %s', q.conname, q.qn);
           o.lock := 'ACCESS EXCLUSIVE (with its table)';
           o.handling := 're-added after its generated column';
-          o.create_sql := format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', q.qn, q.conname, q.def);
+          o.create_sql := format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', q.qn, q.conname, q.def)
+                          || CASE WHEN obj_description(r.objid, 'pg_constraint') IS NULL THEN ''
+                                  ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', q.conname, q.qn, obj_description(r.objid, 'pg_constraint')) END;
           o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L)', q.qn, q.conname);
         ELSE
           o.kind := 'blocker';
@@ -729,6 +738,17 @@ BEGIN
       END IF;
 
       IF format('%s:%s:%s', o.classid, o.objid, coalesce(o.objsubid, 0)) = ANY (seen) THEN
+        -- an index, constraint or statistics object on both a converted
+        -- column and a dropped generated column: re-created, not rebuilt
+        IF o.create_sql IS NOT NULL AND o.kind IN ('index', 'constraint', 'statistics') THEN
+          FOR i IN 1 .. cardinality(res) LOOP
+            IF res[i].classid = o.classid AND res[i].objid = o.objid AND res[i].create_sql IS NULL THEN
+              o.drop_sql := NULL;
+              o.depth := res[i].depth;
+              res[i] := o;
+            END IF;
+          END LOOP;
+        END IF;
         CONTINUE;
       END IF;
       seen := seen || format('%s:%s:%s', o.classid, o.objid, coalesce(o.objsubid, 0));
