@@ -1,0 +1,17 @@
+-- INT -> BIGINT: the dependency model and one generated script.
+\echo '-- SELECT kind, identity, lock, handling FROM storagelab.bigint_migration_objects(''pgbench_accounts'', ''aid'');'
+SELECT kind, identity, lock, handling
+  FROM storagelab.bigint_migration_objects('pgbench_accounts', 'aid')
+ ORDER BY depth, kind, identity;
+SELECT to_regclass('public.film') IS NOT NULL AS have_pagila \gset
+\if :have_pagila
+\echo '-- SELECT kind, identity, depth, handling FROM storagelab.bigint_migration_objects(''film'', ''film_id'');'
+SELECT kind, identity, depth, handling
+  FROM storagelab.bigint_migration_objects('film', 'film_id')
+ ORDER BY depth, kind, identity;
+\echo '-- SELECT storagelab.bigint_migration_script(''film'', ''film_id'');   (run it with psql -v ON_ERROR_STOP=1 -f)'
+SELECT storagelab.bigint_migration_script('film', 'film_id') \g (format=unaligned tuples_only=on)
+\else
+\echo '-- SELECT storagelab.bigint_migration_script(''pgbench_branches'', ''bid'');   (run it with psql -v ON_ERROR_STOP=1 -f)'
+SELECT storagelab.bigint_migration_script('pgbench_branches', 'bid') \g (format=unaligned tuples_only=on)
+\endif
