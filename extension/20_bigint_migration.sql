@@ -27,7 +27,8 @@ INSERT INTO storagelab.setting_defaults VALUES
 CREATE TYPE storagelab.bigint_migration_object AS (
   kind        text,       -- column, sequence, identity, foreign_key, index, constraint,
                           -- default, statistics, view, materialized_view, rule, trigger,
-                          -- policy, function, generated_column, publication_table, blocker
+                          -- policy, function, generated_column, publication_table,
+                          -- trigger_function, blocker
   identity    text,       -- human-readable name (pg_describe_object style)
   relation    regclass,   -- table or view the object belongs to (NULL for functions, publications)
   column_name name,       -- the column, for kind column / generated_column / sequence
@@ -393,6 +394,29 @@ BEGIN
                           r.qn, r.conname, 'f', r.convalidated);
     res := res || o;
     seen := seen || format('%s:%s:0', o.classid, o.objid);
+  END LOOP;
+
+  -- 5b. Trigger functions of the converted tables, in languages that cache
+  -- plans (PL/pgSQL and others): a no-op ALTER FUNCTION makes every session
+  -- re-plan them, instead of failing with "type of parameter N (bigint) does
+  -- not match that when preparing the plan (integer)".  COST is set to its
+  -- current value: RESET ALL would drop a SET search_path.
+  FOR r IN
+    SELECT DISTINCT p.oid, p.oid::regprocedure::text AS sig, p.procost, l.lanname
+      FROM pg_trigger t
+      JOIN pg_proc p ON p.oid = t.tgfoid
+      JOIN pg_language l ON l.oid = p.prolang
+     WHERE t.tgrelid IN (SELECT DISTINCT x.r FROM unnest(crel) AS x(r))
+       AND NOT t.tgisinternal AND l.lanname NOT IN ('c', 'internal', 'sql')
+     ORDER BY 2
+  LOOP
+    o := NULL; o.kind := 'trigger_function'; o.depth := 0;
+    o.identity := format('function %s', r.sig);
+    o.classid := 'pg_proc'::regclass; o.objid := r.oid; o.objsubid := 0;
+    o.lock := 'none on tables (updates its pg_proc row)';
+    o.handling := format('ALTER FUNCTION ... COST %s (unchanged) after the type change, so that sessions re-plan its cached %s statements', r.procost, r.lanname);
+    o.create_sql := format(E'ALTER FUNCTION %s COST %s;\n', r.sig, r.procost);
+    res := res || o;
   END LOOP;
 
   -- 6. Objects depending on the component's columns (level 0 frontier), then
@@ -941,9 +965,16 @@ BEGIN
   s := s || E'-- Objects dropped and re-created inside the transaction:\n';
   n := 0;
   FOR o IN SELECT * FROM unnest(objs) x
-            WHERE x.kind NOT IN ('column', 'foreign_key', 'sequence', 'identity') AND x.create_sql IS NOT NULL
+            WHERE x.kind NOT IN ('column', 'foreign_key', 'sequence', 'identity', 'trigger_function') AND x.create_sql IS NOT NULL
             ORDER BY x.depth, x.identity LOOP
     s := s || '--   ' || storagelab.bigint_migration_comment_text(o.identity || ': ' || o.handling) || E'\n';
+    n := n + 1;
+  END LOOP;
+  IF n = 0 THEN s := s || E'--   (none)\n'; END IF;
+  s := s || E'-- Trigger functions touched so that other sessions re-plan them:\n';
+  n := 0;
+  FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'trigger_function' ORDER BY x.identity LOOP
+    s := s || '--   ' || storagelab.bigint_migration_comment_text(o.identity) || E'\n';
     n := n + 1;
   END LOOP;
   IF n = 0 THEN s := s || E'--   (none)\n'; END IF;
@@ -1088,9 +1119,18 @@ BEGIN
   s := s || E'\n-- Re-create the dropped objects exactly as they were (in dependency order).\n';
   n := 0;
   FOR o IN SELECT * FROM unnest(objs) x
-            WHERE x.kind NOT IN ('column', 'generated_column', 'foreign_key', 'sequence', 'identity') AND x.create_sql IS NOT NULL
+            WHERE x.kind NOT IN ('column', 'generated_column', 'foreign_key', 'sequence', 'identity', 'trigger_function') AND x.create_sql IS NOT NULL
             ORDER BY x.depth, x.identity LOOP
     s := s || '-- ' || storagelab.bigint_migration_comment_text(o.identity) || E'\n' || o.create_sql;
+    n := n + 1;
+  END LOOP;
+  IF n = 0 THEN s := s || E'-- (none)\n'; END IF;
+
+  s := s || E'\n-- Make other sessions re-plan the trigger functions of the converted tables (their cached plans\n'
+         || E'-- have integer parameters); COST is set to its current value, nothing else changes.\n';
+  n := 0;
+  FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'trigger_function' ORDER BY x.identity LOOP
+    s := s || o.create_sql;
     n := n + 1;
   END LOOP;
   IF n = 0 THEN s := s || E'-- (none)\n'; END IF;

@@ -28,7 +28,7 @@ SELECT plan(19);
 
 SELECT set_eq('SELECT kind FROM snap.kinds',
   ARRAY['column', 'sequence', 'foreign_key', 'index', 'constraint', 'statistics', 'view', 'materialized_view',
-        'rule', 'trigger', 'policy', 'function', 'generated_column', 'publication_table', 'default'],
+        'rule', 'trigger', 'policy', 'function', 'generated_column', 'publication_table', 'default', 'trigger_function'],
   'the dependency model finds every object kind of the fixture');
 
 -- the key of the parent: its whole component and every dependent object

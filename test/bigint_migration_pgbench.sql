@@ -27,7 +27,7 @@ INSERT INTO snap.twelve VALUES
   ('pgbench_accounts', 'aid'), ('pgbench_accounts', 'bid'), ('pgbench_accounts', 'abalance'),
   ('pgbench_branches', 'bid'), ('pgbench_branches', 'bbalance');
 
-SELECT plan(14);
+SELECT plan(17);
 
 SELECT storagelab.bigint_migration_group_script(array_agg(rel), array_agg(col)) FROM snap.twelve
 \g (format=unaligned tuples_only=on) :tmp/twelve.sql
@@ -84,6 +84,23 @@ SELECT is(:'msg'::text, 'long-running transactions hold locks', 'a long-running 
 \set rc `psql -X -v ON_ERROR_STOP=1 -d :DBNAME -f :tmp/retry.sql > :tmp/retry.out 2>&1; echo $?`
 \set retried `grep -c 'lock attempt' :tmp/retry.out`
 SELECT ok(:'rc' = '0' AND :'retried'::int > 0, 'a short lock holder is waited out by the retries, and the script commits');
+
+-- A session that cached a PL/pgSQL trigger function's plan before the
+-- migration keeps working after it (without the script's ALTER FUNCTION it
+-- fails: "type of parameter N (bigint) does not match that when preparing
+-- the plan (integer)").
+CREATE TABLE public.tf_t (id int PRIMARY KEY, v int);
+CREATE TABLE public.tf_log (id int);
+CREATE FUNCTION public.tf_trg() RETURNS trigger LANGUAGE plpgsql
+  AS $f$ DECLARE x int; BEGIN x := NEW.id; INSERT INTO public.tf_log VALUES (NEW.id); RETURN NEW; END $f$;
+CREATE TRIGGER tf AFTER INSERT ON public.tf_t FOR EACH ROW EXECUTE FUNCTION public.tf_trg();
+SELECT storagelab.bigint_migration_script('tf_t', 'id') \g (format=unaligned tuples_only=on) :tmp/tf.sql
+\set bg `(psql -X -d :DBNAME -c 'INSERT INTO public.tf_t VALUES (1, 1)' -c 'SELECT pg_sleep(3)' -c 'INSERT INTO public.tf_t VALUES (2, 2)' > :tmp/tf_bg.out 2>&1 &); for i in $(seq 100); do [ "$(psql -X -At -d :DBNAME -c 'SELECT count(*) FROM public.tf_log')" = 1 ] && break; sleep 0.1; done; echo started`
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -d :DBNAME -f :tmp/tf.sql > :tmp/tf.out 2>&1; echo $?`
+\set mismatch `for i in $(seq 100); do grep -q 'INSERT 0 1' :tmp/tf_bg.out && [ "$(grep -c 'INSERT\|ERROR' :tmp/tf_bg.out)" -ge 2 ] && break; sleep 0.1; done; grep -c 'does not match' :tmp/tf_bg.out`
+SELECT is(:'rc'::text, '0', 'the script for a table with a PL/pgSQL trigger ran to COMMIT');
+SELECT is(:'mismatch'::text, '0', 'a session with the trigger function''s plan cached does not fail afterwards');
+SELECT is((SELECT count(*) FROM public.tf_log), 2::bigint, '... and its insert after the migration fired the trigger');
 
 SELECT * FROM finish();
 \c :origdb
