@@ -863,10 +863,8 @@ BEGIN
     RAISE EXCEPTION 'mode must not be NULL' USING ERRCODE = 'null_value_not_allowed',
       HINT = 'Use mode => ''blocking''.';
   ELSIF mode = 'online' THEN
-    RAISE EXCEPTION 'mode "online" is not yet supported'
-      USING ERRCODE = 'feature_not_supported',
-            DETAIL = 'This version of storagelab generates blocking migrations only.',
-            HINT = 'Use mode => ''blocking'' in a maintenance window: that script holds ACCESS EXCLUSIVE locks on every table it converts until it commits.';
+    -- part 21: phases expand, backfill, prepare, swap, cleanup on the same model
+    RETURN storagelab.bigint_migration_online_script(relations, column_names);
   ELSIF mode <> 'blocking' THEN
     RAISE EXCEPTION 'invalid mode "%"', mode
       USING ERRCODE = 'invalid_parameter_value',

@@ -40,14 +40,26 @@ SELECT storagelab.bigint_migration_script('bm.parent', 'label');
 SELECT storagelab.bigint_migration_script('bm.v', 'id');
 SELECT storagelab.bigint_migration_objects('bm.parent', 'ctid');
 SELECT storagelab.bigint_migration_group_script(ARRAY['bm.parent']::regclass[], ARRAY['id', 'label']::name[]);
--- Modes: online is not there yet, anything else is invalid.
-SELECT storagelab.bigint_migration_script('bm.parent', 'id', 'online');
+-- Modes: blocking, online; anything else is invalid.
 SELECT storagelab.bigint_migration_script('bm.parent', 'id', 'fast');
 \set VERBOSITY default
+-- The online script: its phases (psql \if sections chosen with -v phase=...).
+SELECT substring(line FROM '^\\if :ph_([a-z_]+)$') AS phase
+  FROM regexp_split_to_table(storagelab.bigint_migration_script('bm.parent', 'id', 'online'), E'\n') WITH ORDINALITY AS l(line, n)
+ WHERE line ~ '^\\if :ph_[a-z_]+$'
+ ORDER BY n;
 SET client_min_messages = notice;
--- The online refusal explains itself.
-DO $$ BEGIN PERFORM storagelab.bigint_migration_script('bm.parent', 'id', 'online');
-EXCEPTION WHEN feature_not_supported THEN RAISE NOTICE '%: %', SQLSTATE, SQLERRM; END $$;
+-- What the online mode cannot do yet is refused with the reason.
+CREATE TABLE bm.ptab (d date NOT NULL, parent_id int REFERENCES bm.parent) PARTITION BY RANGE (d);
+DO $$
+DECLARE msg text; det text; st text;
+BEGIN
+  PERFORM storagelab.bigint_migration_script('bm.parent', 'id', 'online');
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;
+  RAISE NOTICE E'%: %\n%', st, msg, det;
+END $$;
+DROP TABLE bm.ptab;
 
 -- Blockers: a partition key, a domain-typed column and a row type stored in
 -- another table, in one component: all listed in one error.

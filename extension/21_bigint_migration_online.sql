@@ -1,0 +1,662 @@
+-- storagelab install script, part 21: the online INT -> BIGINT script writer
+-- (bigint_migration_script(..., mode => 'online')), on the dependency model
+-- of part 20 (storagelab.bigint_migration_group_objects).
+--
+-- The script is one psql file in phases, chosen with -v phase=...:
+--   expand    shadow bigint columns, a sync trigger, sequences AS bigint (brief locks)
+--   backfill  keyset batches over block ranges, one COMMIT each, resumable
+--   prepare   NOT NULL proofs, concurrent indexes, new FKs NOT VALID + VALIDATE
+--   swap      one short transaction: renames, constraints USING INDEX, objects re-created
+--   cleanup   drop the old columns
+--   rollback_prepare, rollback_expand: undo, until swap
+-- Every phase checks the state it needs and can be run again.
+
+\echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+INSERT INTO storagelab.setting_defaults VALUES
+  ('bigint_migration.backfill_batch_blocks', '1000',
+   'online migrations: heap blocks per backfill batch (one COMMIT each)'),
+  ('bigint_migration.backfill_pause', '50ms',
+   'online migrations: pause between backfill batches');
+
+CREATE TABLE storagelab.bigint_migration_progress (
+  migration   text NOT NULL,
+  relation    text NOT NULL,
+  next_block  bigint NOT NULL DEFAULT 0,
+  max_block   bigint NOT NULL,
+  done        boolean NOT NULL DEFAULT false,
+  updated_at  timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (migration, relation)
+);
+COMMENT ON TABLE storagelab.bigint_migration_progress IS
+  'progress of the backfill phase of online INT->BIGINT migrations: per table, the next heap block to copy and the last block that existed when the sync trigger was installed';
+GRANT SELECT, INSERT, UPDATE, DELETE ON storagelab.bigint_migration_progress TO PUBLIC;
+
+CREATE FUNCTION storagelab.bigint_migration_retry_block(stmts text[], retries int)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT 'DO ' || storagelab.bigint_migration_dollar_quote(
+    E'\nDECLARE\n  attempt int := 0;\nBEGIN\n  LOOP\n    BEGIN\n'
+    || (SELECT string_agg(format(E'      EXECUTE %L;\n', regexp_replace(s, ';\s*$', '')), '' ORDER BY n)
+          FROM unnest($1) WITH ORDINALITY AS u(s, n))
+    || E'      EXIT;\n'
+    || E'    EXCEPTION WHEN lock_not_available THEN\n'
+    || E'      attempt := attempt + 1;\n'
+    || format(E'      IF attempt > %s THEN\n', $2)
+    || E'        RAISE EXCEPTION ''gave up after % lock timeouts'', attempt\n'
+    || E'          USING ERRCODE = ''lock_not_available'', HINT = ''Run this phase again later; it is safe to re-run.'';\n'
+    || E'      END IF;\n'
+    || E'      RAISE NOTICE ''lock attempt %: timed out after %, retrying'', attempt, current_setting(''lock_timeout'');\n'
+    || E'      PERFORM pg_sleep(least(0.1 * attempt, 2));\n'
+    || E'    END;\n  END LOOP;\nEND\n') || E';\n'
+$$;
+COMMENT ON FUNCTION storagelab.bigint_migration_retry_block(text[], int) IS
+  'a DO block running statements in one subtransaction, retried on lock_timeout (for generated online scripts)';
+
+CREATE FUNCTION storagelab.bigint_migration_online_script(relations regclass[], column_names name[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  objs      storagelab.bigint_migration_object[];
+  o         storagelab.bigint_migration_object;
+  r         record;
+  q         record;
+  s         text := '';
+  x         text;
+  mid       text;
+  lt        text := storagelab.setting('scripts.lock_timeout');
+  retries   int := storagelab.setting('scripts.lock_retries')::int;
+  batch     int := greatest(storagelab.setting('bigint_migration.backfill_batch_blocks')::int, 1);
+  pause     text := storagelab.setting('bigint_migration.backfill_pause');
+  blockers  text[] := '{}';
+  -- converted columns
+  c_rel     oid[] := '{}';
+  c_att     int2[] := '{}';
+  c_name    name[] := '{}';
+  c_new     name[] := '{}';
+  c_old     name[] := '{}';
+  c_nn      boolean[] := '{}';
+  tabs      oid[];           -- tables with converted columns
+  i         int;
+  k         int;
+  stmts     text[];
+  cols      text;
+  pre       text;
+  swap_body text;
+  lock_list text;
+  all_tables text[];
+  ph        text;
+BEGIN
+  SELECT array_agg(x1) INTO objs FROM storagelab.bigint_migration_group_objects(relations, column_names) x1;
+
+  -- Blockers of the model itself, then what the online plan cannot do yet.
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'blocker' LOOP
+    blockers := blockers || format('%s (SQLSTATE %s): %s', o.blocker, o.sqlstate, o.hint);
+  END LOOP;
+  FOR o IN SELECT * FROM unnest(objs) b
+            WHERE b.kind IN ('identity', 'generated_column')
+               OR (b.kind = 'constraint' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.oid = b.objid AND c.contype NOT IN ('p', 'u')))
+  LOOP
+    blockers := blockers || format('%s: %s is not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', o.identity, o.kind);
+  END LOOP;
+  FOR r IN
+    SELECT DISTINCT x1.relation, storagelab.bigint_migration_qname(x1.relation) AS qn
+      FROM unnest(objs) x1
+     WHERE x1.kind = 'column'
+       AND (EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = x1.relation OR i.inhparent = x1.relation)
+            OR (SELECT relkind FROM pg_class WHERE oid = x1.relation) <> 'r')
+  LOOP
+    blockers := blockers || format('table %s is partitioned or part of an inheritance tree: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+  END LOOP;
+
+  -- Converted columns.
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'column' AND b.create_sql IS NOT NULL ORDER BY b.relation::oid, b.objsubid LOOP
+    c_rel := c_rel || o.relation::oid; c_att := c_att || o.objsubid::int2; c_name := c_name || o.column_name;
+    c_new := c_new || format('storagelab_new_%s', o.objsubid)::name;
+    c_old := c_old || format('storagelab_old_%s', o.objsubid)::name;
+    c_nn := c_nn || (SELECT attnotnull FROM pg_attribute WHERE attrelid = o.relation AND attnum = o.objsubid);
+    IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = o.relation AND NOT attisdropped
+                  AND attname IN (format('storagelab_new_%s', o.objsubid), format('storagelab_old_%s', o.objsubid))) THEN
+      -- a previous run of this very migration left them: fine, phases are re-runnable
+      NULL;
+    END IF;
+  END LOOP;
+  tabs := ARRAY(SELECT DISTINCT u FROM unnest(c_rel) u ORDER BY 1);
+
+  -- Indexes containing a converted column: their key columns must be plain
+  -- columns (an expression or a predicate using the column cannot be moved
+  -- by name).
+  FOR r IN
+    SELECT i.indexrelid, storagelab.bigint_migration_qname(i.indexrelid) AS qn
+      FROM pg_index i
+     WHERE i.indrelid = ANY (tabs)
+       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r, a) WHERE cc.r = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+  LOOP
+    IF (SELECT count(*) FROM pg_depend d, unnest(c_rel, c_att) AS cc(r, a)
+         WHERE d.classid = 'pg_class'::regclass AND d.objid = r.indexrelid AND d.refobjid = cc.r AND d.refobjsubid = cc.a)
+       > (SELECT count(*) FROM pg_index i, unnest(i.indkey::int2[]) AS kk(v), unnest(c_rel, c_att) AS cc(r, a)
+           WHERE i.indexrelid = r.indexrelid AND cc.r = i.indrelid AND cc.a = kk.v) THEN
+      blockers := blockers || format('index %s uses a converted column in an expression or predicate: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_index i, unnest(i.indkey::int2[], i.indclass::oid[]) WITH ORDINALITY AS u(a, opc, n), unnest(c_rel, c_att) AS cc(r, a2)
+                WHERE i.indexrelid = r.indexrelid AND cc.r = i.indrelid AND cc.a2 = u.a AND u.n <= i.indnkeyatts
+                  AND NOT EXISTS (SELECT 1 FROM pg_opclass oc WHERE oc.oid = u.opc AND oc.opcdefault)) THEN
+      blockers := blockers || format('index %s uses a non-default operator class on a converted column: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = r.indexrelid AND c.contype = 'x') THEN
+      blockers := blockers || format('index %s backs an exclusion constraint: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+    END IF;
+  END LOOP;
+  FOR r IN
+    SELECT c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn FROM pg_constraint c
+     WHERE c.contype = 'f' AND c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key')
+       AND c.confdelsetcols IS NOT NULL
+  LOOP
+    blockers := blockers || format('foreign key %I on %s uses ON DELETE SET NULL/DEFAULT (columns): not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.conname, r.qn);
+  END LOOP;
+
+  IF cardinality(blockers) > 0 THEN
+    RAISE EXCEPTION 'cannot generate a correct online INT to BIGINT migration: % blocker(s)', cardinality(blockers)
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = array_to_string(blockers, E'\n'),
+            HINT = 'Resolve each blocker listed in the detail, or use mode ''blocking''.';
+  END IF;
+  IF cardinality(c_rel) = 0 THEN
+    RAISE EXCEPTION 'nothing to convert: every column of the foreign-key component is already bigint'
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'storagelab.bigint_migration_objects() lists the component.';
+  END IF;
+
+  mid := 'sl' || left(md5(array_to_string(ARRAY(SELECT format('%s.%s', a, b) FROM unnest(c_rel, c_att) AS u(a, b) ORDER BY 1), ',')), 12);
+  all_tables := ARRAY(SELECT DISTINCT storagelab.bigint_migration_qname(x1.relation)
+                        FROM unnest(objs) x1 JOIN pg_class c ON c.oid = x1.relation
+                       WHERE c.relkind IN ('r', 'p') ORDER BY 1);
+  lock_list := array_to_string(all_tables, ', ');
+
+  ------------------------------------------------------------------ header
+  s := s || format(E'-- storagelab %s: INT to BIGINT migration (mode online), migration id %s\n',
+                   (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid);
+  s := s || '-- requested: ' || storagelab.bigint_migration_comment_text(
+              (SELECT string_agg(format('%s.%I', storagelab.bigint_migration_qname(u.r), u.c), ', ')
+                 FROM unnest(relations, column_names) AS u(r, c))) || E'\n';
+  s := s || format(E'-- generated %s in database %s by %s\n',
+                   to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'),
+                   storagelab.bigint_migration_comment_text(quote_ident(current_database())),
+                   storagelab.bigint_migration_comment_text(quote_ident(current_user)));
+  s := s || E'--\n-- Run one phase at a time, in this order (each can be run again after a failure):\n'
+         || E'--   psql -v ON_ERROR_STOP=1 -v phase=expand   -f <this file>  -- shadow bigint columns, sync trigger, sequences AS bigint (brief ACCESS EXCLUSIVE, retried)\n'
+         || E'--   psql -v ON_ERROR_STOP=1 -v phase=backfill -f <this file>  -- copy in batches (ROW EXCLUSIVE); resumes where it stopped; -v backfill_batches=N stops after N batches\n'
+         || E'--   psql -v ON_ERROR_STOP=1 -v phase=prepare  -f <this file>  -- NOT NULL proofs, CREATE INDEX CONCURRENTLY, new FKs NOT VALID + VALIDATE (no blocking locks)\n'
+         || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE: the point of no return\n'
+         || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old int columns (brief ACCESS EXCLUSIVE)\n'
+         || E'-- Before swap, undo with phase=rollback_prepare, then phase=rollback_expand.\n'
+         || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n--\n';
+  s := s || E'-- Columns converted (shadow column -> final name):\n';
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    s := s || '--   ' || storagelab.bigint_migration_comment_text(format('%s.%I via %I (old values kept in %I until cleanup)',
+                storagelab.bigint_migration_qname(c_rel[i]), c_name[i], c_new[i], c_old[i])) || E'\n';
+  END LOOP;
+  s := s || E'-- Objects dropped and re-created in the swap:\n';
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind NOT IN ('column', 'foreign_key', 'sequence', 'identity', 'trigger_function', 'index', 'constraint', 'statistics')
+                                          AND b.create_sql IS NOT NULL ORDER BY b.depth, b.identity LOOP
+    s := s || '--   ' || storagelab.bigint_migration_comment_text(o.identity) || E'\n';
+  END LOOP;
+  s := s || E'\n\\set ON_ERROR_STOP on\n'
+         || format(E'SET lock_timeout = %L;\n', lt)
+         || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\n'
+         || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+         || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+         || E'SELECT :''phase'' = ''expand'' AS ph_expand, :''phase'' = ''backfill'' AS ph_backfill, :''phase'' = ''prepare'' AS ph_prepare,\n'
+         || E'       :''phase'' = ''swap'' AS ph_swap, :''phase'' = ''cleanup'' AS ph_cleanup,\n'
+         || E'       :''phase'' = ''rollback_prepare'' AS ph_rollback_prepare, :''phase'' = ''rollback_expand'' AS ph_rollback_expand \\gset\n'
+         || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n';
+  -- refuse an unknown phase
+  s := s || E'SELECT :''phase'' NOT IN (''expand'', ''backfill'', ''prepare'', ''swap'', ''cleanup'', ''rollback_prepare'', ''rollback_expand'') AS ph_bad \\gset\n'
+         || E'\\if :ph_bad\n\\echo ''choose a phase: psql -v ON_ERROR_STOP=1 -v phase=expand|backfill|prepare|swap|cleanup|rollback_prepare|rollback_expand -f <this file>''\n'
+         || 'DO ' || storagelab.bigint_migration_dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=expand (then backfill, prepare, swap, cleanup).'';\nEND\n') || E';\n\\endif\n\n';
+
+  -- a state check used by several phases: has the swap happened?
+  pre := '';
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    pre := pre || format(E'  IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND NOT attisdropped) THEN swapped := true; END IF;\n',
+                         storagelab.bigint_migration_qname(c_rel[i]), c_old[i]);
+  END LOOP;
+
+  ------------------------------------------------------------------ expand
+  s := s || E'\\if :ph_expand\n-- Phase expand.\n';
+  s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(
+            E'\nDECLARE swapped boolean := false;\nBEGIN\n' || pre
+            || E'  IF swapped THEN\n    RAISE EXCEPTION ''this migration is already swapped'' USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase cleanup.'';\n  END IF;\n'
+            || (SELECT string_agg(format(E'  IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND atttypid IN (''int2''::regtype, ''int4''::regtype)) THEN\n'
+                                         '    RAISE EXCEPTION ''column %%.%% is not an integer column any more'', %L, %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again.'';\n  END IF;\n',
+                                         storagelab.bigint_migration_qname(u.r), u.nm, storagelab.bigint_migration_qname(u.r), u.nm), '')
+                  FROM unnest(c_rel, c_name) AS u(r, nm))
+            || E'END\n') || E';\n';
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    x := storagelab.bigint_migration_qname(tabs[k]);
+    stmts := ARRAY[format('ALTER TABLE %s %s', x,
+                          (SELECT string_agg(format('ADD COLUMN IF NOT EXISTS %I bigint', u.nw), ', ')
+                             FROM unnest(c_rel, c_new) AS u(r, nw) WHERE u.r = tabs[k])),
+                   format(E'CREATE OR REPLACE FUNCTION %I.%I() RETURNS trigger LANGUAGE plpgsql AS %s',
+                          (SELECT nspname FROM pg_namespace WHERE oid = (SELECT relnamespace FROM pg_class WHERE oid = tabs[k])),
+                          format('storagelab_sync_%s_%s', mid, tabs[k]),
+                          storagelab.bigint_migration_dollar_quote(
+                            E'\nBEGIN\n'
+                            || (SELECT string_agg(format(E'  NEW.%I := NEW.%I;\n', u.nw, u.nm), '')
+                                  FROM unnest(c_rel, c_new, c_name) AS u(r, nw, nm) WHERE u.r = tabs[k])
+                            || E'  RETURN NEW;\nEND\n')),
+                   format('DROP TRIGGER IF EXISTS %I ON %s', 'zz_storagelab_sync_' || mid, x),
+                   format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE ON %s FOR EACH ROW EXECUTE FUNCTION %I.%I()',
+                          'zz_storagelab_sync_' || mid, x,
+                          (SELECT nspname FROM pg_namespace WHERE oid = (SELECT relnamespace FROM pg_class WHERE oid = tabs[k])),
+                          format('storagelab_sync_%s_%s', mid, tabs[k]))];
+    s := s || '-- ' || storagelab.bigint_migration_comment_text(x) || E': shadow columns and the sync trigger (fires last among BEFORE triggers)\n'
+           || storagelab.bigint_migration_retry_block(stmts, retries);
+    -- the backfill bound: the table's size when the trigger exists
+    s := s || format(E'INSERT INTO storagelab.bigint_migration_progress (migration, relation, max_block)\n'
+                     '  VALUES (%L, %L, pg_relation_size(%L) / current_setting(''block_size'')::bigint)\n'
+                     '  ON CONFLICT (migration, relation) DO NOTHING;\n', mid, x, x);
+  END LOOP;
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'sequence' AND b.create_sql IS NOT NULL ORDER BY b.identity LOOP
+    s := s || storagelab.bigint_migration_retry_block(ARRAY[o.create_sql], retries);
+  END LOOP;
+  s := s || E'\\endif\n\n';
+
+  ------------------------------------------------------------------ backfill
+  s := s || E'\\if :ph_backfill\n-- Phase backfill: one COMMIT per batch of heap blocks, bounded by the table size when the\n'
+         || E'-- sync trigger was installed (later rows are written by the trigger); progress in\n'
+         || E'-- storagelab.bigint_migration_progress, so an interrupted backfill resumes.  As a superuser the\n'
+         || E'-- batches run with session_replication_role = replica, so that user triggers (last_update\n'
+         || E'-- columns, audit) do not fire for the copy.\n';
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    x := storagelab.bigint_migration_qname(tabs[k]);
+    cols := (SELECT string_agg(format('%I = %I', u.nw, u.nm), ', ') FROM unnest(c_rel, c_new, c_name) AS u(r, nw, nm) WHERE u.r = tabs[k]);
+    s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(format(
+      E'\nDECLARE\n  b bigint;\n  maxb bigint;\n  isdone boolean;\n  batches int := 0;\n'
+      '  limit_batches int := coalesce(nullif(current_setting(''storagelab.backfill_batches'', true), ''''), ''0'')::int;\n'
+      'BEGIN\n'
+      '  SELECT next_block, max_block, done INTO b, maxb, isdone FROM storagelab.bigint_migration_progress\n'
+      '   WHERE migration = %L AND relation = %L;\n'
+      '  IF NOT FOUND THEN\n'
+      '    RAISE EXCEPTION ''phase expand has not run for %%'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase expand first.'';\n'
+      '  END IF;\n'
+      '  IF isdone THEN RETURN; END IF;\n'
+      '  IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN\n'
+      '    SET session_replication_role = replica;\n'
+      '  END IF;\n'
+      '  WHILE b <= maxb LOOP\n'
+      '    UPDATE %s SET %s\n'
+      '     WHERE ctid >= format(''(%%s,0)'', b)::tid AND ctid < format(''(%%s,0)'', b + %s)::tid\n'
+      '       AND (%s);\n'
+      '    b := b + %s;\n'
+      '    UPDATE storagelab.bigint_migration_progress SET next_block = b, updated_at = now()\n'
+      '     WHERE migration = %L AND relation = %L;\n'
+      '    COMMIT;\n'
+      '    batches := batches + 1;\n'
+      '    IF limit_batches > 0 AND batches >= limit_batches THEN\n'
+      '      RAISE NOTICE ''%% stopped after %% batches at block %% of %%; run phase backfill again to resume'', %L, batches, b, maxb;\n'
+      '      RESET session_replication_role;\n'
+      '      RETURN;\n'
+      '    END IF;\n'
+      '    PERFORM pg_sleep(extract(epoch FROM %L::interval));\n'
+      '  END LOOP;\n'
+      '  RESET session_replication_role;\n'
+      '  UPDATE storagelab.bigint_migration_progress SET done = true, updated_at = now()\n'
+      '   WHERE migration = %L AND relation = %L;\n'
+      '  COMMIT;\n'
+      'END\n',
+      mid, x, x, x, cols, batch,
+      (SELECT string_agg(format('%I IS DISTINCT FROM %I', u.nw, u.nm), ' OR ') FROM unnest(c_rel, c_new, c_name) AS u(r, nw, nm) WHERE u.r = tabs[k]),
+      batch, mid, x, x, pause, mid, x)) || E';\n';
+  END LOOP;
+  s := s || E'\\endif\n\n';
+
+  ------------------------------------------------------------------ prepare
+  s := s || E'\\if :ph_prepare\n-- Phase prepare: nothing here blocks reads or writes for long.\n';
+  -- the backfill must be complete and exact
+  s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(
+            E'\nDECLARE swapped boolean := false;\nBEGIN\n' || pre
+            || E'  IF swapped THEN\n    RAISE EXCEPTION ''this migration is already swapped'' USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase cleanup.'';\n  END IF;\n'
+            || format(E'  IF EXISTS (SELECT 1 FROM storagelab.bigint_migration_progress WHERE migration = %L AND NOT done)\n'
+                      '     OR (SELECT count(*) FROM storagelab.bigint_migration_progress WHERE migration = %L) < %s THEN\n'
+                      '    RAISE EXCEPTION ''the backfill is not complete'' USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase backfill (again).'';\n'
+                      '  END IF;\n', mid, mid, cardinality(tabs))
+            || (SELECT string_agg(format(E'  IF EXISTS (SELECT 1 FROM %s WHERE %s) THEN\n'
+                                         '    RAISE EXCEPTION ''shadow columns of %% differ from the originals'', %L USING ERRCODE = ''data_exception'', HINT = ''Run phase backfill again; check that the sync trigger is enabled.'';\n  END IF;\n',
+                                         storagelab.bigint_migration_qname(t1),
+                                         (SELECT string_agg(format('%I IS DISTINCT FROM %I', u.nw, u.nm), ' OR ') FROM unnest(c_rel, c_new, c_name) AS u(r, nw, nm) WHERE u.r = t1),
+                                         storagelab.bigint_migration_qname(t1)), '')
+                  FROM unnest(tabs) t1)
+            || E'END\n') || E';\n';
+  -- NOT NULL proofs
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    CONTINUE WHEN NOT c_nn[i];
+    x := storagelab.bigint_migration_qname(c_rel[i]);
+    s := s || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L) AS need \\gset\n\\if :need\n',
+                     x, format('storagelab_nn_%s', c_att[i]))
+           || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%I IS NOT NULL) NOT VALID', x, format('storagelab_nn_%s', c_att[i]), c_new[i])], retries)
+           || E'\\endif\n'
+           || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s VALIDATE CONSTRAINT %I', x, format('storagelab_nn_%s', c_att[i]))], retries);
+  END LOOP;
+  -- indexes, concurrently
+  FOR r IN
+    SELECT i.indexrelid, i.indrelid, i.indisunique, i.indnkeyatts, i.indnatts,
+           string_to_array(i.indkey::text, ' ')::int2[] AS keys, string_to_array(i.indoption::text, ' ')::int2[] AS opts,   -- 1-based
+           i.indnullsnotdistinct, ic.reloptions, ic.reltablespace, am.amname,
+           pg_get_expr(i.indpred, i.indrelid) AS pred,
+           storagelab.bigint_migration_qname(i.indexrelid) AS qn, ic.relname,
+           format('storagelab_new_%s', i.indexrelid) AS newname,
+           (SELECT nspname FROM pg_namespace WHERE oid = ic.relnamespace) AS nsp
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
+     WHERE i.indrelid = ANY (tabs)
+       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+     ORDER BY qn
+  LOOP
+    cols := '';
+    FOR k IN 1 .. r.indnatts LOOP
+      IF k = r.indnkeyatts + 1 THEN cols := cols || ') INCLUDE ('; ELSIF k > 1 THEN cols := cols || ', '; END IF;
+      SELECT u.nw INTO x FROM unnest(c_rel, c_att, c_new) AS u(r2, a, nw) WHERE u.r2 = r.indrelid AND u.a = r.keys[k];
+      IF x IS NOT NULL THEN
+        cols := cols || quote_ident(x)
+                || CASE WHEN k <= r.indnkeyatts AND (r.opts[k] & 1) = 1 THEN ' DESC' ELSE '' END
+                || CASE WHEN k <= r.indnkeyatts AND (r.opts[k] & 1) = 1 AND (r.opts[k] & 2) = 0 THEN ' NULLS LAST'
+                        WHEN k <= r.indnkeyatts AND (r.opts[k] & 1) = 0 AND (r.opts[k] & 2) = 2 THEN ' NULLS FIRST' ELSE '' END;
+      ELSE
+        cols := cols || pg_get_indexdef(r.indexrelid, k, false);
+      END IF;
+    END LOOP;
+    x := format('CREATE %sINDEX CONCURRENTLY %I ON %s USING %I (%s)%s%s%s%s',
+                CASE WHEN r.indisunique THEN 'UNIQUE ' ELSE '' END, r.newname, storagelab.bigint_migration_qname(r.indrelid), r.amname, cols,
+                CASE WHEN r.indnullsnotdistinct THEN ' NULLS NOT DISTINCT' ELSE '' END,
+                CASE WHEN r.reloptions IS NOT NULL THEN ' WITH (' || array_to_string(r.reloptions, ', ') || ')' ELSE '' END,
+                CASE WHEN r.reltablespace <> 0 THEN format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = r.reltablespace)) ELSE '' END,
+                CASE WHEN r.pred IS NOT NULL THEN ' WHERE ' || r.pred ELSE '' END);
+    s := s || '-- for index ' || storagelab.bigint_migration_comment_text(r.qn) || E' (SHARE UPDATE EXCLUSIVE: reads and writes continue)\n'
+           || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid) AS need \\gset\n',
+                     format('%I.%I', r.nsp, r.newname))
+           || E'\\if :need\n'
+           || format(E'DROP INDEX CONCURRENTLY IF EXISTS %I.%I;   -- an invalid leftover of an interrupted run\n', r.nsp, r.newname)
+           || x || E';\n\\endif\n';
+  END LOOP;
+  -- new foreign keys on the shadow columns, NOT VALID then VALIDATE
+  FOR r IN
+    SELECT c.oid, c.conname, c.conrelid, c.confrelid, c.conkey::int2[] AS ck, c.confkey::int2[] AS fk, c.confupdtype, c.confdeltype,
+           c.confmatchtype, c.condeferrable, c.condeferred, c.convalidated,
+           storagelab.bigint_migration_qname(c.conrelid) AS qn, storagelab.bigint_migration_qname(c.confrelid) AS fqn
+      FROM pg_constraint c
+     WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key')
+     ORDER BY qn, c.conname
+  LOOP
+    x := format('ALTER TABLE %s ADD CONSTRAINT %I FOREIGN KEY (%s) REFERENCES %s (%s)%s ON UPDATE %s ON DELETE %s%s NOT VALID',
+                r.qn, format('storagelab_new_%s', r.oid),
+                (SELECT string_agg(quote_ident(coalesce((SELECT u.nw FROM unnest(c_rel, c_att, c_new) AS u(r2, a, nw) WHERE u.r2 = r.conrelid AND u.a = k1.a),
+                                                        (SELECT attname FROM pg_attribute WHERE attrelid = r.conrelid AND attnum = k1.a))), ', ' ORDER BY k1.n)
+                   FROM unnest(r.ck) WITH ORDINALITY AS k1(a, n)),
+                r.fqn,
+                (SELECT string_agg(quote_ident(coalesce((SELECT u.nw FROM unnest(c_rel, c_att, c_new) AS u(r2, a, nw) WHERE u.r2 = r.confrelid AND u.a = k1.a),
+                                                        (SELECT attname FROM pg_attribute WHERE attrelid = r.confrelid AND attnum = k1.a))), ', ' ORDER BY k1.n)
+                   FROM unnest(r.fk) WITH ORDINALITY AS k1(a, n)),
+                CASE r.confmatchtype WHEN 'f' THEN ' MATCH FULL' ELSE '' END,
+                CASE r.confupdtype WHEN 'a' THEN 'NO ACTION' WHEN 'r' THEN 'RESTRICT' WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' ELSE 'SET DEFAULT' END,
+                CASE r.confdeltype WHEN 'a' THEN 'NO ACTION' WHEN 'r' THEN 'RESTRICT' WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' ELSE 'SET DEFAULT' END,
+                CASE WHEN r.condeferrable THEN ' DEFERRABLE INITIALLY ' || CASE WHEN r.condeferred THEN 'DEFERRED' ELSE 'IMMEDIATE' END ELSE '' END);
+    s := s || '-- for foreign key ' || storagelab.bigint_migration_comment_text(format('%I on %s', r.conname, r.qn)) || E'\n'
+           || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L) AS need \\gset\n\\if :need\n',
+                     r.qn, format('storagelab_new_%s', r.oid))
+           || storagelab.bigint_migration_retry_block(ARRAY[x], retries)
+           || E'\\endif\n';
+    IF r.convalidated THEN
+      s := s || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s VALIDATE CONSTRAINT %I', r.qn, format('storagelab_new_%s', r.oid))], retries);
+    END IF;
+  END LOOP;
+  s := s || E'\\endif\n\n';
+
+  ------------------------------------------------------------------ swap
+  s := s || E'\\if :ph_swap\n-- Phase swap: one transaction; every table locked at once (retried on lock_timeout), then\n'
+         || E'-- only catalog work: no scan, no rewrite.\nBEGIN;\n';
+  -- pre-checks: prepare complete
+  x := E'\nDECLARE swapped boolean := false;\nBEGIN\n' || pre
+       || E'  IF swapped THEN\n    RAISE EXCEPTION ''this migration is already swapped'' USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase cleanup.'';\n  END IF;\n';
+  FOR r IN
+    SELECT format('%I.%I', (SELECT nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid WHERE c.oid = i.indexrelid),
+                  format('storagelab_new_%s', i.indexrelid)) AS nq
+      FROM pg_index i
+     WHERE i.indrelid = ANY (tabs)
+       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+  LOOP
+    x := x || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid) THEN\n'
+                     '    RAISE EXCEPTION ''index %% is missing or invalid'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
+                     r.nq, r.nq);
+  END LOOP;
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'foreign_key' LOOP
+    x := x || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L AND convalidated = (SELECT convalidated FROM pg_constraint WHERE oid = %s)) THEN\n'
+                     '    RAISE EXCEPTION ''the new foreign key for %% is missing or not validated'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
+                     storagelab.bigint_migration_qname(o.relation), format('storagelab_new_%s', o.objid), o.objid, o.identity);
+  END LOOP;
+  x := x || E'END\n';
+  s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(x) || E';\n';
+  s := s || storagelab.bigint_migration_retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries);
+  s := s || E'-- the shadow columns are exact (the trigger kept them; nothing can write now)\n';
+  -- drop dependent objects
+  s := s || E'-- drop the objects that name the columns (re-created below on the new columns)\n';
+  FOR o IN SELECT * FROM unnest(objs) b
+            WHERE b.kind NOT IN ('column', 'generated_column', 'foreign_key', 'sequence', 'identity', 'trigger_function', 'index', 'constraint', 'statistics')
+              AND b.drop_sql IS NOT NULL ORDER BY b.depth DESC, b.identity LOOP
+    s := s || o.drop_sql;
+  END LOOP;
+  FOR r IN
+    SELECT DISTINCT s2.oid, format('%I.%I', n.nspname, s2.stxname) AS qn, pg_get_statisticsobjdef(s2.oid) AS def, s2.stxstattarget,
+           obj_description(s2.oid, 'pg_statistic_ext') AS descr
+      FROM pg_statistic_ext s2 JOIN pg_namespace n ON n.oid = s2.stxnamespace, unnest(c_rel, c_att) AS cc(r2, a)
+     WHERE s2.stxrelid = cc.r2 AND cc.a = ANY (s2.stxkeys::int2[])
+  LOOP
+    s := s || format(E'DROP STATISTICS %s;\n', r.qn);
+  END LOOP;
+  -- old foreign keys, then old constraints
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'foreign_key' ORDER BY b.identity LOOP
+    s := s || o.drop_sql;
+  END LOOP;
+  FOR r IN
+    SELECT c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn
+      FROM pg_constraint c
+     WHERE c.contype IN ('p', 'u') AND c.conrelid = ANY (tabs)
+       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r2, a) WHERE cc.r2 = c.conrelid AND cc.a = ANY (c.conkey))
+     ORDER BY 2, 1
+  LOOP
+    s := s || format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', r.qn, r.conname);
+  END LOOP;
+  -- other old indexes on the columns: renamed out of the way, dropped with the old column in cleanup
+  FOR r IN
+    SELECT i.indexrelid, storagelab.bigint_migration_qname(i.indexrelid) AS qn
+      FROM pg_index i
+     WHERE i.indrelid = ANY (tabs)
+       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+       AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u'))
+     ORDER BY 2
+  LOOP
+    s := s || format(E'ALTER INDEX %s RENAME TO %I;\n', r.qn, format('storagelab_old_%s', r.indexrelid));
+  END LOOP;
+  -- columns: renames, NOT NULL, defaults, sequence ownership, properties
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    x := storagelab.bigint_migration_qname(c_rel[i]);
+    SELECT a.attnotnull, a.attstattarget, a.attacl, col_description(a.attrelid, a.attnum) AS descr,
+           pg_get_expr(d.adbin, d.adrelid) AS dflt INTO q
+      FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+     WHERE a.attrelid = c_rel[i] AND a.attnum = c_att[i];
+    s := s || format(E'ALTER TABLE %s RENAME COLUMN %I TO %I;\n', x, c_name[i], c_old[i])
+           || format(E'ALTER TABLE %s RENAME COLUMN %I TO %I;\n', x, c_new[i], c_name[i]);
+    IF q.attnotnull THEN
+      s := s || format(E'ALTER TABLE %s ALTER COLUMN %I DROP NOT NULL, ALTER COLUMN %I SET NOT NULL;   -- proven by the validated CHECK: no scan\n',
+                       x, c_old[i], c_name[i])
+             || format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', x, format('storagelab_nn_%s', c_att[i]));
+    END IF;
+    IF q.dflt IS NOT NULL THEN
+      s := s || format(E'ALTER TABLE %s ALTER COLUMN %I DROP DEFAULT, ALTER COLUMN %I SET DEFAULT %s;\n', x, c_old[i], c_name[i], q.dflt);
+    END IF;
+    IF q.attstattarget >= 0 THEN
+      s := s || format(E'ALTER TABLE %s ALTER COLUMN %I SET STATISTICS %s;\n', x, c_name[i], q.attstattarget);
+    END IF;
+    IF q.descr IS NOT NULL THEN
+      s := s || format(E'COMMENT ON COLUMN %s.%I IS %L;\n', x, c_name[i], q.descr);
+    END IF;
+    s := s || coalesce((SELECT string_agg(format(E'GRANT %s (%I) ON TABLE %s TO %s%s;\n', g.privilege_type, c_name[i], x,
+                                                 CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(g.grantee)) END,
+                                                 CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '')
+                          FROM aclexplode(q.attacl) g), '');
+  END LOOP;
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'sequence' ORDER BY b.identity LOOP
+    IF EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = o.objid AND d.deptype = 'a'
+                  AND d.refobjid = ANY (c_rel)) THEN
+      SELECT d.refobjid, a.attname INTO q FROM pg_depend d JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+       WHERE d.classid = 'pg_class'::regclass AND d.objid = o.objid AND d.deptype = 'a';
+      s := s || format(E'ALTER SEQUENCE %s OWNED BY %s.%I;   -- else cleanup would drop it with the old column\n',
+                       storagelab.bigint_migration_qname(o.objid), storagelab.bigint_migration_qname(q.refobjid), q.attname);
+    END IF;
+  END LOOP;
+  -- constraints on the new indexes, index names, replica identity, clustering
+  FOR r IN
+    SELECT c.conname, c.contype, c.conindid, storagelab.bigint_migration_qname(c.conrelid) AS qn, c.condeferrable, c.condeferred,
+           obj_description(c.oid, 'pg_constraint') AS descr, ic.relname AS idxname
+      FROM pg_constraint c JOIN pg_class ic ON ic.oid = c.conindid
+     WHERE c.contype IN ('p', 'u') AND c.conrelid = ANY (tabs)
+       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r2, a) WHERE cc.r2 = c.conrelid AND cc.a = ANY (c.conkey))
+     ORDER BY 3, 1
+  LOOP
+    s := s || format(E'ALTER INDEX %s RENAME TO %I;\n', (SELECT format('%I.%I', n.nspname, 'storagelab_new_' || r.conindid)
+                                                          FROM pg_class ic JOIN pg_namespace n ON n.oid = ic.relnamespace WHERE ic.oid = r.conindid), r.idxname)
+           || format(E'ALTER TABLE %s ADD CONSTRAINT %I %s USING INDEX %I%s;\n', r.qn, r.conname,
+                     CASE r.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END, r.idxname,
+                     CASE WHEN r.condeferrable THEN ' DEFERRABLE INITIALLY ' || CASE WHEN r.condeferred THEN 'DEFERRED' ELSE 'IMMEDIATE' END ELSE '' END)
+           || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
+  END LOOP;
+  FOR r IN
+    SELECT i.indexrelid, ic.relname, n.nspname, i.indisreplident, i.indisclustered, storagelab.bigint_migration_qname(i.indrelid) AS tqn,
+           obj_description(i.indexrelid, 'pg_class') AS descr,
+           EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')) AS iscon
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace
+     WHERE i.indrelid = ANY (tabs)
+       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+     ORDER BY 2
+  LOOP
+    IF NOT r.iscon THEN
+      s := s || format(E'ALTER INDEX %I.%I RENAME TO %I;\n', r.nspname, 'storagelab_new_' || r.indexrelid, r.relname);
+    END IF;
+    IF r.descr IS NOT NULL THEN
+      s := s || format(E'COMMENT ON INDEX %I.%I IS %L;\n', r.nspname, r.relname, r.descr);
+    END IF;
+    IF r.indisreplident THEN
+      s := s || format(E'ALTER TABLE %s REPLICA IDENTITY USING INDEX %I;\n', r.tqn, r.relname);
+    END IF;
+    IF r.indisclustered THEN
+      s := s || format(E'ALTER TABLE %s CLUSTER ON %I;\n', r.tqn, r.relname);
+    END IF;
+  END LOOP;
+  -- new foreign keys take the old names
+  FOR r IN
+    SELECT c.oid, c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn, obj_description(c.oid, 'pg_constraint') AS descr
+      FROM pg_constraint c WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key') ORDER BY 3, 2
+  LOOP
+    s := s || format(E'ALTER TABLE %s RENAME CONSTRAINT %I TO %I;\n', r.qn, format('storagelab_new_%s', r.oid), r.conname)
+           || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
+  END LOOP;
+  -- the sync triggers go now: never copy bigint values into the old int columns
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    s := s || format(E'DROP TRIGGER %I ON %s;\n', 'zz_storagelab_sync_' || mid, storagelab.bigint_migration_qname(tabs[k]))
+           || format(E'DROP FUNCTION %I.%I();\n',
+                     (SELECT nspname FROM pg_namespace WHERE oid = (SELECT relnamespace FROM pg_class WHERE oid = tabs[k])),
+                     format('storagelab_sync_%s_%s', mid, tabs[k]));
+  END LOOP;
+  -- statistics objects and the other dropped objects, re-created by name on the new columns
+  FOR r IN
+    SELECT DISTINCT s2.oid, format('%I.%I', n.nspname, s2.stxname) AS qn, pg_get_statisticsobjdef(s2.oid) AS def, s2.stxstattarget,
+           obj_description(s2.oid, 'pg_statistic_ext') AS descr
+      FROM pg_statistic_ext s2 JOIN pg_namespace n ON n.oid = s2.stxnamespace, unnest(c_rel, c_att) AS cc(r2, a)
+     WHERE s2.stxrelid = cc.r2 AND cc.a = ANY (s2.stxkeys::int2[])
+  LOOP
+    s := s || r.def || E';\n'
+           || CASE WHEN r.stxstattarget >= 0 THEN format(E'ALTER STATISTICS %s SET STATISTICS %s;\n', r.qn, r.stxstattarget) ELSE '' END
+           || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON STATISTICS %s IS %L;\n', r.qn, r.descr) END;
+  END LOOP;
+  FOR o IN SELECT * FROM unnest(objs) b
+            WHERE b.kind NOT IN ('column', 'generated_column', 'foreign_key', 'sequence', 'identity', 'trigger_function', 'index', 'constraint', 'statistics')
+              AND b.create_sql IS NOT NULL ORDER BY b.depth, b.identity LOOP
+    s := s || '-- ' || storagelab.bigint_migration_comment_text(o.identity) || E'\n' || o.create_sql;
+  END LOOP;
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'trigger_function' ORDER BY b.identity LOOP
+    s := s || o.create_sql;
+  END LOOP;
+  -- post-checks
+  x := E'\nDECLARE problems text[] := ''{}'';\nBEGIN\n';
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    x := x || format(E'  IF NOT coalesce((SELECT atttypid = ''int8''::regtype FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND NOT attisdropped), false) THEN\n'
+                     '    problems := problems || %L::text;\n  END IF;\n',
+                     storagelab.bigint_migration_qname(c_rel[i]), c_name[i],
+                     format('%s.%I is not bigint', storagelab.bigint_migration_qname(c_rel[i]), c_name[i]));
+  END LOOP;
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.check_sql IS NOT NULL AND b.kind <> 'column' ORDER BY b.identity LOOP
+    x := x || format(E'  IF NOT coalesce(%s, false) THEN\n    problems := problems || %L::text;\n  END IF;\n', o.check_sql, o.identity || ' is not as it should be');
+  END LOOP;
+  x := x || E'  IF cardinality(problems) > 0 THEN\n'
+       || E'    RAISE EXCEPTION ''post-swap check failed; rolling back'' USING ERRCODE = ''data_exception'', DETAIL = array_to_string(problems, ''; ''),\n'
+       || E'          HINT = ''Nothing was changed by this phase.'';\n  END IF;\nEND\n';
+  s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(x) || E';\nCOMMIT;\n';
+  s := s || (SELECT string_agg(format(E'ANALYZE %s;\n', storagelab.bigint_migration_qname(t1)), '') FROM unnest(tabs) t1);
+  s := s || E'\\endif\n\n';
+
+  ------------------------------------------------------------------ cleanup
+  s := s || E'\\if :ph_cleanup\n-- Phase cleanup: drop the old int columns (brief ACCESS EXCLUSIVE, no rewrite).\n';
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    x := storagelab.bigint_migration_qname(tabs[k]);
+    s := s || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s %s', x,
+                 (SELECT string_agg(format('DROP COLUMN IF EXISTS %I', u.od), ', ') FROM unnest(c_rel, c_old) AS u(r2, od) WHERE u.r2 = tabs[k]))], retries);
+  END LOOP;
+  s := s || format(E'DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L;\n', mid);
+  s := s || E'\\endif\n\n';
+
+  ------------------------------------------------------------------ rollbacks
+  s := s || E'\\if :ph_rollback_prepare\n-- Undo phase prepare (before swap only).\n';
+  s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(
+            E'\nDECLARE swapped boolean := false;\nBEGIN\n' || pre
+            || E'  IF swapped THEN\n    RAISE EXCEPTION ''this migration is already swapped: it cannot be rolled back'' USING ERRCODE = ''object_not_in_prerequisite_state'';\n  END IF;\nEND\n') || E';\n';
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'foreign_key' ORDER BY b.identity LOOP
+    s := s || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s DROP CONSTRAINT IF EXISTS %I',
+                                                                   storagelab.bigint_migration_qname(o.relation), format('storagelab_new_%s', o.objid))], retries);
+  END LOOP;
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    CONTINUE WHEN NOT c_nn[i];
+    s := s || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s DROP CONSTRAINT IF EXISTS %I',
+                                                                   storagelab.bigint_migration_qname(c_rel[i]), format('storagelab_nn_%s', c_att[i]))], retries);
+  END LOOP;
+  FOR r IN
+    SELECT i.indexrelid, n.nspname
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace
+     WHERE i.indrelid = ANY (tabs)
+       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+  LOOP
+    s := s || format(E'DROP INDEX CONCURRENTLY IF EXISTS %I.%I;\n', r.nspname, 'storagelab_new_' || r.indexrelid);
+  END LOOP;
+  s := s || E'\\endif\n\n';
+  s := s || E'\\if :ph_rollback_expand\n-- Undo phases expand and backfill (before swap only; run rollback_prepare first).\n';
+  s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(
+            E'\nDECLARE swapped boolean := false;\nBEGIN\n' || pre
+            || E'  IF swapped THEN\n    RAISE EXCEPTION ''this migration is already swapped: it cannot be rolled back'' USING ERRCODE = ''object_not_in_prerequisite_state'';\n  END IF;\nEND\n') || E';\n';
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    x := storagelab.bigint_migration_qname(tabs[k]);
+    s := s || storagelab.bigint_migration_retry_block(ARRAY[
+                format('DROP TRIGGER IF EXISTS %I ON %s', 'zz_storagelab_sync_' || mid, x),
+                format('DROP FUNCTION IF EXISTS %I.%I()', (SELECT nspname FROM pg_namespace WHERE oid = (SELECT relnamespace FROM pg_class WHERE oid = tabs[k])),
+                       format('storagelab_sync_%s_%s', mid, tabs[k])),
+                format('ALTER TABLE %s %s', x, (SELECT string_agg(format('DROP COLUMN IF EXISTS %I', u.nw), ', ') FROM unnest(c_rel, c_new) AS u(r2, nw) WHERE u.r2 = tabs[k]))],
+              retries);
+  END LOOP;
+  s := s || format(E'DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L;\n', mid)
+         || E'-- the sequences stay AS bigint (harmless: the columns are still integer, so they stop at 2^31-1 as before)\n';
+  s := s || E'\\endif\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.bigint_migration_online_script(regclass[], name[]) IS
+  'the online INT->BIGINT script (phases expand, backfill, prepare, swap, cleanup, and rollbacks), built on bigint_migration_group_objects(); called by bigint_migration_script(..., mode => ''online'')';
