@@ -200,7 +200,7 @@ BEGIN
                 storagelab.bigint_migration_qname(c_rel[i]), c_name[i], c_new[i], c_old[i])) || E'\n';
   END LOOP;
   s := s || E'-- Objects dropped and re-created in the swap:\n';
-  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind NOT IN ('column', 'foreign_key', 'sequence', 'identity', 'trigger_function', 'index', 'constraint', 'statistics')
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind NOT IN ('column', 'foreign_key', 'sequence', 'identity', 'trigger_function')
                                           AND b.create_sql IS NOT NULL ORDER BY b.depth, b.identity LOOP
     s := s || '--   ' || storagelab.bigint_migration_comment_text(o.identity) || E'\n';
   END LOOP;
@@ -554,6 +554,17 @@ BEGIN
       s := s || format(E'ALTER TABLE %s CLUSTER ON %I;\n', r.tqn, r.relname);
     END IF;
   END LOOP;
+  -- index column names follow the table's (cosmetic: \d of the index)
+  FOR r IN
+    SELECT i.indexrelid, coalesce((SELECT c.conname FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')), ic.relname) AS finalname,
+           n.nspname, u.nw, u.nm
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace,
+           unnest(c_rel, c_att, c_new, c_name) AS u(r2, a, nw, nm)
+     WHERE i.indrelid = u.r2 AND u.a = ANY (i.indkey::int2[])
+     ORDER BY 2, 4
+  LOOP
+    s := s || format(E'ALTER TABLE %I.%I RENAME COLUMN %I TO %I;\n', r.nspname, r.finalname, r.nw, r.nm);
+  END LOOP;
   -- new foreign keys take the old names
   FOR r IN
     SELECT c.oid, c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn, obj_description(c.oid, 'pg_constraint') AS descr
@@ -580,8 +591,10 @@ BEGIN
            || CASE WHEN r.stxstattarget >= 0 THEN format(E'ALTER STATISTICS %s SET STATISTICS %s;\n', r.qn, r.stxstattarget) ELSE '' END
            || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON STATISTICS %s IS %L;\n', r.qn, r.descr) END;
   END LOOP;
+  -- (index, constraint and statistics rows with create_sql are those that
+  -- depend on a dropped object, e.g. the indexes of a materialized view)
   FOR o IN SELECT * FROM unnest(objs) b
-            WHERE b.kind NOT IN ('column', 'generated_column', 'foreign_key', 'sequence', 'identity', 'trigger_function', 'index', 'constraint', 'statistics')
+            WHERE b.kind NOT IN ('column', 'generated_column', 'foreign_key', 'sequence', 'identity', 'trigger_function')
               AND b.create_sql IS NOT NULL ORDER BY b.depth, b.identity LOOP
     s := s || '-- ' || storagelab.bigint_migration_comment_text(o.identity) || E'\n' || o.create_sql;
   END LOOP;
