@@ -131,10 +131,11 @@ BEGIN
   -- columns (an expression or a predicate using the column cannot be moved
   -- by name).
   FOR r IN
-    SELECT i.indexrelid, storagelab.bigint_migration_qname(i.indexrelid) AS qn
+    SELECT DISTINCT i.indexrelid, storagelab.bigint_migration_qname(i.indexrelid) AS qn
       FROM pg_index i
+      JOIN pg_depend d ON d.classid = 'pg_class'::regclass AND d.objid = i.indexrelid AND d.refclassid = 'pg_class'::regclass
+      JOIN unnest(c_rel, c_att) AS cc(r, a) ON cc.r = d.refobjid AND cc.a = d.refobjsubid
      WHERE i.indrelid = ANY (tabs)
-       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r, a) WHERE cc.r = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
   LOOP
     IF (SELECT count(*) FROM pg_depend d, unnest(c_rel, c_att) AS cc(r, a)
          WHERE d.classid = 'pg_class'::regclass AND d.objid = r.indexrelid AND d.refobjid = cc.r AND d.refobjsubid = cc.a)
@@ -489,8 +490,8 @@ BEGIN
     s := s || format(E'ALTER TABLE %s RENAME COLUMN %I TO %I;\n', x, c_name[i], c_old[i])
            || format(E'ALTER TABLE %s RENAME COLUMN %I TO %I;\n', x, c_new[i], c_name[i]);
     IF q.attnotnull THEN
-      s := s || format(E'ALTER TABLE %s ALTER COLUMN %I DROP NOT NULL, ALTER COLUMN %I SET NOT NULL;   -- proven by the validated CHECK: no scan\n',
-                       x, c_old[i], c_name[i])
+      s := s || format(E'ALTER TABLE %s ALTER COLUMN %I SET NOT NULL;   -- proven by the validated CHECK: no scan\n',
+                       x, c_name[i])
              || format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', x, format('storagelab_nn_%s', c_att[i]));
     END IF;
     IF q.dflt IS NOT NULL THEN
@@ -564,6 +565,12 @@ BEGIN
      ORDER BY 2, 4
   LOOP
     s := s || format(E'ALTER TABLE %I.%I RENAME COLUMN %I TO %I;\n', r.nspname, r.finalname, r.nw, r.nm);
+  END LOOP;
+  -- the old columns stop being written: no NOT NULL on them (after the
+  -- replica identity moved off their indexes)
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    CONTINUE WHEN NOT c_nn[i];
+    s := s || format(E'ALTER TABLE %s ALTER COLUMN %I DROP NOT NULL;\n', storagelab.bigint_migration_qname(c_rel[i]), c_old[i]);
   END LOOP;
   -- new foreign keys take the old names
   FOR r IN

@@ -1,0 +1,90 @@
+-- pgTAP: bigint_migration_script(mode => 'online') on the fixture with every
+-- dependent-object kind and hostile identifiers
+-- (test/fixtures/bigint_migration_objects.sql), minus what the online mode
+-- refuses (partitioned and inheritance children, the stored generated column,
+-- the CHECK constraint on the key, the expression and partial indexes that use
+-- it); every phase executed with psql
+-- -v ON_ERROR_STOP=1 -f in a scratch database, then the database is compared
+-- with what it was (data as jsonb, every object definition, privileges,
+-- comments, replica identity, clustering) and used past 2^31.
+\set QUIET 1
+\set ON_ERROR_STOP 1
+\set origdb :DBNAME
+SET client_min_messages = warning;
+DROP DATABASE IF EXISTS storagelab_tap_bigint_online_objects;
+CREATE DATABASE storagelab_tap_bigint_online_objects;
+\c storagelab_tap_bigint_online_objects
+SET client_min_messages = warning;
+CREATE EXTENSION pgtap;
+CREATE EXTENSION storagelab;
+\i test/fixtures/bigint_migration_objects.sql
+SET client_min_messages = warning;
+\i test/fixtures/bigint_migration_helpers.sql
+\set tmp `mktemp -d`
+CREATE TABLE snap.runs (tbl text, rc text);
+
+SELECT plan(12);
+
+SELECT throws_ok($$SELECT storagelab.bigint_migration_script('"Sch; --x"."Parent ""Q"" $storagelab$"', 'Id', 'online')$$,
+                 '0A000', NULL, 'the full fixture is refused in online mode (partitions, inheritance, generated column, CHECK, expression and partial indexes on the key)');
+-- Take out what the online mode refuses.
+DROP TABLE "Sch; --x".events, "Sch; --x".inh_base CASCADE;
+ALTER TABLE "Sch; --x"."Parent ""Q"" $storagelab$" DROP CONSTRAINT "positive id", DROP CONSTRAINT "gen check";
+DROP INDEX "Sch; --x"."expr idx", "Sch; --x"."partial idx";
+DROP VIEW "Sch; --x"."v2
+DROP SCHEMA public; -- on v1", "Sch; --x"."v ""1""";
+ALTER TABLE "Sch; --x"."Parent ""Q"" $storagelab$" DROP COLUMN gen;
+CREATE VIEW "Sch; --x"."v ""1""" WITH (security_barrier = true) AS
+  SELECT p."Id", p.code FROM "Sch; --x"."Parent ""Q"" $storagelab$" p WHERE p."Id" > 0
+  WITH LOCAL CHECK OPTION;
+ALTER VIEW "Sch; --x"."v ""1""" OWNER TO "storagelab test ""owner""";
+GRANT SELECT ON "Sch; --x"."v ""1""" TO storagelab_test_reader;
+GRANT UPDATE (code) ON "Sch; --x"."v ""1""" TO storagelab_test_reader;
+COMMENT ON VIEW "Sch; --x"."v ""1""" IS 'view one';
+COMMENT ON COLUMN "Sch; --x"."v ""1"""."Id" IS 'view column';
+ALTER VIEW "Sch; --x"."v ""1""" ALTER COLUMN code SET DEFAULT 'dflt';
+CREATE VIEW "Sch; --x"."v2
+DROP SCHEMA public; -- on v1" AS SELECT "Id" + 1 AS next_id FROM "Sch; --x"."v ""1""";
+
+CREATE TABLE snap.before AS SELECT * FROM snap.data();
+CREATE TABLE snap.catalog_before AS SELECT * FROM snap.catalog();
+
+\set t '"Sch; --x"."Parent ""Q"" $storagelab$"'
+\set col Id
+\set file parent
+\i test/fixtures/bigint_migration_run_online.sql
+
+SELECT is((SELECT string_agg(tbl, ', ' ORDER BY tbl) FROM snap.runs WHERE rc <> '0'), NULL, 'expand, backfill, prepare, swap, cleanup ran');
+SELECT is((SELECT count(*) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+            WHERE c.relnamespace = '"Sch; --x"'::regnamespace AND c.relkind = 'r' AND NOT a.attisdropped
+              AND a.attname IN ('Id', 'select', 'parent ID') AND a.atttypid = 'int8'::regtype),
+          3::bigint, 'the key, the self-reference and the composite FK column are bigint');
+SELECT set_eq('SELECT * FROM snap.data()', 'SELECT * FROM snap.before',
+              'row counts and checksums of every table, view and materialized view unchanged');
+SELECT set_eq('SELECT * FROM snap.catalog()', 'SELECT * FROM snap.catalog_before',
+              'every object as it was: views (options, owner, grants, comments, defaults), rule, triggers, policies, function, publications, statistics, column grants, comments, statistics targets, replica identity, clustering, FK names and actions');
+SELECT is((SELECT seqtypid::regtype::text FROM pg_sequence WHERE seqrelid = pg_get_serial_sequence('"Sch; --x"."Parent ""Q"" $storagelab$"', 'Id')::regclass),
+          'bigint', 'the serial sequence is bigint');
+SELECT is((SELECT count(*) FROM pg_attribute WHERE attname LIKE 'storagelab\_%' AND NOT attisdropped
+             AND attrelid IN (SELECT oid FROM pg_class WHERE relkind = 'r')), 0::bigint, 'no shadow or old column left');
+SELECT is((SELECT count(*) FROM pg_constraint WHERE connamespace = '"Sch; --x"'::regnamespace AND NOT convalidated), 0::bigint,
+          'all constraints valid');
+SELECT setval(pg_get_serial_sequence('"Sch; --x"."Parent ""Q"" $storagelab$"', 'Id'), 2147483647::bigint + 10) \g /dev/null
+SELECT lives_ok($$
+  WITH p AS (INSERT INTO "Sch; --x"."Parent ""Q"" $storagelab$" (code, "select") VALUES ('big', 1) RETURNING "Id", code)
+  INSERT INTO "Sch; --x"."chïld;-- of ""Parent"" with a name that is sixty-three bytes lo" ("parent ID", code)
+  SELECT "Id", code FROM p$$,
+  'insert past 2^31 through the parent and the composite FK (the serial default moved to the new column)');
+SELECT is("Sch; --x"."count above"(2147483647), 1::bigint, 'the re-created BEGIN ATOMIC function sees it');
+SELECT throws_ok($$SET CONSTRAINTS ALL IMMEDIATE; INSERT INTO "Sch; --x"."chïld;-- of ""Parent"" with a name that is sixty-three bytes lo" ("parent ID", code) VALUES (3000000000, 'x')$$,
+                 '23503', NULL, 'the composite deferrable foreign key still rejects a missing parent');
+SELECT throws_ok($$SELECT storagelab.bigint_migration_script('"Sch; --x"."chïld;-- of ""Parent"" with a name that is sixty-three bytes lo"', 'order', 'online')$$,
+                 '0A000', NULL, 'an identity column is refused in online mode');
+
+SELECT * FROM finish();
+\c :origdb
+SET client_min_messages = warning;
+DROP DATABASE storagelab_tap_bigint_online_objects;
+DROP ROLE "storagelab test ""owner""";
+DROP ROLE storagelab_test_reader;
+\set rc `rm -rf :tmp`
