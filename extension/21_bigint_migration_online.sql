@@ -42,18 +42,18 @@ AS $$
     || (SELECT string_agg(format(E'      EXECUTE %L;\n', regexp_replace(s, ';\s*$', '')), '' ORDER BY n)
           FROM unnest($1) WITH ORDINALITY AS u(s, n))
     || E'      EXIT;\n'
-    || E'    EXCEPTION WHEN lock_not_available THEN\n'
+    || E'    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN\n'
     || E'      attempt := attempt + 1;\n'
     || format(E'      IF attempt > %s THEN\n', $2)
-    || E'        RAISE EXCEPTION ''gave up after % lock timeouts'', attempt\n'
+    || E'        RAISE EXCEPTION ''gave up after % lock timeouts or deadlocks'', attempt\n'
     || E'          USING ERRCODE = ''lock_not_available'', HINT = ''Run this phase again later; it is safe to re-run.'';\n'
     || E'      END IF;\n'
-    || E'      RAISE NOTICE ''lock attempt %: timed out after %, retrying'', attempt, current_setting(''lock_timeout'');\n'
+    || E'      RAISE NOTICE ''lock attempt %: % (lock_timeout %), retrying'', attempt, SQLERRM, current_setting(''lock_timeout'');\n'
     || E'      PERFORM pg_sleep(least(0.1 * attempt, 2));\n'
     || E'    END;\n  END LOOP;\nEND\n') || E';\n'
 $$;
 COMMENT ON FUNCTION storagelab.bigint_migration_retry_block(text[], int) IS
-  'a DO block running statements in one subtransaction, retried on lock_timeout (for generated online scripts)';
+  'a DO block running statements in one subtransaction, retried on lock_timeout or deadlock (for generated online scripts)';
 
 CREATE FUNCTION storagelab.bigint_migration_online_script(relations regclass[], column_names name[])
 RETURNS text
@@ -407,7 +407,9 @@ BEGIN
     s := s || '-- for foreign key ' || storagelab.bigint_migration_comment_text(format('%I on %s', r.conname, r.qn)) || E'\n'
            || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L) AS need \\gset\n\\if :need\n',
                      r.qn, format('storagelab_new_%s', r.oid))
-           || storagelab.bigint_migration_retry_block(ARRAY[x], retries)
+           -- referenced table first, as applications do (parent row, then child rows):
+           -- the other order deadlocks with them
+           || storagelab.bigint_migration_retry_block(ARRAY[format('LOCK TABLE %s, %s IN SHARE ROW EXCLUSIVE MODE', r.fqn, r.qn), x], retries)
            || E'\\endif\n';
     IF r.convalidated THEN
       s := s || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s VALIDATE CONSTRAINT %I', r.qn, format('storagelab_new_%s', r.oid))], retries);
