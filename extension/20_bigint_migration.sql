@@ -5,7 +5,7 @@
 --       every object that depends on it, with how a migration handles it
 --   storagelab.bigint_migration_script(relation, column_name, mode)
 --   storagelab.bigint_migration_script(relations[], column_names[], mode)
---       the script writer (mode 'blocking'; 'online' is planned)
+--       the script writer: mode 'blocking' here, mode 'online' in part 21
 --   storagelab.bigint_migration_plan()
 --       one script per group of columns that int_overflow rates warning or
 --       critical
@@ -1169,7 +1169,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.bigint_migration_group_script(regclass[], name[], text) IS
-  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint in one transaction, each table rewritten once';
+  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint: mode blocking (one transaction, each table rewritten once) or online';
 
 CREATE FUNCTION storagelab.bigint_migration_script(relation regclass, column_name name, mode text DEFAULT 'blocking')
 RETURNS text
@@ -1186,7 +1186,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.bigint_migration_script(regclass, name, text) IS
-  'psql script (run with psql -v ON_ERROR_STOP=1 -f) converting relation.column_name, its whole foreign-key component and every dependent object from int to bigint; mode blocking';
+  'psql script (run with psql -v ON_ERROR_STOP=1 -f) converting relation.column_name, its whole foreign-key component and every dependent object from int to bigint; mode blocking (one transaction) or online (phases chosen with -v phase=...)';
 
 -- The plan ------------------------------------------------------------------
 

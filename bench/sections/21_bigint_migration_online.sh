@@ -13,17 +13,38 @@ online_tmp=$(mktemp -d)
 online_fresh() {
 	bench_db storagelab_bench_online
 	pgbench -i -q -s "$SCALE" --foreign-keys storagelab_bench_online >/dev/null 2>&1
+	# A probe client beside pgbench: one UPDATE of a random account per
+	# transaction (abalance = abalance: no change), its latency measured by the
+	# server clock and committed, until bench_stop has a row.  pgbench's own
+	# logs miss transactions that straddle its 5-second runs.
+	psql -X -q -c "
+		CREATE TABLE public.bench_probe (at timestamptz, ms numeric);
+		CREATE TABLE public.bench_stop (x int);
+		CREATE PROCEDURE public.bench_probe_run() LANGUAGE plpgsql AS \$\$
+		DECLARE t0 timestamptz; n bigint := (SELECT count(*) FROM pgbench_branches) * 100000;
+		BEGIN
+			WHILE NOT EXISTS (SELECT 1 FROM public.bench_stop) LOOP
+				t0 := clock_timestamp();
+				UPDATE pgbench_accounts SET abalance = abalance WHERE aid = 1 + (random() * (n - 1))::int;
+				INSERT INTO public.bench_probe VALUES (t0, extract(epoch FROM clock_timestamp() - t0) * 1000);
+				COMMIT;
+				PERFORM pg_sleep(0.01);
+			END LOOP;
+		END \$\$;"
 	psql -X -q -c 'CHECKPOINT'
 }
 
-# load PREFIX: 4 clients in 5-second runs until $online_tmp/stop exists
+# load PREFIX: 4 clients in 5-second runs until $online_tmp/stop exists, plus the probe
 online_load() {
 	local i=0
+	psql -X -q -c 'CALL public.bench_probe_run()' >"$online_tmp/$1.probe.out" 2>&1 &
 	while [ ! -f "$online_tmp/stop" ]; do
 		pgbench -n -c 4 -j 2 -T 5 -l --aggregate-interval=1 --log-prefix="$online_tmp/$1_$i" \
 			storagelab_bench_online >"$online_tmp/$1_$i.summary" 2>&1
 		i=$((i + 1))
 	done
+	psql -X -q -c 'INSERT INTO public.bench_stop VALUES (1)'
+	wait
 }
 
 # report LABEL: failures and latency from the load's logs
@@ -33,7 +54,10 @@ online_report() {
 	aborted=$(cat "$online_tmp/$1"_*.summary | grep -c 'aborted' || true)
 	maxlat=$(cat "$online_tmp/$1"_*.[0-9]* 2>/dev/null | awk '{ if ($6 > m) m = $6 } END { printf "%.0f", m / 1000 }')
 	slow=$(cat "$online_tmp/$1"_*.[0-9]* 2>/dev/null | awk '$6 > 1000000 { n++ } END { print n + 0 }')
-	echo "  $1: failed transactions $failed, aborted clients $aborted, max latency ${maxlat} ms, seconds with a latency over 1 s: $slow"
+	echo "  $1: pgbench: failed transactions $failed, aborted clients $aborted, max latency ${maxlat} ms, seconds with a latency over 1 s: $slow"
+	echo "  $1: probe: $(psql -X -At -c "SELECT format('%s transactions, max latency %s ms, %s over 1 s, %s seconds with one over 200 ms',
+		count(*), round(max(ms)), count(*) FILTER (WHERE ms > 1000), count(DISTINCT date_trunc('second', at)) FILTER (WHERE ms > 200))
+		FROM public.bench_probe")$(grep -q ERROR "$online_tmp/$1.probe.out" && echo ' (probe failed: see its output)')"
 }
 
 online_invariant() {
