@@ -914,6 +914,7 @@ BEGIN
                    storagelab.bigint_migration_comment_text(quote_ident(current_user)),
                    split_part(version(), ',', 1));
   s := s || E'-- run with: psql -v ON_ERROR_STOP=1 -f <this file>   (as the owner of the objects, or a superuser)\n'
+         || E'-- dry run: add -v dry_run=1 to do everything and ROLLBACK (e.g. on a pg_dump --schema-only copy)\n'
          || E'-- One transaction: if any step fails, nothing is changed, and the script can simply be run again.\n--\n';
   s := s || E'-- Columns of the foreign-key component:\n';
   FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'column' ORDER BY x.identity LOOP
@@ -1156,7 +1157,8 @@ BEGIN
        || E'            HINT = ''Nothing was changed.  Report this with the script and storagelab.bigint_migration_objects() output.'';\n  END IF;\nEND\n';
   s := s || E'\n-- Post-checks: every converted column and sequence is bigint, every object is back, constraints valid.\n'
          || 'DO ' || storagelab.bigint_migration_dollar_quote(body) || E';\n\n';
-  s := s || E'COMMIT;\n\n';
+  -- -v dry_run=1: everything above, then ROLLBACK (try it on a schema-only copy first)
+  s := s || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n';
   s := s || E'-- ALTER COLUMN TYPE discards the column statistics: gather them again (SHARE UPDATE EXCLUSIVE, no blocking of DML).\n';
   FOR r IN
     SELECT storagelab.bigint_migration_qname(x.relation) AS qn

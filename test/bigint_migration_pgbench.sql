@@ -27,7 +27,7 @@ INSERT INTO snap.twelve VALUES
   ('pgbench_accounts', 'aid'), ('pgbench_accounts', 'bid'), ('pgbench_accounts', 'abalance'),
   ('pgbench_branches', 'bid'), ('pgbench_branches', 'bbalance');
 
-SELECT plan(17);
+SELECT plan(19);
 
 SELECT storagelab.bigint_migration_group_script(array_agg(rel), array_agg(col)) FROM snap.twelve
 \g (format=unaligned tuples_only=on) :tmp/twelve.sql
@@ -53,6 +53,16 @@ SELECT lives_ok($$
   'inserts past 2^31 through branches -> tellers -> accounts -> history');
 SELECT throws_ok($$INSERT INTO pgbench_history (tid, bid, aid) VALUES (1, 1, 3000000099)$$, '23503', NULL,
                  'the foreign keys still reject a missing parent');
+
+-- Dry run: everything, then ROLLBACK.
+CREATE TABLE public.t_dry (id int PRIMARY KEY);
+CREATE TABLE public.t_dry_child (pid int REFERENCES public.t_dry);
+SELECT storagelab.bigint_migration_script('t_dry', 'id') \g (format=unaligned tuples_only=on) :tmp/dry.sql
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -v dry_run=1 -d :DBNAME -f :tmp/dry.sql > :tmp/dry.out 2>&1; echo $?`
+\set msg `grep -o 'dry run: rolled back' :tmp/dry.out`
+SELECT is(:'rc' || ' ' || :'msg', '0 dry run: rolled back', 'a dry run (-v dry_run=1) runs every step and rolls back');
+SELECT is((SELECT atttypid::regtype::text FROM pg_attribute WHERE attrelid = 'public.t_dry'::regclass AND attname = 'id'),
+          'integer', '... leaving the column integer');
 
 -- Pre-flight: the database changed after the script was generated.
 CREATE TABLE public.t_pre (id int PRIMARY KEY);
