@@ -80,7 +80,15 @@ DECLARE
   c_new     name[] := '{}';
   c_old     name[] := '{}';
   c_nn      boolean[] := '{}';
-  tabs      oid[];           -- tables with converted columns
+  tabs      oid[];           -- tables with converted columns (roots of their trees)
+  tree      oid[];           -- those tables, their partitions and inheritance children
+  leaves    oid[];           -- members of tree with storage (backfilled one by one)
+  targets   oid[];           -- where the sync trigger is created (partitions get clones)
+  t_rel     oid[] := '{}';   -- per member of tree and converted column: relation,
+  t_att     int2[] := '{}';  --   its attnum there,
+  t_new     name[] := '{}';  --   the shadow column,
+  t_name    name[] := '{}';  --   the column name,
+  t_root    oid[] := '{}';   --   the root whose ALTER converts it
   i         int;
   k         int;
   stmts     text[];
@@ -103,16 +111,6 @@ BEGIN
   LOOP
     blockers := blockers || format('%s: %s is not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', o.identity, o.kind);
   END LOOP;
-  FOR r IN
-    SELECT DISTINCT x1.relation, storagelab.bigint_migration_qname(x1.relation) AS qn
-      FROM unnest(objs) x1
-     WHERE x1.kind = 'column'
-       AND (EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = x1.relation OR i.inhparent = x1.relation)
-            OR (SELECT relkind FROM pg_class WHERE oid = x1.relation) <> 'r')
-  LOOP
-    blockers := blockers || format('table %s is partitioned or part of an inheritance tree: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
-  END LOOP;
-
   -- Converted columns.
   FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'column' AND b.create_sql IS NOT NULL ORDER BY b.relation::oid, b.objsubid LOOP
     c_rel := c_rel || o.relation::oid; c_att := c_att || o.objsubid::int2; c_name := c_name || o.column_name;
@@ -126,6 +124,37 @@ BEGIN
     END IF;
   END LOOP;
   tabs := ARRAY(SELECT DISTINCT u FROM unnest(c_rel) u ORDER BY 1);
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    FOR r IN
+      WITH RECURSIVE tr(oid) AS (SELECT c_rel[i] UNION SELECT h.inhrelid FROM pg_inherits h JOIN tr ON h.inhparent = tr.oid)
+      SELECT tr.oid, a.attnum FROM tr JOIN pg_attribute a ON a.attrelid = tr.oid AND a.attname = c_name[i] AND NOT a.attisdropped
+       ORDER BY 1
+    LOOP
+      t_rel := t_rel || r.oid; t_att := t_att || r.attnum; t_new := t_new || c_new[i]; t_name := t_name || c_name[i];
+      t_root := t_root || c_rel[i];
+    END LOOP;
+  END LOOP;
+  tree := ARRAY(SELECT DISTINCT u FROM unnest(t_rel) u ORDER BY 1);
+  leaves := ARRAY(SELECT c.oid FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind = 'r' ORDER BY 1);
+  targets := ARRAY(SELECT c.oid FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1);
+  FOR r IN SELECT c.oid, storagelab.bigint_migration_qname(c.oid) AS qn FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind NOT IN ('r', 'p') LOOP
+    blockers := blockers || format('%s is a foreign table in the tree of a converted table: not supported by the online mode (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+  END LOOP;
+  FOR r IN
+    SELECT c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn
+      FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+     WHERE c.contype IN ('p', 'u') AND t.relkind = 'p'
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = c.conrelid AND cc.a = ANY (c.conkey))
+  LOOP
+    blockers := blockers || format('constraint %I on the partitioned table %s contains a converted column: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.conname, r.qn);
+  END LOOP;
+  FOR r IN
+    SELECT c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn
+      FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+     WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key') AND t.relkind = 'p'
+  LOOP
+    blockers := blockers || format('foreign key %I is defined on the partitioned table %s (PostgreSQL 15 cannot add it NOT VALID): not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.conname, r.qn);
+  END LOOP;
 
   -- Indexes containing a converted column: their key columns must be plain
   -- columns (an expression or a predicate using the column cannot be moved
@@ -134,16 +163,16 @@ BEGIN
     SELECT DISTINCT i.indexrelid, storagelab.bigint_migration_qname(i.indexrelid) AS qn
       FROM pg_index i
       JOIN pg_depend d ON d.classid = 'pg_class'::regclass AND d.objid = i.indexrelid AND d.refclassid = 'pg_class'::regclass
-      JOIN unnest(c_rel, c_att) AS cc(r, a) ON cc.r = d.refobjid AND cc.a = d.refobjsubid
-     WHERE i.indrelid = ANY (tabs)
+      JOIN unnest(t_rel, t_att) AS cc(r, a) ON cc.r = d.refobjid AND cc.a = d.refobjsubid
+     WHERE i.indrelid = ANY (tree)
   LOOP
-    IF (SELECT count(*) FROM pg_depend d, unnest(c_rel, c_att) AS cc(r, a)
+    IF (SELECT count(*) FROM pg_depend d, unnest(t_rel, t_att) AS cc(r, a)
          WHERE d.classid = 'pg_class'::regclass AND d.objid = r.indexrelid AND d.refobjid = cc.r AND d.refobjsubid = cc.a)
-       > (SELECT count(*) FROM pg_index i, unnest(i.indkey::int2[]) AS kk(v), unnest(c_rel, c_att) AS cc(r, a)
+       > (SELECT count(*) FROM pg_index i, unnest(i.indkey::int2[]) AS kk(v), unnest(t_rel, t_att) AS cc(r, a)
            WHERE i.indexrelid = r.indexrelid AND cc.r = i.indrelid AND cc.a = kk.v) THEN
       blockers := blockers || format('index %s uses a converted column in an expression or predicate: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
     END IF;
-    IF EXISTS (SELECT 1 FROM pg_index i, unnest(i.indkey::int2[], i.indclass::oid[]) WITH ORDINALITY AS u(a, opc, n), unnest(c_rel, c_att) AS cc(r, a2)
+    IF EXISTS (SELECT 1 FROM pg_index i, unnest(i.indkey::int2[], i.indclass::oid[]) WITH ORDINALITY AS u(a, opc, n), unnest(t_rel, t_att) AS cc(r, a2)
                 WHERE i.indexrelid = r.indexrelid AND cc.r = i.indrelid AND cc.a2 = u.a AND u.n <= i.indnkeyatts
                   AND NOT EXISTS (SELECT 1 FROM pg_opclass oc WHERE oc.oid = u.opc AND oc.opcdefault)) THEN
       blockers := blockers || format('index %s uses a non-default operator class on a converted column: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
@@ -248,15 +277,27 @@ BEGIN
                             E'\nBEGIN\n'
                             || (SELECT string_agg(format(E'  NEW.%I := NEW.%I;\n', u.nw, u.nm), '')
                                   FROM unnest(c_rel, c_new, c_name) AS u(r, nw, nm) WHERE u.r = tabs[k])
-                            || E'  RETURN NEW;\nEND\n')),
-                   format('DROP TRIGGER IF EXISTS %I ON %s', 'zz_storagelab_sync_' || mid, x),
-                   format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE ON %s FOR EACH ROW EXECUTE FUNCTION %I.%I()',
-                          'zz_storagelab_sync_' || mid, x,
-                          (SELECT nspname FROM pg_namespace WHERE oid = (SELECT relnamespace FROM pg_class WHERE oid = tabs[k])),
-                          format('storagelab_sync_%s_%s', mid, tabs[k]))];
-    s := s || '-- ' || storagelab.bigint_migration_comment_text(x) || E': shadow columns and the sync trigger (fires last among BEFORE triggers)\n'
+                            || E'  RETURN NEW;\nEND\n'))];
+    s := s || '-- ' || storagelab.bigint_migration_comment_text(x) || E': shadow columns (added to partitions and children too) and the sync function\n'
            || storagelab.bigint_migration_retry_block(stmts, retries);
-    -- the backfill bound: the table's size when the trigger exists
+  END LOOP;
+  -- the sync trigger: on each table that is not a partition (partitions get
+  -- clones of their parent's trigger); named zz_... so that it fires after
+  -- the application's own BEFORE triggers
+  FOR r IN
+    SELECT DISTINCT u.r2, u.root FROM unnest(t_rel, t_root) AS u(r2, root) WHERE u.r2 = ANY (targets) ORDER BY 1, 2
+  LOOP
+    x := storagelab.bigint_migration_qname(r.r2);
+    s := s || storagelab.bigint_migration_retry_block(ARRAY[
+                format('DROP TRIGGER IF EXISTS %I ON %s', format('zz_storagelab_sync_%s_%s', mid, r.root), x),
+                format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE ON %s FOR EACH ROW EXECUTE FUNCTION %I.%I()',
+                       format('zz_storagelab_sync_%s_%s', mid, r.root), x,
+                       (SELECT nspname FROM pg_namespace WHERE oid = (SELECT relnamespace FROM pg_class WHERE oid = r.root)),
+                       format('storagelab_sync_%s_%s', mid, r.root))], retries);
+  END LOOP;
+  -- the backfill bound of each table with storage: its size once the trigger exists
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(leaves))) LOOP
+    x := storagelab.bigint_migration_qname(leaves[k]);
     s := s || format(E'INSERT INTO storagelab.bigint_migration_progress (migration, relation, max_block)\n'
                      '  VALUES (%L, %L, pg_relation_size(%L) / current_setting(''block_size'')::bigint)\n'
                      '  ON CONFLICT (migration, relation) DO NOTHING;\n', mid, x, x);
@@ -272,9 +313,9 @@ BEGIN
          || E'-- storagelab.bigint_migration_progress, so an interrupted backfill resumes.  As a superuser the\n'
          || E'-- batches run with session_replication_role = replica, so that user triggers (last_update\n'
          || E'-- columns, audit) do not fire for the copy.\n';
-  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
-    x := storagelab.bigint_migration_qname(tabs[k]);
-    cols := (SELECT string_agg(format('%I = %I', u.nw, u.nm), ', ') FROM unnest(c_rel, c_new, c_name) AS u(r, nw, nm) WHERE u.r = tabs[k]);
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(leaves))) LOOP
+    x := storagelab.bigint_migration_qname(leaves[k]);
+    cols := (SELECT string_agg(format('%I = %I', u.nw, u.nm), ', ') FROM unnest(t_rel, t_new, t_name) AS u(r, nw, nm) WHERE u.r = leaves[k]);
     s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(format(
       E'\nDECLARE\n  b bigint;\n  maxb bigint;\n  isdone boolean;\n  batches int := 0;\n'
       '  limit_batches int := coalesce(nullif(current_setting(''storagelab.backfill_batches'', true), ''''), ''0'')::int;\n'
@@ -289,7 +330,7 @@ BEGIN
       '    SET session_replication_role = replica;\n'
       '  END IF;\n'
       '  WHILE b <= maxb LOOP\n'
-      '    UPDATE %s SET %s\n'
+      '    UPDATE ONLY %s SET %s\n'
       '     WHERE ctid >= format(''(%%s,0)'', b)::tid AND ctid < format(''(%%s,0)'', b + %s)::tid\n'
       '       AND (%s);\n'
       '    b := b + %s;\n'
@@ -310,7 +351,7 @@ BEGIN
       '  COMMIT;\n'
       'END\n',
       mid, x, x, x, cols, batch,
-      (SELECT string_agg(format('%I IS DISTINCT FROM %I', u.nw, u.nm), ' OR ') FROM unnest(c_rel, c_new, c_name) AS u(r, nw, nm) WHERE u.r = tabs[k]),
+      (SELECT string_agg(format('%I IS DISTINCT FROM %I', u.nw, u.nm), ' OR ') FROM unnest(t_rel, t_new, t_name) AS u(r, nw, nm) WHERE u.r = leaves[k]),
       batch, mid, x, x, pause, mid, x)) || E';\n';
   END LOOP;
   s := s || E'\\endif\n\n';
@@ -324,7 +365,7 @@ BEGIN
             || format(E'  IF EXISTS (SELECT 1 FROM storagelab.bigint_migration_progress WHERE migration = %L AND NOT done)\n'
                       '     OR (SELECT count(*) FROM storagelab.bigint_migration_progress WHERE migration = %L) < %s THEN\n'
                       '    RAISE EXCEPTION ''the backfill is not complete'' USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase backfill (again).'';\n'
-                      '  END IF;\n', mid, mid, cardinality(tabs))
+                      '  END IF;\n', mid, mid, cardinality(leaves))
             || (SELECT string_agg(format(E'  IF EXISTS (SELECT 1 FROM %s WHERE %s) THEN\n'
                                          '    RAISE EXCEPTION ''shadow columns of %% differ from the originals'', %L USING ERRCODE = ''data_exception'', HINT = ''Run phase backfill again; check that the sync trigger is enabled.'';\n  END IF;\n',
                                          storagelab.bigint_migration_qname(t1),
@@ -349,17 +390,20 @@ BEGIN
            i.indnullsnotdistinct, ic.reloptions, ic.reltablespace, am.amname,
            pg_get_expr(i.indpred, i.indrelid) AS pred,
            storagelab.bigint_migration_qname(i.indexrelid) AS qn, ic.relname,
-           format('storagelab_new_%s', i.indexrelid) AS newname,
+           format('storagelab_new_%s', i.indexrelid) AS newname, ic.relkind,
            (SELECT nspname FROM pg_namespace WHERE oid = ic.relnamespace) AS nsp
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
-     WHERE i.indrelid = ANY (tabs)
-       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
-     ORDER BY qn
+     WHERE i.indrelid = ANY (tree)
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+     -- indexes of tables with storage first, then partitioned ones, deepest first
+     ORDER BY ic.relkind = 'I',
+              (WITH RECURSIVE up(oid) AS (SELECT i.indrelid UNION SELECT h.inhparent FROM pg_inherits h JOIN up ON h.inhrelid = up.oid)
+               SELECT count(*) FROM up) DESC, qn
   LOOP
     cols := '';
     FOR k IN 1 .. r.indnatts LOOP
       IF k = r.indnkeyatts + 1 THEN cols := cols || ') INCLUDE ('; ELSIF k > 1 THEN cols := cols || ', '; END IF;
-      SELECT u.nw INTO x FROM unnest(c_rel, c_att, c_new) AS u(r2, a, nw) WHERE u.r2 = r.indrelid AND u.a = r.keys[k];
+      SELECT u.nw INTO x FROM unnest(t_rel, t_att, t_new) AS u(r2, a, nw) WHERE u.r2 = r.indrelid AND u.a = r.keys[k];
       IF x IS NOT NULL THEN
         cols := cols || quote_ident(x)
                 || CASE WHEN k <= r.indnkeyatts AND (r.opts[k] & 1) = 1 THEN ' DESC' ELSE '' END
@@ -369,18 +413,41 @@ BEGIN
         cols := cols || pg_get_indexdef(r.indexrelid, k, false);
       END IF;
     END LOOP;
-    x := format('CREATE %sINDEX CONCURRENTLY %I ON %s USING %I (%s)%s%s%s%s',
-                CASE WHEN r.indisunique THEN 'UNIQUE ' ELSE '' END, r.newname, storagelab.bigint_migration_qname(r.indrelid), r.amname, cols,
+    x := format('CREATE %sINDEX %s%I ON %s%s USING %I (%s)%s%s%s%s',
+                CASE WHEN r.indisunique THEN 'UNIQUE ' ELSE '' END,
+                CASE WHEN r.relkind = 'I' THEN '' ELSE 'CONCURRENTLY ' END, r.newname,
+                CASE WHEN r.relkind = 'I' THEN 'ONLY ' ELSE '' END,
+                storagelab.bigint_migration_qname(r.indrelid), r.amname, cols,
                 CASE WHEN r.indnullsnotdistinct THEN ' NULLS NOT DISTINCT' ELSE '' END,
                 CASE WHEN r.reloptions IS NOT NULL THEN ' WITH (' || array_to_string(r.reloptions, ', ') || ')' ELSE '' END,
                 CASE WHEN r.reltablespace <> 0 THEN format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = r.reltablespace)) ELSE '' END,
                 CASE WHEN r.pred IS NOT NULL THEN ' WHERE ' || r.pred ELSE '' END);
-    s := s || '-- for index ' || storagelab.bigint_migration_comment_text(r.qn) || E' (SHARE UPDATE EXCLUSIVE: reads and writes continue)\n'
-           || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid) AS need \\gset\n',
-                     format('%I.%I', r.nsp, r.newname))
-           || E'\\if :need\n'
-           || format(E'DROP INDEX CONCURRENTLY IF EXISTS %I.%I;   -- an invalid leftover of an interrupted run\n', r.nsp, r.newname)
-           || x || E';\n\\endif\n';
+    IF r.relkind = 'I' THEN
+      -- a partitioned index: created ON ONLY the parent (catalog only, brief SHARE lock), then
+      -- the new indexes of its partitions are attached; it is valid once all are
+      s := s || '-- for partitioned index ' || storagelab.bigint_migration_comment_text(r.qn) || E'\n'
+             || format(E'SELECT to_regclass(%L) IS NULL AS need \\gset\n', format('%I.%I', r.nsp, r.newname))
+             || E'\\if :need\n' || storagelab.bigint_migration_retry_block(ARRAY[x], retries) || E'\\endif\n';
+      FOR q IN
+        SELECT format('%I.%I', n.nspname, 'storagelab_new_' || h.inhrelid) AS child
+          FROM pg_inherits h JOIN pg_class ci ON ci.oid = h.inhrelid JOIN pg_namespace n ON n.oid = ci.relnamespace
+         WHERE h.inhparent = r.indexrelid
+         ORDER BY ci.relkind = 'I', 1
+      LOOP
+        s := s || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass(%L) AND inhparent = to_regclass(%L)) AS need \\gset\n',
+                         q.child, format('%I.%I', r.nsp, r.newname))
+               || E'\\if :need\n'
+               || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER INDEX %I.%I ATTACH PARTITION %s', r.nsp, r.newname, q.child)], retries)
+               || E'\\endif\n';
+      END LOOP;
+    ELSE
+      s := s || '-- for index ' || storagelab.bigint_migration_comment_text(r.qn) || E' (SHARE UPDATE EXCLUSIVE: reads and writes continue)\n'
+             || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid) AS need \\gset\n',
+                       format('%I.%I', r.nsp, r.newname))
+             || E'\\if :need\n'
+             || format(E'DROP INDEX CONCURRENTLY IF EXISTS %I.%I;   -- an invalid leftover of an interrupted run\n', r.nsp, r.newname)
+             || x || E';\n\\endif\n';
+    END IF;
   END LOOP;
   -- new foreign keys on the shadow columns, NOT VALID then VALIDATE
   FOR r IN
@@ -393,11 +460,11 @@ BEGIN
   LOOP
     x := format('ALTER TABLE %s ADD CONSTRAINT %I FOREIGN KEY (%s) REFERENCES %s (%s)%s ON UPDATE %s ON DELETE %s%s NOT VALID',
                 r.qn, format('storagelab_new_%s', r.oid),
-                (SELECT string_agg(quote_ident(coalesce((SELECT u.nw FROM unnest(c_rel, c_att, c_new) AS u(r2, a, nw) WHERE u.r2 = r.conrelid AND u.a = k1.a),
+                (SELECT string_agg(quote_ident(coalesce((SELECT u.nw FROM unnest(t_rel, t_att, t_new) AS u(r2, a, nw) WHERE u.r2 = r.conrelid AND u.a = k1.a),
                                                         (SELECT attname FROM pg_attribute WHERE attrelid = r.conrelid AND attnum = k1.a))), ', ' ORDER BY k1.n)
                    FROM unnest(r.ck) WITH ORDINALITY AS k1(a, n)),
                 r.fqn,
-                (SELECT string_agg(quote_ident(coalesce((SELECT u.nw FROM unnest(c_rel, c_att, c_new) AS u(r2, a, nw) WHERE u.r2 = r.confrelid AND u.a = k1.a),
+                (SELECT string_agg(quote_ident(coalesce((SELECT u.nw FROM unnest(t_rel, t_att, t_new) AS u(r2, a, nw) WHERE u.r2 = r.confrelid AND u.a = k1.a),
                                                         (SELECT attname FROM pg_attribute WHERE attrelid = r.confrelid AND attnum = k1.a))), ', ' ORDER BY k1.n)
                    FROM unnest(r.fk) WITH ORDINALITY AS k1(a, n)),
                 CASE r.confmatchtype WHEN 'f' THEN ' MATCH FULL' ELSE '' END,
@@ -427,8 +494,8 @@ BEGIN
     SELECT format('%I.%I', (SELECT nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid WHERE c.oid = i.indexrelid),
                   format('storagelab_new_%s', i.indexrelid)) AS nq
       FROM pg_index i
-     WHERE i.indrelid = ANY (tabs)
-       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+     WHERE i.indrelid = ANY (tree)
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
   LOOP
     x := x || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid) THEN\n'
                      '    RAISE EXCEPTION ''index %% is missing or invalid'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
@@ -453,7 +520,7 @@ BEGIN
   FOR r IN
     SELECT DISTINCT s2.oid, format('%I.%I', n.nspname, s2.stxname) AS qn, pg_get_statisticsobjdef(s2.oid) AS def, s2.stxstattarget,
            obj_description(s2.oid, 'pg_statistic_ext') AS descr
-      FROM pg_statistic_ext s2 JOIN pg_namespace n ON n.oid = s2.stxnamespace, unnest(c_rel, c_att) AS cc(r2, a)
+      FROM pg_statistic_ext s2 JOIN pg_namespace n ON n.oid = s2.stxnamespace, unnest(t_rel, t_att) AS cc(r2, a)
      WHERE s2.stxrelid = cc.r2 AND cc.a = ANY (s2.stxkeys::int2[])
   LOOP
     s := s || format(E'DROP STATISTICS %s;\n', r.qn);
@@ -465,8 +532,8 @@ BEGIN
   FOR r IN
     SELECT c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn
       FROM pg_constraint c
-     WHERE c.contype IN ('p', 'u') AND c.conrelid = ANY (tabs)
-       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r2, a) WHERE cc.r2 = c.conrelid AND cc.a = ANY (c.conkey))
+     WHERE c.contype IN ('p', 'u') AND c.conrelid = ANY (tree)
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = c.conrelid AND cc.a = ANY (c.conkey))
      ORDER BY 2, 1
   LOOP
     s := s || format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', r.qn, r.conname);
@@ -475,8 +542,8 @@ BEGIN
   FOR r IN
     SELECT i.indexrelid, storagelab.bigint_migration_qname(i.indexrelid) AS qn
       FROM pg_index i
-     WHERE i.indrelid = ANY (tabs)
-       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+     WHERE i.indrelid = ANY (tree)
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u'))
      ORDER BY 2
   LOOP
@@ -499,20 +566,26 @@ BEGIN
     IF q.dflt IS NOT NULL THEN
       s := s || format(E'ALTER TABLE %s ALTER COLUMN %I DROP DEFAULT, ALTER COLUMN %I SET DEFAULT %s;\n', x, c_old[i], c_name[i], q.dflt);
     END IF;
+  END LOOP;
+  -- statistics targets, comments, column privileges: each table of each tree has its own
+  FOR i IN 1 .. cardinality(t_rel) LOOP
+    x := storagelab.bigint_migration_qname(t_rel[i]);
+    SELECT a.attstattarget, a.attacl, col_description(a.attrelid, a.attnum) AS descr INTO q
+      FROM pg_attribute a WHERE a.attrelid = t_rel[i] AND a.attnum = t_att[i];
     IF q.attstattarget >= 0 THEN
-      s := s || format(E'ALTER TABLE %s ALTER COLUMN %I SET STATISTICS %s;\n', x, c_name[i], q.attstattarget);
+      s := s || format(E'ALTER TABLE ONLY %s ALTER COLUMN %I SET STATISTICS %s;\n', x, t_name[i], q.attstattarget);
     END IF;
     IF q.descr IS NOT NULL THEN
-      s := s || format(E'COMMENT ON COLUMN %s.%I IS %L;\n', x, c_name[i], q.descr);
+      s := s || format(E'COMMENT ON COLUMN %s.%I IS %L;\n', x, t_name[i], q.descr);
     END IF;
-    s := s || coalesce((SELECT string_agg(format(E'GRANT %s (%I) ON TABLE %s TO %s%s;\n', g.privilege_type, c_name[i], x,
+    s := s || coalesce((SELECT string_agg(format(E'GRANT %s (%I) ON TABLE %s TO %s%s;\n', g.privilege_type, t_name[i], x,
                                                  CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(g.grantee)) END,
                                                  CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '')
                           FROM aclexplode(q.attacl) g), '');
   END LOOP;
   FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'sequence' ORDER BY b.identity LOOP
     IF EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = o.objid AND d.deptype = 'a'
-                  AND d.refobjid = ANY (c_rel)) THEN
+                  AND d.refobjid = ANY (tree)) THEN
       SELECT d.refobjid, a.attname INTO q FROM pg_depend d JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
        WHERE d.classid = 'pg_class'::regclass AND d.objid = o.objid AND d.deptype = 'a';
       s := s || format(E'ALTER SEQUENCE %s OWNED BY %s.%I;   -- else cleanup would drop it with the old column\n',
@@ -524,8 +597,8 @@ BEGIN
     SELECT c.conname, c.contype, c.conindid, storagelab.bigint_migration_qname(c.conrelid) AS qn, c.condeferrable, c.condeferred,
            obj_description(c.oid, 'pg_constraint') AS descr, ic.relname AS idxname
       FROM pg_constraint c JOIN pg_class ic ON ic.oid = c.conindid
-     WHERE c.contype IN ('p', 'u') AND c.conrelid = ANY (tabs)
-       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r2, a) WHERE cc.r2 = c.conrelid AND cc.a = ANY (c.conkey))
+     WHERE c.contype IN ('p', 'u') AND c.conrelid = ANY (tree)
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = c.conrelid AND cc.a = ANY (c.conkey))
      ORDER BY 3, 1
   LOOP
     s := s || format(E'ALTER INDEX %s RENAME TO %I;\n', (SELECT format('%I.%I', n.nspname, 'storagelab_new_' || r.conindid)
@@ -540,8 +613,8 @@ BEGIN
            obj_description(i.indexrelid, 'pg_class') AS descr,
            EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')) AS iscon
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace
-     WHERE i.indrelid = ANY (tabs)
-       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+     WHERE i.indrelid = ANY (tree)
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
      ORDER BY 2
   LOOP
     IF NOT r.iscon THEN
@@ -562,7 +635,7 @@ BEGIN
     SELECT i.indexrelid, coalesce((SELECT c.conname FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')), ic.relname) AS finalname,
            n.nspname, u.nw, u.nm
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace,
-           unnest(c_rel, c_att, c_new, c_name) AS u(r2, a, nw, nm)
+           unnest(t_rel, t_att, t_new, t_name) AS u(r2, a, nw, nm)
      WHERE i.indrelid = u.r2 AND u.a = ANY (i.indkey::int2[])
      ORDER BY 2, 4
   LOOP
@@ -583,9 +656,13 @@ BEGIN
            || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
   END LOOP;
   -- the sync triggers go now: never copy bigint values into the old int columns
+  FOR r IN
+    SELECT DISTINCT u.r2, u.root FROM unnest(t_rel, t_root) AS u(r2, root) WHERE u.r2 = ANY (targets) ORDER BY 1, 2
+  LOOP
+    s := s || format(E'DROP TRIGGER %I ON %s;\n', format('zz_storagelab_sync_%s_%s', mid, r.root), storagelab.bigint_migration_qname(r.r2));
+  END LOOP;
   FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
-    s := s || format(E'DROP TRIGGER %I ON %s;\n', 'zz_storagelab_sync_' || mid, storagelab.bigint_migration_qname(tabs[k]))
-           || format(E'DROP FUNCTION %I.%I();\n',
+    s := s || format(E'DROP FUNCTION %I.%I();\n',
                      (SELECT nspname FROM pg_namespace WHERE oid = (SELECT relnamespace FROM pg_class WHERE oid = tabs[k])),
                      format('storagelab_sync_%s_%s', mid, tabs[k]));
   END LOOP;
@@ -593,7 +670,7 @@ BEGIN
   FOR r IN
     SELECT DISTINCT s2.oid, format('%I.%I', n.nspname, s2.stxname) AS qn, pg_get_statisticsobjdef(s2.oid) AS def, s2.stxstattarget,
            obj_description(s2.oid, 'pg_statistic_ext') AS descr
-      FROM pg_statistic_ext s2 JOIN pg_namespace n ON n.oid = s2.stxnamespace, unnest(c_rel, c_att) AS cc(r2, a)
+      FROM pg_statistic_ext s2 JOIN pg_namespace n ON n.oid = s2.stxnamespace, unnest(t_rel, t_att) AS cc(r2, a)
      WHERE s2.stxrelid = cc.r2 AND cc.a = ANY (s2.stxkeys::int2[])
   LOOP
     s := s || r.def || E';\n'
@@ -653,12 +730,17 @@ BEGIN
                                                                    storagelab.bigint_migration_qname(c_rel[i]), format('storagelab_nn_%s', c_att[i]))], retries);
   END LOOP;
   FOR r IN
-    SELECT i.indexrelid, n.nspname
+    SELECT i.indexrelid, n.nspname, ic.relkind
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace
-     WHERE i.indrelid = ANY (tabs)
-       AND EXISTS (SELECT 1 FROM unnest(c_rel, c_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+     WHERE i.indrelid = ANY (tree)
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+     ORDER BY ic.relkind = 'I' DESC, 1     -- partitioned indexes first (that drops their partitions' too)
   LOOP
-    s := s || format(E'DROP INDEX CONCURRENTLY IF EXISTS %I.%I;\n', r.nspname, 'storagelab_new_' || r.indexrelid);
+    IF r.relkind = 'I' THEN
+      s := s || storagelab.bigint_migration_retry_block(ARRAY[format('DROP INDEX IF EXISTS %I.%I', r.nspname, 'storagelab_new_' || r.indexrelid)], retries);
+    ELSE
+      s := s || format(E'DROP INDEX CONCURRENTLY IF EXISTS %I.%I;\n', r.nspname, 'storagelab_new_' || r.indexrelid);
+    END IF;
   END LOOP;
   s := s || E'\\endif\n\n';
   s := s || E'\\if :ph_rollback_expand\n-- Undo phases expand and backfill (before swap only; run rollback_prepare first).\n';
@@ -667,8 +749,9 @@ BEGIN
             || E'  IF swapped THEN\n    RAISE EXCEPTION ''this migration is already swapped: it cannot be rolled back'' USING ERRCODE = ''object_not_in_prerequisite_state'';\n  END IF;\nEND\n') || E';\n';
   FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
     x := storagelab.bigint_migration_qname(tabs[k]);
-    s := s || storagelab.bigint_migration_retry_block(ARRAY[
-                format('DROP TRIGGER IF EXISTS %I ON %s', 'zz_storagelab_sync_' || mid, x),
+    s := s || storagelab.bigint_migration_retry_block(
+                ARRAY(SELECT format('DROP TRIGGER IF EXISTS %I ON %s', format('zz_storagelab_sync_%s_%s', mid, u.root), storagelab.bigint_migration_qname(u.r2))
+                        FROM unnest(t_rel, t_root) AS u(r2, root) WHERE u.root = tabs[k] AND u.r2 = ANY (targets) ORDER BY 1) || ARRAY[
                 format('DROP FUNCTION IF EXISTS %I.%I()', (SELECT nspname FROM pg_namespace WHERE oid = (SELECT relnamespace FROM pg_class WHERE oid = tabs[k])),
                        format('storagelab_sync_%s_%s', mid, tabs[k])),
                 format('ALTER TABLE %s %s', x, (SELECT string_agg(format('DROP COLUMN IF EXISTS %I', u.nw), ', ') FROM unnest(c_rel, c_new) AS u(r2, nw) WHERE u.r2 = tabs[k]))],

@@ -1,7 +1,7 @@
 -- pgTAP: bigint_migration_script(mode => 'online') on the fixture with every
 -- dependent-object kind and hostile identifiers
 -- (test/fixtures/bigint_migration_objects.sql), minus what the online mode
--- refuses (partitioned and inheritance children, the stored generated column,
+-- refuses (a foreign key on a partitioned table, the stored generated column,
 -- the CHECK constraint on the key, the expression and partial indexes that use
 -- it); every phase executed with psql
 -- -v ON_ERROR_STOP=1 -f in a scratch database, then the database is compared
@@ -23,12 +23,12 @@ SET client_min_messages = warning;
 \set tmp `mktemp -d`
 CREATE TABLE snap.runs (tbl text, rc text);
 
-SELECT plan(12);
+SELECT plan(13);
 
 SELECT throws_ok($$SELECT storagelab.bigint_migration_script('"Sch; --x"."Parent ""Q"" $storagelab$"', 'Id', 'online')$$,
                  '0A000', NULL, 'the full fixture is refused in online mode (partitions, inheritance, generated column, CHECK, expression and partial indexes on the key)');
 -- Take out what the online mode refuses.
-DROP TABLE "Sch; --x".events, "Sch; --x".inh_base CASCADE;
+DROP TABLE "Sch; --x".events;   -- its foreign key is on the partitioned table: refused (PostgreSQL 15 has no NOT VALID there)
 ALTER TABLE "Sch; --x"."Parent ""Q"" $storagelab$" DROP CONSTRAINT "positive id", DROP CONSTRAINT "gen check";
 DROP INDEX "Sch; --x"."expr idx", "Sch; --x"."partial idx";
 DROP VIEW "Sch; --x"."v2
@@ -57,8 +57,8 @@ CREATE TABLE snap.catalog_before AS SELECT * FROM snap.catalog();
 SELECT is((SELECT string_agg(tbl, ', ' ORDER BY tbl) FROM snap.runs WHERE rc <> '0'), NULL, 'expand, backfill, prepare, swap, cleanup ran');
 SELECT is((SELECT count(*) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
             WHERE c.relnamespace = '"Sch; --x"'::regnamespace AND c.relkind = 'r' AND NOT a.attisdropped
-              AND a.attname IN ('Id', 'select', 'parent ID') AND a.atttypid = 'int8'::regtype),
-          3::bigint, 'the key, the self-reference and the composite FK column are bigint');
+              AND a.attname IN ('Id', 'select', 'parent ID', 'parent_id') AND a.atttypid = 'int8'::regtype),
+          5::bigint, 'the key, the self-reference, the composite FK column and the inheritance parent and child are bigint');
 SELECT set_eq('SELECT * FROM snap.data()', 'SELECT * FROM snap.before',
               'row counts and checksums of every table, view and materialized view unchanged');
 SELECT set_eq('SELECT * FROM snap.catalog()', 'SELECT * FROM snap.catalog_before',
@@ -75,6 +75,8 @@ SELECT lives_ok($$
   INSERT INTO "Sch; --x"."chïld;-- of ""Parent"" with a name that is sixty-three bytes lo" ("parent ID", code)
   SELECT "Id", code FROM p$$,
   'insert past 2^31 through the parent and the composite FK (the serial default moved to the new column)');
+SELECT lives_ok($$INSERT INTO "Sch; --x".inh_kid (parent_id, extra) SELECT max("Id"), 'big' FROM "Sch; --x"."Parent ""Q"" $storagelab$"$$,
+                'insert past 2^31 into the inheritance child');
 SELECT is("Sch; --x"."count above"(2147483647), 1::bigint, 'the re-created BEGIN ATOMIC function sees it');
 SELECT throws_ok($$SET CONSTRAINTS ALL IMMEDIATE; INSERT INTO "Sch; --x"."chïld;-- of ""Parent"" with a name that is sixty-three bytes lo" ("parent ID", code) VALUES (3000000000, 'x')$$,
                  '23503', NULL, 'the composite deferrable foreign key still rejects a missing parent');
