@@ -141,12 +141,11 @@ BEGIN
     blockers := blockers || format('%s is a foreign table in the tree of a converted table: not supported by the online mode (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
   END LOOP;
   FOR r IN
-    SELECT c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn
-      FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
-     WHERE c.contype IN ('p', 'u') AND t.relkind = 'p'
-       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = c.conrelid AND cc.a = ANY (c.conkey))
+    SELECT c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn, storagelab.bigint_migration_qname(c.confrelid) AS fqn
+      FROM pg_constraint c JOIN pg_class t ON t.oid = c.confrelid
+     WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key') AND t.relkind = 'p'
   LOOP
-    blockers := blockers || format('constraint %I on the partitioned table %s contains a converted column: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.conname, r.qn);
+    blockers := blockers || format('foreign key %I on %s references the partitioned table %s, whose new unique key exists only after the swap: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.conname, r.qn, r.fqn);
   END LOOP;
   FOR r IN
     SELECT c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn
@@ -422,7 +421,9 @@ BEGIN
                 CASE WHEN r.reloptions IS NOT NULL THEN ' WITH (' || array_to_string(r.reloptions, ', ') || ')' ELSE '' END,
                 CASE WHEN r.reltablespace <> 0 THEN format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = r.reltablespace)) ELSE '' END,
                 CASE WHEN r.pred IS NOT NULL THEN ' WHERE ' || r.pred ELSE '' END);
-    IF r.relkind = 'I' THEN
+    IF r.relkind = 'I' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = r.indexrelid AND c.contype IN ('p', 'u')) THEN
+      s := s || '-- ' || storagelab.bigint_migration_comment_text(r.qn) || E': the partitioned key index is re-created by ADD PRIMARY KEY/UNIQUE in the swap, over its partitions'' new indexes\n';
+    ELSIF r.relkind = 'I' THEN
       -- a partitioned index: created ON ONLY the parent (catalog only, brief SHARE lock), then
       -- the new indexes of its partitions are attached; it is valid once all are
       s := s || '-- for partitioned index ' || storagelab.bigint_migration_comment_text(r.qn) || E'\n'
@@ -496,6 +497,8 @@ BEGIN
       FROM pg_index i
      WHERE i.indrelid = ANY (tree)
        AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+       AND NOT ((SELECT relkind FROM pg_class WHERE oid = i.indexrelid) = 'I'
+                AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')))
   LOOP
     x := x || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid) THEN\n'
                      '    RAISE EXCEPTION ''index %% is missing or invalid'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
@@ -532,11 +535,11 @@ BEGIN
   FOR r IN
     SELECT c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn
       FROM pg_constraint c
-     WHERE c.contype IN ('p', 'u') AND c.conrelid = ANY (tree)
+     WHERE c.contype IN ('p', 'u') AND c.conrelid = ANY (tree) AND c.conparentid = 0
        AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = c.conrelid AND cc.a = ANY (c.conkey))
      ORDER BY 2, 1
   LOOP
-    s := s || format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', r.qn, r.conname);
+    s := s || format(E'ALTER TABLE %s DROP CONSTRAINT %I;   -- with its partitions'' copies\n', r.qn, r.conname);
   END LOOP;
   -- other old indexes on the columns: renamed out of the way, dropped with the old column in cleanup
   FOR r IN
@@ -594,19 +597,31 @@ BEGIN
   END LOOP;
   -- constraints on the new indexes, index names, replica identity, clustering
   FOR r IN
-    SELECT c.conname, c.contype, c.conindid, storagelab.bigint_migration_qname(c.conrelid) AS qn, c.condeferrable, c.condeferred,
-           obj_description(c.oid, 'pg_constraint') AS descr, ic.relname AS idxname
-      FROM pg_constraint c JOIN pg_class ic ON ic.oid = c.conindid
+    SELECT c.conname, c.contype, c.conindid, c.conrelid, storagelab.bigint_migration_qname(c.conrelid) AS qn, c.condeferrable, c.condeferred,
+           obj_description(c.oid, 'pg_constraint') AS descr, ic.relname AS idxname, t.relkind,
+           (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.n) FROM unnest(c.conkey) WITH ORDINALITY AS k(a, n)
+              JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.a) AS cols
+      FROM pg_constraint c JOIN pg_class ic ON ic.oid = c.conindid JOIN pg_class t ON t.oid = c.conrelid
      WHERE c.contype IN ('p', 'u') AND c.conrelid = ANY (tree)
        AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = c.conrelid AND cc.a = ANY (c.conkey))
-     ORDER BY 3, 1
+     -- partitions first, then their partitioned parents, deepest first
+     ORDER BY t.relkind = 'p',
+              (WITH RECURSIVE up(oid) AS (SELECT c.conrelid UNION SELECT h.inhparent FROM pg_inherits h JOIN up ON h.inhrelid = up.oid)
+               SELECT count(*) FROM up) DESC, 3, 1
   LOOP
-    s := s || format(E'ALTER INDEX %s RENAME TO %I;\n', (SELECT format('%I.%I', n.nspname, 'storagelab_new_' || r.conindid)
-                                                          FROM pg_class ic JOIN pg_namespace n ON n.oid = ic.relnamespace WHERE ic.oid = r.conindid), r.idxname)
-           || format(E'ALTER TABLE %s ADD CONSTRAINT %I %s USING INDEX %I%s;\n', r.qn, r.conname,
-                     CASE r.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END, r.idxname,
-                     CASE WHEN r.condeferrable THEN ' DEFERRABLE INITIALLY ' || CASE WHEN r.condeferred THEN 'DEFERRED' ELSE 'IMMEDIATE' END ELSE '' END)
-           || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
+    IF r.relkind = 'p' THEN
+      -- attaches the partitions' new constraints and indexes (no scan)
+      s := s || format(E'ALTER TABLE %s ADD CONSTRAINT %I %s (%s)%s;\n', r.qn, r.conname,
+                       CASE r.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END, r.cols,
+                       CASE WHEN r.condeferrable THEN ' DEFERRABLE INITIALLY ' || CASE WHEN r.condeferred THEN 'DEFERRED' ELSE 'IMMEDIATE' END ELSE '' END);
+    ELSE
+      s := s || format(E'ALTER INDEX %s RENAME TO %I;\n', (SELECT format('%I.%I', n.nspname, 'storagelab_new_' || r.conindid)
+                                                            FROM pg_class ic JOIN pg_namespace n ON n.oid = ic.relnamespace WHERE ic.oid = r.conindid), r.idxname)
+             || format(E'ALTER TABLE %s ADD CONSTRAINT %I %s USING INDEX %I%s;\n', r.qn, r.conname,
+                       CASE r.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END, r.idxname,
+                       CASE WHEN r.condeferrable THEN ' DEFERRABLE INITIALLY ' || CASE WHEN r.condeferred THEN 'DEFERRED' ELSE 'IMMEDIATE' END ELSE '' END);
+    END IF;
+    s := s || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
   END LOOP;
   FOR r IN
     SELECT i.indexrelid, ic.relname, n.nspname, i.indisreplident, i.indisclustered, storagelab.bigint_migration_qname(i.indrelid) AS tqn,
@@ -637,6 +652,8 @@ BEGIN
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace,
            unnest(t_rel, t_att, t_new, t_name) AS u(r2, a, nw, nm)
      WHERE i.indrelid = u.r2 AND u.a = ANY (i.indkey::int2[])
+       -- a partitioned key index is new from ADD PRIMARY KEY/UNIQUE, with the right names
+       AND NOT (ic.relkind = 'I' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')))
      ORDER BY 2, 4
   LOOP
     s := s || format(E'ALTER TABLE %I.%I RENAME COLUMN %I TO %I;\n', r.nspname, r.finalname, r.nw, r.nm);
