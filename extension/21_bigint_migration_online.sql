@@ -89,6 +89,8 @@ DECLARE
   t_new     name[] := '{}';  --   the shadow column,
   t_name    name[] := '{}';  --   the column name,
   t_root    oid[] := '{}';   --   the root whose ALTER converts it
+  late_idx  oid[] := '{}';   -- indexes using the column in an expression or predicate: re-built after the swap
+  late_chk  oid[] := '{}';   -- CHECK constraints on the column: re-added NOT VALID in the swap, validated in cleanup
   i         int;
   k         int;
   stmts     text[];
@@ -107,7 +109,7 @@ BEGIN
   END LOOP;
   FOR o IN SELECT * FROM unnest(objs) b
             WHERE b.kind IN ('identity', 'generated_column')
-               OR (b.kind = 'constraint' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.oid = b.objid AND c.contype NOT IN ('p', 'u')))
+               OR (b.kind = 'constraint' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.oid = b.objid AND c.contype NOT IN ('p', 'u', 'c')))
   LOOP
     blockers := blockers || format('%s: %s is not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', o.identity, o.kind);
   END LOOP;
@@ -135,6 +137,10 @@ BEGIN
     END LOOP;
   END LOOP;
   tree := ARRAY(SELECT DISTINCT u FROM unnest(t_rel) u ORDER BY 1);
+  late_chk := ARRAY(SELECT c.oid FROM pg_constraint c
+                     WHERE c.contype = 'c' AND c.conrelid = ANY (tree) AND c.coninhcount = 0
+                       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = c.conrelid AND cc.a = ANY (c.conkey))
+                     ORDER BY 1);
   leaves := ARRAY(SELECT c.oid FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind = 'r' ORDER BY 1);
   targets := ARRAY(SELECT c.oid FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1);
   FOR r IN SELECT c.oid, storagelab.bigint_migration_qname(c.oid) AS qn FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind NOT IN ('r', 'p') LOOP
@@ -169,7 +175,11 @@ BEGIN
          WHERE d.classid = 'pg_class'::regclass AND d.objid = r.indexrelid AND d.refobjid = cc.r AND d.refobjsubid = cc.a)
        > (SELECT count(*) FROM pg_index i, unnest(i.indkey::int2[]) AS kk(v), unnest(t_rel, t_att) AS cc(r, a)
            WHERE i.indexrelid = r.indexrelid AND cc.r = i.indrelid AND cc.a = kk.v) THEN
-      blockers := blockers || format('index %s uses a converted column in an expression or predicate: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+      IF (SELECT i.indisunique OR i.indisreplident OR ic.relkind = 'I' FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid WHERE i.indexrelid = r.indexrelid) THEN
+        blockers := blockers || format('index %s uses a converted column in an expression or predicate and is unique, partitioned or the replica identity: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+      ELSE
+        late_idx := late_idx || r.indexrelid;
+      END IF;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_index i, unnest(i.indkey::int2[], i.indclass::oid[]) WITH ORDINALITY AS u(a, opc, n), unnest(t_rel, t_att) AS cc(r, a2)
                 WHERE i.indexrelid = r.indexrelid AND cc.r = i.indrelid AND cc.a2 = u.a AND u.n <= i.indnkeyatts
@@ -392,7 +402,7 @@ BEGIN
            format('storagelab_new_%s', i.indexrelid) AS newname, ic.relkind,
            (SELECT nspname FROM pg_namespace WHERE oid = ic.relnamespace) AS nsp
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
-     WHERE i.indrelid = ANY (tree)
+     WHERE i.indrelid = ANY (tree) AND NOT (i.indexrelid = ANY (late_idx))
        AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
      -- indexes of tables with storage first, then partitioned ones, deepest first
      ORDER BY ic.relkind = 'I',
@@ -495,7 +505,7 @@ BEGIN
     SELECT format('%I.%I', (SELECT nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid WHERE c.oid = i.indexrelid),
                   format('storagelab_new_%s', i.indexrelid)) AS nq
       FROM pg_index i
-     WHERE i.indrelid = ANY (tree)
+     WHERE i.indrelid = ANY (tree) AND NOT (i.indexrelid = ANY (late_idx))
        AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
        AND NOT ((SELECT relkind FROM pg_class WHERE oid = i.indexrelid) = 'I'
                 AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')))
@@ -545,12 +555,22 @@ BEGIN
   FOR r IN
     SELECT i.indexrelid, storagelab.bigint_migration_qname(i.indexrelid) AS qn
       FROM pg_index i
-     WHERE i.indrelid = ANY (tree)
+     WHERE i.indrelid = ANY (tree) AND NOT (i.indexrelid = ANY (late_idx))
        AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u'))
      ORDER BY 2
   LOOP
     s := s || format(E'ALTER INDEX %s RENAME TO %I;\n', r.qn, format('storagelab_old_%s', r.indexrelid));
+  END LOOP;
+  -- indexes that use the column in an expression or predicate: the old ones out of the way
+  -- (dropped with the old column); cleanup builds them again, concurrently, on the new column
+  FOR r IN SELECT i.indexrelid, storagelab.bigint_migration_qname(i.indexrelid) AS qn FROM pg_index i WHERE i.indexrelid = ANY (late_idx) ORDER BY 2 LOOP
+    s := s || format(E'ALTER INDEX %s RENAME TO %I;\n', r.qn, format('storagelab_old_%s', r.indexrelid));
+  END LOOP;
+  -- CHECK constraints on the column: dropped here, re-added NOT VALID after the renames (enforced
+  -- for new rows at once, no scan), validated in cleanup
+  FOR r IN SELECT c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn FROM pg_constraint c WHERE c.oid = ANY (late_chk) ORDER BY 2, 1 LOOP
+    s := s || format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', r.qn, r.conname);
   END LOOP;
   -- columns: renames, NOT NULL, defaults, sequence ownership, properties
   FOR i IN 1 .. cardinality(c_rel) LOOP
@@ -628,7 +648,7 @@ BEGIN
            obj_description(i.indexrelid, 'pg_class') AS descr,
            EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')) AS iscon
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace
-     WHERE i.indrelid = ANY (tree)
+     WHERE i.indrelid = ANY (tree) AND NOT (i.indexrelid = ANY (late_idx))
        AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
      ORDER BY 2
   LOOP
@@ -651,12 +671,20 @@ BEGIN
            n.nspname, u.nw, u.nm
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace,
            unnest(t_rel, t_att, t_new, t_name) AS u(r2, a, nw, nm)
-     WHERE i.indrelid = u.r2 AND u.a = ANY (i.indkey::int2[])
+     WHERE i.indrelid = u.r2 AND u.a = ANY (i.indkey::int2[]) AND NOT (i.indexrelid = ANY (late_idx))
        -- a partitioned key index is new from ADD PRIMARY KEY/UNIQUE, with the right names
        AND NOT (ic.relkind = 'I' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')))
      ORDER BY 2, 4
   LOOP
     s := s || format(E'ALTER TABLE %I.%I RENAME COLUMN %I TO %I;\n', r.nspname, r.finalname, r.nw, r.nm);
+  END LOOP;
+  FOR r IN
+    SELECT c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn, pg_get_constraintdef(c.oid) AS def, c.convalidated,
+           obj_description(c.oid, 'pg_constraint') AS descr
+      FROM pg_constraint c WHERE c.oid = ANY (late_chk) ORDER BY 2, 1
+  LOOP
+    s := s || format(E'ALTER TABLE %s ADD CONSTRAINT %I %s%s;\n', r.qn, r.conname, r.def, CASE WHEN r.convalidated THEN ' NOT VALID' ELSE '' END)
+           || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
   END LOOP;
   -- the old columns stop being written: no NOT NULL on them (after the
   -- replica identity moved off their indexes)
@@ -712,7 +740,8 @@ BEGIN
                      storagelab.bigint_migration_qname(c_rel[i]), c_name[i],
                      format('%s.%I is not bigint', storagelab.bigint_migration_qname(c_rel[i]), c_name[i]));
   END LOOP;
-  FOR o IN SELECT * FROM unnest(objs) b WHERE b.check_sql IS NOT NULL AND b.kind <> 'column' ORDER BY b.identity LOOP
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.check_sql IS NOT NULL AND b.kind <> 'column'
+                                          AND NOT (b.kind = 'index' AND b.objid = ANY (late_idx)) ORDER BY b.identity LOOP   -- those come back in cleanup
     x := x || format(E'  IF NOT coalesce(%s, false) THEN\n    problems := problems || %L::text;\n  END IF;\n', o.check_sql, o.identity || ' is not as it should be');
   END LOOP;
   x := x || E'  IF cardinality(problems) > 0 THEN\n'
@@ -724,6 +753,32 @@ BEGIN
 
   ------------------------------------------------------------------ cleanup
   s := s || E'\\if :ph_cleanup\n-- Phase cleanup: drop the old int columns (brief ACCESS EXCLUSIVE, no rewrite).\n';
+  s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(
+            E'\nDECLARE swapped boolean := false;\nBEGIN\n' || pre
+            || E'  IF NOT swapped AND EXISTS (SELECT 1 FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E') THEN\n'
+            || E'    RAISE EXCEPTION ''the swap has not run yet'' USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase swap first.'';\n  END IF;\nEND\n') || E';\n';
+  FOR r IN
+    SELECT c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn FROM pg_constraint c
+     WHERE c.oid = ANY (late_chk) AND c.convalidated ORDER BY 2, 1
+  LOOP
+    s := s || '-- validate ' || storagelab.bigint_migration_comment_text(r.conname) || E' (SHARE UPDATE EXCLUSIVE: reads and writes continue)\n'
+           || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s VALIDATE CONSTRAINT %I', r.qn, r.conname)], retries);
+  END LOOP;
+  FOR r IN
+    SELECT i.indexrelid, ic.relname, n.nspname, pg_get_indexdef(i.indexrelid) AS def, obj_description(i.indexrelid, 'pg_class') AS descr,
+           i.indisclustered, storagelab.bigint_migration_qname(i.indrelid) AS tqn
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace
+     WHERE i.indexrelid = ANY (late_idx) ORDER BY 2
+  LOOP
+    s := s || '-- re-build ' || storagelab.bigint_migration_comment_text(r.relname) || E' on the new column, concurrently\n'
+           || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid) AS need \\gset\n',
+                     format('%I.%I', r.nspname, r.relname))
+           || E'\\if :need\n'
+           || format(E'DROP INDEX CONCURRENTLY IF EXISTS %I.%I;   -- an invalid leftover of an interrupted run\n', r.nspname, r.relname)
+           || regexp_replace(r.def, '^CREATE (UNIQUE )?INDEX ', 'CREATE \1INDEX CONCURRENTLY ') || E';\n\\endif\n'
+           || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON INDEX %I.%I IS %L;\n', r.nspname, r.relname, r.descr) END
+           || CASE WHEN r.indisclustered THEN format(E'ALTER TABLE %s CLUSTER ON %I;\n', r.tqn, r.relname) ELSE '' END;
+  END LOOP;
   FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
     x := storagelab.bigint_migration_qname(tabs[k]);
     s := s || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s %s', x,
@@ -749,7 +804,7 @@ BEGIN
   FOR r IN
     SELECT i.indexrelid, n.nspname, ic.relkind
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace
-     WHERE i.indrelid = ANY (tree)
+     WHERE i.indrelid = ANY (tree) AND NOT (i.indexrelid = ANY (late_idx))
        AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
      ORDER BY ic.relkind = 'I' DESC, 1     -- partitioned indexes first (that drops their partitions' too)
   LOOP

@@ -1,9 +1,8 @@
 -- pgTAP: bigint_migration_script(mode => 'online') on the fixture with every
 -- dependent-object kind and hostile identifiers
 -- (test/fixtures/bigint_migration_objects.sql), minus what the online mode
--- refuses (a foreign key on a partitioned table, the stored generated column,
--- the CHECK constraint on the key, the expression and partial indexes that use
--- it); every phase executed with psql
+-- refuses (a foreign key on a partitioned table, the stored generated
+-- column); every phase executed with psql
 -- -v ON_ERROR_STOP=1 -f in a scratch database, then the database is compared
 -- with what it was (data as jsonb, every object definition, privileges,
 -- comments, replica identity, clustering) and used past 2^31.
@@ -26,11 +25,10 @@ CREATE TABLE snap.runs (tbl text, rc text);
 SELECT plan(13);
 
 SELECT throws_ok($$SELECT storagelab.bigint_migration_script('"Sch; --x"."Parent ""Q"" $storagelab$"', 'Id', 'online')$$,
-                 '0A000', NULL, 'the full fixture is refused in online mode (partitions, inheritance, generated column, CHECK, expression and partial indexes on the key)');
+                 '0A000', NULL, 'the full fixture is refused in online mode (a foreign key on a partitioned table, a generated column)');
 -- Take out what the online mode refuses.
 DROP TABLE "Sch; --x".events;   -- its foreign key is on the partitioned table: refused (PostgreSQL 15 has no NOT VALID there)
-ALTER TABLE "Sch; --x"."Parent ""Q"" $storagelab$" DROP CONSTRAINT "positive id", DROP CONSTRAINT "gen check";
-DROP INDEX "Sch; --x"."expr idx", "Sch; --x"."partial idx";
+ALTER TABLE "Sch; --x"."Parent ""Q"" $storagelab$" DROP CONSTRAINT "gen check";
 DROP VIEW "Sch; --x"."v2
 DROP SCHEMA public; -- on v1", "Sch; --x"."v ""1""";
 ALTER TABLE "Sch; --x"."Parent ""Q"" $storagelab$" DROP COLUMN gen;
