@@ -108,7 +108,9 @@ BEGIN
     blockers := blockers || format('%s (SQLSTATE %s): %s', o.blocker, o.sqlstate, o.hint);
   END LOOP;
   FOR o IN SELECT * FROM unnest(objs) b
-            WHERE b.kind IN ('identity', 'generated_column')
+            WHERE b.kind = 'generated_column'
+               OR (b.kind = 'identity' AND (EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = b.relation OR h.inhparent = b.relation)
+                                            OR (SELECT relkind FROM pg_class WHERE oid = b.relation) <> 'r'))
                OR (b.kind = 'constraint' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.oid = b.objid AND c.contype NOT IN ('p', 'u', 'c')))
   LOOP
     blockers := blockers || format('%s: %s is not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', o.identity, o.kind);
@@ -589,6 +591,30 @@ BEGIN
     IF q.dflt IS NOT NULL THEN
       s := s || format(E'ALTER TABLE %s ALTER COLUMN %I DROP DEFAULT, ALTER COLUMN %I SET DEFAULT %s;\n', x, c_old[i], c_name[i], q.dflt);
     END IF;
+  END LOOP;
+  -- identity columns: the old column gives its identity up, the new one gets the same sequence
+  -- name and options (AS bigint; a custom MAXVALUE kept) and continues where the old one was
+  FOR r IN
+    SELECT a.attrelid, a.attname, a.attidentity, sq.seqrelid, sq.seqstart, sq.seqincrement, sq.seqmin, sq.seqmax, sq.seqcache, sq.seqcycle,
+           storagelab.bigint_migration_qname(sq.seqrelid) AS sqn, storagelab.bigint_migration_qname(a.attrelid) AS qn, u.od
+      FROM unnest(c_rel, c_att, c_old) AS u(r2, a2, od)
+      JOIN pg_attribute a ON a.attrelid = u.r2 AND a.attnum = u.a2
+      JOIN pg_depend d ON d.refclassid = 'pg_class'::regclass AND d.refobjid = a.attrelid AND d.refobjsubid = a.attnum
+                      AND d.classid = 'pg_class'::regclass AND d.deptype = 'i'
+      JOIN pg_sequence sq ON sq.seqrelid = d.objid
+     WHERE a.attidentity <> ''
+  LOOP
+    s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(format(
+      E'\nDECLARE\n  lv bigint;\n  called boolean;\nBEGIN\n'
+      '  SELECT last_value, is_called INTO lv, called FROM %s;\n'
+      '  ALTER TABLE %s ALTER COLUMN %I DROP IDENTITY;\n'
+      '  ALTER TABLE %s ALTER COLUMN %I ADD GENERATED %s AS IDENTITY (SEQUENCE NAME %s INCREMENT BY %s%s%s START WITH %s CACHE %s%s);\n'
+      '  PERFORM setval(%L, lv, called);\n'
+      'END\n',
+      r.sqn, r.qn, r.od, r.qn, r.attname, CASE r.attidentity WHEN 'a' THEN 'ALWAYS' ELSE 'BY DEFAULT' END, r.sqn, r.seqincrement,
+      CASE WHEN r.seqmin IN (-2147483648, -32768, 1) THEN '' ELSE ' MINVALUE ' || r.seqmin END,
+      CASE WHEN r.seqmax IN (2147483647, 32767, -1) THEN '' ELSE ' MAXVALUE ' || r.seqmax END,
+      r.seqstart, r.seqcache, CASE WHEN r.seqcycle THEN ' CYCLE' ELSE '' END, r.sqn)) || E';\n';
   END LOOP;
   -- statistics targets, comments, column privileges: each table of each tree has its own
   FOR i IN 1 .. cardinality(t_rel) LOOP

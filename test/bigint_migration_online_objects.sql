@@ -22,7 +22,7 @@ SET client_min_messages = warning;
 \set tmp `mktemp -d`
 CREATE TABLE snap.runs (tbl text, rc text);
 
-SELECT plan(13);
+SELECT plan(14);
 
 SELECT throws_ok($$SELECT storagelab.bigint_migration_script('"Sch; --x"."Parent ""Q"" $storagelab$"', 'Id', 'online')$$,
                  '0A000', NULL, 'the full fixture is refused in online mode (a foreign key on a partitioned table, a generated column)');
@@ -51,12 +51,18 @@ CREATE TABLE snap.catalog_before AS SELECT * FROM snap.catalog();
 \set col Id
 \set file parent
 \i test/fixtures/bigint_migration_run_online.sql
+-- then the identity column of the child (custom MAXVALUE)
+SELECT max("order") AS max_order_before FROM "Sch; --x"."chïld;-- of ""Parent"" with a name that is sixty-three bytes lo" \gset
+\set t '"Sch; --x"."chïld;-- of ""Parent"" with a name that is sixty-three bytes lo"'
+\set col order
+\set file child
+\i test/fixtures/bigint_migration_run_online.sql
 
-SELECT is((SELECT string_agg(tbl, ', ' ORDER BY tbl) FROM snap.runs WHERE rc <> '0'), NULL, 'expand, backfill, prepare, swap, cleanup ran');
+SELECT is((SELECT string_agg(tbl, ', ' ORDER BY tbl) FROM snap.runs WHERE rc <> '0'), NULL, 'expand, backfill, prepare, swap, cleanup ran, for both scripts');
 SELECT is((SELECT count(*) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
             WHERE c.relnamespace = '"Sch; --x"'::regnamespace AND c.relkind = 'r' AND NOT a.attisdropped
-              AND a.attname IN ('Id', 'select', 'parent ID', 'parent_id') AND a.atttypid = 'int8'::regtype),
-          5::bigint, 'the key, the self-reference, the composite FK column and the inheritance parent and child are bigint');
+              AND a.attname IN ('Id', 'select', 'parent ID', 'parent_id', 'order') AND a.atttypid = 'int8'::regtype),
+          6::bigint, 'the key, the self-reference, the composite FK column, the inheritance parent and child, and the identity column are bigint');
 SELECT set_eq('SELECT * FROM snap.data()', 'SELECT * FROM snap.before',
               'row counts and checksums of every table, view and materialized view unchanged');
 SELECT set_eq('SELECT * FROM snap.catalog()', 'SELECT * FROM snap.catalog_before',
@@ -78,8 +84,11 @@ SELECT lives_ok($$INSERT INTO "Sch; --x".inh_kid (parent_id, extra) SELECT max("
 SELECT is("Sch; --x"."count above"(2147483647), 1::bigint, 'the re-created BEGIN ATOMIC function sees it');
 SELECT throws_ok($$SET CONSTRAINTS ALL IMMEDIATE; INSERT INTO "Sch; --x"."chïld;-- of ""Parent"" with a name that is sixty-three bytes lo" ("parent ID", code) VALUES (3000000000, 'x')$$,
                  '23503', NULL, 'the composite deferrable foreign key still rejects a missing parent');
-SELECT throws_ok($$SELECT storagelab.bigint_migration_script('"Sch; --x"."chïld;-- of ""Parent"" with a name that is sixty-three bytes lo"', 'order', 'online')$$,
-                 '0A000', NULL, 'an identity column is refused in online mode');
+SELECT is((SELECT seqtypid::regtype::text || ' ' || seqmax FROM pg_sequence
+            WHERE seqrelid = pg_get_serial_sequence('"Sch; --x"."chïld;-- of ""Parent"" with a name that is sixty-three bytes lo"', 'order')::regclass),
+          'bigint 2000000000', 'the identity moved to the new column: bigint sequence, custom MAXVALUE kept');
+SELECT cmp_ok((SELECT min("order") FROM "Sch; --x"."chïld;-- of ""Parent"" with a name that is sixty-three bytes lo" WHERE code = 'big'),
+              '>', :max_order_before::bigint, '... and it continues after the values it had given');
 
 SELECT * FROM finish();
 \c :origdb
