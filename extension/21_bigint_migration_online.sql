@@ -91,6 +91,10 @@ DECLARE
   t_root    oid[] := '{}';   --   the root whose ALTER converts it
   late_idx  oid[] := '{}';   -- indexes using the column in an expression or predicate: re-built after the swap
   late_chk  oid[] := '{}';   -- CHECK constraints on the column: re-added NOT VALID in the swap, validated in cleanup
+  fk_oid    oid[] := '{}';   -- per new foreign key: the old one (of the component),
+  fk_rel    oid[] := '{}';   --   the table it is added to (each partition, for a key on a partitioned table),
+  fk_new    name[] := '{}';  --   its name until the swap,
+  fk_final  name[] := '{}';  --   its name after the swap
   i         int;
   k         int;
   stmts     text[];
@@ -155,12 +159,26 @@ BEGIN
   LOOP
     blockers := blockers || format('foreign key %I on %s references the partitioned table %s, whose new unique key exists only after the swap: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.conname, r.qn, r.fqn);
   END LOOP;
+  -- the new foreign keys: PostgreSQL 15 cannot add one NOT VALID to a partitioned table, so a key
+  -- of a partitioned table is added to each partition, and in the swap to the parent, which
+  -- attaches the partitions' validated keys without a scan
   FOR r IN
-    SELECT c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn
-      FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
-     WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key') AND t.relkind = 'p'
+    SELECT c.oid, c.conname, c.conrelid, t.relkind FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+     WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key') ORDER BY 1
   LOOP
-    blockers := blockers || format('foreign key %I is defined on the partitioned table %s (PostgreSQL 15 cannot add it NOT VALID): not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.conname, r.qn);
+    IF r.relkind = 'p' THEN
+      FOR q IN
+        WITH RECURSIVE tr(oid) AS (SELECT r.conrelid UNION SELECT h.inhrelid FROM pg_inherits h JOIN tr ON h.inhparent = tr.oid)
+        SELECT tr.oid, (SELECT cc.conname FROM pg_constraint cc WHERE cc.conrelid = tr.oid AND cc.conparentid = r.oid) AS clone
+          FROM tr JOIN pg_class k ON k.oid = tr.oid WHERE k.relkind = 'r' ORDER BY 1
+      LOOP
+        fk_oid := fk_oid || r.oid; fk_rel := fk_rel || q.oid;
+        fk_new := fk_new || format('storagelab_new_%s_%s', r.oid, q.oid)::name; fk_final := fk_final || coalesce(q.clone, r.conname);
+      END LOOP;
+    ELSE
+      fk_oid := fk_oid || r.oid; fk_rel := fk_rel || r.conrelid;
+      fk_new := fk_new || format('storagelab_new_%s', r.oid)::name; fk_final := fk_final || r.conname;
+    END IF;
   END LOOP;
 
   -- Indexes containing a converted column: their key columns must be plain
@@ -471,8 +489,7 @@ BEGIN
      WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key')
      ORDER BY qn, c.conname
   LOOP
-    x := format('ALTER TABLE %s ADD CONSTRAINT %I FOREIGN KEY (%s) REFERENCES %s (%s)%s ON UPDATE %s ON DELETE %s%s NOT VALID',
-                r.qn, format('storagelab_new_%s', r.oid),
+    x := format('FOREIGN KEY (%s) REFERENCES %s (%s)%s ON UPDATE %s ON DELETE %s%s NOT VALID',
                 (SELECT string_agg(quote_ident(coalesce((SELECT u.nw FROM unnest(t_rel, t_att, t_new) AS u(r2, a, nw) WHERE u.r2 = r.conrelid AND u.a = k1.a),
                                                         (SELECT attname FROM pg_attribute WHERE attrelid = r.conrelid AND attnum = k1.a))), ', ' ORDER BY k1.n)
                    FROM unnest(r.ck) WITH ORDINALITY AS k1(a, n)),
@@ -484,16 +501,19 @@ BEGIN
                 CASE r.confupdtype WHEN 'a' THEN 'NO ACTION' WHEN 'r' THEN 'RESTRICT' WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' ELSE 'SET DEFAULT' END,
                 CASE r.confdeltype WHEN 'a' THEN 'NO ACTION' WHEN 'r' THEN 'RESTRICT' WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' ELSE 'SET DEFAULT' END,
                 CASE WHEN r.condeferrable THEN ' DEFERRABLE INITIALLY ' || CASE WHEN r.condeferred THEN 'DEFERRED' ELSE 'IMMEDIATE' END ELSE '' END);
-    s := s || '-- for foreign key ' || storagelab.bigint_migration_comment_text(format('%I on %s', r.conname, r.qn)) || E'\n'
-           || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L) AS need \\gset\n\\if :need\n',
-                     r.qn, format('storagelab_new_%s', r.oid))
-           -- referenced table first, as applications do (parent row, then child rows):
-           -- the other order deadlocks with them
-           || storagelab.bigint_migration_retry_block(ARRAY[format('LOCK TABLE %s, %s IN SHARE ROW EXCLUSIVE MODE', r.fqn, r.qn), x], retries)
-           || E'\\endif\n';
-    IF r.convalidated THEN
-      s := s || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s VALIDATE CONSTRAINT %I', r.qn, format('storagelab_new_%s', r.oid))], retries);
-    END IF;
+    s := s || '-- for foreign key ' || storagelab.bigint_migration_comment_text(format('%I on %s', r.conname, r.qn)) || E'\n';
+    FOR q IN SELECT u.rel, u.nn, storagelab.bigint_migration_qname(u.rel) AS tq FROM unnest(fk_oid, fk_rel, fk_new) AS u(o2, rel, nn) WHERE u.o2 = r.oid ORDER BY 3 LOOP
+      s := s || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L) AS need \\gset\n\\if :need\n',
+                       q.tq, q.nn)
+             -- referenced table first, as applications do (parent row, then child rows):
+             -- the other order deadlocks with them
+             || storagelab.bigint_migration_retry_block(ARRAY[format('LOCK TABLE %s, %s IN SHARE ROW EXCLUSIVE MODE', r.fqn, q.tq),
+                                                              format('ALTER TABLE %s ADD CONSTRAINT %I %s', q.tq, q.nn, x)], retries)
+             || E'\\endif\n';
+      IF r.convalidated THEN
+        s := s || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s VALIDATE CONSTRAINT %I', q.tq, q.nn)], retries);
+      END IF;
+    END LOOP;
   END LOOP;
   s := s || E'\\endif\n\n';
 
@@ -516,10 +536,10 @@ BEGIN
                      '    RAISE EXCEPTION ''index %% is missing or invalid'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
                      r.nq, r.nq);
   END LOOP;
-  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'foreign_key' LOOP
+  FOR r IN SELECT u.o2, u.rel, u.nn FROM unnest(fk_oid, fk_rel, fk_new) AS u(o2, rel, nn) ORDER BY 1, 2 LOOP
     x := x || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L AND convalidated = (SELECT convalidated FROM pg_constraint WHERE oid = %s)) THEN\n'
-                     '    RAISE EXCEPTION ''the new foreign key for %% is missing or not validated'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
-                     storagelab.bigint_migration_qname(o.relation), format('storagelab_new_%s', o.objid), o.objid, o.identity);
+                     '    RAISE EXCEPTION ''the new foreign key %% is missing or not validated'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
+                     storagelab.bigint_migration_qname(r.rel), r.nn, r.o2, r.nn);
   END LOOP;
   x := x || E'END\n';
   s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(x) || E';\n';
@@ -700,6 +720,9 @@ BEGIN
      WHERE i.indrelid = u.r2 AND u.a = ANY (i.indkey::int2[]) AND NOT (i.indexrelid = ANY (late_idx))
        -- a partitioned key index is new from ADD PRIMARY KEY/UNIQUE, with the right names
        AND NOT (ic.relkind = 'I' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')))
+       -- the partitions of another partitioned index are renamed with it
+       AND NOT EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = i.indexrelid
+                          AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = h.inhparent AND c.contype IN ('p', 'u')))
      ORDER BY 2, 4
   LOOP
     s := s || format(E'ALTER TABLE %I.%I RENAME COLUMN %I TO %I;\n', r.nspname, r.finalname, r.nw, r.nm);
@@ -719,12 +742,20 @@ BEGIN
     s := s || format(E'ALTER TABLE %s ALTER COLUMN %I DROP NOT NULL;\n', storagelab.bigint_migration_qname(c_rel[i]), c_old[i]);
   END LOOP;
   -- new foreign keys take the old names
+  FOR r IN SELECT u.rel, u.nn, u.fin FROM unnest(fk_rel, fk_new, fk_final) AS u(rel, nn, fin) ORDER BY 1, 2 LOOP
+    s := s || format(E'ALTER TABLE %s RENAME CONSTRAINT %I TO %I;\n', storagelab.bigint_migration_qname(r.rel), r.nn, r.fin);
+  END LOOP;
   FOR r IN
-    SELECT c.oid, c.conname, storagelab.bigint_migration_qname(c.conrelid) AS qn, obj_description(c.oid, 'pg_constraint') AS descr
-      FROM pg_constraint c WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key') ORDER BY 3, 2
+    SELECT c.oid, c.conname, t.relkind, pg_get_constraintdef(c.oid) AS def, storagelab.bigint_migration_qname(c.conrelid) AS qn,
+           obj_description(c.oid, 'pg_constraint') AS descr
+      FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+     WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key') ORDER BY 5, 2
   LOOP
-    s := s || format(E'ALTER TABLE %s RENAME CONSTRAINT %I TO %I;\n', r.qn, format('storagelab_new_%s', r.oid), r.conname)
-           || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
+    IF r.relkind = 'p' THEN
+      -- attaches the partitions' validated keys (no scan)
+      s := s || format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', r.qn, r.conname, r.def);
+    END IF;
+    s := s || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
   END LOOP;
   -- the sync triggers go now: never copy bigint values into the old int columns
   FOR r IN
@@ -818,9 +849,9 @@ BEGIN
   s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(
             E'\nDECLARE swapped boolean := false;\nBEGIN\n' || pre
             || E'  IF swapped THEN\n    RAISE EXCEPTION ''this migration is already swapped: it cannot be rolled back'' USING ERRCODE = ''object_not_in_prerequisite_state'';\n  END IF;\nEND\n') || E';\n';
-  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'foreign_key' ORDER BY b.identity LOOP
+  FOR r IN SELECT u.rel, u.nn FROM unnest(fk_rel, fk_new) AS u(rel, nn) ORDER BY 1, 2 LOOP
     s := s || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s DROP CONSTRAINT IF EXISTS %I',
-                                                                   storagelab.bigint_migration_qname(o.relation), format('storagelab_new_%s', o.objid))], retries);
+                                                                   storagelab.bigint_migration_qname(r.rel), r.nn)], retries);
   END LOOP;
   FOR i IN 1 .. cardinality(c_rel) LOOP
     CONTINUE WHEN NOT c_nn[i];
