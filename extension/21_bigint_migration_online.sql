@@ -14,9 +14,9 @@
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
 INSERT INTO storagelab.setting_defaults VALUES
-  ('bigint_migration.backfill_batch_blocks', '1000',
+  ('bigint_migration.backfill_batch_blocks', '250',
    'online migrations: heap blocks per backfill batch (one COMMIT each)'),
-  ('bigint_migration.backfill_pause', '50ms',
+  ('bigint_migration.backfill_pause', '20ms',
    'online migrations: pause between backfill batches');
 
 CREATE TABLE storagelab.bigint_migration_progress (
@@ -346,7 +346,7 @@ BEGIN
     x := storagelab.bigint_migration_qname(leaves[k]);
     cols := (SELECT string_agg(format('%I = %I', u.nw, u.nm), ', ') FROM unnest(t_rel, t_new, t_name) AS u(r, nw, nm) WHERE u.r = leaves[k]);
     s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(format(
-      E'\nDECLARE\n  b bigint;\n  maxb bigint;\n  isdone boolean;\n  batches int := 0;\n'
+      E'\nDECLARE\n  b bigint;\n  maxb bigint;\n  isdone boolean;\n  batches int := 0;\n  tries int;\n'
       '  limit_batches int := coalesce(nullif(current_setting(''storagelab.backfill_batches'', true), ''''), ''0'')::int;\n'
       'BEGIN\n'
       '  SELECT next_block, max_block, done INTO b, maxb, isdone FROM storagelab.bigint_migration_progress\n'
@@ -359,9 +359,20 @@ BEGIN
       '    SET session_replication_role = replica;\n'
       '  END IF;\n'
       '  WHILE b <= maxb LOOP\n'
-      '    UPDATE ONLY %s SET %s\n'
-      '     WHERE ctid >= format(''(%%s,0)'', b)::tid AND ctid < format(''(%%s,0)'', b + %s)::tid\n'
-      '       AND (%s);\n'
+      '    tries := 0;\n'
+      '    LOOP\n'
+      '      BEGIN\n'
+      '        UPDATE ONLY %s SET %s\n'
+      '         WHERE ctid >= format(''(%%s,0)'', b)::tid AND ctid < format(''(%%s,0)'', b + %s)::tid\n'
+      '           AND (%s);\n'
+      '        EXIT;\n'
+      '      EXCEPTION WHEN lock_not_available OR deadlock_detected THEN\n'
+      '        -- a row of this batch is locked by a client: give way, retry the batch\n'
+      '        tries := tries + 1;\n'
+      '        IF tries > %s THEN RAISE; END IF;\n'
+      '        PERFORM pg_sleep(least(0.1 * tries, 2));\n'
+      '      END;\n'
+      '    END LOOP;\n'
       '    b := b + %s;\n'
       '    UPDATE storagelab.bigint_migration_progress SET next_block = b, updated_at = now()\n'
       '     WHERE migration = %L AND relation = %L;\n'
@@ -381,7 +392,7 @@ BEGIN
       'END\n',
       mid, x, x, x, cols, batch,
       (SELECT string_agg(format('%I IS DISTINCT FROM %I', u.nw, u.nm), ' OR ') FROM unnest(t_rel, t_new, t_name) AS u(r, nw, nm) WHERE u.r = leaves[k]),
-      batch, mid, x, x, pause, mid, x)) || E';\n';
+      retries, batch, mid, x, x, pause, mid, x)) || E';\n';
   END LOOP;
   s := s || E'\\endif\n\n';
 
@@ -396,10 +407,11 @@ BEGIN
                       '    RAISE EXCEPTION ''the backfill is not complete'' USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase backfill (again).'';\n'
                       '  END IF;\n', mid, mid, cardinality(leaves))
             || (SELECT string_agg(format(E'  IF EXISTS (SELECT 1 FROM %s WHERE %s) THEN\n'
-                                         '    RAISE EXCEPTION ''shadow columns of %% differ from the originals'', %L USING ERRCODE = ''data_exception'', HINT = ''Run phase backfill again; check that the sync trigger is enabled.'';\n  END IF;\n',
+                                         '    RAISE EXCEPTION ''shadow columns of %% differ from the originals'', %L USING ERRCODE = ''data_exception'', HINT = %L;\n  END IF;\n',
                                          storagelab.bigint_migration_qname(t1),
                                          (SELECT string_agg(format('%I IS DISTINCT FROM %I', u.nw, u.nm), ' OR ') FROM unnest(c_rel, c_new, c_name) AS u(r, nw, nm) WHERE u.r = t1),
-                                         storagelab.bigint_migration_qname(t1)), '')
+                                         storagelab.bigint_migration_qname(t1),
+                                         format('Check that the sync trigger is enabled and that no writer runs with session_replication_role = replica, then UPDATE storagelab.bigint_migration_progress SET done = false, next_block = 0 WHERE migration = %L and run phase backfill again.', mid)), '')
                   FROM unnest(tabs) t1)
             || E'END\n') || E';\n';
   -- NOT NULL proofs
@@ -477,7 +489,12 @@ BEGIN
                        format('%I.%I', r.nsp, r.newname))
              || E'\\if :need\n'
              || format(E'DROP INDEX CONCURRENTLY IF EXISTS %I.%I;   -- an invalid leftover of an interrupted run\n', r.nsp, r.newname)
-             || x || E';\n\\endif\n';
+             -- no lock_timeout here: the build waits for older transactions to finish (lock waits),
+             -- and its SHARE UPDATE EXCLUSIVE lock does not hold up reads or writes
+             || E'SET lock_timeout = 0;\n'
+             || x || E';\n'
+             || format(E'SET lock_timeout = %L;\n', lt)
+             || E'\\endif\n';
     END IF;
   END LOOP;
   -- new foreign keys on the shadow columns, NOT VALID then VALIDATE
@@ -832,7 +849,9 @@ BEGIN
                      format('%I.%I', r.nspname, r.relname))
            || E'\\if :need\n'
            || format(E'DROP INDEX CONCURRENTLY IF EXISTS %I.%I;   -- an invalid leftover of an interrupted run\n', r.nspname, r.relname)
-           || regexp_replace(r.def, '^CREATE (UNIQUE )?INDEX ', 'CREATE \1INDEX CONCURRENTLY ') || E';\n\\endif\n'
+           || E'SET lock_timeout = 0;   -- waits for older transactions; does not hold up reads or writes\n'
+           || regexp_replace(r.def, '^CREATE (UNIQUE )?INDEX ', 'CREATE \1INDEX CONCURRENTLY ') || E';\n'
+           || format(E'SET lock_timeout = %L;\n', lt) || E'\\endif\n'
            || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON INDEX %I.%I IS %L;\n', r.nspname, r.relname, r.descr) END
            || CASE WHEN r.indisclustered THEN format(E'ALTER TABLE %s CLUSTER ON %I;\n', r.tqn, r.relname) ELSE '' END;
   END LOOP;
