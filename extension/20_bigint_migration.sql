@@ -6,7 +6,7 @@
 --   storagelab.bigint_migration_script(relation, column_name, mode)
 --   storagelab.bigint_migration_script(relations[], column_names[], mode)
 --       the script writer: mode 'blocking' here, mode 'online' in part 21
---   storagelab.bigint_migration_plan()
+--   storagelab.bigint_migration_plan(mode)
 --       one script per group of columns that int_overflow rates warning or
 --       critical
 --
@@ -1192,7 +1192,7 @@ COMMENT ON FUNCTION storagelab.bigint_migration_script(regclass, name, text) IS
 
 -- The plan ------------------------------------------------------------------
 
-CREATE FUNCTION storagelab.bigint_migration_plan()
+CREATE FUNCTION storagelab.bigint_migration_plan(mode text DEFAULT 'blocking')
 RETURNS TABLE (step int, risk text, columns text[], tables text[], script text, blockers text)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -1208,6 +1208,10 @@ DECLARE
   i int; j int; changed boolean;
   msg text; det text; st text;
 BEGIN
+  IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
+    RAISE EXCEPTION 'invalid mode "%"', mode
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid modes are ''blocking'' and ''online''.';
+  END IF;
   -- storagelab.int_overflow (another part of storagelab) is resolved when
   -- this runs, not when it is created.
   IF to_regclass('storagelab.int_overflow') IS NULL THEN
@@ -1269,7 +1273,7 @@ BEGIN
                       FROM storagelab.bigint_migration_group_objects(g.grels, g.gcols) x
                      WHERE x.kind = 'column' ORDER BY 1);
     BEGIN
-      script := storagelab.bigint_migration_group_script(g.grels, g.gcols, 'blocking');
+      script := storagelab.bigint_migration_group_script(g.grels, g.gcols, mode);
       blockers := NULL;
     EXCEPTION WHEN OTHERS THEN
       GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;
@@ -1280,5 +1284,5 @@ BEGIN
   END LOOP;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab.bigint_migration_plan() IS
-  'one blocking INT->BIGINT migration script per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';
+COMMENT ON FUNCTION storagelab.bigint_migration_plan(text) IS
+  'one INT->BIGINT migration script (mode blocking or online) per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';

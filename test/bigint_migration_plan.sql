@@ -32,8 +32,10 @@ CREATE VIEW storagelab.int_overflow AS
 \endif
 CREATE TABLE plan AS SELECT * FROM storagelab.bigint_migration_plan();
 
-SELECT plan(6);
+SELECT plan(7);
 SELECT ok((SELECT count(*) FROM plan WHERE blockers IS NOT NULL) = 0, 'no blockers on the pgbench tables');
+SELECT is((SELECT count(*) FROM storagelab.bigint_migration_plan('online') WHERE blockers IS NULL AND strpos(script, E'\\if :ph_swap') > 0),
+          (SELECT count(*) FROM plan), 'in online mode the plan has an online script (with its swap phase) for every group');
 \if :stand_in
 SELECT is((SELECT count(*) FROM plan), 2::bigint,
           'two groups: the pgbench components share tables (one script, each table rewritten once), other.id is apart');
