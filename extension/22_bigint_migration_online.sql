@@ -1,4 +1,4 @@
--- storagelab install script, part 21: the online INT -> BIGINT script writer
+-- storagelab install script, part 22: the online INT -> BIGINT script writer
 -- (bigint_migration_script(..., mode => 'online')), on the dependency model
 -- of part 20 (storagelab.bigint_migration_group_objects).
 --
