@@ -265,7 +265,7 @@ BEGIN
   END LOOP;
   s := s || E'\n\\set ON_ERROR_STOP on\n'
          || format(E'SET lock_timeout = %L;\n', lt)
-         || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\n'
+         || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
          || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
          || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
          || E'SELECT :''phase'' = ''expand'' AS ph_expand, :''phase'' = ''backfill'' AS ph_backfill, :''phase'' = ''prepare'' AS ph_prepare,\n'

@@ -28,6 +28,9 @@ SELECT throws_ok($$SELECT storagelab.bigint_migration_script('"Sch; --x"."Parent
                  '0A000', NULL, 'the full fixture is refused in online mode (a stored generated column uses the key)');
 -- Take out what the online mode refuses.
 ALTER TABLE "Sch; --x"."Parent ""Q"" $storagelab$" DROP CONSTRAINT "gen check";
+DROP POLICY "pol view" ON "Sch; --x".audit;
+DROP VIEW "Sch; --x".vc;
+DROP FUNCTION "Sch; --x"."rows of v1"();
 DROP VIEW "Sch; --x"."v2
 DROP SCHEMA public; -- on v1", "Sch; --x"."v ""1""";
 ALTER TABLE "Sch; --x"."Parent ""Q"" $storagelab$" DROP COLUMN gen;
@@ -42,6 +45,16 @@ COMMENT ON COLUMN "Sch; --x"."v ""1"""."Id" IS 'view column';
 ALTER VIEW "Sch; --x"."v ""1""" ALTER COLUMN code SET DEFAULT 'dflt';
 CREATE VIEW "Sch; --x"."v2
 DROP SCHEMA public; -- on v1" AS SELECT "Id" + 1 AS next_id FROM "Sch; --x"."v ""1""";
+SET search_path = "Sch; --x", public;
+CREATE FUNCTION "Sch; --x"."rows of v1"() RETURNS SETOF "Sch; --x"."v ""1""" LANGUAGE sql STABLE
+  AS $f$ SELECT * FROM "v ""1""" $f$;
+COMMENT ON FUNCTION "Sch; --x"."rows of v1"() IS 'plain SQL function on the view';
+RESET search_path;
+CREATE VIEW "Sch; --x".vc AS SELECT "Id", code FROM "Sch; --x"."v ""1""" WHERE "Id" > 10 WITH CASCADED CHECK OPTION;
+CREATE TRIGGER "vc ins" INSTEAD OF INSERT ON "Sch; --x".vc FOR EACH ROW EXECUTE FUNCTION "Sch; --x".vc_ins();
+CREATE RULE "vc upd" AS ON UPDATE TO "Sch; --x".vc DO INSTEAD
+  UPDATE "Sch; --x"."Parent ""Q"" $storagelab$" SET code = new.code WHERE "Id" = old."Id";
+CREATE POLICY "pol view" ON "Sch; --x".audit USING (id IN (SELECT "Id" FROM "Sch; --x".vc));
 
 CREATE TABLE snap.before AS SELECT * FROM snap.data();
 CREATE TABLE snap.catalog_before AS SELECT * FROM snap.catalog();
