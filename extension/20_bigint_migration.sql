@@ -1,0 +1,832 @@
+-- storagelab install script, part 20: INT -> BIGINT migration scripts.
+--
+--   storagelab.bigint_migration_objects(relation, column_name)
+--       the dependency model: every column of the foreign-key component and
+--       every object that depends on it, with how a migration handles it
+--   storagelab.bigint_migration_group_objects(relations[], column_names[])
+--       the same for several columns at once
+--
+-- The script writers are in part 21 (blocking mode, the plan) and part 22
+-- (online mode).
+--
+-- Written in PL/pgSQL: the work is catalog queries plus PostgreSQL's own
+-- deparsers (pg_get_viewdef, pg_get_triggerdef, pg_get_constraintdef,
+-- pg_get_indexdef, pg_get_functiondef, pg_get_ruledef, pg_get_expr), all of
+-- which are SQL-callable; C would add nothing but risk.
+
+\echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+INSERT INTO storagelab.setting_defaults VALUES
+  ('bigint_migration.max_blocking_transaction_age', '1min',
+   'generated migration scripts abort in their pre-flight check when another transaction older than this holds a lock on a table they convert'),
+  ('bigint_migration.rewrite_mb_per_second', '50',
+   'throughput (heap plus index bytes per second, in MB) that generated scripts assume when they estimate the duration of a table rewrite');
+
+-- One row of the dependency model.
+CREATE TYPE storagelab.bigint_migration_object AS (
+  kind        text,       -- column, sequence, identity, foreign_key, index, constraint,
+                          -- default, statistics, view, materialized_view, rule, trigger,
+                          -- policy, function, generated_column, publication_table,
+                          -- trigger_function, blocker
+  identity    text,       -- human-readable name (pg_describe_object style)
+  relation    regclass,   -- table or view the object belongs to (NULL for functions, publications)
+  column_name name,       -- the column, for kind column / generated_column / sequence
+  depth       int,        -- 0: component columns and objects rebuilt with them; n: re-created objects, n+1 depends on n
+  lock        text,       -- lock the blocking plan takes on it
+  handling    text,       -- what the script does with it
+  drop_sql    text,       -- statement(s) that drop it (NULL: nothing to drop, or dropped with its parent)
+  create_sql  text,       -- statement(s) that re-create it exactly as it was (kinds column and
+                          -- generated_column: ALTER TABLE clauses, run in one ALTER TABLE per table)
+  post_sql    text,       -- statements run after create_sql (generated_column: comment, privileges, statistics target)
+  check_sql   text,       -- boolean SQL expression, true when the object is in its expected final state
+  blocker     text,       -- why no correct script can be produced (kind blocker only)
+  sqlstate    text,       -- SQLSTATE of the blocker
+  hint        text,       -- what the DBA can do about the blocker
+  classid     oid,        -- catalog of the object (pg_class, pg_trigger, ...)
+  objid       oid,        -- its OID
+  objsubid    int         -- column number for columns
+);
+COMMENT ON TYPE storagelab.bigint_migration_object IS
+  'one row of storagelab.bigint_migration_objects(): a column of the foreign-key component or an object depending on it';
+
+-- Helpers --------------------------------------------------------------------
+
+CREATE FUNCTION storagelab.bigint_migration_qname(rel oid)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format('%I.%I', n.nspname, c.relname)
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE c.oid = $1
+$$;
+COMMENT ON FUNCTION storagelab.bigint_migration_qname(oid) IS
+  'schema-qualified, quoted name of a relation, for generated scripts';
+
+CREATE FUNCTION storagelab.bigint_migration_comment_text(t text)
+RETURNS text
+LANGUAGE sql IMMUTABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT translate($1, E'\n\r\t', '   ') $$;
+COMMENT ON FUNCTION storagelab.bigint_migration_comment_text(text) IS
+  'text made safe for a "--" comment line of a generated script (no line breaks)';
+
+CREATE FUNCTION storagelab.bigint_migration_dollar_quote(body text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  tag text := '$storagelab$';
+  i int := 0;
+BEGIN
+  WHILE position(tag IN body) > 0 LOOP
+    i := i + 1;
+    tag := format('$storagelab%s$', i);
+  END LOOP;
+  RETURN tag || body || tag;
+END
+$$;
+COMMENT ON FUNCTION storagelab.bigint_migration_dollar_quote(text) IS
+  'dollar-quotes a DO block body with a tag that does not occur in it';
+
+CREATE FUNCTION storagelab.bigint_migration_acl_sql(objtype text, objname text, acl aclitem[], owner oid)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  -- NULL acl: the default privileges, which a re-created object has anyway.
+  SELECT CASE WHEN $3 IS NULL THEN '' ELSE
+    format(E'REVOKE ALL ON %s %s FROM PUBLIC, %I;\n', $1, $2, pg_get_userbyid($4)) ||
+    coalesce((SELECT string_agg(format(E'GRANT %s ON %s %s TO %s%s;\n',
+                      a.privilege_type, $1, $2,
+                      CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(a.grantee)) END,
+                      CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '' ORDER BY a.grantee, a.privilege_type)
+                FROM aclexplode($3) a), '')
+  END
+$$;
+COMMENT ON FUNCTION storagelab.bigint_migration_acl_sql(text, text, aclitem[], oid) IS
+  'GRANT/REVOKE statements that give a re-created object exactly the privileges in acl';
+
+CREATE FUNCTION storagelab.bigint_migration_relation_extras(rel oid)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  -- owner, privileges, column privileges, comments of a re-created view or
+  -- materialized view (relation-level and column-level)
+  SELECT format(E'ALTER %s %s OWNER TO %I;\n',
+                CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END,
+                storagelab.bigint_migration_qname(c.oid), pg_get_userbyid(c.relowner))
+      || storagelab.bigint_migration_acl_sql('TABLE', storagelab.bigint_migration_qname(c.oid), c.relacl, c.relowner)
+      || coalesce((SELECT string_agg(format(E'GRANT %s (%I) ON TABLE %s TO %s%s;\n',
+                           x.privilege_type, a.attname, storagelab.bigint_migration_qname(c.oid),
+                           CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
+                           CASE WHEN x.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '' ORDER BY a.attnum, x.grantee, x.privilege_type)
+                     FROM pg_attribute a, aclexplode(a.attacl) x
+                    WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attacl IS NOT NULL), '')
+      || CASE WHEN (obj_description(c.oid, 'pg_class')) IS NULL THEN '' ELSE format(E'COMMENT ON %s %s IS %L;\n', CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END, storagelab.bigint_migration_qname(c.oid), obj_description(c.oid, 'pg_class')) END
+      || coalesce((SELECT string_agg(format(E'COMMENT ON COLUMN %s.%I IS %L;\n',
+                           storagelab.bigint_migration_qname(c.oid), a.attname, d.description), '' ORDER BY a.attnum)
+                     FROM pg_attribute a
+                     JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
+                    WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '')
+    FROM pg_class c WHERE c.oid = $1
+$$;
+COMMENT ON FUNCTION storagelab.bigint_migration_relation_extras(oid) IS
+  'owner, privileges and comments of a view or materialized view, as statements that restore them';
+
+-- The dependency model -------------------------------------------------------
+
+CREATE FUNCTION storagelab.bigint_migration_group_objects(relations regclass[], column_names name[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  res    storagelab.bigint_migration_object[] := '{}';
+  o      storagelab.bigint_migration_object;
+  r      record;
+  q      record;
+  i      int;
+  crel   oid[];    -- the component: (crel[i], catt[i])
+  catt   int2[];
+  seen   text[] := '{}';     -- classid:objid of every object already in res
+  links  text[] := '{}';     -- "child>parent" links between re-created objects
+  work   text[] := '{}';     -- classid:objid:subid of dropped objects whose dependents are still to find
+  cur    text;
+  wclass oid; wobj oid; wsub int;
+  changed boolean;
+  guard  int := 0;
+  v_kind text; v_sql text; v_drop text; v_check text; v_qn text; v_auto boolean;
+BEGIN
+  IF relations IS NULL OR column_names IS NULL OR cardinality(relations) = 0
+     OR cardinality(relations) <> cardinality(column_names)
+     OR array_position(relations, NULL) IS NOT NULL OR array_position(column_names, NULL) IS NOT NULL THEN
+    RAISE EXCEPTION 'relations and column names must be non-empty arrays of the same length without NULLs'
+      USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'Call storagelab.bigint_migration_group_objects(ARRAY[''schema.table''::regclass], ARRAY[''column''::name]).';
+  END IF;
+  FOR i IN 1 .. cardinality(relations) LOOP
+    SELECT c.relkind, a.attnum INTO r
+      FROM pg_class c LEFT JOIN pg_attribute a
+        ON a.attrelid = c.oid AND a.attname = column_names[i] AND a.attnum > 0 AND NOT a.attisdropped
+     WHERE c.oid = relations[i];
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'relation with OID % does not exist', relations[i]::oid USING ERRCODE = 'undefined_table';
+    ELSIF r.relkind NOT IN ('r', 'p') THEN
+      RAISE EXCEPTION '"%" is not a table', relations[i]
+        USING ERRCODE = 'wrong_object_type',
+              DETAIL = 'Only columns of tables and partitioned tables can be converted to bigint.';
+    ELSIF r.attnum IS NULL THEN
+      RAISE EXCEPTION 'column "%" of relation "%" does not exist', column_names[i], relations[i]
+        USING ERRCODE = 'undefined_column';
+    ELSIF NOT EXISTS (SELECT 1 FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+                       WHERE a.attrelid = relations[i] AND a.attnum = r.attnum
+                         AND (a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+                              OR (t.typtype = 'd' AND t.typbasetype IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)))) THEN
+      RAISE EXCEPTION 'column "%" of relation "%" is not an integer column', column_names[i], relations[i]
+        USING ERRCODE = 'datatype_mismatch',
+              DETAIL = format('Its type is %s.', (SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+                                                   WHERE attrelid = relations[i] AND attnum = r.attnum)),
+              HINT = 'Only smallint and integer columns (and their foreign-key components) are converted to bigint.';
+    END IF;
+  END LOOP;
+
+  -- 1. The component: closure of the start columns over foreign keys (both
+  -- directions, composite keys pair by position) and inheritance/partitioning
+  -- (a column and the same-named column of every parent and child).
+  WITH RECURSIVE edges(r1, a1, r2, a2) AS (
+    SELECT c.conrelid, k.a1, c.confrelid, k.a2
+      FROM pg_constraint c, unnest(c.conkey, c.confkey) AS k(a1, a2)
+     WHERE c.contype = 'f'
+    UNION ALL
+    SELECT i.inhrelid, ca.attnum, i.inhparent, pa.attnum
+      FROM pg_inherits i
+      JOIN pg_attribute ca ON ca.attrelid = i.inhrelid AND ca.attnum > 0 AND NOT ca.attisdropped
+      JOIN pg_attribute pa ON pa.attrelid = i.inhparent AND pa.attname = ca.attname AND NOT pa.attisdropped
+  ), und AS (
+    SELECT r1, a1, r2, a2 FROM edges UNION SELECT r2, a2, r1, a1 FROM edges
+  ), intcols AS (
+    -- only integer columns (and domains over them, reported as blockers)
+    -- take part: a composite key's text column pairs are left alone
+    SELECT a.attrelid, a.attnum
+      FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+     WHERE a.attnum > 0 AND NOT a.attisdropped
+       AND (a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+            OR (t.typtype = 'd' AND t.typbasetype IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)))
+  ), comp(relid, attnum) AS (
+    SELECT s.rel::oid, a.attnum
+      FROM unnest(relations, column_names) AS s(rel, col)
+      JOIN pg_attribute a ON a.attrelid = s.rel AND a.attname = s.col
+    UNION
+    SELECT u.r2, u.a2 FROM comp JOIN und u ON u.r1 = comp.relid AND u.a1 = comp.attnum
+     WHERE EXISTS (SELECT 1 FROM intcols ic WHERE ic.attrelid = u.r2 AND ic.attnum = u.a2)
+  )
+  SELECT array_agg(relid ORDER BY relid, attnum), array_agg(attnum ORDER BY relid, attnum)
+    INTO crel, catt FROM comp;
+
+  -- 2. One row per component column.
+  FOR r IN
+    SELECT c.oid AS relid, c.relkind, c.reloftype, a.attnum, a.attname, a.atttypid, a.attinhcount,
+           t.typtype, format_type(a.atttypid, a.atttypmod) AS typ,
+           storagelab.bigint_migration_qname(c.oid) AS qn
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_class c ON c.oid = x.relid
+      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
+      JOIN pg_type t ON t.oid = a.atttypid
+     ORDER BY 1, 4
+  LOOP
+    o := NULL;
+    o.kind := 'column'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('%s.%I', r.qn, r.attname);
+    o.classid := 'pg_class'::regclass; o.objid := r.relid; o.objsubid := r.attnum;
+    o.check_sql := format('(SELECT atttypid = %L::regtype FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L)',
+                          'bigint', r.qn, r.attname);
+    IF r.atttypid IN ('int2'::regtype, 'int4'::regtype) THEN
+      IF r.attinhcount > 0 THEN
+        o.handling := format('%s -> bigint: converted by the ALTER TABLE of its parent (recursive)', r.typ);
+        o.lock := 'ACCESS EXCLUSIVE (through the parent)';
+      ELSE
+        o.handling := format('%s -> bigint: ALTER COLUMN TYPE (rewrites the table and its indexes)', r.typ);
+        o.lock := 'ACCESS EXCLUSIVE';
+        o.create_sql := format('ALTER COLUMN %I TYPE bigint', r.attname);
+      END IF;
+    ELSIF r.atttypid = 'int8'::regtype THEN
+      o.handling := 'already bigint: unchanged';
+      o.lock := 'ACCESS EXCLUSIVE (held while its foreign keys are re-added)';
+      o.check_sql := NULL;
+    ELSE
+      o.kind := 'blocker';
+      o.blocker := format('column %s.%I has type %s, not smallint, integer or bigint', r.qn, r.attname, r.typ);
+      o.sqlstate := '0A000';
+      o.hint := CASE WHEN r.typtype = 'd'
+                     THEN 'Converting a domain-typed column would drop the domain and its constraints; change the domain or the column by hand.'
+                     ELSE 'Convert this column by hand.' END;
+    END IF;
+    res := res || o;
+  END LOOP;
+  seen := ARRAY(SELECT format('%s:%s:%s', 'pg_class'::regclass::oid, x.r, x.a) FROM unnest(crel, catt) AS x(r, a));
+
+  -- 3. Blockers on the tables themselves.
+  FOR r IN
+    SELECT DISTINCT c.oid AS relid, c.reloftype, c.reltype, storagelab.bigint_migration_qname(c.oid) AS qn
+      FROM unnest(crel) AS x(relid) JOIN pg_class c ON c.oid = x.relid
+  LOOP
+    IF r.reloftype <> 0 THEN
+      o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
+      o.blocker := format('table %s is a typed table (OF %s); its column types come from the type', r.qn, r.reloftype::regtype);
+      o.sqlstate := '0A000';
+      o.hint := 'Detach it from the type (ALTER TABLE ... NOT OF), convert, and change the type by hand.';
+      res := res || o;
+    END IF;
+    FOR q IN
+      SELECT a.attrelid, a.attname
+        FROM pg_attribute a
+       WHERE a.atttypid IN (SELECT r.reltype UNION SELECT t.typarray FROM pg_type t WHERE t.oid = r.reltype
+                            UNION SELECT t.oid FROM pg_type t WHERE t.typbasetype = r.reltype)
+         AND a.attnum > 0 AND NOT a.attisdropped
+    LOOP
+      o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
+      o.blocker := format('the row type of %s is used by column %s.%I', r.qn, storagelab.bigint_migration_qname(q.attrelid), q.attname);
+      o.sqlstate := '0A000';
+      o.hint := 'PostgreSQL cannot change a row type that is stored in another table or view column; drop or change that column first.';
+      res := res || o;
+    END LOOP;
+  END LOOP;
+  FOR r IN
+    SELECT x.relid, x.attnum, a.attname, storagelab.bigint_migration_qname(x.relid) AS qn
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
+     WHERE EXISTS (SELECT 1 FROM pg_partitioned_table p
+                    WHERE p.partrelid = x.relid AND x.attnum = ANY (p.partattrs::int2[]))
+        OR EXISTS (SELECT 1 FROM pg_depend d
+                    WHERE d.classid = 'pg_class'::regclass AND d.objid = x.relid AND d.objsubid = x.attnum
+                      AND d.refclassid = 'pg_class'::regclass AND d.refobjid = x.relid AND d.refobjsubid = 0
+                      AND d.deptype = 'i')
+  LOOP
+    o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('%s.%I', r.qn, r.attname);
+    o.blocker := format('column %s.%I is part of the partition key of %s', r.qn, r.attname, r.qn);
+    o.sqlstate := '0A000';
+    o.hint := 'A partition-key column cannot be converted in place: create a new partitioned table with a bigint key and move the data into it.';
+    res := res || o;
+  END LOOP;
+
+  -- 4. Sequences feeding the component's columns: serial (OWNED BY), plain
+  -- nextval() defaults, identity.
+  FOR r IN
+    WITH seqs AS (
+      -- OWNED BY (serial, deptype a) and identity (deptype i): the sequence depends on the column
+      SELECT d.objid AS seq, x.relid, x.attnum, d.deptype
+        FROM unnest(crel, catt) AS x(relid, attnum)
+        JOIN pg_depend d ON d.refclassid = 'pg_class'::regclass AND d.refobjid = x.relid
+                        AND d.refobjsubid = x.attnum AND d.classid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
+      UNION ALL
+      -- a nextval() default: the default expression depends on the sequence
+      SELECT d.refobjid, x.relid, x.attnum, 'n'
+        FROM unnest(crel, catt) AS x(relid, attnum)
+        JOIN pg_attrdef ad ON ad.adrelid = x.relid AND ad.adnum = x.attnum
+        JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+                        AND d.refclassid = 'pg_class'::regclass
+    )
+    SELECT s.seq, min(s.deptype) AS deptype,
+           (array_agg(s.relid ORDER BY s.relid, s.attnum))[1] AS relid,
+           (array_agg(a.attname ORDER BY s.relid, s.attnum))[1] AS attname,
+           sq.seqtypid, sq.seqmax, sq.seqmin, storagelab.bigint_migration_qname(s.seq) AS sqn
+      FROM seqs s
+      JOIN pg_sequence sq ON sq.seqrelid = s.seq
+      JOIN pg_attribute a ON a.attrelid = s.relid AND a.attnum = s.attnum
+     GROUP BY s.seq, sq.seqtypid, sq.seqmax, sq.seqmin
+     ORDER BY sqn
+  LOOP
+    o := NULL; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('sequence %s', r.sqn);
+    o.classid := 'pg_class'::regclass; o.objid := r.seq; o.objsubid := 0;
+    o.lock := 'SHARE ROW EXCLUSIVE on the sequence';
+    o.check_sql := format('(SELECT seqtypid = %L::regtype FROM pg_sequence WHERE seqrelid = to_regclass(%L))', 'bigint', r.sqn);
+    IF r.deptype = 'i' THEN
+      o.kind := 'identity';
+      o.handling := CASE WHEN r.seqtypid = 'int8'::regtype THEN 'identity sequence, already bigint'
+                         ELSE format('identity sequence: ALTER COLUMN TYPE makes it bigint (MAXVALUE %s)',
+                                     CASE WHEN r.seqmax IN (32767, 2147483647) THEN 'raised to the bigint maximum' ELSE 'kept at ' || r.seqmax END) END;
+    ELSE
+      o.kind := 'sequence';
+      IF r.seqtypid = 'int8'::regtype THEN
+        o.handling := 'already bigint';
+      ELSE
+        o.handling := format('ALTER SEQUENCE ... AS bigint (MAXVALUE %s)',
+                             CASE WHEN r.seqmax IN (32767, 2147483647) THEN 'raised to the bigint maximum' ELSE 'kept at ' || r.seqmax END);
+        o.create_sql := format(E'ALTER SEQUENCE %s AS bigint;\n', r.sqn);
+      END IF;
+    END IF;
+    res := res || o;
+  END LOOP;
+
+  -- 5. Foreign keys of the component: dropped before the type change and
+  -- re-added after it, so that each is validated exactly once.
+  FOR r IN
+    SELECT c.oid, c.conname, c.conrelid, c.confrelid, c.convalidated,
+           pg_get_constraintdef(c.oid) AS def, obj_description(c.oid, 'pg_constraint') AS descr,
+           storagelab.bigint_migration_qname(c.conrelid) AS qn, storagelab.bigint_migration_qname(c.confrelid) AS fqn
+      FROM pg_constraint c
+     WHERE c.contype = 'f' AND c.conparentid = 0
+       AND EXISTS (SELECT 1 FROM unnest(c.conkey) k, unnest(crel, catt) AS x(relid, attnum)
+                    WHERE x.relid = c.conrelid AND x.attnum = k)
+       -- only keys with a column that changes type (ALTER TYPE leaves the others alone)
+       AND EXISTS (SELECT 1 FROM unnest(c.conkey, c.confkey) AS k(a1, a2), pg_attribute a
+                    WHERE ((a.attrelid = c.conrelid AND a.attnum = k.a1) OR (a.attrelid = c.confrelid AND a.attnum = k.a2))
+                      AND a.atttypid IN ('int2'::regtype, 'int4'::regtype))
+     ORDER BY qn, c.conname
+  LOOP
+    o := NULL; o.kind := 'foreign_key'; o.relation := r.conrelid; o.depth := 0;
+    o.identity := format('constraint %I on %s', r.conname, r.qn);
+    o.classid := 'pg_constraint'::regclass; o.objid := r.oid;
+    o.lock := 'ACCESS EXCLUSIVE on both tables (drop), SHARE ROW EXCLUSIVE (re-add)';
+    o.handling := format('dropped before the type change, re-added after it (%s)',
+                         CASE WHEN r.convalidated THEN 'validated once: one scan of ' || r.qn || ' joined to ' || r.fqn
+                              ELSE 'NOT VALID, as it was' END);
+    o.drop_sql := format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', r.qn, r.conname);
+    o.create_sql := format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', r.qn, r.conname, r.def)
+                    || CASE WHEN (r.descr) IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
+    o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L AND contype = %L AND convalidated = %L)',
+                          r.qn, r.conname, 'f', r.convalidated);
+    res := res || o;
+    seen := seen || format('%s:%s:0', o.classid, o.objid);
+  END LOOP;
+
+  -- 5b. Trigger functions of the converted tables, in languages that cache
+  -- plans (PL/pgSQL and others): a no-op ALTER FUNCTION makes every session
+  -- re-plan them, instead of failing with "type of parameter N (bigint) does
+  -- not match that when preparing the plan (integer)".  COST is set to its
+  -- current value: RESET ALL would drop a SET search_path.
+  FOR r IN
+    SELECT DISTINCT p.oid, p.oid::regprocedure::text AS sig, p.procost, l.lanname
+      FROM pg_trigger t
+      JOIN pg_proc p ON p.oid = t.tgfoid
+      JOIN pg_language l ON l.oid = p.prolang
+     WHERE t.tgrelid IN (SELECT DISTINCT x.r FROM unnest(crel) AS x(r))
+       AND NOT t.tgisinternal AND l.lanname NOT IN ('c', 'internal', 'sql')
+     ORDER BY 2
+  LOOP
+    o := NULL; o.kind := 'trigger_function'; o.depth := 0;
+    o.identity := format('function %s', r.sig);
+    o.classid := 'pg_proc'::regclass; o.objid := r.oid; o.objsubid := 0;
+    o.lock := 'none on tables (updates its pg_proc row)';
+    o.handling := format('ALTER FUNCTION ... COST %s (unchanged) after the type change, so that sessions re-plan its cached %s statements', r.procost, r.lanname);
+    o.create_sql := format(E'ALTER FUNCTION %s COST %s;\n', r.sig, r.procost);
+    res := res || o;
+  END LOOP;
+
+  -- 6. Objects depending on the component's columns (level 0 frontier), then
+  -- on every object that has to be dropped (views, functions, generated
+  -- columns), level by level.
+  work := ARRAY(SELECT format('%s:%s:%s', 'pg_class'::regclass::oid, x.r, x.a) FROM unnest(crel, catt) AS x(r, a));
+  WHILE cardinality(work) > 0 LOOP
+    guard := guard + 1;
+    IF guard > 10000 THEN
+      RAISE EXCEPTION 'dependency walk did not terminate' USING ERRCODE = 'program_limit_exceeded';
+    END IF;
+    cur := work[1];
+    work := work[2:];
+    wclass := split_part(cur, ':', 1)::oid; wobj := split_part(cur, ':', 2)::oid; wsub := split_part(cur, ':', 3)::int;
+
+    FOR r IN
+      SELECT DISTINCT d.classid, d.objid, d.deptype,
+             CASE WHEN d.classid = 'pg_class'::regclass THEN d.objsubid ELSE 0 END AS objsubid
+        FROM pg_depend d
+       WHERE d.deptype IN ('n', 'a', 'i')
+         AND (   (d.refclassid = wclass AND d.refobjid = wobj AND (wsub = 0 OR d.refobjsubid = wsub))
+              OR (wclass = 'pg_class'::regclass AND wsub = 0 AND d.refclassid = 'pg_type'::regclass
+                  AND d.refobjid IN (SELECT reltype FROM pg_class WHERE oid = wobj
+                                     UNION SELECT t.typarray FROM pg_type t JOIN pg_class c ON c.reltype = t.oid WHERE c.oid = wobj)))
+       ORDER BY 1, 2
+    LOOP
+      o := NULL; o.depth := 0; o.classid := r.classid; o.objid := r.objid; o.objsubid := r.objsubid;
+      v_kind := NULL;
+      -- the frontier is a component column (wsub > 0 and in the component)?
+      IF wclass = 'pg_class'::regclass AND wsub > 0
+         AND EXISTS (SELECT 1 FROM unnest(crel, catt) AS x(relid, attnum) WHERE x.relid = wobj AND x.attnum = wsub) THEN
+        v_auto := false;
+      ELSE
+        v_auto := r.deptype IN ('a', 'i');
+      END IF;
+
+      IF r.classid = 'pg_class'::regclass THEN
+        SELECT c.relkind, c.oid, storagelab.bigint_migration_qname(c.oid) AS qn, i.indrelid INTO q
+          FROM pg_class c LEFT JOIN pg_index i ON i.indexrelid = c.oid WHERE c.oid = r.objid;
+        IF q.relkind = 'S' THEN
+          CONTINUE;                                   -- sequences: step 4
+        ELSIF q.relkind = 't' AND r.deptype = 'i' THEN
+          CONTINUE;                                   -- the TOAST table of a dropped materialized view
+        ELSIF r.objid = wobj AND wclass = 'pg_class'::regclass THEN
+          CONTINUE;                                   -- a relation's own parts (partition key: step 3)
+        ELSIF q.relkind IN ('i', 'I') AND NOT (wclass = 'pg_class'::regclass AND q.indrelid = wobj AND wsub > 0
+                                               AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = wobj AND a.attnum = wsub AND a.attgenerated = '')
+                                               AND NOT EXISTS (SELECT 1 FROM pg_class v WHERE v.oid = wobj AND v.relkind = 'm')) THEN
+          -- an index on a matview or on a generated column being re-created
+          IF (SELECT indisprimary OR indisunique FROM pg_index WHERE indexrelid = r.objid)
+             AND EXISTS (SELECT 1 FROM pg_constraint WHERE conindid = r.objid AND contype IN ('p', 'u', 'x')) THEN
+            o.kind := 'blocker';
+            o.blocker := format('constraint index %s would be dropped with a re-created column', q.qn);
+            o.sqlstate := '0A000'; o.hint := 'Convert this table by hand.';
+          ELSE
+            o.kind := 'index'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
+            o.lock := 'ACCESS EXCLUSIVE on its table';
+            o.handling := 're-created with its table or column';
+            o.create_sql := pg_get_indexdef(r.objid) || E';\n'
+                            || coalesce((SELECT format(E'ALTER INDEX %s SET TABLESPACE %I;\n', q.qn, t.spcname)
+                                           FROM pg_class ic JOIN pg_tablespace t ON t.oid = ic.reltablespace
+                                          WHERE ic.oid = r.objid), '')
+                            || CASE WHEN (obj_description(r.objid, 'pg_class')) IS NULL THEN '' ELSE format(E'COMMENT ON INDEX %s IS %L;\n', q.qn, obj_description(r.objid, 'pg_class')) END;
+            o.check_sql := format('to_regclass(%L) IS NOT NULL', q.qn);
+            v_auto := true;
+          END IF;
+        ELSIF q.relkind IN ('i', 'I') THEN
+          o.kind := 'index'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
+          o.lock := 'ACCESS EXCLUSIVE (with its table)';
+          o.handling := 'rebuilt by ALTER COLUMN TYPE, definition kept';
+          o.check_sql := format('to_regclass(%L) IS NOT NULL', q.qn);
+        ELSE
+          o.kind := 'blocker';
+          o.blocker := format('%s depends on %s', pg_describe_object(r.classid, r.objid, r.objsubid), pg_describe_object(wclass, wobj, wsub));
+          o.sqlstate := '0A000'; o.hint := 'storagelab cannot re-create this object; drop it before the migration and re-create it afterwards.';
+        END IF;
+
+      ELSIF r.classid = 'pg_attrdef'::regclass THEN
+        SELECT ad.adrelid, ad.adnum, a.attname, a.attgenerated, a.attinhcount, a.attnotnull, a.attstattarget,
+               a.atttypid, a.atttypmod, a.attcollation, t.typcollation, a.attacl,
+               pg_get_expr(ad.adbin, ad.adrelid) AS expr, c.relkind,
+               storagelab.bigint_migration_qname(ad.adrelid) AS qn,
+               col_description(ad.adrelid, ad.adnum) AS descr
+          INTO q
+          FROM pg_attrdef ad
+          JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+          JOIN pg_type t ON t.oid = a.atttypid
+          JOIN pg_class c ON c.oid = ad.adrelid
+         WHERE ad.oid = r.objid;
+        IF q.adrelid = wobj AND q.adnum = wsub THEN
+          CONTINUE;                                   -- the column's own default: kept by ALTER TYPE
+        ELSIF q.attgenerated = 's' AND q.attinhcount > 0 THEN
+          CONTINUE;                                   -- a partition's copy: handled with the parent
+        ELSIF q.attgenerated = 's' AND q.relkind IN ('r', 'p') THEN
+          o.kind := 'generated_column'; o.relation := q.adrelid; o.column_name := q.attname;
+          o.identity := format('generated column %s.%I', q.qn, q.attname);
+          o.lock := 'ACCESS EXCLUSIVE (with its table)';
+          o.handling := 'dropped and re-added in the same ALTER TABLE as the type change (no extra rewrite); it moves to the last column position';
+          o.drop_sql := format('DROP COLUMN %I', q.attname);
+          o.create_sql := format('ADD COLUMN %I %s%s GENERATED ALWAYS AS (%s) STORED%s',
+                                 q.attname, format_type(q.atttypid, q.atttypmod),
+                                 CASE WHEN q.attcollation <> q.typcollation AND q.attcollation <> 0
+                                      THEN ' COLLATE ' || (SELECT format('%I.%I', n.nspname, co.collname) FROM pg_collation co
+                                                            JOIN pg_namespace n ON n.oid = co.collnamespace WHERE co.oid = q.attcollation)
+                                      ELSE '' END,
+                                 q.expr, CASE WHEN q.attnotnull THEN ' NOT NULL' ELSE '' END);
+          -- statements to run after the ALTER TABLE: comment, statistics target, column privileges
+          o.post_sql := CASE WHEN (q.descr) IS NULL THEN '' ELSE format(E'COMMENT ON COLUMN %s.%I IS %L;\n', q.qn, q.attname, q.descr) END
+                    || CASE WHEN q.attstattarget >= 0 THEN format(E'ALTER TABLE %s ALTER COLUMN %I SET STATISTICS %s;\n', q.qn, q.attname, q.attstattarget) ELSE '' END
+                    || coalesce((SELECT string_agg(format(E'GRANT %s (%I) ON TABLE %s TO %s%s;\n', x.privilege_type, q.attname, q.qn,
+                                        CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
+                                        CASE WHEN x.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '')
+                                   FROM aclexplode(q.attacl) x), '');
+          o.check_sql := format('(SELECT attgenerated = %L FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND NOT attisdropped)',
+                                's', q.qn, q.attname);
+          v_auto := false;
+        ELSIF q.relkind = 'v' THEN
+          o.kind := 'default'; o.relation := q.adrelid; o.column_name := q.attname;
+          o.identity := format('default of view column %s.%I', q.qn, q.attname);
+          o.lock := 'ACCESS EXCLUSIVE on the view';
+          o.handling := 're-created with its view';
+          o.create_sql := format(E'ALTER VIEW %s ALTER COLUMN %I SET DEFAULT %s;\n', q.qn, q.attname, q.expr);
+          o.check_sql := format('EXISTS (SELECT 1 FROM pg_attrdef WHERE adrelid = to_regclass(%L) AND adnum = %s)', q.qn, q.adnum);
+          v_auto := true;
+        ELSE
+          o.kind := 'blocker';
+          o.blocker := format('the default of %s.%I uses %s', q.qn, q.attname, pg_describe_object(wclass, wobj, wsub));
+          o.sqlstate := '0A000'; o.hint := 'Drop the default before the migration and set it again afterwards.';
+        END IF;
+
+      ELSIF r.classid = 'pg_constraint'::regclass THEN
+        SELECT c.conname, c.contype, c.conrelid, c.conparentid, storagelab.bigint_migration_qname(c.conrelid) AS qn,
+               pg_get_constraintdef(c.oid) AS def INTO q
+          FROM pg_constraint c WHERE c.oid = r.objid;
+        IF q.contype = 'f' OR q.conparentid <> 0 THEN
+          CONTINUE;                                   -- foreign keys: step 5
+        ELSIF wclass = 'pg_class'::regclass AND wsub > 0 AND v_auto = false THEN
+          o.kind := 'constraint'; o.relation := q.conrelid;
+          o.identity := format('constraint %I on %s', q.conname, q.qn);
+          o.lock := 'ACCESS EXCLUSIVE (with its table)';
+          o.handling := 'rebuilt by ALTER COLUMN TYPE, name and definition kept';
+          o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L)', q.qn, q.conname);
+        ELSIF q.contype = 'c' AND v_auto THEN
+          o.kind := 'constraint'; o.relation := q.conrelid;
+          o.identity := format('constraint %I on %s', q.conname, q.qn);
+          o.lock := 'ACCESS EXCLUSIVE (with its table)';
+          o.handling := 're-added after its generated column';
+          o.create_sql := format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', q.qn, q.conname, q.def)
+                          || CASE WHEN obj_description(r.objid, 'pg_constraint') IS NULL THEN ''
+                                  ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', q.conname, q.qn, obj_description(r.objid, 'pg_constraint')) END;
+          o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L)', q.qn, q.conname);
+        ELSE
+          o.kind := 'blocker';
+          o.blocker := format('%s depends on %s', pg_describe_object(r.classid, r.objid, 0), pg_describe_object(wclass, wobj, wsub));
+          o.sqlstate := '0A000'; o.hint := 'Drop the constraint before the migration and re-create it afterwards.';
+        END IF;
+
+      ELSIF r.classid = 'pg_statistic_ext'::regclass THEN
+        SELECT s.stxname, s.stxrelid, format('%I.%I', n.nspname, s.stxname) AS qn, s.stxstattarget INTO q
+          FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE s.oid = r.objid;
+        o.kind := 'statistics'; o.relation := q.stxrelid; o.identity := format('statistics object %s', q.qn);
+        o.check_sql := format('EXISTS (SELECT 1 FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE format(%L, n.nspname, s.stxname) = %L)',
+                              '%I.%I', q.qn);
+        IF wclass = 'pg_class'::regclass AND wsub > 0 AND v_auto = false THEN
+          o.lock := 'ACCESS EXCLUSIVE (with its table)';
+          o.handling := 'rebuilt by ALTER COLUMN TYPE, definition kept';
+        ELSE
+          o.lock := 'ACCESS EXCLUSIVE (with its table)';
+          o.handling := 're-created after its table or column';
+          o.create_sql := pg_get_statisticsobjdef(r.objid) || E';\n'
+                          || CASE WHEN q.stxstattarget >= 0 THEN format(E'ALTER STATISTICS %s SET STATISTICS %s;\n', q.qn, q.stxstattarget) ELSE '' END
+                          || CASE WHEN (obj_description(r.objid, 'pg_statistic_ext')) IS NULL THEN '' ELSE format(E'COMMENT ON STATISTICS %s IS %L;\n', q.qn, obj_description(r.objid, 'pg_statistic_ext')) END;
+          v_auto := true;
+        END IF;
+
+      ELSIF r.classid = 'pg_rewrite'::regclass THEN
+        SELECT w.rulename, w.ev_class, w.ev_enabled, c.relkind, c.relispopulated, c.reloptions, c.relam, c.reltablespace,
+               storagelab.bigint_migration_qname(w.ev_class) AS qn INTO q
+          FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class WHERE w.oid = r.objid;
+        IF q.ev_class = wobj AND wclass = 'pg_class'::regclass AND wsub = 0 THEN
+          IF q.rulename = '_RETURN' THEN CONTINUE; END IF;   -- the view's own query
+        END IF;
+        IF q.rulename = '_RETURN' AND q.relkind IN ('v', 'm') THEN
+          -- the object to drop is the view itself
+          o.classid := 'pg_class'::regclass; o.objid := q.ev_class; o.objsubid := 0;
+          o.relation := q.ev_class;
+          v_auto := false;
+          IF q.relkind = 'v' THEN
+            o.kind := 'view'; o.identity := format('view %s', q.qn);
+            o.lock := 'ACCESS EXCLUSIVE on the view';
+            o.handling := 'dropped and re-created with the same definition, options, owner, privileges and comments';
+            o.drop_sql := format(E'DROP VIEW %s;\n', q.qn);
+            o.create_sql := format(E'CREATE VIEW %s%s AS\n%s\n', q.qn,
+                                   CASE WHEN q.reloptions IS NOT NULL THEN
+                                     ' WITH (' || (SELECT string_agg(format('%I = %L', split_part(opt, '=', 1), substr(opt, strpos(opt, '=') + 1)), ', ')
+                                                     FROM unnest(q.reloptions) opt) || ')' ELSE '' END,
+                                   pg_get_viewdef(q.ev_class))
+                            || storagelab.bigint_migration_relation_extras(q.ev_class);
+            o.check_sql := format('(SELECT relkind = %L FROM pg_class WHERE oid = to_regclass(%L))', 'v', q.qn);
+          ELSE
+            o.kind := 'materialized_view'; o.identity := format('materialized view %s', q.qn);
+            o.lock := 'ACCESS EXCLUSIVE on the materialized view';
+            o.handling := CASE WHEN q.relispopulated THEN 'dropped and re-created with the same definition, options, owner, privileges and comments; re-populated'
+                               ELSE 'dropped and re-created WITH NO DATA, as it was' END;
+            o.drop_sql := format(E'DROP MATERIALIZED VIEW %s;\n', q.qn);
+            o.create_sql := format(E'CREATE MATERIALIZED VIEW %s%s%s%s AS\n%s\n  WITH %s;\n', q.qn,
+                                   CASE WHEN q.relam <> (SELECT oid FROM pg_am WHERE amname = 'heap')
+                                        THEN format(' USING %I', (SELECT amname FROM pg_am WHERE oid = q.relam)) ELSE '' END,
+                                   CASE WHEN q.reloptions IS NOT NULL THEN
+                                     ' WITH (' || (SELECT string_agg(format('%I = %L', split_part(opt, '=', 1), substr(opt, strpos(opt, '=') + 1)), ', ')
+                                                     FROM unnest(q.reloptions) opt) || ')' ELSE '' END,
+                                   CASE WHEN q.reltablespace <> 0
+                                        THEN format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = q.reltablespace)) ELSE '' END,
+                                   regexp_replace(pg_get_viewdef(q.ev_class), ';\s*$', ''),
+                                   CASE WHEN q.relispopulated THEN 'DATA' ELSE 'NO DATA' END)
+                            || storagelab.bigint_migration_relation_extras(q.ev_class);
+            o.check_sql := format('(SELECT relkind = %L AND relispopulated = %L FROM pg_class WHERE oid = to_regclass(%L))',
+                                  'm', q.relispopulated, q.qn);
+          END IF;
+        ELSE
+          o.kind := 'rule'; o.relation := q.ev_class;
+          o.identity := format('rule %I on %s', q.rulename, q.qn);
+          o.lock := 'ACCESS EXCLUSIVE on its table';
+          o.handling := 'dropped and re-created with the same definition';
+          o.drop_sql := format(E'DROP RULE %I ON %s;\n', q.rulename, q.qn);
+          o.create_sql := pg_get_ruledef(r.objid) || E'\n'
+                          || CASE q.ev_enabled WHEN 'D' THEN format(E'ALTER TABLE %s DISABLE RULE %I;\n', q.qn, q.rulename)
+                                               WHEN 'R' THEN format(E'ALTER TABLE %s ENABLE REPLICA RULE %I;\n', q.qn, q.rulename)
+                                               WHEN 'A' THEN format(E'ALTER TABLE %s ENABLE ALWAYS RULE %I;\n', q.qn, q.rulename)
+                                               ELSE '' END
+                          || CASE WHEN (obj_description(r.objid, 'pg_rewrite')) IS NULL THEN '' ELSE format(E'COMMENT ON RULE %I ON %s IS %L;\n', q.rulename, q.qn, obj_description(r.objid, 'pg_rewrite')) END;
+          o.check_sql := format('EXISTS (SELECT 1 FROM pg_rewrite WHERE ev_class = to_regclass(%L) AND rulename = %L)', q.qn, q.rulename);
+        END IF;
+
+      ELSIF r.classid = 'pg_trigger'::regclass THEN
+        SELECT t.tgname, t.tgrelid, t.tgenabled, t.tgparentid, t.tgisinternal, storagelab.bigint_migration_qname(t.tgrelid) AS qn INTO q
+          FROM pg_trigger t WHERE t.oid = r.objid;
+        IF q.tgparentid <> 0 OR q.tgisinternal THEN
+          CONTINUE;                                   -- partition clones and FK triggers go with their parent
+        END IF;
+        o.kind := 'trigger'; o.relation := q.tgrelid;
+        o.identity := format('trigger %I on %s', q.tgname, q.qn);
+        o.lock := 'SHARE ROW EXCLUSIVE on its table (held ACCESS EXCLUSIVE anyway)';
+        o.handling := 'dropped and re-created with the same definition and enabled state';
+        o.drop_sql := format(E'DROP TRIGGER %I ON %s;\n', q.tgname, q.qn);
+        o.create_sql := pg_get_triggerdef(r.objid) || E';\n'
+                        || CASE q.tgenabled WHEN 'D' THEN format(E'ALTER TABLE %s DISABLE TRIGGER %I;\n', q.qn, q.tgname)
+                                            WHEN 'R' THEN format(E'ALTER TABLE %s ENABLE REPLICA TRIGGER %I;\n', q.qn, q.tgname)
+                                            WHEN 'A' THEN format(E'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I;\n', q.qn, q.tgname)
+                                            ELSE '' END
+                        || CASE WHEN (obj_description(r.objid, 'pg_trigger')) IS NULL THEN '' ELSE format(E'COMMENT ON TRIGGER %I ON %s IS %L;\n', q.tgname, q.qn, obj_description(r.objid, 'pg_trigger')) END;
+        o.check_sql := format('EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(%L) AND tgname = %L AND tgenabled = %L)',
+                              q.qn, q.tgname, q.tgenabled);
+
+      ELSIF r.classid = 'pg_policy'::regclass THEN
+        SELECT p.polname, p.polrelid, p.polpermissive, p.polcmd, p.polroles,
+               pg_get_expr(p.polqual, p.polrelid) AS qual, pg_get_expr(p.polwithcheck, p.polrelid) AS wcheck,
+               storagelab.bigint_migration_qname(p.polrelid) AS qn INTO q
+          FROM pg_policy p WHERE p.oid = r.objid;
+        o.kind := 'policy'; o.relation := q.polrelid;
+        o.identity := format('policy %I on %s', q.polname, q.qn);
+        o.lock := 'ACCESS EXCLUSIVE on its table';
+        o.handling := 'dropped and re-created with the same roles, command and expressions';
+        o.drop_sql := format(E'DROP POLICY %I ON %s;\n', q.polname, q.qn);
+        o.create_sql := format(E'CREATE POLICY %I ON %s AS %s FOR %s TO %s%s%s;\n',
+                               q.polname, q.qn,
+                               CASE WHEN q.polpermissive THEN 'PERMISSIVE' ELSE 'RESTRICTIVE' END,
+                               CASE q.polcmd WHEN 'r' THEN 'SELECT' WHEN 'a' THEN 'INSERT' WHEN 'w' THEN 'UPDATE'
+                                             WHEN 'd' THEN 'DELETE' ELSE 'ALL' END,
+                               (SELECT string_agg(CASE WHEN x = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x)) END, ', ' ORDER BY ord)
+                                  FROM unnest(q.polroles) WITH ORDINALITY AS u(x, ord)),
+                               ' USING (' || q.qual || ')', ' WITH CHECK (' || q.wcheck || ')')
+                        || CASE WHEN (obj_description(r.objid, 'pg_policy')) IS NULL THEN '' ELSE format(E'COMMENT ON POLICY %I ON %s IS %L;\n', q.polname, q.qn, obj_description(r.objid, 'pg_policy')) END;
+        o.check_sql := format('EXISTS (SELECT 1 FROM pg_policy WHERE polrelid = to_regclass(%L) AND polname = %L)', q.qn, q.polname);
+
+      ELSIF r.classid = 'pg_proc'::regclass THEN
+        SELECT p.oid, p.prokind, p.proowner, p.proacl, p.oid::regprocedure::text AS sig,
+               obj_description(p.oid, 'pg_proc') AS descr INTO q
+          FROM pg_proc p WHERE p.oid = r.objid;
+        IF q.prokind NOT IN ('f', 'p') THEN
+          o.kind := 'blocker';
+          o.blocker := format('%s depends on %s', pg_describe_object(r.classid, r.objid, 0), pg_describe_object(wclass, wobj, wsub));
+          o.sqlstate := '0A000'; o.hint := 'Drop it before the migration and re-create it afterwards.';
+        ELSE
+          o.kind := 'function';
+          o.identity := format('%s %s', CASE q.prokind WHEN 'p' THEN 'procedure' ELSE 'function' END, q.sig);
+          o.lock := 'ACCESS EXCLUSIVE on the function object';
+          o.handling := 'dropped and re-created with the same definition, owner, privileges and comment';
+          o.drop_sql := format(E'DROP %s %s;\n', CASE q.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, q.sig);
+          o.create_sql := rtrim(pg_get_functiondef(r.objid), E'\n') || E';\n'
+                          || format(E'ALTER %s %s OWNER TO %I;\n', CASE q.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
+                                    q.sig, pg_get_userbyid(q.proowner))
+                          || CASE WHEN q.proacl IS NULL THEN ''
+                                  ELSE format(E'REVOKE ALL ON ROUTINE %s FROM PUBLIC, %I;\n', q.sig, pg_get_userbyid(q.proowner))
+                                       || coalesce((SELECT string_agg(format(E'GRANT %s ON ROUTINE %s TO %s%s;\n', x.privilege_type, q.sig,
+                                                          CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
+                                                          CASE WHEN x.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '')
+                                                      FROM aclexplode(q.proacl) x), '') END
+                          || CASE WHEN (q.descr) IS NULL THEN '' ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', q.sig, q.descr) END;
+          o.check_sql := format('to_regprocedure(%L) IS NOT NULL', q.sig);
+          o.objsubid := 0;
+        END IF;
+
+      ELSIF r.classid = 'pg_publication_rel'::regclass THEN
+        SELECT p.pubname, pr.prrelid, pr.prattrs, pg_get_expr(pr.prqual, pr.prrelid) AS qual,
+               storagelab.bigint_migration_qname(pr.prrelid) AS qn INTO q
+          FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid WHERE pr.oid = r.objid;
+        o.kind := 'publication_table'; o.relation := q.prrelid;
+        o.identity := format('table %s in publication %I', q.qn, q.pubname);
+        o.lock := 'SHARE UPDATE EXCLUSIVE on the table';
+        o.handling := 'dropped from the publication and added back with the same column list and row filter';
+        o.drop_sql := format(E'ALTER PUBLICATION %I DROP TABLE %s;\n', q.pubname, q.qn);
+        o.create_sql := format(E'ALTER PUBLICATION %I ADD TABLE %s%s%s;\n', q.pubname, q.qn,
+                               CASE WHEN q.prattrs IS NOT NULL THEN
+                                 ' (' || (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY u.ord)
+                                            FROM unnest(q.prattrs::int2[]) WITH ORDINALITY AS u(n, ord)
+                                            JOIN pg_attribute a ON a.attrelid = q.prrelid AND a.attnum = u.n) || ')' ELSE '' END,
+                               ' WHERE (' || q.qual || ')');
+        o.check_sql := format('EXISTS (SELECT 1 FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid WHERE p.pubname = %L AND pr.prrelid = to_regclass(%L))',
+                              q.pubname, q.qn);
+
+      ELSIF r.classid = 'pg_type'::regclass AND r.deptype = 'i' THEN
+        CONTINUE;                                     -- a view's own row type
+      ELSE
+        o.kind := 'blocker';
+        o.blocker := format('%s depends on %s', pg_describe_object(r.classid, r.objid, 0), pg_describe_object(wclass, wobj, wsub));
+        o.sqlstate := '0A000'; o.hint := 'storagelab cannot re-create this kind of object; drop it before the migration and re-create it afterwards.';
+      END IF;
+
+      -- A component column's frontier: objects rebuilt in place are info
+      -- rows; everything else is dropped and re-created (or a blocker).
+      IF o.kind = 'blocker' THEN
+        o.identity := coalesce(o.identity, pg_describe_object(r.classid, r.objid, 0));
+        o.depth := 0;
+        res := res || o;
+        CONTINUE;
+      END IF;
+
+      -- the object's parent (for depth): the frontier object, if it is a re-created object
+      IF NOT (wclass = 'pg_class'::regclass AND wsub > 0
+              AND EXISTS (SELECT 1 FROM unnest(crel, catt) AS x(relid, attnum) WHERE x.relid = wobj AND x.attnum = wsub)) THEN
+        links := links || format('%s:%s:%s>%s', o.classid, o.objid, coalesce(o.objsubid, 0), cur);
+      END IF;
+
+      IF format('%s:%s:%s', o.classid, o.objid, coalesce(o.objsubid, 0)) = ANY (seen) THEN
+        -- an index, constraint or statistics object on both a converted
+        -- column and a dropped generated column: re-created, not rebuilt
+        IF o.create_sql IS NOT NULL AND o.kind IN ('index', 'constraint', 'statistics') THEN
+          FOR i IN 1 .. cardinality(res) LOOP
+            IF res[i].classid = o.classid AND res[i].objid = o.objid AND res[i].create_sql IS NULL THEN
+              o.drop_sql := NULL;
+              o.depth := res[i].depth;
+              res[i] := o;
+            END IF;
+          END LOOP;
+        END IF;
+        CONTINUE;
+      END IF;
+      seen := seen || format('%s:%s:%s', o.classid, o.objid, coalesce(o.objsubid, 0));
+      IF v_auto AND o.kind NOT IN ('generated_column') THEN
+        o.drop_sql := NULL;                           -- removed together with its parent
+      END IF;
+      res := res || o;
+      -- objects that are dropped have dependents of their own
+      IF o.kind IN ('view', 'materialized_view', 'function') THEN
+        work := work || format('%s:%s:0', o.classid, o.objid);
+      ELSIF o.kind = 'generated_column' THEN
+        work := work || format('%s:%s:%s', 'pg_class'::regclass::oid, o.relation::oid,
+                               (SELECT attnum FROM pg_attribute WHERE attrelid = o.relation AND attname = o.column_name));
+      END IF;
+    END LOOP;
+  END LOOP;
+
+  -- 7. Depths: a re-created object comes after everything it was found
+  -- through (longest path).
+  LOOP
+    changed := false;
+    FOR i IN 1 .. cardinality(res) LOOP
+      IF res[i].create_sql IS NULL OR res[i].kind IN ('column', 'sequence', 'identity', 'foreign_key') THEN
+        CONTINUE;
+      END IF;
+      SELECT max(p.depth) + 1 INTO wsub
+        FROM unnest(links) l, unnest(res) p
+       WHERE split_part(l, '>', 1) = format('%s:%s:%s', res[i].classid, res[i].objid, coalesce(res[i].objsubid, 0))
+         AND split_part(l, '>', 2) = format('%s:%s:%s', p.classid, p.objid,
+                                             CASE WHEN p.kind = 'generated_column'
+                                                  THEN (SELECT attnum FROM pg_attribute WHERE attrelid = p.relation AND attname = p.column_name)
+                                                  ELSE coalesce(p.objsubid, 0) END);
+      wsub := greatest(coalesce(wsub, 1), 1);
+      IF wsub > res[i].depth THEN
+        res[i].depth := wsub;
+        changed := true;
+      END IF;
+    END LOOP;
+    EXIT WHEN NOT changed;
+    guard := guard + 1;
+    IF guard > 20000 THEN
+      RAISE EXCEPTION 'dependency depths did not converge' USING ERRCODE = 'program_limit_exceeded';
+    END IF;
+  END LOOP;
+
+  RETURN QUERY SELECT * FROM unnest(res);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.bigint_migration_group_objects(regclass[], name[]) IS
+  'dependency model of an INT->BIGINT migration of several columns: the union of their foreign-key components and every dependent object, with lock, handling and DDL';
+
+CREATE FUNCTION storagelab.bigint_migration_objects(relation regclass, column_name name)
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT * FROM storagelab.bigint_migration_group_objects(ARRAY[$1], ARRAY[$2]) $$;
+COMMENT ON FUNCTION storagelab.bigint_migration_objects(regclass, name) IS
+  'dependency model of an INT->BIGINT migration: every column of the foreign-key component of relation.column_name and every object depending on it, with kind, lock, handling and the DDL to drop and re-create it';
