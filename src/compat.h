@@ -29,4 +29,12 @@
  * exist from 16 on, so storagelab uses pg_class_aclcheck() everywhere.
  */
 
+/*
+ * PostgreSQL 18 added an instrumentation argument to index_beginscan().
+ */
+#if PG_VERSION_NUM < 180000
+#define index_beginscan(heap, index, snapshot, instrument, nkeys, norderbys) \
+	index_beginscan(heap, index, snapshot, nkeys, norderbys)
+#endif
+
 #endif							/* STORAGELAB_COMPAT_H */
