@@ -23,7 +23,8 @@ DATA = $(filter-out $(INSTALL_PARTS),$(wildcard extension/$(EXTENSION)--*--*.sql
 
 # pg_regress tests: sql/NAME.sql against expected/NAME.out, listed explicitly.
 REGRESS = \
-	extension
+	extension \
+	int_overflow
 REGRESS_OPTS = --load-extension=storagelab
 
 PG_CPPFLAGS = -I$(srcdir)/src
