@@ -45,11 +45,20 @@ AS 'MODULE_PATHNAME', 'storagelab_int_overflow_index_bounds';
 COMMENT ON FUNCTION storagelab.int_overflow_index_bounds(regclass) IS
   'smallest and largest visible non-NULL key of a btree index on an integer column, read from both ends of the index (no table scan, no waiting): status ok, empty, approximate, unreadable, locked or unavailable';
 
--- Both probes check the caller's privileges themselves and reveal no more
+CREATE FUNCTION storagelab.int_overflow_stats_bounds(rel regclass, attnum smallint,
+    OUT min_value bigint, OUT max_value bigint, OUT status text)
+RETURNS record
+LANGUAGE c STABLE STRICT
+AS 'MODULE_PATHNAME', 'storagelab_int_overflow_stats_bounds';
+COMMENT ON FUNCTION storagelab.int_overflow_stats_bounds(regclass, smallint) IS
+  'smallest and largest value ANALYZE recorded for an integer column (histogram ends, most common values; whole inheritance tree when available), under the visibility rules of pg_stats: status ok, no statistics, unreadable';
+
+-- The probes check the caller's privileges themselves and reveal no more
 -- than "SELECT last_value FROM seq" / "SELECT min(col), max(col) FROM t"
 -- would; the view, usable by everyone, calls them as the caller.
 GRANT EXECUTE ON FUNCTION storagelab.int_overflow_sequence_state(regclass),
-                          storagelab.int_overflow_index_bounds(regclass) TO PUBLIC;
+                          storagelab.int_overflow_index_bounds(regclass),
+                          storagelab.int_overflow_stats_bounds(regclass, smallint) TO PUBLIC;
 
 -- ---------------------------------------------------------------------------
 -- History of values, for growth projection
@@ -84,66 +93,75 @@ SELECT pg_catalog.pg_extension_config_dump('storagelab.int_overflow_history', ''
 -- The view
 -- ---------------------------------------------------------------------------
 
-CREATE VIEW storagelab.int_overflow AS
+-- The measurements behind the view, one row per column.  A function so
+-- that it can run with enable_nestloop = off: the planner cannot estimate
+-- the sizes of these CTEs over the catalogs (it guesses a handful of rows
+-- where a large database has tens of thousands) and would otherwise join
+-- them with nested loops, quadratic in the number of columns.  Lateral
+-- calls of the probes stay nested loops (nothing else can run them).  JIT
+-- is off: the disabled nested loops inflate the estimated cost past
+-- jit_above_cost, and compiling this query costs seconds.
+CREATE FUNCTION storagelab.int_overflow_measurements()
+RETURNS TABLE (row_rel oid, row_attnum smallint, nspname name, relname name,
+               attname name, atttypid oid, source text, seqid oid,
+               cur numeric, lim numeric, used numeric, left_ numeric,
+               min_value numeric, max_value numeric, seq_increment bigint,
+               cycles boolean, exact boolean, status text,
+               referencing_columns text[])
+LANGUAGE sql VOLATILE
+SET search_path = pg_catalog, pg_temp
+SET enable_nestloop = off
+SET jit = off
+ROWS 10000
+AS $$
 WITH RECURSIVE
-cfg AS (
-  SELECT storagelab.setting('int_overflow.warning_pct')::numeric AS warning_pct,
-         storagelab.setting('int_overflow.critical_pct')::numeric AS critical_pct,
-         storagelab.setting('int_overflow.warning_within')::interval AS warning_within,
-         storagelab.setting('int_overflow.critical_within')::interval AS critical_within,
-         storagelab.setting('int_overflow.growth_window')::interval AS growth_window
-),
 int_types (typid, type_min, type_max) AS (
   VALUES ('pg_catalog.int2'::pg_catalog.regtype::oid, -32768::numeric, 32767::numeric),
          ('pg_catalog.int4'::pg_catalog.regtype::oid, -2147483648::numeric, 2147483647::numeric),
          ('pg_catalog.int8'::pg_catalog.regtype::oid, -9223372036854775808::numeric, 9223372036854775807::numeric)
 ),
--- Tables and partitioned tables outside the system schemas; other sessions'
--- temporary tables are skipped (their pages cannot be read from here).
-tabs AS (
-  SELECT c.oid, c.relkind
+-- Partitions and inheritance children with the root of their tree.
+inh AS (
+  SELECT i.inhrelid AS relid, i.inhparent AS root, 1 AS depth
+    FROM pg_catalog.pg_inherits i
+   WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_inherits p WHERE p.inhrelid = i.inhparent)
+  UNION ALL
+  SELECT i.inhrelid, h.root, h.depth + 1
+    FROM inh h
+    JOIN pg_catalog.pg_inherits i ON i.inhparent = h.relid
+   WHERE h.depth < 100
+),
+roots AS (
+  SELECT DISTINCT ON (relid) relid, root FROM inh ORDER BY relid, depth
+),
+-- Every integer column (domains over integers included) of the tables and
+-- partitioned tables outside the system schemas; other sessions' temporary
+-- tables are skipped (their pages cannot be read from here).  An inherited
+-- column (every column of a partition) belongs to the row of the root's
+-- column of the same name; a column of its own gets a row of its own.
+cols AS (
+  SELECT a.attrelid AS relid, a.attnum, c.relkind,
+         CASE WHEN ty.typbasetype <> 0 THEN ty.typbasetype ELSE ty.oid END AS basetype,
+         ra.attnum IS NULL AS own_row,
+         CASE WHEN ra.attnum IS NULL THEN a.attrelid ELSE r.root END AS row_rel,
+         coalesce(ra.attnum, a.attnum) AS row_attnum
     FROM pg_catalog.pg_class c
     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    JOIN pg_catalog.pg_attribute a
+      ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+    JOIN pg_catalog.pg_type ty ON ty.oid = a.atttypid
+    LEFT JOIN roots r ON r.relid = c.oid
+    LEFT JOIN (SELECT x.attrelid, x.attname, x.attnum
+                 FROM pg_catalog.pg_attribute x
+                WHERE x.attrelid IN (SELECT root FROM roots) AND NOT x.attisdropped) ra
+      ON a.attinhcount > 0 AND ra.attrelid = r.root AND ra.attname = a.attname
    WHERE c.relkind IN ('r', 'p')
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab')
      AND n.nspname !~ '^pg_toast'
      AND (c.relpersistence <> 't' OR c.relnamespace = pg_catalog.pg_my_temp_schema())
-),
--- Every table with the root of its inheritance / partitioning tree.
-tree AS (
-  SELECT t.oid AS relid, t.oid AS root, 0 AS depth
-    FROM tabs t
-   WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_inherits i WHERE i.inhrelid = t.oid)
-  UNION ALL
-  SELECT i.inhrelid, tr.root, tr.depth + 1
-    FROM tree tr
-    JOIN pg_catalog.pg_inherits i ON i.inhparent = tr.relid
-    JOIN tabs t ON t.oid = i.inhrelid
-   WHERE tr.depth < 100
-),
-leafmap AS (
-  SELECT DISTINCT ON (relid) relid, root FROM tree ORDER BY relid, depth
-),
--- Every integer column (domains over integers included).  An inherited
--- column (every column of a partition) belongs to the row of the root's
--- column of the same name; a column of its own gets a row of its own.
-cols AS (
-  SELECT a.attrelid AS relid, a.attnum, it.typid AS basetype,
-         CASE WHEN a.attinhcount > 0 AND ra.attnum IS NOT NULL THEN lm.root ELSE a.attrelid END AS row_rel,
-         CASE WHEN a.attinhcount > 0 AND ra.attnum IS NOT NULL THEN ra.attnum ELSE a.attnum END AS row_attnum
-    FROM leafmap lm
-    JOIN pg_catalog.pg_attribute a
-      ON a.attrelid = lm.relid AND a.attnum > 0 AND NOT a.attisdropped
-    JOIN pg_catalog.pg_type ty ON ty.oid = a.atttypid
-    JOIN int_types it ON it.typid = CASE ty.typtype WHEN 'd' THEN ty.typbasetype ELSE ty.oid END
-    LEFT JOIN pg_catalog.pg_attribute ra
-      ON lm.root <> lm.relid AND ra.attrelid = lm.root AND ra.attname = a.attname
-     AND NOT ra.attisdropped
-),
-rowtypes AS (
-  SELECT c.row_rel, c.row_attnum, c.basetype
-    FROM cols c
-   WHERE c.relid = c.row_rel AND c.attnum = c.row_attnum
+     AND (CASE WHEN ty.typbasetype <> 0 THEN ty.typbasetype ELSE ty.oid END)
+         IN ('pg_catalog.int2'::pg_catalog.regtype, 'pg_catalog.int4'::pg_catalog.regtype,
+             'pg_catalog.int8'::pg_catalog.regtype)
 ),
 -- Sequences feeding a column, from pg_depend only: serial ('a', sequence
 -- owned by the column), identity ('i'), and any default expression that
@@ -181,32 +199,44 @@ seqstate AS MATERIALIZED (
 -- PostgreSQL clones onto partitions (conparentid <> 0) are left out: the
 -- parent's constraint stands for them.
 fkpairs AS (
-  SELECT cc.row_rel, cc.row_attnum, rc.row_rel AS ref_rel, rc.row_attnum AS ref_attnum
+  SELECT cc.row_rel, cc.row_attnum, rc.row_rel AS ref_rel, rc.row_attnum AS ref_attnum,
+         cc.basetype, rc.basetype AS ref_basetype
     FROM pg_catalog.pg_constraint con
     CROSS JOIN LATERAL pg_catalog.generate_subscripts(con.conkey, 1) k
     JOIN cols cc ON cc.relid = con.conrelid AND cc.attnum = con.conkey[k]
     JOIN cols rc ON rc.relid = con.confrelid AND rc.attnum = con.confkey[k]
    WHERE con.contype = 'f' AND con.conparentid = 0
 ),
+-- FK columns narrower than the key they reference (type oids compare as
+-- int2 21 < int4 23 < int8 20 would not, hence the explicit ranks).
 narrowfk AS (
-  SELECT f.*
+  SELECT f.row_rel, f.row_attnum, f.ref_rel, f.ref_attnum
     FROM fkpairs f
-    JOIN rowtypes ct ON ct.row_rel = f.row_rel AND ct.row_attnum = f.row_attnum
-    JOIN int_types cti ON cti.typid = ct.basetype
-    JOIN rowtypes pt ON pt.row_rel = f.ref_rel AND pt.row_attnum = f.ref_attnum
-    JOIN int_types pti ON pti.typid = pt.basetype
-   WHERE cti.type_max < pti.type_max
+   WHERE (CASE f.basetype WHEN 'pg_catalog.int2'::pg_catalog.regtype THEN 1
+                          WHEN 'pg_catalog.int4'::pg_catalog.regtype THEN 2 ELSE 3 END)
+       < (CASE f.ref_basetype WHEN 'pg_catalog.int2'::pg_catalog.regtype THEN 1
+                              WHEN 'pg_catalog.int4'::pg_catalog.regtype THEN 2 ELSE 3 END)
+),
+-- One row per reported column, with its type's bounds and what feeds it.
+rowinfo AS (
+  SELECT c.row_rel, c.row_attnum, c.basetype, it.type_min, it.type_max,
+         rs.row_rel IS NOT NULL AS has_seq,
+         nf.ref_rel IS NOT NULL AS narrow_ref
+    FROM cols c
+    JOIN int_types it ON it.typid = c.basetype
+    LEFT JOIN (SELECT DISTINCT row_rel, row_attnum FROM rowseqs) rs
+      ON rs.row_rel = c.row_rel AND rs.row_attnum = c.row_attnum
+    LEFT JOIN (SELECT DISTINCT ref_rel, ref_attnum FROM narrowfk) nf
+      ON nf.ref_rel = c.row_rel AND nf.ref_attnum = c.row_attnum
+   WHERE c.own_row
 ),
 -- Rows whose values must come from an index or statistics: int2/int4
 -- columns without a sequence, and keys that narrower FK columns reference.
 valuerows AS (
   SELECT r.row_rel, r.row_attnum
-    FROM rowtypes r
-   WHERE (r.basetype <> 'pg_catalog.int8'::pg_catalog.regtype
-          OR EXISTS (SELECT FROM narrowfk f
-                      WHERE f.ref_rel = r.row_rel AND f.ref_attnum = r.row_attnum))
-     AND NOT EXISTS (SELECT FROM rowseqs s
-                      WHERE s.row_rel = r.row_rel AND s.row_attnum = r.row_attnum)
+    FROM rowinfo r
+   WHERE (r.basetype <> 'pg_catalog.int8'::pg_catalog.regtype OR r.narrow_ref)
+     AND NOT r.has_seq
 ),
 -- One btree index per table and leading column: valid, not partial.
 idx AS (
@@ -224,7 +254,7 @@ leafprobe AS MATERIALIZED (
   SELECT c.row_rel, c.row_attnum, ix.indexrelid, b.min_value, b.max_value, b.status
     FROM valuerows v
     JOIN cols c ON c.row_rel = v.row_rel AND c.row_attnum = v.row_attnum
-    JOIN tabs t ON t.oid = c.relid AND t.relkind = 'r'
+               AND c.relkind = 'r'
     LEFT JOIN idx ix ON ix.indrelid = c.relid AND ix.attnum = c.attnum
     LEFT JOIN LATERAL storagelab.int_overflow_index_bounds(ix.indexrelid::pg_catalog.regclass) b ON true
 ),
@@ -241,23 +271,14 @@ indexmeas AS (
    GROUP BY p.row_rel, p.row_attnum
   HAVING bool_and(p.indexrelid IS NOT NULL)
 ),
--- pg_stats bounds (histogram and most common values) for value rows that
--- have no exact index measurement.  pg_stats shows only columns the caller
--- may read.
+-- Statistics bounds (histogram ends, most common values) for value rows
+-- without an exact index measurement, visible as in pg_stats.
 statmeas AS (
-  SELECT v.row_rel, v.row_attnum, min(x.x) AS min_value, max(x.x) AS max_value
+  SELECT v.row_rel, v.row_attnum, sb.min_value, sb.max_value
     FROM valuerows v
     LEFT JOIN indexmeas im ON im.row_rel = v.row_rel AND im.row_attnum = v.row_attnum
-    JOIN pg_catalog.pg_class c ON c.oid = v.row_rel
-    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-    JOIN pg_catalog.pg_attribute a ON a.attrelid = v.row_rel AND a.attnum = v.row_attnum
-    JOIN pg_catalog.pg_stats s
-      ON s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname
-    CROSS JOIN LATERAL pg_catalog.unnest(
-           coalesce(s.histogram_bounds::text::numeric[], '{}')
-           || coalesce(s.most_common_vals::text::numeric[], '{}')) x (x)
-   WHERE im.status IS DISTINCT FROM 'ok'
-   GROUP BY v.row_rel, v.row_attnum
+    CROSS JOIN LATERAL storagelab.int_overflow_stats_bounds(v.row_rel::pg_catalog.regclass, v.row_attnum) sb
+   WHERE im.status IS DISTINCT FROM 'ok' AND sb.status = 'ok'
 ),
 -- A row's own measurements: sequence values, index endpoints, statistics.
 -- seq_* are NULL for value measurements.
@@ -305,12 +326,12 @@ meas AS (
   UNION ALL
   SELECT r.row_rel, r.row_attnum, 'none', NULL::oid,
          NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false,
-         CASE WHEN EXISTS (SELECT FROM leafprobe p
-                            WHERE p.row_rel = r.row_rel AND p.row_attnum = r.row_attnum
-                              AND p.status = 'unreadable')
-              THEN 'unreadable' ELSE 'no data' END,
+         CASE WHEN u.row_rel IS NOT NULL THEN 'unreadable' ELSE 'no data' END,
          5
-    FROM rowtypes r
+    FROM rowinfo r
+    LEFT JOIN (SELECT DISTINCT row_rel, row_attnum FROM leafprobe
+                WHERE status = 'unreadable') u
+      ON u.row_rel = r.row_rel AND u.row_attnum = r.row_attnum
    WHERE r.basetype <> 'pg_catalog.int8'::pg_catalog.regtype
 ),
 -- Usage of each measurement against the row's type (and the sequence's
@@ -318,12 +339,11 @@ meas AS (
 -- to (MAXVALUE ascending, MINVALUE descending).  Values: toward whichever
 -- of the type's bounds is relatively closer.
 bounds AS (
-  SELECT m.*, rt.basetype, it.type_min, it.type_max,
-         greatest(m.seq_min, it.type_min) AS lo,
-         least(m.seq_max, it.type_max) AS hi
+  SELECT m.*, ri.basetype, ri.type_min, ri.type_max, ri.has_seq,
+         greatest(m.seq_min, ri.type_min) AS lo,
+         least(m.seq_max, ri.type_max) AS hi
     FROM meas m
-    JOIN rowtypes rt ON rt.row_rel = m.row_rel AND rt.row_attnum = m.row_attnum
-    JOIN int_types it ON it.typid = rt.basetype
+    JOIN rowinfo ri ON ri.row_rel = m.row_rel AND ri.row_attnum = m.row_attnum
 ),
 usage AS (
   SELECT b.*,
@@ -358,10 +378,53 @@ pct AS (
 best AS (
   SELECT DISTINCT ON (p.row_rel, p.row_attnum) p.*
     FROM pct p
-   WHERE p.basetype <> 'pg_catalog.int8'::pg_catalog.regtype
-      OR EXISTS (SELECT FROM rowseqs s
-                  WHERE s.row_rel = p.row_rel AND s.row_attnum = p.row_attnum)
+   WHERE p.basetype <> 'pg_catalog.int8'::pg_catalog.regtype OR p.has_seq
    ORDER BY p.row_rel, p.row_attnum, (p.cur IS NULL), p.exact DESC, p.used DESC, p.priority
+),
+-- FK columns that must follow a column to bigint: narrower-than-bigint
+-- columns referencing it, and those referencing them, transitively.
+refclosure AS (
+  SELECT f.ref_rel AS row_rel, f.ref_attnum AS row_attnum,
+         f.row_rel AS col_rel, f.row_attnum AS col_attnum, 1 AS depth
+    FROM fkpairs f
+   WHERE f.basetype <> 'pg_catalog.int8'::pg_catalog.regtype
+  UNION ALL
+  SELECT r.row_rel, r.row_attnum, f.row_rel, f.row_attnum, r.depth + 1
+    FROM refclosure r
+    JOIN fkpairs f ON f.ref_rel = r.col_rel AND f.ref_attnum = r.col_attnum
+   WHERE f.basetype <> 'pg_catalog.int8'::pg_catalog.regtype AND r.depth < 10
+),
+referencing AS (
+  SELECT r.row_rel, r.row_attnum,
+         array_agg(DISTINCT format('%I.%I.%I', n.nspname, c.relname, a.attname)) AS cols
+    FROM refclosure r
+    JOIN pg_catalog.pg_class c ON c.oid = r.col_rel
+    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    JOIN pg_catalog.pg_attribute a ON a.attrelid = r.col_rel AND a.attnum = r.col_attnum
+   WHERE (r.col_rel, r.col_attnum) <> (r.row_rel, r.row_attnum)
+   GROUP BY r.row_rel, r.row_attnum
+)
+SELECT b.row_rel, b.row_attnum, n.nspname, c.relname, a.attname, a.atttypid,
+       b.source, b.seqid, b.cur, b.lim, b.used, b.left_, b.min_value, b.max_value,
+       b.seq_increment, b.cycles, b.exact, b.status,
+       coalesce(r.cols, '{}')
+  FROM best b
+  JOIN pg_catalog.pg_class c ON c.oid = b.row_rel
+  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+  JOIN pg_catalog.pg_attribute a ON a.attrelid = b.row_rel AND a.attnum = b.row_attnum
+  LEFT JOIN referencing r ON r.row_rel = b.row_rel AND r.row_attnum = b.row_attnum
+$$;
+COMMENT ON FUNCTION storagelab.int_overflow_measurements() IS
+  'internal: the measurements behind storagelab.int_overflow, one row per column (use the view)';
+
+CREATE VIEW storagelab.int_overflow AS
+WITH
+cfg AS (
+  SELECT storagelab.setting('int_overflow.warning_pct')::numeric AS warning_pct,
+         storagelab.setting('int_overflow.critical_pct')::numeric AS critical_pct,
+         storagelab.setting('int_overflow.warning_within')::interval AS warning_within,
+         storagelab.setting('int_overflow.critical_within')::interval AS critical_within,
+         storagelab.setting('int_overflow.growth_window')::interval AS growth_window
 ),
 -- Growth per second of each column's recorded values (least squares over
 -- the snapshots in the growth window); at least two snapshots needed.
@@ -373,42 +436,13 @@ growth AS (
    GROUP BY h.schema_name, h.table_name, h.column_name
   HAVING count(*) >= 2
 ),
--- FK columns that must follow a column to bigint: narrower-than-bigint
--- columns referencing it, and those referencing them, transitively.
-refclosure AS (
-  SELECT f.ref_rel AS row_rel, f.ref_attnum AS row_attnum,
-         f.row_rel AS col_rel, f.row_attnum AS col_attnum, 1 AS depth
-    FROM fkpairs f
-    JOIN rowtypes ct ON ct.row_rel = f.row_rel AND ct.row_attnum = f.row_attnum
-   WHERE ct.basetype <> 'pg_catalog.int8'::pg_catalog.regtype
-  UNION ALL
-  SELECT r.row_rel, r.row_attnum, f.row_rel, f.row_attnum, r.depth + 1
-    FROM refclosure r
-    JOIN fkpairs f ON f.ref_rel = r.col_rel AND f.ref_attnum = r.col_attnum
-    JOIN rowtypes ct ON ct.row_rel = f.row_rel AND ct.row_attnum = f.row_attnum
-   WHERE ct.basetype <> 'pg_catalog.int8'::pg_catalog.regtype AND r.depth < 10
-),
-referencing AS (
-  SELECT r.row_rel, r.row_attnum,
-         array_agg(DISTINCT format('%I.%I.%I', n.nspname, c.relname, a.attname)) AS cols
-    FROM refclosure r
-    JOIN pg_catalog.pg_class c ON c.oid = r.col_rel
-    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-    JOIN pg_catalog.pg_attribute a ON a.attrelid = r.col_rel AND a.attnum = r.col_attnum
-   WHERE (r.col_rel, r.col_attnum) <> (r.row_rel, r.row_attnum)
-   GROUP BY r.row_rel, r.row_attnum
-),
 projected AS (
-  SELECT b.*, g.per_second,
-         g.per_second * CASE WHEN b.lim >= coalesce(b.cur, 0) THEN 1 ELSE -1 END AS toward,
-         c.relname, n.nspname, a.attname, a.atttypid
-    FROM best b
-    JOIN pg_catalog.pg_class c ON c.oid = b.row_rel
-    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-    JOIN pg_catalog.pg_attribute a ON a.attrelid = b.row_rel AND a.attnum = b.row_attnum
+  SELECT m.*, g.per_second,
+         g.per_second * CASE WHEN m.lim >= coalesce(m.cur, 0) THEN 1 ELSE -1 END AS toward
+    FROM storagelab.int_overflow_measurements() m
     LEFT JOIN growth g
-      ON b.cur IS NOT NULL
-     AND g.schema_name = n.nspname AND g.table_name = c.relname AND g.column_name = a.attname
+      ON m.cur IS NOT NULL
+     AND g.schema_name = m.nspname AND g.table_name = m.relname AND g.column_name = m.attname
 ),
 final AS (
   SELECT p.*,
@@ -435,7 +469,7 @@ SELECT f.row_rel::pg_catalog.regclass AS relation,
             WHEN f.used >= cfg.warning_pct
               OR f.overflow_at_ <= pg_catalog.now() + cfg.warning_within THEN 'warning'
             ELSE 'ok' END AS risk,
-       coalesce(r.cols, '{}') AS referencing_columns,
+       f.referencing_columns,
        f.overflow_at_ AS overflow_at,
        f.min_value,
        f.max_value,
@@ -445,8 +479,7 @@ SELECT f.row_rel::pg_catalog.regclass AS relation,
        round((f.per_second * 86400)::numeric, 3) AS growth_per_day,
        CASE WHEN f.cur IS NOT NULL AND f.cycles THEN 'cycles' ELSE f.status END AS status
   FROM final f
-  CROSS JOIN cfg
-  LEFT JOIN referencing r ON r.row_rel = f.row_rel AND r.row_attnum = f.row_attnum;
+  CROSS JOIN cfg;
 
 COMMENT ON VIEW storagelab.int_overflow IS
   'every int2/int4 column and every sequence-fed integer column of the database: current value, limit, usage, risk and projected overflow time; one row per partitioned/inheritance parent';

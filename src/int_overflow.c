@@ -18,7 +18,12 @@
  *	  planner's get_actual_variable_range()); no table scan.  The same
  *	  refusals as above are reported as a status.
  *
- * Both check the caller's privileges themselves (SELECT or USAGE on the
+ * storagelab.int_overflow_stats_bounds(regclass, smallint) returns the
+ *	  smallest and largest value that ANALYZE recorded for a column (histogram
+ *	  ends and most common values), read from pg_statistic through the syscache
+ *	  under the same rules as the pg_stats view, without its text conversions.
+ *
+ * All three check the caller's privileges themselves (SELECT or USAGE on the
  * sequence; SELECT on the table or on the key column), so they reveal
  * nothing that "SELECT last_value FROM seq" or "SELECT min(col), max(col)"
  * would not; that is why they are executable by PUBLIC.  Both take their
@@ -41,6 +46,7 @@
 #include "catalog/index.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_statistic.h"
 #include "catalog/pg_type_d.h"
 #include "commands/sequence.h"
 #include "executor/tuptable.h"
@@ -52,6 +58,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/rls.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
@@ -61,6 +68,7 @@
 
 PG_FUNCTION_INFO_V1(storagelab_int_overflow_sequence_state);
 PG_FUNCTION_INFO_V1(storagelab_int_overflow_index_bounds);
+PG_FUNCTION_INFO_V1(storagelab_int_overflow_stats_bounds);
 
 /*
  * How many index entries int_overflow_index_bounds() looks at from one end
@@ -472,4 +480,101 @@ storagelab_int_overflow_index_bounds(PG_FUNCTION_ARGS)
 	dmax = Int64GetDatum(maxv);
 	PG_RETURN_DATUM(form_result(fcinfo, &dmin, &dmax,
 								approximate ? SL_STATUS_APPROXIMATE : SL_STATUS_OK));
+}
+
+/*
+ * stats_slot_bounds
+ *		Widen the range *minv .. *maxv by the values of one statistics slot of kind
+ *		stakind (histogram or most common values) of the pg_statistic tuple.
+ */
+static void
+stats_slot_bounds(HeapTuple statstup, int stakind, Oid typid,
+				  bool *found, int64 *minv, int64 *maxv)
+{
+	AttStatsSlot sslot;
+	int			i;
+
+	if (!get_attstatsslot(&sslot, statstup, stakind, InvalidOid,
+						  ATTSTATSSLOT_VALUES))
+		return;
+	for (i = 0; i < sslot.nvalues; i++)
+	{
+		int64		v = int_key_to_int64(sslot.values[i], typid);
+
+		if (!*found || v < *minv)
+			*minv = v;
+		if (!*found || v > *maxv)
+			*maxv = v;
+		*found = true;
+	}
+	free_attstatsslot(&sslot);
+}
+
+/*
+ * storagelab_int_overflow_stats_bounds
+ *		SQL: storagelab.int_overflow_stats_bounds(rel regclass, attnum smallint,
+ *			 OUT min_value bigint, OUT max_value bigint, OUT status text)
+ *
+ * The smallest and largest value ANALYZE saw in an int2/int4/int8 column:
+ * the ends of its histogram and its most common values, from the
+ * statistics over the whole inheritance tree when there are such (a
+ * partitioned or inheritance parent), else from the table's own.  status:
+ * "ok", "no statistics", or "unreadable" when pg_stats would hide the row
+ * (no SELECT on the table or column, or row-level security active).  An
+ * estimate: ANALYZE samples, and the table may have grown since.
+ *
+ * Reads pg_statistic through the syscache; takes no lock on the table.
+ */
+Datum
+storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	AttrNumber	attnum = PG_GETARG_INT16(1);
+	bool		is_missing = false;
+	HeapTuple	statstup;
+	Oid			typid;
+	bool		found = false;
+	int64		minv = 0;
+	int64		maxv = 0;
+	Datum		dmin;
+	Datum		dmax;
+
+	if (get_rel_relkind(relid) == '\0')
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
+
+	/* The rules of the pg_stats view. */
+	if ((pg_class_aclcheck_ext(relid, GetUserId(), ACL_SELECT, &is_missing) != ACLCHECK_OK &&
+		 (is_missing ||
+		  pg_attribute_aclcheck_ext(relid, attnum, GetUserId(), ACL_SELECT,
+									&is_missing) != ACLCHECK_OK)) ||
+		check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL,
+									is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE));
+
+	typid = getBaseType(get_atttype(relid, attnum));
+	if (typid != INT2OID && typid != INT4OID && typid != INT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column %d of relation \"%s\" is not an integer column",
+						attnum, get_rel_name(relid)),
+				 errhint("Pass a column of type smallint, integer or bigint.")));
+
+	statstup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
+							   Int16GetDatum(attnum), BoolGetDatum(true));
+	if (!HeapTupleIsValid(statstup))
+		statstup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
+								   Int16GetDatum(attnum), BoolGetDatum(false));
+	if (!HeapTupleIsValid(statstup))
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, "no statistics"));
+
+	stats_slot_bounds(statstup, STATISTIC_KIND_HISTOGRAM, typid, &found, &minv, &maxv);
+	stats_slot_bounds(statstup, STATISTIC_KIND_MCV, typid, &found, &minv, &maxv);
+	ReleaseSysCache(statstup);
+
+	if (!found)
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, "no statistics"));
+
+	dmin = Int64GetDatum(minv);
+	dmax = Int64GetDatum(maxv);
+	PG_RETURN_DATUM(form_result(fcinfo, &dmin, &dmax, SL_STATUS_OK));
 }
