@@ -140,7 +140,7 @@ roots AS (
 -- column (every column of a partition) belongs to the row of the root's
 -- column of the same name; a column of its own gets a row of its own.
 cols AS (
-  SELECT a.attrelid AS relid, a.attnum, c.relkind,
+  SELECT a.attrelid AS relid, a.attnum, c.relkind, n.nspname, c.relname, a.attname, a.atttypid,
          CASE WHEN ty.typbasetype <> 0 THEN ty.typbasetype ELSE ty.oid END AS basetype,
          ra.attnum IS NULL AS own_row,
          CASE WHEN ra.attnum IS NULL THEN a.attrelid ELSE r.root END AS row_rel,
@@ -219,7 +219,8 @@ narrowfk AS (
 ),
 -- One row per reported column, with its type's bounds and what feeds it.
 rowinfo AS (
-  SELECT c.row_rel, c.row_attnum, c.basetype, it.type_min, it.type_max,
+  SELECT c.row_rel, c.row_attnum, c.nspname, c.relname, c.attname, c.atttypid,
+         c.basetype, it.type_min, it.type_max,
          rs.row_rel IS NOT NULL AS has_seq,
          nf.ref_rel IS NOT NULL AS narrow_ref
     FROM cols c
@@ -274,11 +275,11 @@ indexmeas AS (
 -- Statistics bounds (histogram ends, most common values) for value rows
 -- without an exact index measurement, visible as in pg_stats.
 statmeas AS (
-  SELECT v.row_rel, v.row_attnum, sb.min_value, sb.max_value
+  SELECT v.row_rel, v.row_attnum, sb.min_value, sb.max_value, sb.status
     FROM valuerows v
     LEFT JOIN indexmeas im ON im.row_rel = v.row_rel AND im.row_attnum = v.row_attnum
     CROSS JOIN LATERAL storagelab.int_overflow_stats_bounds(v.row_rel::pg_catalog.regclass, v.row_attnum) sb
-   WHERE im.status IS DISTINCT FROM 'ok' AND sb.status = 'ok'
+   WHERE im.status IS DISTINCT FROM 'ok'
 ),
 -- A row's own measurements: sequence values, index endpoints, statistics.
 -- seq_* are NULL for value measurements.
@@ -311,10 +312,11 @@ own AS (
          NULL, NULL, NULL, NULL, NULL, NULL,
          sm.min_value, sm.max_value, false, 'estimate', 3
     FROM statmeas sm
+   WHERE sm.status = 'ok'
 ),
 -- Every measurement of a row: its own, plus those of the keys it
 -- references through a foreign key when its type is narrower (the child
--- breaks first), plus a placeholder so that every row appears.
+-- breaks first).
 meas AS (
   SELECT * FROM own
   UNION ALL
@@ -323,23 +325,14 @@ meas AS (
          o.min_value, o.max_value, o.exact, o.status, 4
     FROM narrowfk f
     JOIN own o ON o.row_rel = f.ref_rel AND o.row_attnum = f.ref_attnum
-  UNION ALL
-  SELECT r.row_rel, r.row_attnum, 'none', NULL::oid,
-         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false,
-         CASE WHEN u.row_rel IS NOT NULL THEN 'unreadable' ELSE 'no data' END,
-         5
-    FROM rowinfo r
-    LEFT JOIN (SELECT DISTINCT row_rel, row_attnum FROM leafprobe
-                WHERE status = 'unreadable') u
-      ON u.row_rel = r.row_rel AND u.row_attnum = r.row_attnum
-   WHERE r.basetype <> 'pg_catalog.int8'::pg_catalog.regtype
 ),
 -- Usage of each measurement against the row's type (and the sequence's
 -- own bounds).  Sequences: measured from START toward the bound they move
 -- to (MAXVALUE ascending, MINVALUE descending).  Values: toward whichever
 -- of the type's bounds is relatively closer.
 bounds AS (
-  SELECT m.*, ri.basetype, ri.type_min, ri.type_max, ri.has_seq,
+  SELECT m.*, ri.nspname, ri.relname, ri.attname, ri.atttypid,
+         ri.basetype, ri.type_min, ri.type_max, ri.has_seq,
          greatest(m.seq_min, ri.type_min) AS lo,
          least(m.seq_max, ri.type_max) AS hi
     FROM meas m
@@ -374,12 +367,24 @@ pct AS (
     FROM usage u
 ),
 -- One row per column: the measurement closest to a limit, exact ones
--- first.  bigint columns appear only when a sequence feeds them.
+-- first; a column without any measurement gets a row with source none.
+-- bigint columns appear only when a sequence feeds them.
 best AS (
   SELECT DISTINCT ON (p.row_rel, p.row_attnum) p.*
     FROM pct p
    WHERE p.basetype <> 'pg_catalog.int8'::pg_catalog.regtype OR p.has_seq
    ORDER BY p.row_rel, p.row_attnum, (p.cur IS NULL), p.exact DESC, p.used DESC, p.priority
+),
+unmeasured AS (
+  SELECT r.row_rel, r.row_attnum, r.nspname, r.relname, r.attname, r.atttypid,
+         CASE WHEN u.row_rel IS NOT NULL THEN 'unreadable' ELSE 'no data' END AS status
+    FROM rowinfo r
+    LEFT JOIN best b ON b.row_rel = r.row_rel AND b.row_attnum = r.row_attnum
+    LEFT JOIN (SELECT row_rel, row_attnum FROM leafprobe WHERE status = 'unreadable'
+                UNION
+               SELECT row_rel, row_attnum FROM statmeas WHERE status = 'unreadable') u
+      ON u.row_rel = r.row_rel AND u.row_attnum = r.row_attnum
+   WHERE b.row_rel IS NULL AND r.basetype <> 'pg_catalog.int8'::pg_catalog.regtype
 ),
 -- FK columns that must follow a column to bigint: narrower-than-bigint
 -- columns referencing it, and those referencing them, transitively.
@@ -404,15 +409,18 @@ referencing AS (
    WHERE (r.col_rel, r.col_attnum) <> (r.row_rel, r.row_attnum)
    GROUP BY r.row_rel, r.row_attnum
 )
-SELECT b.row_rel, b.row_attnum, n.nspname, c.relname, a.attname, a.atttypid,
+SELECT b.row_rel, b.row_attnum, b.nspname, b.relname, b.attname, b.atttypid,
        b.source, b.seqid, b.cur, b.lim, b.used, b.left_, b.min_value, b.max_value,
        b.seq_increment, b.cycles, b.exact, b.status,
        coalesce(r.cols, '{}')
   FROM best b
-  JOIN pg_catalog.pg_class c ON c.oid = b.row_rel
-  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-  JOIN pg_catalog.pg_attribute a ON a.attrelid = b.row_rel AND a.attnum = b.row_attnum
   LEFT JOIN referencing r ON r.row_rel = b.row_rel AND r.row_attnum = b.row_attnum
+UNION ALL
+SELECT u.row_rel, u.row_attnum, u.nspname, u.relname, u.attname, u.atttypid,
+       'none', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, u.status,
+       coalesce(r.cols, '{}')
+  FROM unmeasured u
+  LEFT JOIN referencing r ON r.row_rel = u.row_rel AND r.row_attnum = u.row_attnum
 $$;
 COMMENT ON FUNCTION storagelab.int_overflow_measurements() IS
   'internal: the measurements behind storagelab.int_overflow, one row per column (use the view)';

@@ -488,24 +488,32 @@ storagelab_int_overflow_index_bounds(PG_FUNCTION_ARGS)
  *		stakind (histogram or most common values) of the pg_statistic tuple.
  */
 static void
-stats_slot_bounds(HeapTuple statstup, int stakind, Oid typid,
+stats_slot_bounds(HeapTuple statstup, int stakind,
 				  bool *found, int64 *minv, int64 *maxv)
 {
 	AttStatsSlot sslot;
+	Oid			valuetype;
 	int			i;
 
 	if (!get_attstatsslot(&sslot, statstup, stakind, InvalidOid,
 						  ATTSTATSSLOT_VALUES))
 		return;
-	for (i = 0; i < sslot.nvalues; i++)
+	/* The values are of the column's type: a domain stores its base type. */
+	valuetype = sslot.valuetype;
+	if (valuetype != INT2OID && valuetype != INT4OID && valuetype != INT8OID)
+		valuetype = getBaseType(valuetype);
+	if (valuetype == INT2OID || valuetype == INT4OID || valuetype == INT8OID)
 	{
-		int64		v = int_key_to_int64(sslot.values[i], typid);
+		for (i = 0; i < sslot.nvalues; i++)
+		{
+			int64		v = int_key_to_int64(sslot.values[i], valuetype);
 
-		if (!*found || v < *minv)
-			*minv = v;
-		if (!*found || v > *maxv)
-			*maxv = v;
-		*found = true;
+			if (!*found || v < *minv)
+				*minv = v;
+			if (!*found || v > *maxv)
+				*maxv = v;
+			*found = true;
+		}
 	}
 	free_attstatsslot(&sslot);
 }
@@ -519,8 +527,9 @@ stats_slot_bounds(HeapTuple statstup, int stakind, Oid typid,
  * the ends of its histogram and its most common values, from the
  * statistics over the whole inheritance tree when there are such (a
  * partitioned or inheritance parent), else from the table's own.  status:
- * "ok", "no statistics", or "unreadable" when pg_stats would hide the row
- * (no SELECT on the table or column, or row-level security active).  An
+ * "ok", "no statistics" (none, or not of an integer type), or "unreadable"
+ * when pg_stats would hide the row (no SELECT on the table or column, or
+ * row-level security active).  An
  * estimate: ANALYZE samples, and the table may have grown since.
  *
  * Reads pg_statistic through the syscache; takes no lock on the table.
@@ -532,7 +541,6 @@ storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
 	AttrNumber	attnum = PG_GETARG_INT16(1);
 	bool		is_missing = false;
 	HeapTuple	statstup;
-	Oid			typid;
 	bool		found = false;
 	int64		minv = 0;
 	int64		maxv = 0;
@@ -551,14 +559,6 @@ storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL,
 									is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE));
 
-	typid = getBaseType(get_atttype(relid, attnum));
-	if (typid != INT2OID && typid != INT4OID && typid != INT8OID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("column %d of relation \"%s\" is not an integer column",
-						attnum, get_rel_name(relid)),
-				 errhint("Pass a column of type smallint, integer or bigint.")));
-
 	statstup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
 							   Int16GetDatum(attnum), BoolGetDatum(true));
 	if (!HeapTupleIsValid(statstup))
@@ -567,8 +567,8 @@ storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
 	if (!HeapTupleIsValid(statstup))
 		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, "no statistics"));
 
-	stats_slot_bounds(statstup, STATISTIC_KIND_HISTOGRAM, typid, &found, &minv, &maxv);
-	stats_slot_bounds(statstup, STATISTIC_KIND_MCV, typid, &found, &minv, &maxv);
+	stats_slot_bounds(statstup, STATISTIC_KIND_HISTOGRAM, &found, &minv, &maxv);
+	stats_slot_bounds(statstup, STATISTIC_KIND_MCV, &found, &minv, &maxv);
 	ReleaseSysCache(statstup);
 
 	if (!found)

@@ -1,7 +1,7 @@
 -- pgTAP: storagelab.int_overflow, sequences and identity columns placed near
 -- their limits with setval, descending and cycling ones included.
 BEGIN;
-SELECT plan(40);
+SELECT plan(42);
 
 CREATE SCHEMA io;
 CREATE TEMP TABLE v ON COMMIT DROP AS SELECT * FROM storagelab.int_overflow WITH NO DATA;
@@ -152,6 +152,16 @@ SELECT is((SELECT b::text FROM storagelab.int_overflow_index_bounds('io.ix_v_idx
           (SELECT format('(%s,%s,ok)', min(v), max(v)) FROM io.ix),
           'int_overflow_index_bounds() agrees with min()/max()');
 
+CREATE DOMAIN io.yr AS int CHECK (VALUE > 0);
+CREATE TABLE io.dom (y io.yr);
+INSERT INTO io.dom SELECT 1990 + g % 20 FROM generate_series(1, 1000) g;
+ANALYZE io.dom;
+SELECT results_eq(
+  $$SELECT column_type, source, min_value, max_value FROM storagelab.int_overflow
+     WHERE relation = 'io.dom'::regclass$$,
+  $$VALUES ('io.yr'::regtype, 'statistics', 1990::numeric, 2009::numeric)$$,
+  'a domain over integer: statistics bounds (most common values) read in the base type');
+
 CREATE TABLE io.neg2 (v int2 PRIMARY KEY);
 INSERT INTO io.neg2 VALUES (-32000), (100);
 SELECT results_eq(
@@ -247,6 +257,10 @@ SELECT results_eq(
   $$SELECT current_value, status FROM io_as_reader WHERE rel = 'io.ix' AND col = 'v'$$,
   $$VALUES (NULL::numeric, 'unreadable')$$,
   'a table the caller cannot SELECT: its index is not read');
+SELECT results_eq(
+  $$SELECT current_value, status FROM io_as_reader WHERE rel = 'io.ix' AND col = 'w'$$,
+  $$VALUES (NULL::numeric, 'unreadable')$$,
+  'statistics of a column the caller cannot read are hidden, as in pg_stats');
 SELECT results_eq(
   $$SELECT current_value, status FROM io_as_reader WHERE rel = 'io.ss'$$,
   $$VALUES (32000::numeric, 'ok')$$,
