@@ -153,7 +153,8 @@ cols AS (
     LEFT JOIN roots r ON r.relid = c.oid
     LEFT JOIN (SELECT x.attrelid, x.attname, x.attnum
                  FROM pg_catalog.pg_attribute x
-                WHERE x.attrelid IN (SELECT root FROM roots) AND NOT x.attisdropped) ra
+                WHERE x.attrelid = ANY (ARRAY(SELECT root FROM roots))
+                  AND NOT x.attisdropped) ra
       ON a.attinhcount > 0 AND ra.attrelid = r.root AND ra.attname = a.attname
    WHERE c.relkind IN ('r', 'p')
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab')
@@ -333,38 +334,47 @@ meas AS (
 bounds AS (
   SELECT m.*, ri.nspname, ri.relname, ri.attname, ri.atttypid,
          ri.basetype, ri.type_min, ri.type_max, ri.has_seq,
-         greatest(m.seq_min, ri.type_min) AS lo,
-         least(m.seq_max, ri.type_max) AS hi
+         CASE WHEN m.seq_increment IS NOT NULL
+              THEN greatest(m.seq_min, ri.type_min) END AS lo,
+         CASE WHEN m.seq_increment IS NOT NULL
+              THEN least(m.seq_max, ri.type_max) END AS hi,
+         -- value measurements: is the minimum relatively closer to its bound?
+         (m.min_value::float8 / ri.type_min::float8
+          > greatest(m.max_value::float8 / ri.type_max::float8, 0)) AS toward_min
     FROM meas m
     JOIN rowinfo ri ON ri.row_rel = m.row_rel AND ri.row_attnum = m.row_attnum
 ),
 usage AS (
   SELECT b.*,
          CASE WHEN b.seq_increment IS NOT NULL THEN b.seq_value
-              WHEN b.max_value IS NULL THEN NULL
-              WHEN greatest(b.min_value / b.type_min, 0) > greatest(b.max_value / b.type_max, 0)
-                THEN b.min_value
+              WHEN b.toward_min THEN b.min_value
               ELSE b.max_value END AS cur,
          CASE WHEN b.seq_increment > 0 THEN b.hi
               WHEN b.seq_increment < 0 THEN b.lo
               WHEN b.max_value IS NULL THEN NULL
-              WHEN greatest(b.min_value / b.type_min, 0) > greatest(b.max_value / b.type_max, 0)
-                THEN b.type_min
+              WHEN b.toward_min THEN b.type_min
               ELSE b.type_max END AS lim,
-         least(greatest(b.seq_start, b.lo), b.hi) AS base,
+         CASE WHEN b.seq_increment IS NOT NULL
+              THEN least(greatest(b.seq_start, b.lo), b.hi) END AS base,
          (b.seq_cycle AND b.seq_max <= b.type_max AND b.seq_min >= b.type_min) AS cycles
     FROM bounds b
 ),
+-- Ratios in float8 (plenty for a percentage, and much cheaper than numeric
+-- over tens of thousands of rows); values_left exact.
 pct AS (
   SELECT u.*,
-         CASE WHEN u.cur IS NOT NULL THEN least(greatest(
-           CASE WHEN u.seq_increment IS NOT NULL THEN
-                  CASE WHEN u.lim = u.base THEN CASE WHEN u.cur = u.lim THEN 1 ELSE 0 END
-                       ELSE (u.cur - u.base) / (u.lim - u.base) END
-                ELSE u.cur / u.lim END * 100, 0), 100) END AS used,
-         CASE WHEN u.cur IS NULL THEN NULL
-              ELSE greatest(0, floor((u.lim - u.cur) / coalesce(u.seq_increment, sign(u.lim)))) END AS left_
+         round(least(greatest(
+           CASE WHEN u.seq_increment IS NULL THEN u.cur::float8 / u.lim::float8
+                WHEN u.lim = u.base THEN CASE WHEN u.cur = u.lim THEN 1 ELSE 0 END
+                ELSE (u.cur::float8 - u.base::float8) / (u.lim::float8 - u.base::float8)
+           END * 100, 0), 100)::numeric, 3) AS used,
+         greatest(0, floor((u.lim - u.cur) / coalesce(u.seq_increment, sign(u.lim)))) AS left_
     FROM usage u
+   WHERE u.cur IS NOT NULL
+  UNION ALL
+  SELECT u.*, NULL, NULL
+    FROM usage u
+   WHERE u.cur IS NULL
 ),
 -- One row per column: the measurement closest to a limit, exact ones
 -- first; a column without any measurement gets a row with source none.

@@ -389,6 +389,8 @@ storagelab_int_overflow_index_bounds(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
 
 	idxtup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexid));
+	if (!HeapTupleIsValid(idxtup) && get_rel_relkind(indexid) == '\0')
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
 	if (!HeapTupleIsValid(idxtup))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
