@@ -332,8 +332,7 @@ meas AS (
 -- to (MAXVALUE ascending, MINVALUE descending).  Values: toward whichever
 -- of the type's bounds is relatively closer.
 bounds AS (
-  SELECT m.*, ri.nspname, ri.relname, ri.attname, ri.atttypid,
-         ri.basetype, ri.type_min, ri.type_max, ri.has_seq,
+  SELECT m.*, ri.basetype, ri.type_min, ri.type_max, ri.has_seq,
          CASE WHEN m.seq_increment IS NOT NULL
               THEN greatest(m.seq_min, ri.type_min) END AS lo,
          CASE WHEN m.seq_increment IS NOT NULL
@@ -363,18 +362,15 @@ usage AS (
 -- over tens of thousands of rows); values_left exact.
 pct AS (
   SELECT u.*,
-         round(least(greatest(
-           CASE WHEN u.seq_increment IS NULL THEN u.cur::float8 / u.lim::float8
-                WHEN u.lim = u.base THEN CASE WHEN u.cur = u.lim THEN 1 ELSE 0 END
-                ELSE (u.cur::float8 - u.base::float8) / (u.lim::float8 - u.base::float8)
-           END * 100, 0), 100)::numeric, 3) AS used,
-         greatest(0, floor((u.lim - u.cur) / coalesce(u.seq_increment, sign(u.lim)))) AS left_
+         CASE WHEN u.cur IS NOT NULL THEN
+           round(least(greatest(
+             CASE WHEN u.seq_increment IS NULL THEN u.cur::float8 / u.lim::float8
+                  WHEN u.lim = u.base THEN CASE WHEN u.cur = u.lim THEN 1 ELSE 0 END
+                  ELSE (u.cur::float8 - u.base::float8) / (u.lim::float8 - u.base::float8)
+             END * 100, 0), 100)::numeric, 3) END AS used,
+         CASE WHEN u.cur IS NOT NULL THEN
+           greatest(0, floor((u.lim - u.cur) / coalesce(u.seq_increment, sign(u.lim)))) END AS left_
     FROM usage u
-   WHERE u.cur IS NOT NULL
-  UNION ALL
-  SELECT u.*, NULL, NULL
-    FROM usage u
-   WHERE u.cur IS NULL
 ),
 -- One row per column: the measurement closest to a limit, exact ones
 -- first; a column without any measurement gets a row with source none.
@@ -419,11 +415,12 @@ referencing AS (
    WHERE (r.col_rel, r.col_attnum) <> (r.row_rel, r.row_attnum)
    GROUP BY r.row_rel, r.row_attnum
 )
-SELECT b.row_rel, b.row_attnum, b.nspname, b.relname, b.attname, b.atttypid,
+SELECT b.row_rel, b.row_attnum, ri.nspname, ri.relname, ri.attname, ri.atttypid,
        b.source, b.seqid, b.cur, b.lim, b.used, b.left_, b.min_value, b.max_value,
        b.seq_increment, b.cycles, b.exact, b.status,
        coalesce(r.cols, '{}')
   FROM best b
+  JOIN rowinfo ri ON ri.row_rel = b.row_rel AND ri.row_attnum = b.row_attnum
   LEFT JOIN referencing r ON r.row_rel = b.row_rel AND r.row_attnum = b.row_attnum
 UNION ALL
 SELECT u.row_rel, u.row_attnum, u.nspname, u.relname, u.attname, u.atttypid,

@@ -542,6 +542,10 @@ storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
 	Oid			relid = PG_GETARG_OID(0);
 	AttrNumber	attnum = PG_GETARG_INT16(1);
 	bool		is_missing = false;
+	HeapTuple	classtup;
+	Form_pg_class classform;
+	bool		rowsecurity;
+	bool		inherited;
 	HeapTuple	statstup;
 	bool		found = false;
 	int64		minv = 0;
@@ -549,21 +553,27 @@ storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
 	Datum		dmin;
 	Datum		dmax;
 
-	if (get_rel_relkind(relid) == '\0')
+	classtup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(classtup))
 		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
+	classform = (Form_pg_class) GETSTRUCT(classtup);
+	rowsecurity = classform->relrowsecurity;
+	/* Whole-tree statistics exist only for parents; try them first there. */
+	inherited = classform->relkind == RELKIND_PARTITIONED_TABLE || classform->relhassubclass;
+	ReleaseSysCache(classtup);
 
 	/* The rules of the pg_stats view. */
 	if ((pg_class_aclcheck_ext(relid, GetUserId(), ACL_SELECT, &is_missing) != ACLCHECK_OK &&
 		 (is_missing ||
 		  pg_attribute_aclcheck_ext(relid, attnum, GetUserId(), ACL_SELECT,
 									&is_missing) != ACLCHECK_OK)) ||
-		check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
+		(rowsecurity && check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED))
 		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL,
 									is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE));
 
 	statstup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
-							   Int16GetDatum(attnum), BoolGetDatum(true));
-	if (!HeapTupleIsValid(statstup))
+							   Int16GetDatum(attnum), BoolGetDatum(inherited));
+	if (!HeapTupleIsValid(statstup) && inherited)
 		statstup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
 								   Int16GetDatum(attnum), BoolGetDatum(false));
 	if (!HeapTupleIsValid(statstup))
