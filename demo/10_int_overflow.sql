@@ -19,7 +19,7 @@ SELECT source, is_estimate, status, count(*)
   FROM storagelab.int_overflow GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
 
 \echo '-- Exact values by scanning, on demand:'
-\echo '-- SELECT * FROM storagelab.int_overflow_scan('pgbench_accounts');'
+\echo '-- SELECT * FROM storagelab.int_overflow_scan(''pgbench_accounts'');'
 SELECT * FROM storagelab.int_overflow_scan('pgbench_accounts');
 
 \echo '-- Record values for overflow_at (schedule this daily, e.g. with pg_cron):'
