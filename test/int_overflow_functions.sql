@@ -1,7 +1,7 @@
 -- pgTAP: int_overflow_scan() against min()/max(), and the bad-input errors
 -- of the int_overflow probes.
 BEGIN;
-SELECT plan(14);
+SELECT plan(17);
 
 CREATE SCHEMA iof;
 CREATE TABLE iof.t (a int2, b int, c bigint, d text, e int);
@@ -65,6 +65,15 @@ SELECT is((storagelab.int_overflow_sequence_state('iof.u')).last_value, 1::bigin
 SELECT is((SELECT b::text FROM storagelab.int_overflow_index_bounds('iof.iof_t_b') b),
           (SELECT format('(%s,%s,ok)', min(b), max(b)) FROM iof.t),
           'index_bounds() equals min()/max()');
+
+ANALYZE iof.t;
+SELECT is((SELECT b::text FROM storagelab.int_overflow_stats_bounds('iof.t', 2::int2) b),
+          (SELECT format('(%s,%s,ok)', min(b), max(b)) FROM iof.t),
+          'stats_bounds(): histogram ends of a column ANALYZE saw whole');
+SELECT is((storagelab.int_overflow_stats_bounds('iof.t', 4::int2)).status, 'no statistics',
+          'stats_bounds(): a non-integer column has no integer statistics');
+SELECT is((storagelab.int_overflow_stats_bounds(4000000000::oid::regclass, 1::int2)).status,
+          'unavailable', 'stats_bounds(): a dropped table is unavailable, not an error');
 
 SELECT * FROM finish();
 ROLLBACK;
