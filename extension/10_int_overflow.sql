@@ -149,6 +149,12 @@ cols AS (
     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
     JOIN pg_catalog.pg_attribute a
       ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+     -- filtered while scanning, not by a join over every attribute
+     AND a.atttypid = ANY (ARRAY(
+           SELECT t.oid FROM pg_catalog.pg_type t
+            WHERE (CASE WHEN t.typbasetype <> 0 THEN t.typbasetype ELSE t.oid END)
+                  IN ('pg_catalog.int2'::pg_catalog.regtype, 'pg_catalog.int4'::pg_catalog.regtype,
+                      'pg_catalog.int8'::pg_catalog.regtype)))
     JOIN pg_catalog.pg_type ty ON ty.oid = a.atttypid
     LEFT JOIN roots r ON r.relid = c.oid
     LEFT JOIN (SELECT x.attrelid, x.attname, x.attnum
