@@ -3,7 +3,7 @@
  * int_overflow.c
  *	  Cheap, exact probes behind the storagelab.int_overflow view.
  *
- * Two SQL functions, both called once per object by the view:
+ * Three SQL functions, each called once per object by the view:
  *
  * storagelab.int_overflow_sequence_state(regclass) reads a sequence's last
  *	  value the way pg_sequences does, but never fails and never waits: a
@@ -24,10 +24,10 @@
  *	  under the same rules as the pg_stats view, without its text conversions.
  *
  * All three check the caller's privileges themselves (SELECT or USAGE on the
- * sequence; SELECT on the table or on the key column), so they reveal
- * nothing that "SELECT last_value FROM seq" or "SELECT min(col), max(col)"
- * would not; that is why they are executable by PUBLIC.  Both take their
- * lock conditionally and release it as soon as they are done, so that the
+ * sequence; SELECT on the table or on the column), so they reveal nothing
+ * that "SELECT last_value FROM seq", "SELECT min(col), max(col)" or pg_stats
+ * would not; that is why they are executable by PUBLIC.  The first two take
+ * their lock conditionally and release it as soon as they are done, so that the
  * view neither queues behind a running ALTER TABLE nor piles up one lock per
  * object of a large database until the end of the transaction.
  *
@@ -64,7 +64,6 @@
 #include "utils/syscache.h"
 
 #include "compat.h"
-#include "storagelab.h"
 
 PG_FUNCTION_INFO_V1(storagelab_int_overflow_sequence_state);
 PG_FUNCTION_INFO_V1(storagelab_int_overflow_index_bounds);
