@@ -28,6 +28,7 @@ DATA = $(filter-out $(INSTALL_PARTS),$(wildcard extension/$(EXTENSION)--*--*.sql
 # pg_regress tests: sql/NAME.sql against expected/NAME.out, listed explicitly.
 REGRESS = \
 	extension \
+	int_overflow \
 	bigint_migration \
 	heap_visibility \
 	toast \

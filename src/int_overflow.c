@@ -1,0 +1,591 @@
+/*-------------------------------------------------------------------------
+ *
+ * int_overflow.c
+ *	  Cheap, exact probes behind the storagelab.int_overflow view.
+ *
+ * Three SQL functions, each called once per object by the view:
+ *
+ * storagelab.int_overflow_sequence_state(regclass) reads a sequence's last
+ *	  value the way pg_sequences does, but never fails and never waits: a
+ *	  sequence the caller may not read, one another session holds ACCESS
+ *	  EXCLUSIVE on (DROP, a migration), another session's temporary sequence,
+ *	  an unlogged sequence on a standby and a concurrently dropped one are all
+ *	  reported through a status instead.
+ *
+ * storagelab.int_overflow_index_bounds(regclass) returns the smallest and the
+ *	  largest visible non-NULL value of the first key column of a btree index
+ *	  by descending the index once from each end (O(log n), like the
+ *	  planner's get_actual_variable_range()); no table scan.  The same
+ *	  refusals as above are reported as a status.
+ *
+ * storagelab.int_overflow_stats_bounds(regclass, smallint) returns the
+ *	  smallest and largest value that ANALYZE recorded for a column (histogram
+ *	  ends and most common values), read from pg_statistic through the syscache
+ *	  under the same rules as the pg_stats view, without its text conversions.
+ *
+ * All three check the caller's privileges themselves (SELECT or USAGE on the
+ * sequence; SELECT on the table or on the column), so they reveal nothing
+ * that "SELECT last_value FROM seq", "SELECT min(col), max(col)" or pg_stats
+ * would not; that is why they are executable by PUBLIC.  The first two take
+ * their lock conditionally and release it as soon as they are done, so that the
+ * view neither queues behind a running ALTER TABLE nor piles up one lock per
+ * object of a large database until the end of the transaction.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/relscan.h"
+#include "access/skey.h"
+#include "access/tableam.h"
+#include "access/visibilitymap.h"
+#include "access/xlog.h"
+#include "catalog/index.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_statistic.h"
+#include "catalog/pg_type_d.h"
+#include "commands/sequence.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rls.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "compat.h"
+
+PG_FUNCTION_INFO_V1(storagelab_int_overflow_sequence_state);
+PG_FUNCTION_INFO_V1(storagelab_int_overflow_index_bounds);
+PG_FUNCTION_INFO_V1(storagelab_int_overflow_stats_bounds);
+
+/*
+ * How many index entries int_overflow_index_bounds() looks at from one end
+ * before it stops looking for a visible one.  Past this many dead entries
+ * (a mass DELETE of the newest rows not yet vacuumed) it returns the
+ * outermost key found, which is an upper bound of the live values, and says
+ * so with the status "approximate".
+ */
+#define SL_MAX_DEAD_ENTRIES		10000
+
+/* Status strings shared by both functions (documented in the README). */
+#define SL_STATUS_OK			"ok"
+#define SL_STATUS_UNREADABLE	"unreadable"
+#define SL_STATUS_LOCKED		"locked"
+#define SL_STATUS_UNAVAILABLE	"unavailable"
+#define SL_STATUS_EMPTY			"empty"
+#define SL_STATUS_APPROXIMATE	"approximate"
+
+/*
+ * form_result
+ *		Build the function's composite result from three values; a NULL
+ *		pointer for v1/v2 gives a NULL field.
+ */
+static Datum
+form_result(FunctionCallInfo fcinfo, Datum *v1, Datum *v2, const char *status)
+{
+	TupleDesc	tupdesc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+
+	if (v1)
+		values[0] = *v1;
+	else
+		nulls[0] = true;
+	if (v2)
+		values[1] = *v2;
+	else
+		nulls[1] = true;
+	values[2] = CStringGetTextDatum(status);
+
+	return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
+}
+
+/*
+ * unreadable_on_this_server
+ *		Whether relations of this persistence cannot be read here: another
+ *		session's temporary relation, or an unlogged one during recovery (its
+ *		main fork does not exist on a standby).
+ */
+static bool
+unreadable_on_this_server(Relation rel)
+{
+	if (RELATION_IS_OTHER_TEMP(rel))
+		return true;
+	if (rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED &&
+		RecoveryInProgress())
+		return true;
+	return false;
+}
+
+/*
+ * open_conditionally
+ *		Take AccessShareLock on relid without waiting and open it.
+ *
+ * Returns NULL with *status set when the lock is not available ("locked") or
+ * the relation was dropped meanwhile ("unavailable").  The caller closes the
+ * relation with relation_close(rel, AccessShareLock), which also releases
+ * the lock.
+ */
+static Relation
+open_conditionally(Oid relid, const char **status)
+{
+	Relation	rel;
+
+	if (!ConditionalLockRelationOid(relid, AccessShareLock))
+	{
+		*status = SL_STATUS_LOCKED;
+		return NULL;
+	}
+	/* Locking processed invalidations: a dropped relation is gone now. */
+	rel = try_relation_open(relid, NoLock);
+	if (rel == NULL)
+	{
+		UnlockRelationOid(relid, AccessShareLock);
+		*status = SL_STATUS_UNAVAILABLE;
+	}
+	return rel;
+}
+
+/*
+ * storagelab_int_overflow_sequence_state
+ *		SQL: storagelab.int_overflow_sequence_state(seq regclass,
+ *			 OUT last_value bigint, OUT is_called boolean, OUT status text)
+ *
+ * last_value and is_called as stored on the sequence's page (what
+ * pg_sequences shows: with CACHE > 1 that is the end of the range handed
+ * out to a session's cache).  status is "ok", or "unreadable" (the caller
+ * has neither SELECT nor USAGE on the sequence), "locked" (another session
+ * holds ACCESS EXCLUSIVE on it; we do not wait) or "unavailable" (dropped
+ * meanwhile, another session's temporary sequence, an unlogged sequence on
+ * a standby), with NULL values.
+ *
+ * Takes AccessShareLock conditionally and releases it before returning;
+ * reads the page under a share buffer lock and never writes it (unlike
+ * nextval(), it does not clear a stale xmax).  A relation that is not a
+ * sequence is an error.
+ */
+Datum
+storagelab_int_overflow_sequence_state(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	const char *status = SL_STATUS_OK;
+	bool		is_missing = false;
+	char		relkind;
+	Relation	rel;
+	Buffer		buf;
+	Page		page;
+	ItemId		lp;
+	HeapTupleHeader tuphdr;
+	Form_pg_sequence_data seq;
+	Datum		last_value;
+	Datum		is_called;
+
+	relkind = get_rel_relkind(relid);
+	if (relkind == '\0')
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
+	if (relkind != RELKIND_SEQUENCE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a sequence", get_rel_name(relid)),
+				 errhint("Pass a sequence, for example 'public.orders_id_seq'::regclass.")));
+
+	/* Privileges before the lock, so no lock is queued for a refused caller. */
+	if (pg_class_aclcheck_ext(relid, GetUserId(), ACL_SELECT | ACL_USAGE,
+							  &is_missing) != ACLCHECK_OK)
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL,
+									is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE));
+
+	rel = open_conditionally(relid, &status);
+	if (rel == NULL)
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, status));
+
+	if (unreadable_on_this_server(rel))
+	{
+		relation_close(rel, AccessShareLock);
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
+	}
+
+	/* A sequence is one page holding one tuple (see sequence.c). */
+	buf = ReadBuffer(rel, 0);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (PageGetMaxOffsetNumber(page) < FirstOffsetNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("sequence \"%s\" has no tuple on its page",
+						RelationGetRelationName(rel))));
+	lp = PageGetItemId(page, FirstOffsetNumber);
+	if (!ItemIdIsNormal(lp))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("sequence \"%s\" has an invalid line pointer",
+						RelationGetRelationName(rel))));
+	tuphdr = (HeapTupleHeader) PageGetItem(page, lp);
+	seq = (Form_pg_sequence_data) ((char *) tuphdr + tuphdr->t_hoff);
+	last_value = Int64GetDatum(seq->last_value);
+	is_called = BoolGetDatum(seq->is_called);
+	UnlockReleaseBuffer(buf);
+
+	relation_close(rel, AccessShareLock);
+
+	PG_RETURN_DATUM(form_result(fcinfo, &last_value, &is_called, SL_STATUS_OK));
+}
+
+/*
+ * int_key_to_int64
+ *		The int2/int4/int8 index key datum as int64.
+ */
+static int64
+int_key_to_int64(Datum d, Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			return (int64) DatumGetInt16(d);
+		case INT4OID:
+			return (int64) DatumGetInt32(d);
+		default:
+			return DatumGetInt64(d);
+	}
+}
+
+/*
+ * index_endpoint
+ *		The first visible non-NULL key of index in direction dir.
+ *
+ * Walks index entries from that end, reading each key from the index tuple
+ * (an index-only access).  An entry counts when the visibility map says its
+ * heap page is all-visible, or else when the heap tuple it points to is
+ * visible to the snapshot (one heap page read; as in any index scan this may
+ * prune the page or set hint bits).  Returns false when the index has no
+ * non-NULL key.  After SL_MAX_DEAD_ENTRIES invisible entries it returns the
+ * outermost key seen and sets *approximate.
+ */
+static bool
+index_endpoint(Relation heap, Relation index, Snapshot snapshot,
+			   ScanDirection dir, int64 *result, bool *approximate)
+{
+	IndexScanDesc scan;
+	ScanKeyData key;
+	TupleTableSlot *slot;
+	Buffer		vmbuffer = InvalidBuffer;
+	Oid			keytype = TupleDescAttr(RelationGetDescr(index), 0)->atttypid;
+	ItemPointer tid;
+	bool		found = false;
+	bool		have_outermost = false;
+	int64		outermost = 0;
+	int			examined = 0;
+
+	/* "key IS NOT NULL": btree then starts at the first non-NULL entry. */
+	ScanKeyEntryInitialize(&key, SK_ISNULL | SK_SEARCHNOTNULL, 1,
+						   InvalidStrategy, InvalidOid, InvalidOid,
+						   InvalidOid, (Datum) 0);
+
+	slot = table_slot_create(heap, NULL);
+	scan = index_beginscan(heap, index, snapshot, NULL, 1, 0);
+	scan->xs_want_itup = true;
+	index_rescan(scan, &key, 1, NULL, 0);
+
+	while ((tid = index_getnext_tid(scan, dir)) != NULL)
+	{
+		bool		isnull;
+		Datum		d;
+		int64		value;
+
+		CHECK_FOR_INTERRUPTS();
+
+		d = index_getattr(scan->xs_itup, 1, scan->xs_itupdesc, &isnull);
+		if (isnull)
+			continue;			/* cannot happen with SK_SEARCHNOTNULL */
+		value = int_key_to_int64(d, keytype);
+		if (!have_outermost)
+		{
+			outermost = value;
+			have_outermost = true;
+		}
+
+		if (VM_ALL_VISIBLE(heap, ItemPointerGetBlockNumber(tid), &vmbuffer) ||
+			index_fetch_heap(scan, slot))
+		{
+			*result = value;
+			found = true;
+			break;
+		}
+
+		if (++examined >= SL_MAX_DEAD_ENTRIES)
+		{
+			*result = outermost;
+			*approximate = true;
+			found = true;
+			break;
+		}
+	}
+
+	if (BufferIsValid(vmbuffer))
+		ReleaseBuffer(vmbuffer);
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+
+	return found;
+}
+
+/*
+ * storagelab_int_overflow_index_bounds
+ *		SQL: storagelab.int_overflow_index_bounds(index regclass,
+ *			 OUT min_value bigint, OUT max_value bigint, OUT status text)
+ *
+ * The smallest and largest visible non-NULL value of the first key column of
+ * a btree index over an int2, int4 or int8 column, read from the two ends of
+ * the index with the transaction's snapshot.  status: "ok", "empty" (no
+ * non-NULL value), "approximate" (too many dead entries at an end; the
+ * outermost key is returned), "unreadable" (the caller may SELECT neither
+ * the table nor the column), "locked" (another session holds ACCESS
+ * EXCLUSIVE on the table or the index; we do not wait), "unavailable"
+ * (dropped meanwhile, not valid, another session's temporary table, an
+ * unlogged table on a standby).
+ *
+ * Takes AccessShareLock on the table and the index conditionally and
+ * releases both before returning.  Anything other than a btree index on an
+ * integer first key column is an error.
+ */
+Datum
+storagelab_int_overflow_index_bounds(PG_FUNCTION_ARGS)
+{
+	Oid			indexid = PG_GETARG_OID(0);
+	const char *status = SL_STATUS_OK;
+	Oid			heapid;
+	HeapTuple	idxtup;
+	Form_pg_index idxform;
+	AttrNumber	keyattnum;
+	bool		is_missing = false;
+	Relation	heap;
+	Relation	index;
+	Oid			keytype;
+	Snapshot	snapshot;
+	int64		minv = 0;
+	int64		maxv = 0;
+	bool		approximate = false;
+	bool		found;
+	Datum		dmin;
+	Datum		dmax;
+
+	if (get_rel_relkind(indexid) == '\0')
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
+
+	idxtup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexid));
+	if (!HeapTupleIsValid(idxtup) && get_rel_relkind(indexid) == '\0')
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
+	if (!HeapTupleIsValid(idxtup))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an index", get_rel_name(indexid)),
+				 errhint("Pass a btree index whose first key column is an integer column.")));
+	idxform = (Form_pg_index) GETSTRUCT(idxtup);
+	heapid = idxform->indrelid;
+	keyattnum = idxform->indkey.values[0];
+	ReleaseSysCache(idxtup);
+
+	if (keyattnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("index \"%s\" starts with an expression", get_rel_name(indexid)),
+				 errhint("Pass a btree index whose first key column is an integer column.")));
+
+	/*
+	 * SELECT on the table, or on the key column (a column privilege is
+	 * enough for "SELECT min(col)"), before any lock is requested.
+	 */
+	if (pg_class_aclcheck_ext(heapid, GetUserId(), ACL_SELECT, &is_missing) != ACLCHECK_OK &&
+		(is_missing ||
+		 pg_attribute_aclcheck_ext(heapid, keyattnum, GetUserId(), ACL_SELECT,
+								   &is_missing) != ACLCHECK_OK))
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL,
+									is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE));
+
+	heap = open_conditionally(heapid, &status);
+	if (heap == NULL)
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, status));
+	index = open_conditionally(indexid, &status);
+	if (index == NULL)
+	{
+		relation_close(heap, AccessShareLock);
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, status));
+	}
+
+	if (index->rd_rel->relkind != RELKIND_INDEX ||
+		index->rd_rel->relam != BTREE_AM_OID)
+	{
+		const char *name = pstrdup(RelationGetRelationName(index));
+
+		relation_close(index, AccessShareLock);
+		relation_close(heap, AccessShareLock);
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a btree index", name),
+				 errdetail("Only a btree index returns its smallest and largest key cheaply."),
+				 errhint("Pass a btree index whose first key column is an integer column.")));
+	}
+	keytype = TupleDescAttr(RelationGetDescr(index), 0)->atttypid;
+	if (keytype != INT2OID && keytype != INT4OID && keytype != INT8OID)
+	{
+		const char *name = pstrdup(RelationGetRelationName(index));
+
+		relation_close(index, AccessShareLock);
+		relation_close(heap, AccessShareLock);
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("first key column of index \"%s\" is of type %s", name,
+						format_type_be(keytype)),
+				 errhint("Pass a btree index whose first key column is of type smallint, integer or bigint.")));
+	}
+
+	if (unreadable_on_this_server(heap) || !index->rd_index->indisvalid ||
+		heap->rd_rel->relam != HEAP_TABLE_AM_OID)
+	{
+		relation_close(index, AccessShareLock);
+		relation_close(heap, AccessShareLock);
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
+	}
+
+	snapshot = RegisterSnapshot(ActiveSnapshotSet() ? GetActiveSnapshot() :
+								GetTransactionSnapshot());
+	found = index_endpoint(heap, index, snapshot, ForwardScanDirection,
+						   &minv, &approximate);
+	if (found)
+		found = index_endpoint(heap, index, snapshot, BackwardScanDirection,
+							   &maxv, &approximate);
+	UnregisterSnapshot(snapshot);
+
+	relation_close(index, AccessShareLock);
+	relation_close(heap, AccessShareLock);
+
+	if (!found)
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_EMPTY));
+
+	dmin = Int64GetDatum(minv);
+	dmax = Int64GetDatum(maxv);
+	PG_RETURN_DATUM(form_result(fcinfo, &dmin, &dmax,
+								approximate ? SL_STATUS_APPROXIMATE : SL_STATUS_OK));
+}
+
+/*
+ * stats_slot_bounds
+ *		Widen the range *minv .. *maxv by the values of one statistics slot of kind
+ *		stakind (histogram or most common values) of the pg_statistic tuple.
+ */
+static void
+stats_slot_bounds(HeapTuple statstup, int stakind,
+				  bool *found, int64 *minv, int64 *maxv)
+{
+	AttStatsSlot sslot;
+	Oid			valuetype;
+	int			i;
+
+	if (!get_attstatsslot(&sslot, statstup, stakind, InvalidOid,
+						  ATTSTATSSLOT_VALUES))
+		return;
+	/* The values are of the column's type: a domain stores its base type. */
+	valuetype = sslot.valuetype;
+	if (valuetype != INT2OID && valuetype != INT4OID && valuetype != INT8OID)
+		valuetype = getBaseType(valuetype);
+	if (valuetype == INT2OID || valuetype == INT4OID || valuetype == INT8OID)
+	{
+		for (i = 0; i < sslot.nvalues; i++)
+		{
+			int64		v = int_key_to_int64(sslot.values[i], valuetype);
+
+			if (!*found || v < *minv)
+				*minv = v;
+			if (!*found || v > *maxv)
+				*maxv = v;
+			*found = true;
+		}
+	}
+	free_attstatsslot(&sslot);
+}
+
+/*
+ * storagelab_int_overflow_stats_bounds
+ *		SQL: storagelab.int_overflow_stats_bounds(rel regclass, attnum smallint,
+ *			 OUT min_value bigint, OUT max_value bigint, OUT status text)
+ *
+ * The smallest and largest value ANALYZE saw in an int2/int4/int8 column:
+ * the ends of its histogram and its most common values, from the
+ * statistics over the whole inheritance tree when there are such (a
+ * partitioned or inheritance parent), else from the table's own.  status:
+ * "ok", "no statistics" (none, or not of an integer type), or "unreadable"
+ * when pg_stats would hide the row (no SELECT on the table or column, or
+ * row-level security active).  An
+ * estimate: ANALYZE samples, and the table may have grown since.
+ *
+ * Reads pg_statistic through the syscache; takes no lock on the table.
+ */
+Datum
+storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	AttrNumber	attnum = PG_GETARG_INT16(1);
+	bool		is_missing = false;
+	HeapTuple	classtup;
+	Form_pg_class classform;
+	bool		rowsecurity;
+	bool		inherited;
+	HeapTuple	statstup;
+	bool		found = false;
+	int64		minv = 0;
+	int64		maxv = 0;
+	Datum		dmin;
+	Datum		dmax;
+
+	classtup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(classtup))
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
+	classform = (Form_pg_class) GETSTRUCT(classtup);
+	rowsecurity = classform->relrowsecurity;
+	/* Whole-tree statistics exist only for parents; try them first there. */
+	inherited = classform->relkind == RELKIND_PARTITIONED_TABLE || classform->relhassubclass;
+	ReleaseSysCache(classtup);
+
+	/* The rules of the pg_stats view. */
+	if ((pg_class_aclcheck_ext(relid, GetUserId(), ACL_SELECT, &is_missing) != ACLCHECK_OK &&
+		 (is_missing ||
+		  pg_attribute_aclcheck_ext(relid, attnum, GetUserId(), ACL_SELECT,
+									&is_missing) != ACLCHECK_OK)) ||
+		(rowsecurity && check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED))
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL,
+									is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE));
+
+	statstup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
+							   Int16GetDatum(attnum), BoolGetDatum(inherited));
+	if (!HeapTupleIsValid(statstup) && inherited)
+		statstup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
+								   Int16GetDatum(attnum), BoolGetDatum(false));
+	if (!HeapTupleIsValid(statstup))
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, "no statistics"));
+
+	stats_slot_bounds(statstup, STATISTIC_KIND_HISTOGRAM, &found, &minv, &maxv);
+	stats_slot_bounds(statstup, STATISTIC_KIND_MCV, &found, &minv, &maxv);
+	ReleaseSysCache(statstup);
+
+	if (!found)
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, "no statistics"));
+
+	dmin = Int64GetDatum(minv);
+	dmax = Int64GetDatum(maxv);
+	PG_RETURN_DATUM(form_result(fcinfo, &dmin, &dmax, SL_STATUS_OK));
+}
