@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# TAP test (run by prove from scripts/run-suites.sh): storagelab on a hot
+# standby.  Makes a streaming replica of the throwaway cluster on loopback
+# with pg_basebackup, then runs every view and reader there, read-only.
+# The visibility map is WAL-logged, so VM figures match the primary's; hint
+# bits are not, so hint-bit figures may differ and are not compared.
+set -uo pipefail
+: "${PG_MAJOR:?run from scripts/run-suites.sh}"
+. "$REPO/scripts/lib.sh"
+bindir=/usr/lib/postgresql/$PG_MAJOR/bin
+
+n=0; failed=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+qp() { psql -X -At -v ON_ERROR_STOP=1 -d storagelab_standby "$@"; }
+
+# Data on the primary: a logged table with bytea, an unlogged table and
+# sequence (they exist on a standby only as catalog entries), a serial key.
+dropdb --if-exists storagelab_standby 2>/dev/null
+createdb storagelab_standby
+qp -q <<'SQL'
+SET client_min_messages = warning;
+CREATE EXTENSION storagelab;
+CREATE TABLE t (id serial PRIMARY KEY, n int, b bytea);
+INSERT INTO t (n, b) SELECT g, decode(repeat(md5(g::text), 4 + g % 200), 'hex')
+  FROM generate_series(1, 3000) g;
+CREATE UNLOGGED TABLE u (id int, b bytea);
+INSERT INTO u SELECT g, '\x00' FROM generate_series(1, 10) g;
+CREATE UNLOGGED SEQUENCE useq;
+CREATE TABLE fed (id int DEFAULT nextval('useq'));
+VACUUM (ANALYZE) t;
+CHECKPOINT;
+SQL
+
+work=$(mktemp -d)
+chown postgres "$work"
+chmod 700 "$work"
+sport=$(free_port)
+trap 'runuser -u postgres -- "$bindir/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1; rm -rf "$work"' EXIT
+
+runuser -u postgres -- env PGPASSWORD="$PGPASSWORD" "$bindir/pg_basebackup" \
+	-h localhost -p "$PGPORT" -U "$PGUSER" -D "$work/data" -X stream -R -c fast >/dev/null 2>&1
+ok $? "pg_basebackup makes a replica"
+cp "$(psql -X -At -c 'SHOW hba_file')" "$work/data/pg_hba.conf"
+cat > "$work/data/postgresql.conf" <<CONF
+port = $sport
+listen_addresses = 'localhost'
+unix_socket_directories = '$work'
+hot_standby = on
+fsync = off
+extension_destdir = '$STAGE'
+primary_conninfo = 'host=localhost port=$PGPORT user=$PGUSER password=$PGPASSWORD'
+CONF
+chown postgres "$work/data/postgresql.conf" "$work/data/pg_hba.conf"
+runuser -u postgres -- "$bindir/pg_ctl" -D "$work/data" -l "$work/log" -w start >/dev/null
+ok $? "the replica starts"
+
+qs() { PGPORT=$sport psql -X -At -v ON_ERROR_STOP=1 -d storagelab_standby "$@"; }
+lsn=$(qp -c 'SELECT pg_current_wal_lsn()')
+for i in $(seq 100); do
+	[ "$(qs -c "SELECT pg_last_wal_replay_lsn() >= '$lsn'" 2>/dev/null)" = t ] && break
+	sleep 0.2
+done
+[ "$(qs -c 'SELECT pg_is_in_recovery()')" = t ]
+ok $? "the replica is in recovery and has replayed the primary's data"
+
+for v in $(qs -c "SELECT viewname FROM pg_views WHERE schemaname = 'storagelab' ORDER BY 1"); do
+	qs -c "SELECT count(*) FROM storagelab.$v" >/dev/null 2>"$work/err"
+	ok $? "view storagelab.$v works on the standby $(tr '\n' ' ' <"$work/err")"
+done
+
+vm="SELECT all_visible_pages, all_frozen_pages FROM storagelab.heap_visibility('t')"
+[ "$(qs -c "$vm")" = "$(qp -c "$vm")" ]
+ok $? "heap_visibility on the standby: the same VM figures as the primary"
+
+tp="SELECT null_values, inline_uncompressed, inline_compressed, external_uncompressed, external_compressed, raw_bytes, stored_bytes FROM storagelab.toast_profile('t', 'b')"
+[ "$(qs -c "$tp")" = "$(qp -c "$tp")" ]
+ok $? "toast_profile on the standby equals the primary's"
+
+qs -c "SELECT storagelab.heap_visibility('u')" >/dev/null 2>"$work/err"
+st=$?
+grep -q "unlogged\|recovery\|standby" "$work/err"
+ok $(( st == 0 || $? == 0 ? 0 : 1 )) "heap_visibility on an unlogged table on the standby: a result or a clear error"
+
+[ -n "$(qs -c "SELECT 1 FROM storagelab.int_overflow WHERE relation = 't'::regclass")" ]
+ok $? "int_overflow lists the serial key on the standby"
+
+qs -c "SELECT count(*) FROM storagelab.int_overflow" >/dev/null
+ok $? "int_overflow does not fail on an unlogged sequence on the standby"
+
+qs -c "SELECT storagelab.bigint_migration_script('t', 'id')" >/dev/null
+ok $? "bigint_migration_script generates on the standby"
+
+qs -c "SELECT storagelab.storage_migration_script('t', 'b')" >/dev/null
+ok $? "storage_migration_script generates on the standby"
+
+echo "1..$n"
+exit $((failed > 0))
