@@ -268,7 +268,7 @@ COMMENT ON COLUMN storagelab.column_facts.width_spread IS 'standard deviation of
 -- column_facts grouped by table; no join, so the cost grows linearly with
 -- the number of columns.
 CREATE VIEW storagelab.alignment_padding AS
-WITH t AS (
+WITH g AS (
   SELECT relid,
          CASE WHEN min(reltuples) >= 0 THEN min(reltuples)::float8
               ELSE max(profiled_rows)::float8 END AS tuples,
@@ -276,7 +276,7 @@ WITH t AS (
          bool_or(NOT attisdropped AND source IS NULL) AS missing_facts,
          bool_and(attisdropped OR source = 'exact') AS all_exact,
          array_agg(attname) FILTER (WHERE NOT attisdropped) AS current_order,
-         array_agg(attname ORDER BY order_key) FILTER (WHERE NOT attisdropped) AS suggested_order,
+         array_agg(order_key) FILTER (WHERE NOT attisdropped) AS live_keys,
          array_agg(attlen) AS lens,
          array_agg(attalign) AS aligns,
          array_agg(attstorage) AS storages,
@@ -285,13 +285,24 @@ WITH t AS (
          array_agg(width_spread) AS spreads,
          array_agg(CASE WHEN attisdropped THEN -1 ELSE order_key END) AS keys
     -- input in attnum order: the arrays are built in it (one sort, rather
-    -- than one per aggregate and table)
+    -- than one per aggregate and table).  No aggregate here may have an
+    -- ORDER BY of its own: from PostgreSQL 16 on the planner then sorts the
+    -- input by that aggregate's key for all of them (presorted aggregates),
+    -- and the arrays would no longer be in attnum order.
     FROM (SELECT relid, reltuples, profiled_rows, fillfactor, attnum, attname, attisdropped,
                  attlen, attalign, attstorage, order_key, source, avg_width, null_frac,
                  width_spread
             FROM storagelab.column_facts ORDER BY relid, attnum) f
    GROUP BY relid
   HAVING count(*) FILTER (WHERE NOT attisdropped) > 0
+),
+-- the suggested order: the live columns sorted by their keys (unique, as
+-- they end in attnum)
+t AS (
+  SELECT g.*,
+         ARRAY(SELECT u.name FROM unnest(g.current_order, g.live_keys) u(name, key)
+                ORDER BY u.key) AS suggested_order
+    FROM g
 ),
 m AS MATERIALIZED (
   SELECT t.*, l.now, l.after,

@@ -524,7 +524,12 @@ storagelab_column_profile_scan(PG_FUNCTION_ARGS)
 								   "column_profile row",
 								   ALLOCSET_DEFAULT_SIZES);
 	slot = table_slot_create(rel, NULL);
-	scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	/*
+	 * No SO_HINT_REL_READ_ONLY (PostgreSQL 19): with it, on-access pruning
+	 * may also set visibility map bits, and this pass writes nothing of its
+	 * own.
+	 */
+	scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL, SO_NONE);
 
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{

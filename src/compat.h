@@ -31,13 +31,18 @@
 
 /*
  * PostgreSQL 18 added an IndexScanInstrumentation argument to
- * index_beginscan(); older majors take the other five only.  genam.h is
- * included first, so that its declaration is never expanded by the macro.
+ * index_beginscan(), and 19 a flags argument (a bitmask of ScanOptions,
+ * SO_NONE for none: see table_beginscan() below); older majors take the
+ * others only.  genam.h is included first, so that its declaration is never
+ * expanded by the macro.
  */
 #include "access/genam.h"
 #if PG_VERSION_NUM < 180000
-#define index_beginscan(heap, index, snapshot, instrument, nkeys, norderbys) \
+#define index_beginscan(heap, index, snapshot, instrument, nkeys, norderbys, flags) \
 	index_beginscan(heap, index, snapshot, nkeys, norderbys)
+#elif PG_VERSION_NUM < 190000
+#define index_beginscan(heap, index, snapshot, instrument, nkeys, norderbys, flags) \
+	index_beginscan(heap, index, snapshot, instrument, nkeys, norderbys)
 #endif
 
 /*
@@ -103,6 +108,19 @@ typedef struct BlockRangeReadStreamPrivate
 extern BlockNumber block_range_read_stream_cb(ReadStream *stream,
 											  void *callback_private_data,
 											  void *per_buffer_data);
+#endif
+
+/*
+ * PostgreSQL 19 added a flags argument (a bitmask of ScanOptions, SO_NONE
+ * for none) to table_beginscan(); older majors take the other four only and
+ * have no SO_NONE.  tableam.h is included first, so that its declaration is
+ * never expanded by the macro.
+ */
+#include "access/tableam.h"
+#if PG_VERSION_NUM < 190000
+#define SO_NONE 0
+#define table_beginscan(rel, snapshot, nkeys, key, flags) \
+	table_beginscan(rel, snapshot, nkeys, key)
 #endif
 
 #endif							/* STORAGELAB_COMPAT_H */

@@ -293,7 +293,7 @@ storagelab_toast_reader_open(Relation rel, Snapshot snapshot,
 	reader->toastidx = index_open(toast_get_valid_index(toastrelid, AccessShareLock),
 								  AccessShareLock);
 	reader->scan = index_beginscan(reader->toastrel, reader->toastidx, snapshot,
-								   NULL, 2, 0);
+								   NULL, 2, 0, SO_NONE);
 	reader->strategy = strategy;
 	reader->snapshot = snapshot;
 	reader->toast_nblocks = RelationGetNumberOfBlocks(reader->toastrel);
