@@ -392,10 +392,10 @@ BEGIN
                          '    EXCEPTION WHEN lock_not_available THEN\n'
                          '      attempt := attempt + 1;\n'
                          '      IF attempt >= %s THEN RAISE; END IF;\n'
-                         '      RAISE NOTICE ''lock_timeout on %s, retry %% of %s'', attempt;\n'
+                         '      RAISE NOTICE ''lock_timeout on %%, retry %% of %s'', %L, attempt;\n'
                          '      PERFORM pg_catalog.pg_sleep(least(attempt, 10));\n'
                          '    END;\n  END LOOP;\nEND\n$step$;\n',
-                         stmt, retries, replace(t.r::text, '''', ''''''), retries);
+                         stmt, retries, retries, t.r::text);
   END LOOP;
 
   IF NOT rewrite_existing THEN

@@ -4,7 +4,7 @@
 BEGIN;
 SELECT plan(9);
 
-CREATE EXTENSION dblink;
+CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT FROM dblink_connect('io_other',
   format('dbname=%s port=%s host=%s', current_database(), current_setting('port'),
          split_part(current_setting('unix_socket_directories'), ',', 1)));
