@@ -54,6 +54,31 @@
 #endif
 
 /*
+ * PostgreSQL 19 added an allow_update argument to
+ * GlobalVisTestIsRemovableXid(): whether it may recompute the horizons when
+ * they cannot tell yet (what earlier majors always do, and what
+ * heap_page_prune_opt() passes).  snapmgr.h is included first, so that its
+ * declaration is never expanded by the macro.
+ */
+#include "utils/snapmgr.h"
+#if PG_VERSION_NUM < 190000
+#define GlobalVisTestIsRemovableXid(state, xid, allow_update) \
+	GlobalVisTestIsRemovableXid(state, xid)
+#endif
+
+/*
+ * PostgreSQL 19 widened a buffer header's state word (flags such as
+ * BM_DIRTY, usage and pin counts) from a pg_atomic_uint32 to a
+ * pg_atomic_uint64.  storagelab_buffer_state(desc) reads it, without the
+ * buffer header lock, on every major (needs storage/buf_internals.h).
+ */
+#if PG_VERSION_NUM >= 190000
+#define storagelab_buffer_state(desc) pg_atomic_read_u64(&(desc)->state)
+#else
+#define storagelab_buffer_state(desc) pg_atomic_read_u32(&(desc)->state)
+#endif
+
+/*
  * Read streams.  PostgreSQL 17 added storage/read_stream.h (read-ahead and
  * I/O combining for a relation's blocks); 18 added block_range_read_stream_cb
  * and READ_STREAM_USE_BATCHING.  Page readers use that API on every major:

@@ -13,6 +13,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/visibilitymap.h"
 #include "access/xlog.h"

@@ -199,7 +199,7 @@ hv_would_prune(HvScan *scan, Page page)
 
 	if (scan->in_recovery || !TransactionIdIsNormal(prune_xid))
 		return false;
-	if (!GlobalVisTestIsRemovableXid(scan->vistest, prune_xid))
+	if (!GlobalVisTestIsRemovableXid(scan->vistest, prune_xid, true))
 		return false;
 	return PageIsFull(page) || PageGetHeapFreeSpace(page) < scan->prune_minfree;
 }
@@ -217,7 +217,7 @@ hv_buffer_is_dirty(Buffer buffer)
 		hdr = GetLocalBufferDescriptor(-buffer - 1);
 	else
 		hdr = GetBufferDescriptor(buffer - 1);
-	return (pg_atomic_read_u32(&hdr->state) & BM_DIRTY) != 0;
+	return (storagelab_buffer_state(hdr) & BM_DIRTY) != 0;
 }
 
 /*
