@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# TAP test (run by prove from scripts/run-suites.sh): every reader and view
+# under concurrent writes and VACUUM, and DROP / TRUNCATE of a table while a
+# page reader is reading it.
+#
+# pgbench (4 clients) writes for a few seconds while one session runs
+# VACUUM in a loop and another runs every storagelab reader and view in a
+# loop.  Nothing may fail: no reader error, no failed pgbench transaction.
+# Then a large heap_visibility() read is started, and DROP TABLE / TRUNCATE
+# are issued while it runs: they wait for it (its ACCESS SHARE lock), the
+# reader returns its row, and the server keeps running.
+set -uo pipefail
+: "${PG_MAJOR:?run from scripts/run-suites.sh}"
+SECONDS_OF_LOAD=${CONCURRENCY_SECONDS:-8}
+
+n=0; failed=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+export PGDATABASE=storagelab_concurrency
+dropdb --if-exists "$PGDATABASE" 2>/dev/null
+createdb "$PGDATABASE"
+q() { psql -X -At -v ON_ERROR_STOP=1 "$@"; }
+
+pgbench -i -q -s 5 --foreign-keys >/dev/null 2>&1
+ok $? "pgbench -i -s 5 --foreign-keys"
+q -q <<'SQL'
+SET client_min_messages = warning;
+CREATE EXTENSION storagelab;
+CREATE TABLE blobs (id serial PRIMARY KEY, b bytea);
+INSERT INTO blobs (b) SELECT decode(repeat(md5(g::text), 100 + g % 300), 'hex') FROM generate_series(1, 2000) g;
+CREATE TABLE victim AS SELECT g AS id, md5(g::text) AS t FROM generate_series(1, 1500000) g;
+CREATE TABLE victim2 AS SELECT * FROM victim;
+ANALYZE;
+SQL
+ok $? "fixtures: blobs, and two 1.5M-row tables to drop and truncate"
+
+# Writers: pgbench with 4 clients; VACUUM in a loop; blob updates in a loop.
+pgbench -n -c 4 -j 2 -T "$SECONDS_OF_LOAD" >"$work/pgbench" 2>&1 &
+bench_pid=$!
+( end=$((SECONDS + SECONDS_OF_LOAD)); while [ $SECONDS -lt $end ]; do
+	q -q -c 'VACUUM pgbench_accounts, pgbench_branches, pgbench_tellers, blobs' || echo vacuum-failed
+  done ) >"$work/vacuum" 2>&1 &
+( end=$((SECONDS + SECONDS_OF_LOAD)); while [ $SECONDS -lt $end ]; do
+	q -q -c "UPDATE blobs SET b = b || '\x00'::bytea WHERE id % 50 = (random() * 50)::int" || echo update-failed
+  done ) >"$work/update" 2>&1 &
+
+# Readers, in a loop for the same time.
+readers=(
+	"SELECT * FROM storagelab.heap_visibility('pgbench_accounts')"
+	"SELECT * FROM storagelab.heap_visibility('pgbench_accounts', 50)"
+	"SELECT * FROM storagelab.heap_visibility_toast('blobs')"
+	"SELECT * FROM storagelab.toast_profile('blobs', 'b')"
+	"SELECT * FROM storagelab.toast_profile('blobs', 'b', 100)"
+	"SELECT count(*) FROM storagelab.int_overflow"
+	"SELECT * FROM storagelab.int_overflow_scan('pgbench_history')"
+	"SELECT count(*) FROM storagelab.visibility"
+	"SELECT count(*) FROM storagelab.bytea_storage"
+	"SELECT count(*) FROM storagelab.column_waste"
+	"SELECT count(*) FROM storagelab.alignment_padding"
+	"SELECT storagelab.column_profile('pgbench_tellers')"
+	"SELECT length(storagelab.bigint_migration_script('pgbench_accounts', 'aid'))"
+)
+rounds=0 errors=0
+end=$((SECONDS + SECONDS_OF_LOAD))
+while [ $SECONDS -lt $end ]; do
+	for r in "${readers[@]}"; do
+		q -c "$r" >/dev/null 2>>"$work/readers" || errors=$((errors + 1))
+	done
+	rounds=$((rounds + 1))
+done
+wait $bench_pid
+bench_rc=$?
+wait
+[ "$errors" = 0 ]
+ok $? "$rounds rounds of ${#readers[@]} readers and views under load: $errors errors $(head -c 300 "$work/readers" | tr '\n' ' ')"
+[ "$bench_rc" = 0 ] && grep -q "number of failed transactions: 0" "$work/pgbench" ||
+	{ [ "$bench_rc" = 0 ] && ! grep -q "number of failed transactions" "$work/pgbench"; }
+ok $? "pgbench's 4 clients saw no failed transaction ($(grep -m1 '^tps' "$work/pgbench"))"
+! grep -q failed "$work/vacuum" "$work/update"
+ok $? "VACUUM and the bytea updates ran beside the readers without error"
+
+# DROP / TRUNCATE while a full heap_visibility() read is in progress.
+for target in "DROP TABLE victim" "TRUNCATE victim2"; do
+	table=${target##* }
+	q -c "SELECT tuples FROM storagelab.heap_visibility('$table')" >"$work/read" 2>&1 &
+	reader=$!
+	# Wait until the read is running (it holds ACCESS SHARE until it ends).
+	for i in $(seq 200); do
+		[ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%heap_visibility(''$table'')%' AND state = 'active' AND pid <> pg_backend_pid()")" = 1 ] && break
+		sleep 0.01
+	done
+	q -c "SET lock_timeout = '60s'; $target" >"$work/ddl" 2>&1
+	ddl_rc=$?
+	wait $reader
+	read_rc=$?
+	[ "$ddl_rc" = 0 ] && [ "$read_rc" = 0 ] && grep -qx '1500000' "$work/read"
+	ok $? "$target during a heap_visibility() read: waits for it, the read returns all 1500000 tuples"
+done
+[ "$(q -c 'SELECT 1')" = 1 ]
+ok $? "the server is still up"
+
+dropdb "$PGDATABASE"
+echo "1..$n"
+exit $((failed > 0))
