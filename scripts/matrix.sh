@@ -23,7 +23,9 @@
 # mount).  Environment: STORAGELAB_CHROOTS, STORAGELAB_MIRROR (default: the
 # host's Debian mirror), STORAGELAB_MATRIX_REFRESH=1 (apt-get upgrade each
 # chroot before its run), STORAGELAB_MATRIX_COMMAND (what runs for each
-# major instead of scripts/test.sh, e.g. scripts/valgrind.sh).
+# major instead of scripts/test.sh, e.g. scripts/valgrind.sh),
+# STORAGELAB_PRERELEASE_ADVISORY=1 (19's test failures are reported but not
+# counted; a 19 that does not build or run still fails).
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -337,10 +339,17 @@ run_major() {
 	f=${counts#*, }
 	f=${f%% failed*}
 	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-	TOTAL_PASS=$((TOTAL_PASS + p))
-	TOTAL_FAIL=$((TOTAL_FAIL + f))
 	local tag=""
 	[ "$major" = 19 ] && tag=", pre-release"
+	# With STORAGELAB_PRERELEASE_ADVISORY=1 (CI), a pre-release major's test
+	# failures are reported on its line but not counted; it must still
+	# build and run its tests (no test run at all counts as a failure).
+	if [ "${STORAGELAB_PRERELEASE_ADVISORY:-}" = 1 ] && [ "$major" = 19 ] && [ "$p" -gt 0 ]; then
+		tag="$tag; reported, not counted"
+	else
+		TOTAL_PASS=$((TOTAL_PASS + p))
+		TOTAL_FAIL=$((TOTAL_FAIL + f))
+	fi
 	SUMMARIES+=("PostgreSQL $major (${ver:-?}, $where$tag): $p passed, $f failed in $(($(date +%s) - start)) s ($cold)")
 }
 
