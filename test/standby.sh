@@ -47,7 +47,7 @@ listen_addresses = 'localhost'
 unix_socket_directories = '$work'
 hot_standby = on
 fsync = off
-extension_destdir = '$STAGE'
+$(stage_settings | sed "s/^\([a-z_]*\)=\(.*\)$/\1 = '\2'/")
 primary_conninfo = 'host=localhost port=$PGPORT user=$PGUSER password=$PGPASSWORD'
 CONF
 chown postgres "$work/data/postgresql.conf" "$work/data/pg_hba.conf"
