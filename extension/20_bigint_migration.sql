@@ -63,6 +63,35 @@ $$;
 COMMENT ON FUNCTION storagelab.bigint_migration_qname(oid) IS
   'schema-qualified, quoted name of a relation, for generated scripts';
 
+-- PostgreSQL version differences of the INT -> BIGINT generator, in one place.
+--
+-- PostgreSQL 18 stores NOT NULL as a constraint: a pg_constraint row with
+-- contype 'n', its own name (default <table>_<column>_not_null) and an auto
+-- pg_depend entry on its column.  For the generator that means:
+--   * ALTER COLUMN TYPE keeps the table's own NOT NULL constraint and its
+--     name (blocking mode), but re-creates the inherited copies of the
+--     partitions (and inheritance children) under the parent's name: an
+--     inherited constraint cannot be renamed, so a partition's NOT NULL
+--     name follows its parent's after the migration;
+--   * the online swap's SET NOT NULL on the new column creates a new
+--     constraint (named after the column, with a digit appended while the old
+--     column's still holds the name); the swap renames it to the old name
+--     once the old column's is dropped (a rename recurses to the partitions).
+-- Before PostgreSQL 18, NOT NULL is only pg_attribute.attnotnull: nothing to
+-- name, re-create or check beyond it.
+CREATE FUNCTION storagelab.bigint_migration_not_null_name(rel oid, attnum int2)
+RETURNS name
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT c.conname
+    FROM pg_constraint c
+   WHERE current_setting('server_version_num')::int >= 180000
+     AND c.conrelid = $1 AND c.contype = 'n' AND c.conkey = ARRAY[$2]
+$$;
+COMMENT ON FUNCTION storagelab.bigint_migration_not_null_name(oid, int2) IS
+  'name of the NOT NULL constraint of a column (PostgreSQL 18 and later); NULL when the column has none or NOT NULL is not a constraint (PostgreSQL 17 and earlier)';
+
 CREATE FUNCTION storagelab.bigint_migration_comment_text(t text)
 RETURNS text
 LANGUAGE sql IMMUTABLE STRICT
@@ -547,11 +576,28 @@ BEGIN
         END IF;
 
       ELSIF r.classid = 'pg_constraint'::regclass THEN
-        SELECT c.conname, c.contype, c.conrelid, c.conparentid, storagelab.bigint_migration_qname(c.conrelid) AS qn,
+        SELECT c.conname, c.contype, c.conrelid, c.conparentid, c.coninhcount, storagelab.bigint_migration_qname(c.conrelid) AS qn,
+               (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = c.conrelid AND a.attnum = c.conkey[1]) AS attname,
                pg_get_constraintdef(c.oid) AS def INTO q
           FROM pg_constraint c WHERE c.oid = r.objid;
         IF q.contype = 'f' OR q.conparentid <> 0 THEN
           CONTINUE;                                   -- foreign keys: step 5
+        ELSIF q.contype = 'n' AND (v_auto OR NOT (wclass = 'pg_class'::regclass AND wsub > 0)) THEN
+          CONTINUE;                                   -- NOT NULL of a re-created generated column: its ADD COLUMN has NOT NULL
+        ELSIF q.contype = 'n' THEN
+          -- PostgreSQL 18+: a NOT NULL constraint (see bigint_migration_not_null_name)
+          o.kind := 'constraint'; o.relation := q.conrelid;
+          o.identity := format('constraint %I on %s', q.conname, q.qn);
+          o.lock := 'ACCESS EXCLUSIVE (with its table)';
+          IF q.coninhcount > 0 THEN
+            o.handling := 'NOT NULL kept; inherited, so it takes the name of its parent''s NOT NULL constraint';
+          ELSE
+            o.handling := 'NOT NULL kept, with its name';
+          END IF;
+          o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]'
+                                ' WHERE c.conrelid = to_regclass(%L) AND c.contype = %L AND a.attname = %L AND a.attnotnull%s)',
+                                q.qn, 'n', q.attname,
+                                CASE WHEN q.coninhcount > 0 THEN '' ELSE format(' AND c.conname = %L', q.conname) END);
         ELSIF wclass = 'pg_class'::regclass AND wsub > 0 AND v_auto = false THEN
           o.kind := 'constraint'; o.relation := q.conrelid;
           o.identity := format('constraint %I on %s', q.conname, q.qn);

@@ -115,7 +115,7 @@ BEGIN
             WHERE b.kind = 'generated_column'
                OR (b.kind = 'identity' AND (EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = b.relation OR h.inhparent = b.relation)
                                             OR (SELECT relkind FROM pg_class WHERE oid = b.relation) <> 'r'))
-               OR (b.kind = 'constraint' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.oid = b.objid AND c.contype NOT IN ('p', 'u', 'c')))
+               OR (b.kind = 'constraint' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.oid = b.objid AND c.contype NOT IN ('p', 'u', 'c', 'n')))   -- 'n': NOT NULL, PostgreSQL 18+
   LOOP
     blockers := blockers || format('%s: %s is not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', o.identity, o.kind);
   END LOOP;
@@ -757,6 +757,23 @@ BEGIN
   FOR i IN 1 .. cardinality(c_rel) LOOP
     CONTINUE WHEN NOT c_nn[i];
     s := s || format(E'ALTER TABLE %s ALTER COLUMN %I DROP NOT NULL;\n', storagelab.bigint_migration_qname(c_rel[i]), c_old[i]);
+  END LOOP;
+  -- PostgreSQL 18+: the new column's NOT NULL constraint takes the old one's
+  -- name, now free (see bigint_migration_not_null_name; the rename reaches
+  -- the partitions' inherited copies)
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    x := storagelab.bigint_migration_not_null_name(c_rel[i], c_att[i]);
+    CONTINUE WHEN NOT c_nn[i] OR x IS NULL;
+    s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(format(
+      E'\nDECLARE\n  cn name;\nBEGIN\n'
+      '  SELECT c.conname INTO cn FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]\n'
+      '   WHERE c.conrelid = %L::regclass AND c.contype = %L AND a.attname = %L;\n'
+      '  IF cn IS DISTINCT FROM %L THEN\n'
+      '    EXECUTE format(%L, %L, cn, %L);\n'
+      '  END IF;\n'
+      'END\n',
+      storagelab.bigint_migration_qname(c_rel[i]), 'n', c_name[i], x,
+      'ALTER TABLE %s RENAME CONSTRAINT %I TO %I', storagelab.bigint_migration_qname(c_rel[i]), x)) || E';\n';
   END LOOP;
   -- new foreign keys take the old names
   FOR r IN SELECT u.rel, u.nn, u.fin FROM unnest(fk_rel, fk_new, fk_final) AS u(rel, nn, fin) ORDER BY 1, 2 LOOP

@@ -13,8 +13,12 @@ CREATE VIEW bm.vv AS SELECT id FROM bm.v;
 CREATE TRIGGER t_upd BEFORE UPDATE OF parent_id ON bm.child FOR EACH ROW EXECUTE FUNCTION suppress_redundant_updates_trigger();
 
 -- The model: every column of the component, every dependent object.
+-- (PostgreSQL 18 and later also list the columns' NOT NULL constraints,
+-- which are pg_constraint rows there: left out, so that one expected output
+-- fits every major; the TAP tests' snap.catalog() comparisons check them.)
 SELECT kind, identity, depth, lock, handling
-  FROM storagelab.bigint_migration_objects('bm.parent', 'id')
+  FROM storagelab.bigint_migration_objects('bm.parent', 'id') o
+ WHERE NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE o.classid = 'pg_constraint'::regclass AND c.oid = o.objid AND c.contype = 'n')
  ORDER BY depth, kind, identity;
 
 -- The script: its statements in order (header comments carry sizes and a

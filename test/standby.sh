@@ -47,9 +47,11 @@ listen_addresses = 'localhost'
 unix_socket_directories = '$work'
 hot_standby = on
 fsync = off
-$(stage_settings | sed "s/^\([a-z_]*\)=\(.*\)$/\1 = '\2'/")
 primary_conninfo = 'host=localhost port=$PGPORT user=$PGUSER password=$PGPASSWORD'
 CONF
+# how the server loads the staged extension: extension_destdir (Debian's
+# PostgreSQL 15 and 17) or extension_control_path (18 and later)
+stage_settings | sed "s/^\([a-z_]*\)=\(.*\)$/\1 = '\2'/" >> "$work/data/postgresql.conf"
 chown postgres "$work/data/postgresql.conf" "$work/data/pg_hba.conf"
 runuser -u postgres -- "$bindir/pg_ctl" -D "$work/data" -l "$work/log" -w start >/dev/null
 ok $? "the replica starts"
