@@ -297,7 +297,7 @@ index_endpoint(Relation heap, Relation index, Snapshot snapshot,
 						   InvalidOid, (Datum) 0);
 
 	slot = table_slot_create(heap, NULL);
-	scan = index_beginscan(heap, index, snapshot, NULL, 1, 0);
+	scan = index_beginscan(heap, index, snapshot, NULL, 1, 0, SO_NONE);
 	scan->xs_want_itup = true;
 	index_rescan(scan, &key, 1, NULL, 0);
 
