@@ -552,6 +552,8 @@ BEGIN
           FROM pg_constraint c WHERE c.oid = r.objid;
         IF q.contype = 'f' OR q.conparentid <> 0 THEN
           CONTINUE;                                   -- foreign keys: step 5
+        ELSIF q.contype = 'n' THEN
+          CONTINUE;                                   -- NOT NULL (a pg_constraint row from 18 on): kept by ALTER COLUMN TYPE
         ELSIF wclass = 'pg_class'::regclass AND wsub > 0 AND v_auto = false THEN
           o.kind := 'constraint'; o.relation := q.conrelid;
           o.identity := format('constraint %I on %s', q.conname, q.qn);
