@@ -41,13 +41,16 @@ runuser -u postgres -- env PGPASSWORD="$PGPASSWORD" "$bindir/pg_basebackup" \
 	-h localhost -p "$PGPORT" -U "$PGUSER" -D "$work/data" -X stream -R -c fast >/dev/null 2>&1
 ok $? "pg_basebackup makes a replica"
 cp "$(psql -X -At -c 'SHOW hba_file')" "$work/data/pg_hba.conf"
+# How the server loads the staged build, as on the primary (stage_settings:
+# extension_destdir where the server has it, else extension_control_path).
+stage_conf=$(stage_settings | sed "s/^\([a-z_]*\)=\(.*\)$/\1 = '\2'/")
 cat > "$work/data/postgresql.conf" <<CONF
 port = $sport
 listen_addresses = 'localhost'
 unix_socket_directories = '$work'
 hot_standby = on
 fsync = off
-extension_destdir = '$STAGE'
+$stage_conf
 primary_conninfo = 'host=localhost port=$PGPORT user=$PGUSER password=$PGPASSWORD'
 CONF
 chown postgres "$work/data/postgresql.conf" "$work/data/pg_hba.conf"
