@@ -860,6 +860,20 @@ BEGIN
     s := s || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s %s', x,
                  (SELECT string_agg(format('DROP COLUMN IF EXISTS %I', u.od), ', ') FROM unnest(c_rel, c_old) AS u(r2, od) WHERE u.r2 = tabs[k]))], retries);
   END LOOP;
+  -- NOT NULL constraints (pg_constraint rows from 18 on): the swap's SET NOT
+  -- NULL could not give the new column's the name the old column's held until
+  -- now (it got a suffix); give it the original name back (a table's own
+  -- constraints only: an inherited one cannot be renamed on its own).
+  FOR r IN
+    SELECT storagelab.bigint_migration_qname(c.conrelid) AS qn, c.conname, u.nm
+      FROM unnest(c_rel, c_att, c_name) AS u(r2, a2, nm)
+      JOIN pg_constraint c ON c.conrelid = u.r2 AND c.contype = 'n' AND c.conkey = ARRAY[u.a2]::int2[] AND c.coninhcount = 0
+     ORDER BY 1, 2
+  LOOP
+    s := s || format(E'SELECT format(%L, %L, conname, %L) FROM pg_constraint WHERE conrelid = to_regclass(%L) AND contype = %L AND conname <> %L\n'
+                     || E'   AND conkey = (SELECT ARRAY[attnum] FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND NOT attisdropped) \\gexec\n',
+                     'ALTER TABLE %s RENAME CONSTRAINT %I TO %I', r.qn, r.conname, r.qn, 'n', r.conname, r.qn, r.nm);
+  END LOOP;
   s := s || format(E'DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L;\n', mid);
   s := s || E'\\endif\n\n';
 
