@@ -38,11 +38,13 @@ CREATE DATABASE storagelab_toast_scratch;
 \c storagelab_toast_scratch
 SET client_min_messages = warning;
 CREATE EXTENSION storagelab;
-CREATE EXTENSION toastinfo;
 CREATE EXTENSION pageinspect;
 CREATE EXTENSION pg_buffercache;
 RESET client_min_messages;
 \set VERBOSITY terse
+-- What is compressed, and how, must not depend on the major's default (19
+-- defaults to lz4 where built with it, earlier majors to pglz).
+SET default_toast_compression = pglz;
 \i test/fixtures/toast.sql
 -- A rolled-back insert and a committed delete: dead tuples on the pages.
 BEGIN;
@@ -68,19 +70,15 @@ SELECT count(*) FILTER (WHERE isdirty) AS dirty_buffers_after_profile
   FROM pg_buffercache
  WHERE relfilenode IN (pg_relation_filenode('toast_forms'), pg_relation_filenode(:'toast_rel'))
    AND reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database());
--- The oracle: the same census value by value (a plain SELECT, which does set hint bits).
-SELECT (p.null_values, p.inline_uncompressed, p.inline_short, p.inline_compressed,
-        p.external_uncompressed, p.external_compressed, p.pglz_values, p.lz4_values,
-        p.raw_bytes, p.stored_bytes)
-     = (SELECT count(*) FILTER (WHERE i = 'null'),
-                count(*) FILTER (WHERE i IN ('short inline varlena', 'long inline varlena, uncompressed')),
-                count(*) FILTER (WHERE i = 'short inline varlena'),
-                count(*) FILTER (WHERE i LIKE 'long inline varlena, compressed%'),
-                count(*) FILTER (WHERE i = 'toasted varlena, uncompressed'),
-                count(*) FILTER (WHERE i LIKE 'toasted varlena, compressed%'),
+-- The oracle: the same census value by value (a plain SELECT, which does set
+-- hint bits), with core functions only; the form of each value (inline,
+-- external) against toastinfo is in test/toast_profile.sql, which skips it
+-- where toastinfo is not packaged.
+SELECT (p.null_values, p.pglz_values, p.lz4_values, p.raw_bytes, p.stored_bytes)
+     = (SELECT count(*) FILTER (WHERE v IS NULL),
                 count(*) FILTER (WHERE c = 'pglz'), count(*) FILTER (WHERE c = 'lz4'),
                 sum(octet_length(v))::bigint, sum(pg_column_size(v))::bigint
-          FROM (SELECT v, pg_toastinfo(v)::text AS i, pg_column_compression(v) AS c FROM toast_forms) s)
+          FROM (SELECT v, pg_column_compression(v) AS c FROM toast_forms) s)
        AS census_equals_oracle
   FROM storagelab.toast_profile('toast_forms', 'v') p;
 SELECT pg_temp.unhinted('toast_forms') < :heap_unhinted_before AS a_select_does_set_hint_bits;

@@ -148,4 +148,17 @@ extern BlockNumber block_range_read_stream_cb(ReadStream *stream,
 	table_beginscan(rel, snapshot, nkeys, key)
 #endif
 
+/*
+ * PostgreSQL 19's on-access pruning (heap_page_prune_opt()) also sets a
+ * page's visibility-map bits when the scan's query does not modify the
+ * relation (SO_HINT_REL_READ_ONLY) and the page is all-visible once pruned,
+ * so a plain read dirties the visibility-map page too.  Earlier majors leave
+ * the map to VACUUM.
+ */
+#if PG_VERSION_NUM >= 190000
+#define STORAGELAB_ON_ACCESS_PRUNE_SETS_VM true
+#else
+#define STORAGELAB_ON_ACCESS_PRUNE_SETS_VM false
+#endif
+
 #endif							/* STORAGELAB_COMPAT_H */

@@ -79,6 +79,10 @@ hv_read_relation(HvScan *scan, Relation rel, BlockNumber nblocks,
 	scan->prune_minfree = Max(RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR),
 							  BLCKSZ / 10);
 	scan->vmbuffer = InvalidBuffer;
+	scan->vm_debt_block = InvalidBlockNumber;
+	scan->fsm_exists = STORAGELAB_ON_ACCESS_PRUNE_SETS_VM &&
+		smgrexists(RelationGetSmgr(rel), FSM_FORKNUM);
+	scan->fsm_debt_leaf = InvalidBlockNumber;
 	scan->cached_xid = InvalidTransactionId;
 
 	/* The visibility map is small: count it whole, even for a sample. */

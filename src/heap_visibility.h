@@ -106,6 +106,9 @@ typedef struct HvScan
 	GlobalVisState *vistest;
 	Size		prune_minfree;
 	Buffer		vmbuffer;
+	BlockNumber vm_debt_block;	/* last map page counted in hint_debt_pages */
+	bool		fsm_exists;		/* the relation has a free space map */
+	BlockNumber fsm_debt_leaf;	/* last FSM leaf counted in hint_debt_pages */
 	TransactionId cached_xid;
 	HvXidStatus cached_status;
 } HvScan;

@@ -31,12 +31,21 @@
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
+#include "storage/freespace.h"
+#include "storage/fsm_internals.h"
 #include "storage/procarray.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
 #include "compat.h"
 #include "heap_visibility.h"
+
+/* The visibility-map page holding a heap block's bits. */
+#define HV_HEAPBLOCKS_PER_VM_PAGE \
+	((BLCKSZ - MAXALIGN(SizeOfPageHeaderData)) * (BITS_PER_BYTE / BITS_PER_HEAPBLOCK))
+#define HV_VM_BLOCK(heapblk) ((BlockNumber) ((heapblk) / HV_HEAPBLOCKS_PER_VM_PAGE))
+/* The free-space-map leaf page (numbered among the leaves) of a heap block. */
+#define HV_FSM_LEAF(heapblk) ((BlockNumber) ((heapblk) / SlotsPerFSMPage))
 /*
  * hv_xid_status
  *		Status of xid as a reader would see it now, without setting anything.
@@ -205,6 +214,132 @@ hv_would_prune(HvScan *scan, Page page)
 }
 
 /*
+ * hv_all_visible_after_prune
+ *		Whether this page would be all-visible once heap_page_prune_opt()
+ *		pruned it, so that PostgreSQL 19's on-access pruning would set its
+ *		visibility-map bit: no LP_DEAD item left, and every remaining tuple
+ *		inserted by a committed transaction that every snapshot sees, and not
+ *		deleted or updated (a lock-only or aborted xmax does not count).  A
+ *		dead tuple at the end of a HOT chain leaves an LP_DEAD item (its
+ *		root); a dead heap-only tuple inside a chain, or an aborted heap-only
+ *		insert, becomes LP_UNUSED and does not count either.
+ */
+static bool
+hv_all_visible_after_prune(HvScan *scan, Page page, OffsetNumber maxoff,
+						   bool *frees_space)
+{
+	OffsetNumber off;
+
+	*frees_space = false;
+
+	for (off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off))
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		HeapTupleHeader tup;
+		uint16		infomask;
+		TransactionId xid;
+		bool		dead = false;
+
+		if (ItemIdIsDead(lp))
+			return false;
+		if (!ItemIdIsNormal(lp))
+			continue;			/* unused or redirect */
+		if (ItemIdGetOffset(lp) < SizeOfPageHeaderData ||
+			ItemIdGetLength(lp) < SizeofHeapTupleHeader ||
+			ItemIdGetOffset(lp) + ItemIdGetLength(lp) > BLCKSZ)
+			return false;		/* damaged: assume the worst */
+		tup = (HeapTupleHeader) PageGetItem(page, lp);
+		infomask = tup->t_infomask;
+
+		/* xmin: frozen, or committed and visible to every snapshot */
+		xid = HeapTupleHeaderGetRawXmin(tup);
+		if ((infomask & HEAP_XMIN_FROZEN) == HEAP_XMIN_FROZEN)
+			;
+		else if (infomask & HEAP_XMIN_INVALID)
+			dead = true;
+		else if (infomask & HEAP_XMIN_COMMITTED)
+		{
+			if (!GlobalVisTestIsRemovableXid(scan->vistest, xid, true))
+				return false;
+		}
+		else
+		{
+			switch (hv_xid_status(scan, xid))
+			{
+				case HV_XID_COMMITTED:
+					if (!GlobalVisTestIsRemovableXid(scan->vistest, xid, true))
+						return false;
+					break;
+				case HV_XID_ABORTED:
+					dead = true;
+					break;
+				default:
+					return false;
+			}
+		}
+		if (dead)
+		{
+			/* an aborted insert: LP_UNUSED if heap-only, else LP_DEAD */
+			if (!HeapTupleHeaderIsHeapOnly(tup))
+				return false;
+			*frees_space = true;
+			continue;
+		}
+
+		/* xmax: none, lock-only or aborted keeps the tuple live */
+		if (infomask & HEAP_XMAX_INVALID)
+			continue;
+		if (HEAP_XMAX_IS_LOCKED_ONLY(infomask))
+			continue;
+		if (infomask & HEAP_XMAX_IS_MULTI)
+			return false;		/* an updater in a multixact: not resolved */
+		xid = HeapTupleHeaderGetRawXmax(tup);
+		if (!TransactionIdIsValid(xid))
+			continue;
+		if (!(infomask & HEAP_XMAX_COMMITTED))
+		{
+			HvXidStatus status = hv_xid_status(scan, xid);
+
+			if (status == HV_XID_ABORTED)
+				continue;
+			if (status != HV_XID_COMMITTED)
+				return false;
+		}
+		/* deleted or updated: removed only if dead to every snapshot */
+		if (!GlobalVisTestIsRemovableXid(scan->vistest, xid, true))
+			return false;
+		if (!HeapTupleHeaderIsHotUpdated(tup))
+			return false;		/* its chain ends dead: an LP_DEAD root */
+		*frees_space = true;	/* removed from its HOT chain */
+	}
+	return true;
+}
+
+/*
+ * hv_fsm_would_change
+ *		Whether recording the page's free space after pruning would change
+ *		its free-space-map entry (the map stores it in steps of BLCKSZ / 256
+ *		bytes).  When pruning removes tuples the space it frees is not known
+ *		before the page is defragmented: then it counts as a change.
+ */
+static bool
+hv_fsm_would_change(HvScan *scan, BlockNumber blkno, Page page,
+					bool frees_space)
+{
+	Size		avail = PageGetHeapFreeSpace(page);
+	Size		step = BLCKSZ / 256;
+	Size		stored;
+
+	if (frees_space)
+		return true;
+	if (avail >= MaxHeapTupleSize)
+		stored = MaxHeapTupleSize;
+	else
+		stored = Min(avail / step, 254) * step;
+	return GetRecordedFreeSpace(scan->rel, blkno) != stored;
+}
+
+/*
  * hv_buffer_is_dirty
  *		Whether the buffer is dirty already (a read would not dirty it again).
  */
@@ -277,7 +412,9 @@ hv_read_page(HvScan *scan, BlockNumber blkno, HvStratum *stratum)
 		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 		OffsetNumber off;
 		int			debt_tuples = 0;
+		bool		prunes;
 		bool		dirties;
+		bool		frees_space;
 
 		if (all_visible != ((vmstatus & VISIBILITYMAP_ALL_VISIBLE) != 0))
 			fig[HV_PD_ALL_VISIBLE_MISMATCHES] = 1;
@@ -348,7 +485,8 @@ hv_read_page(HvScan *scan, BlockNumber blkno, HvStratum *stratum)
 		 * its tuples (all of them unless the page is all-visible and we are
 		 * not in recovery) and set the hint bits found above.
 		 */
-		dirties = hv_would_prune(scan, page) ||
+		prunes = hv_would_prune(scan, page);
+		dirties = prunes ||
 			(debt_tuples > 0 && scan->hints_dirty &&
 			 (scan->in_recovery || !all_visible));
 		if (dirties && !hv_buffer_is_dirty(buffer))
@@ -357,6 +495,41 @@ hv_read_page(HvScan *scan, BlockNumber blkno, HvStratum *stratum)
 			if (scan->hints_logged && scan->permanent &&
 				PageGetLSN(page) <= scan->redo)
 				fig[HV_HINT_DEBT_WAL_BYTES] = hv_fpi_bytes(page);
+		}
+
+		/*
+		 * From PostgreSQL 19 on, pruning that leaves the page all-visible
+		 * sets its visibility-map bit (and PD_ALL_VISIBLE, on a page the
+		 * pruning dirties anyway): the map page is dirtied too, once, unless
+		 * it is dirty already.  A missing map page is created by that read
+		 * and counts the same.
+		 */
+		if (STORAGELAB_ON_ACCESS_PRUNE_SETS_VM && prunes &&
+			!(vmstatus & VISIBILITYMAP_ALL_VISIBLE) &&
+			hv_all_visible_after_prune(scan, page, maxoff, &frees_space))
+		{
+			if (HV_VM_BLOCK(blkno) != scan->vm_debt_block &&
+				!(BufferIsValid(scan->vmbuffer) &&
+				  BufferGetBlockNumber(scan->vmbuffer) == HV_VM_BLOCK(blkno) &&
+				  hv_buffer_is_dirty(scan->vmbuffer)))
+			{
+				fig[HV_HINT_DEBT_PAGES] += 1;
+				scan->vm_debt_block = HV_VM_BLOCK(blkno);
+			}
+
+			/*
+			 * It also records the page's free space, since VACUUM will now
+			 * skip the page: where the relation has a free space map, that
+			 * dirties its leaf page when the entry changes.  (Whether that
+			 * leaf is dirty already is not known without reading it.)
+			 */
+			if (scan->fsm_exists &&
+				HV_FSM_LEAF(blkno) != scan->fsm_debt_leaf &&
+				hv_fsm_would_change(scan, blkno, page, frees_space))
+			{
+				fig[HV_HINT_DEBT_PAGES] += 1;
+				scan->fsm_debt_leaf = HV_FSM_LEAF(blkno);
+			}
 		}
 	}
 

@@ -8,7 +8,8 @@
 --     all pages, and the PD_ALL_VISIBLE/VM mismatches equal pg_visibility's;
 --   * the VM counts equal pg_visibility_map_summary;
 --   * hint_debt_pages equals the dirtied buffers of the SELECT count(*) that
---     follows (parallelism off), and, where no page is pruned,
+--     follows (parallelism off; on 19 they include the visibility-map and
+--     free-space-map pages its pruning dirties), and, where no page is pruned,
 --     hint_debt_tuples equals the tuples whose infomask that read changed
 --     and hint_debt_wal_bytes the WAL it wrote (0 unless data checksums or
 --     wal_log_hints are on).

@@ -1,8 +1,16 @@
 -- pgTAP: storagelab.toast_profile() against oracles: pg_toastinfo (the form
 -- of each value), octet_length, pg_column_size, pg_column_compression.
+-- toastinfo is a test oracle packaged for some majors only (none for 19 yet):
+-- without it, the 16 checks that need it are skipped, the others still run.
 BEGIN;
 SELECT plan(45);
+-- The same compression on every major (19 defaults to lz4 where built with it).
+SET LOCAL default_toast_compression = pglz;
+SELECT NOT EXISTS (SELECT FROM pg_available_extensions WHERE name = 'toastinfo') AS no_toastinfo \gset
+\if :no_toastinfo
+\else
 CREATE EXTENSION IF NOT EXISTS toastinfo;
+\endif
 \i test/fixtures/toast.sql
 
 -- The oracle: the same census computed value by value in SQL.
@@ -40,11 +48,14 @@ LANGUAGE sql AS $$
     FROM storagelab.toast_profile(rel, col)
 $$;
 
+CREATE TEMP TABLE p AS SELECT * FROM storagelab.toast_profile('toast_forms', 'v');
+\if :no_toastinfo
+SELECT skip('toastinfo is not available for this PostgreSQL: no form-by-form oracle', 13);
+\else
 SELECT is((SELECT count(DISTINCT pg_toastinfo(v)::text) FROM toast_forms), 8::bigint,
           'fixture holds all eight forms (null, short, inline plain/pglz/lz4, toasted plain/pglz/lz4)');
 
 CREATE TEMP TABLE o AS SELECT * FROM pg_temp.oracle('toast_forms', 'v');
-CREATE TEMP TABLE p AS SELECT * FROM storagelab.toast_profile('toast_forms', 'v');
 SELECT is(p.rows_scanned, o.rows_scanned, 'rows counted = rows visible') FROM p, o;
 SELECT is(p.null_values, o.null_values, 'null_values = pg_toastinfo null') FROM p, o;
 SELECT is(p.inline_uncompressed, o.inline_uncompressed, 'inline_uncompressed = short + long inline uncompressed') FROM p, o;
@@ -59,6 +70,7 @@ SELECT is(p.stored_bytes, o.stored_bytes, 'stored_bytes = sum(pg_column_size)') 
 SELECT is(p.unsniffed_values,
           (SELECT count(*) FROM toast_forms WHERE pg_toastinfo(v)::text = 'toasted varlena, compressed (lz4)'),
           'external lz4 values are the ones not sniffed') FROM p;
+\endif
 SELECT is(p.sniffed_values + p.unsniffed_values + p.null_values, p.rows_scanned,
           'every non-NULL value is sniffed or counted as unsniffed') FROM p;
 SELECT is(p.toast_values_fetched, p.external_uncompressed + p.external_compressed - p.unsniffed_values,
@@ -74,9 +86,13 @@ SAVEPOINT s;
 INSERT INTO toast_forms (v) SELECT pg_temp.noise(5000, g) FROM generate_series(10, 14) g;
 ROLLBACK TO SAVEPOINT s;
 UPDATE toast_forms SET v = NULL WHERE id = 3;
+\if :no_toastinfo
+SELECT skip('toastinfo is not available for this PostgreSQL: no form-by-form oracle', 1);
+\else
 SELECT results_eq('SELECT * FROM pg_temp.census(''toast_forms'', ''v'')',
                   'SELECT * FROM pg_temp.oracle(''toast_forms'', ''v'')',
                   'after DELETE, UPDATE and a rolled-back savepoint, every count still equals the oracle');
+\endif
 
 -- text and jsonb columns are profiled the same way.
 CREATE TABLE toast_docs (id int PRIMARY KEY, t text, j jsonb, n int);
@@ -85,6 +101,9 @@ INSERT INTO toast_docs
          (SELECT jsonb_agg(jsonb_build_object('k', i, 'v', md5(i::text))) FROM generate_series(1, g * 10) i),
          g
     FROM generate_series(1, 40) g;
+\if :no_toastinfo
+SELECT skip('toastinfo is not available for this PostgreSQL: no form-by-form oracle', 2);
+\else
 SELECT results_eq('SELECT * FROM pg_temp.census(''toast_docs'', ''t'')',
                   'SELECT * FROM pg_temp.oracle(''toast_docs'', ''t'')', 'text column: census equals the oracle');
 SELECT is((SELECT (c.rows_scanned, c.null_values, c.inline_compressed + c.inline_uncompressed,
@@ -95,6 +114,7 @@ SELECT is((SELECT (c.rows_scanned, c.null_values, c.inline_compressed + c.inline
                    count(*) FILTER (WHERE pg_toastinfo(j)::text LIKE 'toasted%'),
                    sum(pg_column_size(j))::bigint)::text FROM toast_docs),
           'jsonb column: forms and stored_bytes equal the oracle');
+\endif
 
 -- Sampling: stops after about sample_rows rows, pages spread over the table.
 CREATE TABLE toast_many (id int, v bytea) WITH (autovacuum_enabled = off);
