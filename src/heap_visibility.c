@@ -342,7 +342,6 @@ hv_run(FunctionCallInfo fcinfo, bool toast, const char *caller)
 	scan.hints_logged = !scan.in_recovery && XLogHintBitIsNeeded();
 	scan.redo = GetRedoRecPtr();
 	scan.next_xid = ReadNextTransactionId();
-	scan.oldest_clog_xid = TransamVariables->oldestClogXid;
 	scan.oldest_unfrozen = InvalidTransactionId;
 
 	nblocks = palloc0(sizeof(BlockNumber) * (list_length(rels) + 1));

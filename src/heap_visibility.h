@@ -93,7 +93,6 @@ typedef struct HvScan
 	bool		hints_logged;	/* ... and logs a full-page image */
 	XLogRecPtr	redo;			/* redo pointer of the last checkpoint */
 	TransactionId next_xid;
-	TransactionId oldest_clog_xid;
 	TransactionId oldest_unfrozen;	/* oldest xid still to freeze */
 	uint64		all_visible_pages;
 	uint64		all_frozen_pages;

@@ -18,6 +18,9 @@
 #define SL_PRIVILEGE_CHECKED 0x10	/* SELECT already checked on the
 									 * partitioned parent: skip it here */
 
+/* xid_status.c */
+extern bool storagelab_xid_did_commit(TransactionId xid, bool *committed);
+
 /* relation.c */
 extern Relation storagelab_open_heap_relation(Oid relid, int allowed_kinds,
 											  const char *caller);

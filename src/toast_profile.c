@@ -52,7 +52,6 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
-#include "storage/lwlock.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
@@ -119,10 +118,8 @@ typedef struct PendingSniff
 /*
  * xid_committed
  *		Whether xid, which the caller knows is neither running in this
- *		backend nor in the snapshot, committed.  Reads the commit log under
- *		XactTruncationLock (as pg_xact_status() does) so that a concurrent
- *		clog truncation cannot make the lookup fail.  An xid older than the
- *		oldest clog entry can only belong to a tuple that VACUUM froze or
+ *		backend nor in the snapshot, committed.  An xid the commit log no
+ *		longer covers can only belong to a tuple that VACUUM froze or
  *		removed long ago; it is taken as committed.
  */
 static bool
@@ -132,13 +129,8 @@ xid_committed(TransactionId xid)
 
 	if (!TransactionIdIsNormal(xid))
 		return xid == BootstrapTransactionId || xid == FrozenTransactionId;
-
-	LWLockAcquire(XactTruncationLock, LW_SHARED);
-	if (TransactionIdPrecedes(xid, TransamVariables->oldestClogXid))
-		committed = true;
-	else
-		committed = TransactionIdDidCommit(xid);
-	LWLockRelease(XactTruncationLock);
+	if (!storagelab_xid_did_commit(xid, &committed))
+		return true;
 	return committed;
 }
 

@@ -39,6 +39,7 @@
 
 #include "compat.h"
 #include "heap_visibility.h"
+#include "storagelab.h"
 
 /* The visibility-map page holding a heap block's bits. */
 #define HV_HEAPBLOCKS_PER_VM_PAGE \
@@ -66,17 +67,22 @@ hv_xid_status(HvScan *scan, TransactionId xid)
 	if (TransactionIdEquals(xid, scan->cached_xid))
 		return scan->cached_status;
 
-	if (TransactionIdPrecedes(xid, scan->oldest_clog_xid) ||
-		(TransactionIdIsNormal(scan->relfrozenxid) &&
+	if ((TransactionIdIsNormal(scan->relfrozenxid) &&
 		 TransactionIdPrecedes(xid, scan->relfrozenxid)) ||
 		!TransactionIdPrecedes(xid, scan->next_xid))
 		status = HV_XID_UNKNOWN;
 	else if (TransactionIdIsInProgress(xid))
 		status = HV_XID_IN_PROGRESS;
-	else if (TransactionIdDidCommit(xid))
-		status = HV_XID_COMMITTED;
 	else
-		status = HV_XID_ABORTED;
+	{
+		bool		committed;
+
+		/* Older than what clog keeps (it may be truncated meanwhile). */
+		if (!storagelab_xid_did_commit(xid, &committed))
+			status = HV_XID_UNKNOWN;
+		else
+			status = committed ? HV_XID_COMMITTED : HV_XID_ABORTED;
+	}
 
 	scan->cached_xid = xid;
 	scan->cached_status = status;
