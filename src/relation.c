@@ -3,14 +3,21 @@
  * relation.c
  *	  Opening a relation for one of storagelab's page readers.
  *
- * heap_visibility() and toast_profile() read heap pages directly.  Before
- * they do, this file checks, in this order: that the relation exists, that
+ * heap_visibility(), toast_profile() and column_profile() read heap pages
+ * directly, visibility_map_count() a table's visibility map.  Before they
+ * do, this file checks, in this order: that the relation exists, that
  * the caller may SELECT from it (no contrib page reader checks this; the
  * GRANT to pg_stat_scan_tables alone would let its members read any table),
  * that it is of a supported kind, that it uses the heap access method, and
  * that it is not an unlogged table on a standby (which has no data there) nor
  * another session's temporary table (whose pages live in that session's
  * local buffers and cannot be read from here).
+ *
+ * By default it waits for its AccessShareLock and raises an error for every
+ * relation it refuses.  Views that run over many relations use its no-wait
+ * mode instead (storagelab_open_heap_relation_ext() with SL_NOWAIT and
+ * SL_SKIP_UNREADABLE): a locked relation, or one that cannot be read here,
+ * gives NULL and a status rather than a wait or an error.
  *
  *-------------------------------------------------------------------------
  */
@@ -53,6 +60,20 @@ relkind_allowed(char relkind, int allowed_kinds)
 }
 
 /*
+ * skip_relation
+ *		Close rel (when open) and report it unavailable: the NULL result of
+ *		storagelab_open_heap_relation_ext() under SL_SKIP_UNREADABLE.
+ */
+static Relation
+skip_relation(Relation rel, SlOpenStatus *status)
+{
+	if (rel != NULL)
+		relation_close(rel, AccessShareLock);
+	*status = SL_OPEN_UNAVAILABLE;
+	return NULL;
+}
+
+/*
  * storagelab_open_heap_relation
  *		Open relid with AccessShareLock for a page reader named caller, after
  *		checking existence, the caller's SELECT privilege, the relation kind,
@@ -60,13 +81,45 @@ relkind_allowed(char relkind, int allowed_kinds)
  *
  * Returns the open relation; the caller closes it with
  * relation_close(rel, AccessShareLock).  Every refusal is an ERROR with a
- * SQLSTATE and a hint; nothing here reads a page.
+ * SQLSTATE and a hint; nothing here reads a page.  Waits for the lock
+ * (unless allowed_kinds has SL_NOWAIT: see below).
  */
 Relation
 storagelab_open_heap_relation(Oid relid, int allowed_kinds, const char *caller)
 {
+	return storagelab_open_heap_relation_ext(relid, allowed_kinds, caller, NULL);
+}
+
+/*
+ * storagelab_open_heap_relation_ext
+ *		storagelab_open_heap_relation(), with the modes of callers that must
+ *		not wait or fail on one relation of many (the views).
+ *
+ * flags are the SL_ALLOW_* kinds plus:
+ *	SL_NOWAIT: take AccessShareLock only if it is granted at once (as
+ *		ConditionalLockRelationOid() does); otherwise return NULL with
+ *		*status = SL_OPEN_LOCKED.  Nothing ever queues behind, or in front
+ *		of, an ACCESS EXCLUSIVE lock then.
+ *	SL_SKIP_UNREADABLE: where the strict mode raises an error for the
+ *		relation itself (missing or dropped meanwhile, a kind or access
+ *		method not allowed, another session's temporary table, unlogged
+ *		during recovery), return NULL with *status = SL_OPEN_UNAVAILABLE.
+ *		A missing SELECT privilege is still an error (42501).
+ * The checks and their order are those of the strict mode; the privilege is
+ * checked before any lock is requested.  status may be NULL.
+ */
+Relation
+storagelab_open_heap_relation_ext(Oid relid, int flags, const char *caller,
+								  SlOpenStatus *status)
+{
 	Relation	rel;
 	AclResult	aclresult;
+	SlOpenStatus status_unused;
+	bool		skip = (flags & SL_SKIP_UNREADABLE) != 0;
+
+	if (status == NULL)
+		status = &status_unused;
+	*status = SL_OPEN_OK;
 
 	/*
 	 * Check the privilege before taking a lock, so that a caller cannot queue
@@ -74,16 +127,20 @@ storagelab_open_heap_relation(Oid relid, int allowed_kinds, const char *caller)
 	 * missing relation itself.
 	 */
 	if (!OidIsValid(relid) || get_rel_relkind(relid) == '\0')
+	{
+		if (skip)
+			return skip_relation(NULL, status);
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", relid),
 				 errhint("Pass an existing table as a regclass, for example 'public.orders'::regclass.")));
+	}
 
 	/*
 	 * A leaf partition reached through its partitioned parent needs no
 	 * privilege of its own, as in a query on the parent.
 	 */
-	aclresult = (allowed_kinds & SL_PRIVILEGE_CHECKED) ? ACLCHECK_OK :
+	aclresult = (flags & SL_PRIVILEGE_CHECKED) ? ACLCHECK_OK :
 		pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
 	if (aclresult != ACLCHECK_OK)
 		ereport(ERROR,
@@ -93,28 +150,48 @@ storagelab_open_heap_relation(Oid relid, int allowed_kinds, const char *caller)
 						   caller),
 				 errhint("Grant SELECT on the table to the calling role.")));
 
+	if (flags & SL_NOWAIT)
+	{
+		if (!ConditionalLockRelationOid(relid, AccessShareLock))
+		{
+			*status = SL_OPEN_LOCKED;
+			return NULL;
+		}
+		/* Locking processed invalidations: a dropped relation is gone now. */
+		rel = try_relation_open(relid, NoLock);
+		if (rel == NULL)
+			UnlockRelationOid(relid, AccessShareLock);
+	}
+	else
+		rel = try_relation_open(relid, AccessShareLock);
+
 	/* The relation may have been dropped since the checks above. */
-	rel = try_relation_open(relid, AccessShareLock);
 	if (rel == NULL)
+	{
+		if (skip)
+			return skip_relation(NULL, status);
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", relid),
 				 errdetail("The relation was dropped while %s() was starting.", caller)));
+	}
 
-	if (!relkind_allowed(rel->rd_rel->relkind, allowed_kinds))
+	if (!relkind_allowed(rel->rd_rel->relkind, flags))
 	{
 		char		relkind = rel->rd_rel->relkind;
 		const char *name = pstrdup(RelationGetRelationName(rel));
 
+		if (skip)
+			return skip_relation(rel, status);
 		relation_close(rel, AccessShareLock);
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("cannot read pages of relation \"%s\"", name),
 				 errdetail_relkind_not_supported(relkind),
 				 errhint("%s() reads tables%s%s%s.", caller,
-						 (allowed_kinds & SL_ALLOW_PARTITIONED) ? ", partitioned tables" : "",
-						 (allowed_kinds & SL_ALLOW_MATVIEW) ? ", materialized views" : "",
-						 (allowed_kinds & SL_ALLOW_TOAST) ? " and TOAST tables" : "")));
+						 (flags & SL_ALLOW_PARTITIONED) ? ", partitioned tables" : "",
+						 (flags & SL_ALLOW_MATVIEW) ? ", materialized views" : "",
+						 (flags & SL_ALLOW_TOAST) ? " and TOAST tables" : "")));
 	}
 
 	/* A partitioned table has no storage and no access method. */
@@ -124,6 +201,8 @@ storagelab_open_heap_relation(Oid relid, int allowed_kinds, const char *caller)
 		const char *name = pstrdup(RelationGetRelationName(rel));
 		char	   *amname = get_am_name(rel->rd_rel->relam);
 
+		if (skip)
+			return skip_relation(rel, status);
 		relation_close(rel, AccessShareLock);
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -138,6 +217,8 @@ storagelab_open_heap_relation(Oid relid, int allowed_kinds, const char *caller)
 	{
 		const char *name = pstrdup(RelationGetRelationName(rel));
 
+		if (skip)
+			return skip_relation(rel, status);
 		relation_close(rel, AccessShareLock);
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -148,6 +229,8 @@ storagelab_open_heap_relation(Oid relid, int allowed_kinds, const char *caller)
 
 	if (RELATION_IS_OTHER_TEMP(rel))
 	{
+		if (skip)
+			return skip_relation(rel, status);
 		relation_close(rel, AccessShareLock);
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

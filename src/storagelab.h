@@ -25,4 +25,29 @@ extern bool storagelab_xid_did_commit(TransactionId xid, bool *committed);
 extern Relation storagelab_open_heap_relation(Oid relid, int allowed_kinds,
 											  const char *caller);
 
+/*
+ * More flags of storagelab_open_heap_relation(), for callers that run over
+ * many relations (views) and must neither wait nor fail on one of them.
+ */
+#define SL_NOWAIT			0x20	/* take the lock only if it is free at
+									 * once: else return NULL */
+#define SL_SKIP_UNREADABLE	0x40	/* return NULL, not an error, for a
+									 * relation missing or dropped, of
+									 * another kind or access method,
+									 * another session's temporary table or
+									 * unlogged during recovery (a missing
+									 * privilege is still an error) */
+
+/* Why storagelab_open_heap_relation_ext() returned NULL. */
+typedef enum SlOpenStatus
+{
+	SL_OPEN_OK,					/* opened */
+	SL_OPEN_LOCKED,				/* SL_NOWAIT: the lock was not free */
+	SL_OPEN_UNAVAILABLE			/* SL_SKIP_UNREADABLE: cannot be read here */
+} SlOpenStatus;
+
+extern Relation storagelab_open_heap_relation_ext(Oid relid, int flags,
+												  const char *caller,
+												  SlOpenStatus *status);
+
 #endif							/* STORAGELAB_H */

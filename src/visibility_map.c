@@ -16,15 +16,8 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/visibilitymap.h"
-#include "access/xlog.h"
-#include "catalog/pg_am_d.h"
-#include "catalog/pg_class.h"
 #include "funcapi.h"
-#include "miscadmin.h"
 #include "storage/bufmgr.h"
-#include "storage/lmgr.h"
-#include "utils/acl.h"
-#include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 #include "compat.h"
@@ -45,7 +38,8 @@ PG_FUNCTION_INFO_V1(storagelab_visibility_map_count);
  * is not a heap table, materialized view or TOAST table with storage, or is
  * another session's temporary table, or an unlogged relation on a standby,
  * the result is NULL.  The caller needs
- * SELECT on the relation (42501 otherwise).
+ * SELECT on the relation (42501 otherwise).  The checks, and the lock taken
+ * only if it is free at once, are relation.c's no-wait mode.
  */
 Datum
 storagelab_visibility_map_count(PG_FUNCTION_ARGS)
@@ -58,40 +52,17 @@ storagelab_visibility_map_count(PG_FUNCTION_ARGS)
 	Relation	rel;
 	BlockNumber all_visible = 0;
 	BlockNumber all_frozen = 0;
-	char		relkind;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
-	relkind = get_rel_relkind(relid);
-	if (relkind == '\0')
-		PG_RETURN_NULL();
-	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for table %s", get_rel_name(relid)),
-				 errdetail("visibility_map_count() reads the table's visibility map, which requires SELECT privilege on the table."),
-				 errhint("Grant SELECT on the table to the calling role.")));
-	if (relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW &&
-		relkind != RELKIND_TOASTVALUE)
-		PG_RETURN_NULL();
-
-	if (!ConditionalLockRelationOid(relid, AccessShareLock))
-		PG_RETURN_NULL();
-	rel = try_relation_open(relid, NoLock);
+	rel = storagelab_open_heap_relation_ext(relid,
+											SL_ALLOW_TABLE | SL_ALLOW_MATVIEW |
+											SL_ALLOW_TOAST |
+											SL_NOWAIT | SL_SKIP_UNREADABLE,
+											"visibility_map_count", NULL);
 	if (rel == NULL)
-	{
-		UnlockRelationOid(relid, AccessShareLock);
 		PG_RETURN_NULL();
-	}
-	/* An unlogged relation has only its init fork on a standby. */
-	if (rel->rd_rel->relam != HEAP_TABLE_AM_OID || RELATION_IS_OTHER_TEMP(rel) ||
-		(rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED &&
-		 RecoveryInProgress()))
-	{
-		relation_close(rel, AccessShareLock);
-		PG_RETURN_NULL();
-	}
 
 	nblocks = RelationGetNumberOfBlocks(rel);
 	if (nblocks > 0)
