@@ -113,7 +113,7 @@ typedef struct HvScan
 } HvScan;
 
 /* visibility_page.c */
-extern void hv_read_page(HvScan *scan, BlockNumber blkno, HvStratum *stratum);
+extern void hv_read_page(HvScan *scan, Buffer buffer, HvStratum *stratum);
 
 /* visibility_estimate.c */
 extern void hv_stratum_add_page(HvStratum *stratum, const double *figures,

@@ -388,20 +388,19 @@ hv_fpi_bytes(Page page)
 
 /*
  * hv_read_page
- *		Read block blkno of scan->rel under a share lock and add its counts
- *		to stratum.  Never modifies the page or its buffer.
+ *		Classify the page in buffer (a block of scan->rel, pinned by the
+ *		caller and not locked) under a share lock, add its counts to stratum,
+ *		and release the buffer.  Never modifies the page or its buffer.
  */
 void
-hv_read_page(HvScan *scan, BlockNumber blkno, HvStratum *stratum)
+hv_read_page(HvScan *scan, Buffer buffer, HvStratum *stratum)
 {
 	double		fig[HV_NUM_FIGURES] = {0};
-	Buffer		buffer;
+	BlockNumber blkno = BufferGetBlockNumber(buffer);
 	Page		page;
 	uint8		vmstatus;
 	int			items = 0;
 
-	buffer = ReadBufferExtended(scan->rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
-								scan->strategy);
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buffer);
 
