@@ -56,7 +56,9 @@ rss_anon_kb() { awk '/^RssAnon:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 
 # memory_row LABEL SQL: run SQL in a fresh session between two 0.5 s
 # sleeps, sampling the backend's RssAnon every 100 ms; print start, max,
-# end and max - start (MB), the samples taken and the elapsed time.
+# end, max - start, and end minus the sample a quarter of the way through
+# ("last 3/4": what a leak per block would show, after one-time costs such as
+# JIT compiling), in MB, with the samples taken and the elapsed time.
 memory_row() {
 	local out samples pid client t0 t1
 	out=$(mktemp)
@@ -72,12 +74,11 @@ memory_row() {
 	done
 	t1=$(date +%s%N)
 	wait "$client" || { echo "  $1: failed"; rm -f "$out" "$samples"; return 1; }
-	awk -v l="$1" -v secs="$(( (t1 - t0) / 1000000 ))" 'NF {
-			if (n == 0) start = $1
-			if ($1 > max) max = $1
-			end = $1; n++ }
-		END { printf "  %-34s RssAnon start %7.1f MB  max %7.1f MB  end %7.1f MB  growth %5.1f MB  (%d samples, %.1f s)\n",
-			l, start / 1024, max / 1024, end / 1024, (max - start) / 1024, n, secs / 1000 }' "$samples"
+	awk -v l="$1" -v secs="$(( (t1 - t0) / 1000000 ))" 'NF { v[++n] = $1; if ($1 > max) max = $1 }
+		END {
+			q = v[int((n + 3) / 4)]
+			printf "  %-38s RssAnon start %5.1f MB  max %5.1f MB  end %5.1f MB  growth %5.1f MB  last 3/4 %+5.1f MB  (%d samples, %.1f s)\n",
+				l, v[1] / 1024, max / 1024, v[n] / 1024, (max - v[1]) / 1024, (v[n] - q) / 1024, n, secs / 1000 }' "$samples"
 	rm -f "$out" "$samples"
 }
 
@@ -87,23 +88,26 @@ psql -X -q -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" -c "SELECT pg_prewarm(
 memory_row "heap_visibility(rb_big) full" "SELECT pages FROM storagelab.heap_visibility('rb_big')"
 memory_row "column_profile(rb_big)" "SELECT count(*) FROM storagelab.column_profile('rb_big')"
 memory_row "int_overflow_scan(rb_big)" "SELECT count(*) FROM storagelab.int_overflow_scan('rb_big')"
+# int_overflow_scan() runs a plain min/max query, which is JIT-compiled (an
+# LLVM module loaded once per session): the same without JIT.
+memory_row "int_overflow_scan(rb_big), jit = off" "SET jit = off; SELECT count(*) FROM storagelab.int_overflow_scan('rb_big')"
 memory_row "toast_profile(rb_toast, v)" "SELECT rows_scanned FROM storagelab.toast_profile('rb_toast', 'v')"
 memory_row "toast_profile(rb_big, filler)" "SELECT rows_scanned FROM storagelab.toast_profile('rb_big', 'filler')"
 
-# cancel_row LABEL SQL: 5 runs under statement_timeout = 1s; overshoot (ms
-# past 1 s) of each, median and max.
+# cancel_row LABEL SQL [SETTING]: 5 runs under statement_timeout = 1s (and
+# SETTING, a SET command); overshoot (ms past 1 s) of each, median and max.
 cancel_row() {
 	local runs=() r i
 	for i in 1 2 3 4 5; do
-		r=$(psql -X -At -v ON_ERROR_STOP=1 -v q="$2" -c "SET statement_timeout = '1s'" -f - \
+		r=$(psql -X -At -v ON_ERROR_STOP=1 -v q="$2" -c "SET statement_timeout = '1s'" -c "${3:-SELECT}" -f - \
 			<<<"SELECT coalesce(public.bench_cancel_ms(:'q')::text, 'finished')" | tail -1)
 		runs+=("$r")
 	done
 	printf '%s\n' "${runs[@]}" | { grep -E '^-?[0-9.]+$' || true; } | sort -g | awk -v l="$1" -v all="${runs[*]}" '
 		{ v[++n] = $1 }
 		END {
-			if (n == 0) { printf "  %-34s finished within 1 s: no cancel measured (%s)\n", l, all; exit }
-			printf "  %-34s overshoot median %6.1f ms  max %6.1f ms  (runs: %s)\n",
+			if (n == 0) { printf "  %-38s finished within 1 s: no cancel measured (%s)\n", l, all; exit }
+			printf "  %-38s overshoot median %6.1f ms  max %6.1f ms  (runs: %s)\n",
 				l, v[int((n + 1) / 2)], v[n], all }'
 }
 
@@ -113,5 +117,9 @@ cancel_row "column_profile(rb_big)" "SELECT * FROM storagelab.column_profile('rb
 cancel_row "int_overflow_scan(rb_big)" "SELECT * FROM storagelab.int_overflow_scan('rb_big')"
 cancel_row "toast_profile(rb_toast, v)" "SELECT * FROM storagelab.toast_profile('rb_toast', 'v')"
 cancel_row "toast_profile(rb_big, filler)" "SELECT * FROM storagelab.toast_profile('rb_big', 'filler')"
+# Anchors: PostgreSQL's own scan, parallel (as int_overflow_scan's query
+# runs: the leader waits for its workers to stop) and not.
 cancel_row "anchor: SELECT count(*) FROM rb_big" "SELECT count(*) FROM rb_big"
+cancel_row "anchor: the same, no parallel workers" "SELECT count(*) FROM rb_big" \
+	"SET max_parallel_workers_per_gather = 0"
 psql -X -q -c 'DROP TABLE rb_big, rb_toast'
