@@ -6,7 +6,7 @@
 #     reads a table of at least 2 GB (SCALE 1: 8.2 million rows of 30-420
 #     bytes, about 2.2 GB): heap_visibility() full, column_profile(),
 #     int_overflow_scan(), and toast_profile() on a table with TOAST data
-#     (100,000 x SCALE values, half external, half inline compressed).
+#     (300,000 x SCALE values, half external, half inline compressed).
 #     Each reader runs in a fresh session between two 0.5 s sleeps, so
 #     "start" is the session before the read and "end" after it; "max" is
 #     the highest sample.  Flat means max - start under a few MB.
@@ -18,7 +18,7 @@
 # ROBUST_BENCH_ROWS and ROBUST_BENCH_VALUES override the sizes (a dry run).
 bench_db storagelab_bench_robust
 rows=${ROBUST_BENCH_ROWS:-$((8200000 * SCALE))}
-values=${ROBUST_BENCH_VALUES:-$((100000 * SCALE))}
+values=${ROBUST_BENCH_VALUES:-$((300000 * SCALE))}
 psql -X -q -v ON_ERROR_STOP=1 <<SQL
 CREATE TABLE rb_big (id bigint, n integer, filler text) WITH (autovacuum_enabled = off);
 INSERT INTO rb_big SELECT g, (g % 100000)::int, repeat('x', 30 + (g::bigint * 7919 % 390)::int)
