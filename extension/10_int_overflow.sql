@@ -131,51 +131,48 @@ growth AS (
    WHERE h.taken_at >= pg_catalog.now() - cfg.growth_window
    GROUP BY h.schema_name, h.table_name, h.column_name
   HAVING count(*) >= 2
-),
-projected AS (
-  SELECT m.*, g.per_second,
-         g.per_second * CASE WHEN m.lim >= coalesce(m.cur, 0) THEN 1 ELSE -1 END AS toward
-    FROM storagelab.int_overflow_measurements() m
-    LEFT JOIN growth g
-      ON m.cur IS NOT NULL
-     AND g.schema_name = m.nspname AND g.table_name = m.relname AND g.column_name = m.attname
-),
-final AS (
-  SELECT p.*,
-         CASE WHEN p.cur IS NULL OR p.cycles OR NOT (p.toward > 0) THEN NULL
-              WHEN abs(p.lim - p.cur) / p.toward::numeric > 3153600000 THEN 'infinity'::timestamptz
-              ELSE pg_catalog.now()
-                   + pg_catalog.make_interval(secs => (abs(p.lim - p.cur) / p.toward::numeric)::float8)
-         END AS overflow_at_
-    FROM projected p
 )
-SELECT f.row_rel::pg_catalog.regclass AS relation,
-       f.attname AS column_name,
-       f.atttypid::pg_catalog.regtype AS column_type,
-       f.source,
-       f.seqid::pg_catalog.regclass AS sequence,
-       f.cur AS current_value,
-       f.lim AS limit_value,
-       round(f.used, 3) AS used_pct,
-       f.left_ AS values_left,
-       CASE WHEN f.cur IS NULL THEN NULL
-            WHEN f.cycles THEN 'ok'
-            WHEN f.used >= cfg.critical_pct
-              OR f.overflow_at_ <= pg_catalog.now() + cfg.critical_within THEN 'critical'
-            WHEN f.used >= cfg.warning_pct
-              OR f.overflow_at_ <= pg_catalog.now() + cfg.warning_within THEN 'warning'
+-- The measurements are not put in a CTE (a volatile function would make it
+-- materialized: one more copy of every row); the projection is a LATERAL
+-- subquery, which the planner pulls up into the row's expressions.
+SELECT m.row_rel::pg_catalog.regclass AS relation,
+       m.attname AS column_name,
+       m.atttypid::pg_catalog.regtype AS column_type,
+       m.source,
+       m.seqid::pg_catalog.regclass AS sequence,
+       m.cur AS current_value,
+       m.lim AS limit_value,
+       m.used AS used_pct,
+       m.left_ AS values_left,
+       CASE WHEN m.cur IS NULL THEN NULL
+            WHEN m.cycles THEN 'ok'
+            WHEN m.used >= cfg.critical_pct
+              OR p.overflow_at_ <= pg_catalog.now() + cfg.critical_within THEN 'critical'
+            WHEN m.used >= cfg.warning_pct
+              OR p.overflow_at_ <= pg_catalog.now() + cfg.warning_within THEN 'warning'
             ELSE 'ok' END AS risk,
-       f.referencing_columns,
-       f.overflow_at_ AS overflow_at,
-       f.min_value,
-       f.max_value,
-       f.seq_increment AS increment,
-       coalesce(f.cycles, false) AS cycling,
-       (f.cur IS NOT NULL AND NOT f.exact) AS is_estimate,
-       round((f.per_second * 86400)::numeric, 3) AS growth_per_day,
-       CASE WHEN f.cur IS NOT NULL AND f.cycles THEN 'cycles' ELSE f.status END AS status
-  FROM final f
-  CROSS JOIN cfg;
+       m.referencing_columns,
+       p.overflow_at_ AS overflow_at,
+       m.min_value,
+       m.max_value,
+       m.seq_increment AS increment,
+       coalesce(m.cycles, false) AS cycling,
+       (m.cur IS NOT NULL AND NOT m.exact) AS is_estimate,
+       round((g.per_second * 86400)::numeric, 3) AS growth_per_day,
+       CASE WHEN m.cur IS NOT NULL AND m.cycles THEN 'cycles' ELSE m.status END AS status
+  FROM cfg
+ CROSS JOIN storagelab.int_overflow_measurements() m
+  LEFT JOIN growth g
+    ON m.cur IS NOT NULL
+   AND g.schema_name = m.nspname AND g.table_name = m.relname AND g.column_name = m.attname
+ CROSS JOIN LATERAL (
+   SELECT CASE WHEN g.per_second IS NULL OR m.cur IS NULL OR m.cycles THEN NULL
+               WHEN NOT (g.per_second * CASE WHEN m.lim >= m.cur THEN 1 ELSE -1 END > 0) THEN NULL
+               WHEN abs(m.lim - m.cur) / abs(g.per_second)::numeric > 3153600000 THEN 'infinity'::timestamptz
+               ELSE pg_catalog.now()
+                    + pg_catalog.make_interval(secs => (abs(m.lim - m.cur) / abs(g.per_second)::numeric)::float8)
+          END AS overflow_at_
+ ) p;
 
 COMMENT ON VIEW storagelab.int_overflow IS
   'every int2/int4 column and every sequence-fed integer column of the database: current value, limit, usage, risk and projected overflow time; one row per partitioned/inheritance parent';

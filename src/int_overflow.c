@@ -309,7 +309,8 @@ index_endpoint(Relation heap, Relation index, Snapshot snapshot,
 	ScanKeyData key;
 	TupleTableSlot *slot;
 	Buffer		vmbuffer = InvalidBuffer;
-	Oid			keytype = TupleDescAttr(RelationGetDescr(index), 0)->atttypid;
+	/* a domain key is stored as its base type */
+	Oid			keytype = getBaseType(TupleDescAttr(RelationGetDescr(index), 0)->atttypid);
 	ItemPointer tid;
 	bool		found = false;
 	bool		have_outermost = false;
@@ -458,7 +459,7 @@ storagelab_index_bounds(Oid indexid, int64 *min_value, int64 *max_value)
 				 errdetail("Only a btree index returns its smallest and largest key cheaply."),
 				 errhint("Pass a btree index whose first key column is an integer column.")));
 	}
-	keytype = TupleDescAttr(RelationGetDescr(index), 0)->atttypid;
+	keytype = getBaseType(TupleDescAttr(RelationGetDescr(index), 0)->atttypid);
 	if (keytype != INT2OID && keytype != INT4OID && keytype != INT8OID)
 	{
 		const char *name = pstrdup(RelationGetRelationName(index));

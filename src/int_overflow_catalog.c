@@ -1201,7 +1201,7 @@ text_cmp(const void *a, const void *b)
  *		(bigint ones need no change and stop the walk), sorted and distinct.
  */
 static Datum
-referencing_columns(IoRow *row)
+referencing_columns(IoRow *row, Datum empty)
 {
 	List	   *queue = list_make1(row);
 	List	   *found = NIL;
@@ -1232,7 +1232,7 @@ referencing_columns(IoRow *row)
 		((IoRow *) lfirst(lc))->visited = false;
 
 	if (found == NIL)
-		return PointerGetDatum(construct_empty_array(TEXTOID));
+		return empty;
 	names = palloc(sizeof(Datum) * list_length(found));
 	foreach(lc, found)
 		names[n++] = CStringGetTextDatum(qualified_column_name(lfirst(lc)));
@@ -1296,7 +1296,8 @@ source_name(IoMeas *m)
  *		One result row: the chosen measurement m (NULL: none) of row.
  */
 static void
-emit_row(ReturnSetInfo *rsinfo, IoRow *row, IoMeas *m, IoUsage *u)
+emit_row(ReturnSetInfo *rsinfo, IoRow *row, IoMeas *m, IoUsage *u,
+		 Datum empty_array)
 {
 	Datum		values[IO_NCOLUMNS];
 	bool		nulls[IO_NCOLUMNS];
@@ -1370,7 +1371,7 @@ emit_row(ReturnSetInfo *rsinfo, IoRow *row, IoMeas *m, IoUsage *u)
 		values[17] = CStringGetTextDatum(m->status);
 		nulls[17] = false;
 	}
-	values[18] = referencing_columns(row);
+	values[18] = referencing_columns(row, empty_array);
 	nulls[18] = false;
 
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -1403,6 +1404,7 @@ storagelab_int_overflow_measurements(PG_FUNCTION_ARGS)
 	HASH_SEQ_STATUS hs;
 	long		nrows;
 	long		i;
+	Datum		empty_array;
 
 	InitMaterializedSRF(fcinfo, 0);
 
@@ -1446,6 +1448,8 @@ storagelab_int_overflow_measurements(PG_FUNCTION_ARGS)
 	while ((row = hash_seq_search(&hs)) != NULL)
 		rows[i++] = row;
 	qsort(rows, nrows, sizeof(IoRow *), row_cmp);
+
+	empty_array = PointerGetDatum(construct_empty_array(TEXTOID));
 
 	/* Own measurements first: foreign-key columns borrow them. */
 	for (i = 0; i < nrows; i++)
@@ -1500,7 +1504,7 @@ storagelab_int_overflow_measurements(PG_FUNCTION_ARGS)
 				}
 			}
 		}
-		emit_row(rsinfo, row, best, &best_u);
+		emit_row(rsinfo, row, best, &best_u, empty_array);
 	}
 
 	MemoryContextSwitchTo(old);
