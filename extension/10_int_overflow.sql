@@ -10,8 +10,8 @@
 --
 -- C probes (src/int_overflow.c): int_overflow_sequence_state(regclass),
 -- int_overflow_index_bounds(regclass) and int_overflow_stats_bounds(); the
--- catalog walk behind the view (src/int_overflow_catalog.c):
--- int_overflow_measurements().
+-- catalog walk and measurements behind the view (src/int_overflow_catalog.c,
+-- src/int_overflow_measure.c): int_overflow_measurements().
 
 INSERT INTO storagelab.setting_defaults VALUES
   ('int_overflow.warning_pct', '50',
@@ -96,7 +96,8 @@ SELECT pg_catalog.pg_extension_config_dump('storagelab.int_overflow_history', ''
 -- ---------------------------------------------------------------------------
 
 -- The measurements behind the view, one row per column, gathered in C
--- (src/int_overflow_catalog.c): each catalog read once, joined in hash
+-- (src/int_overflow_catalog.c walks the catalogs, src/int_overflow_measure.c
+-- measures and chooses): each catalog read once, joined in hash
 -- tables, the probes above called directly once per object, the usage
 -- arithmetic exact.  It runs as the caller: the probes check the caller's
 -- privileges on every sequence, table and column they read.
@@ -307,14 +308,14 @@ BEGIN
   INSERT INTO storagelab.int_overflow_history AS h
          (taken_at, schema_name, table_name, column_name,
           sequence_schema, sequence_name, value, is_estimate)
-  SELECT now(), n.nspname, c.relname, o.column_name, sn.nspname, sc.relname,
-         o.current_value, o.is_estimate
-    FROM storagelab.int_overflow o
-    JOIN pg_class c ON c.oid = o.relation
-    JOIN pg_namespace n ON n.oid = c.relnamespace
-    LEFT JOIN pg_class sc ON sc.oid = o.sequence
+  -- The view's rows without its projection: current_value is cur, and
+  -- is_estimate is NOT exact where cur is known.
+  SELECT now(), m.nspname, m.relname, m.attname, sn.nspname, sc.relname,
+         m.cur, NOT m.exact
+    FROM storagelab.int_overflow_measurements() m
+    LEFT JOIN pg_class sc ON sc.oid = m.seqid
     LEFT JOIN pg_namespace sn ON sn.oid = sc.relnamespace
-   WHERE o.current_value IS NOT NULL
+   WHERE m.cur IS NOT NULL
   ON CONFLICT (schema_name, table_name, column_name, taken_at)
   DO UPDATE SET value = excluded.value, is_estimate = excluded.is_estimate,
                 sequence_schema = excluded.sequence_schema,
