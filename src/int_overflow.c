@@ -23,6 +23,11 @@
  *	  ends and most common values), read from pg_statistic through the syscache
  *	  under the same rules as the pg_stats view, without its text conversions.
  *
+ * Each SQL function is a thin wrapper around a C helper declared in
+ * int_overflow.h (storagelab_sequence_state(), storagelab_index_bounds(),
+ * storagelab_stats_bounds()), which the catalog walk behind the view
+ * (int_overflow_catalog.c) calls directly, once per object.
+ *
  * All three check the caller's privileges themselves (SELECT or USAGE on the
  * sequence; SELECT on the table or on the column), so they reveal nothing
  * that "SELECT last_value FROM seq", "SELECT min(col), max(col)" or pg_stats
@@ -64,6 +69,7 @@
 #include "utils/syscache.h"
 
 #include "compat.h"
+#include "int_overflow.h"
 
 PG_FUNCTION_INFO_V1(storagelab_int_overflow_sequence_state);
 PG_FUNCTION_INFO_V1(storagelab_int_overflow_index_bounds);
@@ -78,13 +84,13 @@ PG_FUNCTION_INFO_V1(storagelab_int_overflow_stats_bounds);
  */
 #define SL_MAX_DEAD_ENTRIES		10000
 
-/* Status strings shared by both functions (documented in the README). */
-#define SL_STATUS_OK			"ok"
-#define SL_STATUS_UNREADABLE	"unreadable"
-#define SL_STATUS_LOCKED		"locked"
-#define SL_STATUS_UNAVAILABLE	"unavailable"
-#define SL_STATUS_EMPTY			"empty"
-#define SL_STATUS_APPROXIMATE	"approximate"
+const char	storagelab_status_ok[] = "ok";
+const char	storagelab_status_unreadable[] = "unreadable";
+const char	storagelab_status_locked[] = "locked";
+const char	storagelab_status_unavailable[] = "unavailable";
+const char	storagelab_status_empty[] = "empty";
+const char	storagelab_status_approximate[] = "approximate";
+const char	storagelab_status_no_statistics[] = "no statistics";
 
 /*
  * form_result
@@ -162,27 +168,25 @@ open_conditionally(Oid relid, const char **status)
 }
 
 /*
- * storagelab_int_overflow_sequence_state
- *		SQL: storagelab.int_overflow_sequence_state(seq regclass,
- *			 OUT last_value bigint, OUT is_called boolean, OUT status text)
+ * storagelab_sequence_state
+ *		last_value and is_called of sequence seqid as stored on its page (what
+ *		pg_sequences shows: with CACHE > 1 that is the end of the range handed
+ *		out to a session's cache).
  *
- * last_value and is_called as stored on the sequence's page (what
- * pg_sequences shows: with CACHE > 1 that is the end of the range handed
- * out to a session's cache).  status is "ok", or "unreadable" (the caller
- * has neither SELECT nor USAGE on the sequence), "locked" (another session
- * holds ACCESS EXCLUSIVE on it; we do not wait) or "unavailable" (dropped
- * meanwhile, another session's temporary sequence, an unlogged sequence on
- * a standby), with NULL values.
+ * Returns "ok" with *last_value and *is_called set, or "unreadable" (the
+ * caller has neither SELECT nor USAGE on the sequence), "locked" (another
+ * session holds ACCESS EXCLUSIVE on it; we do not wait) or "unavailable"
+ * (dropped meanwhile, another session's temporary sequence, an unlogged
+ * sequence on a standby).
  *
  * Takes AccessShareLock conditionally and releases it before returning;
  * reads the page under a share buffer lock and never writes it (unlike
  * nextval(), it does not clear a stale xmax).  A relation that is not a
  * sequence is an error.
  */
-Datum
-storagelab_int_overflow_sequence_state(PG_FUNCTION_ARGS)
+const char *
+storagelab_sequence_state(Oid relid, int64 *last_value, bool *is_called)
 {
-	Oid			relid = PG_GETARG_OID(0);
 	const char *status = SL_STATUS_OK;
 	bool		is_missing = false;
 	char		relkind;
@@ -192,12 +196,10 @@ storagelab_int_overflow_sequence_state(PG_FUNCTION_ARGS)
 	ItemId		lp;
 	HeapTupleHeader tuphdr;
 	Form_pg_sequence_data seq;
-	Datum		last_value;
-	Datum		is_called;
 
 	relkind = get_rel_relkind(relid);
 	if (relkind == '\0')
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
+		return SL_STATUS_UNAVAILABLE;
 	if (relkind != RELKIND_SEQUENCE)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -207,17 +209,16 @@ storagelab_int_overflow_sequence_state(PG_FUNCTION_ARGS)
 	/* Privileges before the lock, so no lock is queued for a refused caller. */
 	if (pg_class_aclcheck_ext(relid, GetUserId(), ACL_SELECT | ACL_USAGE,
 							  &is_missing) != ACLCHECK_OK)
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL,
-									is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE));
+		return is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE;
 
 	rel = open_conditionally(relid, &status);
 	if (rel == NULL)
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, status));
+		return status;
 
 	if (unreadable_on_this_server(rel))
 	{
 		relation_close(rel, AccessShareLock);
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
+		return SL_STATUS_UNAVAILABLE;
 	}
 
 	/* A sequence is one page holding one tuple (see sequence.c). */
@@ -237,13 +238,37 @@ storagelab_int_overflow_sequence_state(PG_FUNCTION_ARGS)
 						RelationGetRelationName(rel))));
 	tuphdr = (HeapTupleHeader) PageGetItem(page, lp);
 	seq = (Form_pg_sequence_data) ((char *) tuphdr + tuphdr->t_hoff);
-	last_value = Int64GetDatum(seq->last_value);
-	is_called = BoolGetDatum(seq->is_called);
+	*last_value = seq->last_value;
+	*is_called = seq->is_called;
 	UnlockReleaseBuffer(buf);
 
 	relation_close(rel, AccessShareLock);
 
-	PG_RETURN_DATUM(form_result(fcinfo, &last_value, &is_called, SL_STATUS_OK));
+	return SL_STATUS_OK;
+}
+
+/*
+ * storagelab_int_overflow_sequence_state
+ *		SQL: storagelab.int_overflow_sequence_state(seq regclass,
+ *			 OUT last_value bigint, OUT is_called boolean, OUT status text)
+ *
+ * storagelab_sequence_state() as a record; NULL values unless status is ok.
+ */
+Datum
+storagelab_int_overflow_sequence_state(PG_FUNCTION_ARGS)
+{
+	int64		last_value = 0;
+	bool		is_called = false;
+	const char *status;
+	Datum		d_last;
+	Datum		d_called;
+
+	status = storagelab_sequence_state(PG_GETARG_OID(0), &last_value, &is_called);
+	if (status != SL_STATUS_OK)
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, status));
+	d_last = Int64GetDatum(last_value);
+	d_called = BoolGetDatum(is_called);
+	PG_RETURN_DATUM(form_result(fcinfo, &d_last, &d_called, status));
 }
 
 /*
@@ -284,7 +309,8 @@ index_endpoint(Relation heap, Relation index, Snapshot snapshot,
 	ScanKeyData key;
 	TupleTableSlot *slot;
 	Buffer		vmbuffer = InvalidBuffer;
-	Oid			keytype = TupleDescAttr(RelationGetDescr(index), 0)->atttypid;
+	/* a domain key is stored as its base type */
+	Oid			keytype = getBaseType(TupleDescAttr(RelationGetDescr(index), 0)->atttypid);
 	ItemPointer tid;
 	bool		found = false;
 	bool		have_outermost = false;
@@ -345,11 +371,8 @@ index_endpoint(Relation heap, Relation index, Snapshot snapshot,
 }
 
 /*
- * storagelab_int_overflow_index_bounds
- *		SQL: storagelab.int_overflow_index_bounds(index regclass,
- *			 OUT min_value bigint, OUT max_value bigint, OUT status text)
- *
- * The smallest and largest visible non-NULL value of the first key column of
+ * storagelab_index_bounds
+ *		The smallest and largest visible non-NULL value of the first key column of
  * a btree index over an int2, int4 or int8 column, read from the two ends of
  * the index with the transaction's snapshot.  status: "ok", "empty" (no
  * non-NULL value), "approximate" (too many dead entries at an end; the
@@ -363,10 +386,9 @@ index_endpoint(Relation heap, Relation index, Snapshot snapshot,
  * releases both before returning.  Anything other than a btree index on an
  * integer first key column is an error.
  */
-Datum
-storagelab_int_overflow_index_bounds(PG_FUNCTION_ARGS)
+const char *
+storagelab_index_bounds(Oid indexid, int64 *min_value, int64 *max_value)
 {
-	Oid			indexid = PG_GETARG_OID(0);
 	const char *status = SL_STATUS_OK;
 	Oid			heapid;
 	HeapTuple	idxtup;
@@ -381,15 +403,13 @@ storagelab_int_overflow_index_bounds(PG_FUNCTION_ARGS)
 	int64		maxv = 0;
 	bool		approximate = false;
 	bool		found;
-	Datum		dmin;
-	Datum		dmax;
 
 	if (get_rel_relkind(indexid) == '\0')
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
+		return SL_STATUS_UNAVAILABLE;
 
 	idxtup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexid));
 	if (!HeapTupleIsValid(idxtup) && get_rel_relkind(indexid) == '\0')
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
+		return SL_STATUS_UNAVAILABLE;
 	if (!HeapTupleIsValid(idxtup))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -414,17 +434,16 @@ storagelab_int_overflow_index_bounds(PG_FUNCTION_ARGS)
 		(is_missing ||
 		 pg_attribute_aclcheck_ext(heapid, keyattnum, GetUserId(), ACL_SELECT,
 								   &is_missing) != ACLCHECK_OK))
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL,
-									is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE));
+		return is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE;
 
 	heap = open_conditionally(heapid, &status);
 	if (heap == NULL)
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, status));
+		return status;
 	index = open_conditionally(indexid, &status);
 	if (index == NULL)
 	{
 		relation_close(heap, AccessShareLock);
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, status));
+		return status;
 	}
 
 	if (index->rd_rel->relkind != RELKIND_INDEX ||
@@ -440,7 +459,7 @@ storagelab_int_overflow_index_bounds(PG_FUNCTION_ARGS)
 				 errdetail("Only a btree index returns its smallest and largest key cheaply."),
 				 errhint("Pass a btree index whose first key column is an integer column.")));
 	}
-	keytype = TupleDescAttr(RelationGetDescr(index), 0)->atttypid;
+	keytype = getBaseType(TupleDescAttr(RelationGetDescr(index), 0)->atttypid);
 	if (keytype != INT2OID && keytype != INT4OID && keytype != INT8OID)
 	{
 		const char *name = pstrdup(RelationGetRelationName(index));
@@ -459,7 +478,7 @@ storagelab_int_overflow_index_bounds(PG_FUNCTION_ARGS)
 	{
 		relation_close(index, AccessShareLock);
 		relation_close(heap, AccessShareLock);
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
+		return SL_STATUS_UNAVAILABLE;
 	}
 
 	snapshot = RegisterSnapshot(ActiveSnapshotSet() ? GetActiveSnapshot() :
@@ -475,12 +494,36 @@ storagelab_int_overflow_index_bounds(PG_FUNCTION_ARGS)
 	relation_close(heap, AccessShareLock);
 
 	if (!found)
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_EMPTY));
+		return SL_STATUS_EMPTY;
 
+	*min_value = minv;
+	*max_value = maxv;
+	return approximate ? SL_STATUS_APPROXIMATE : SL_STATUS_OK;
+}
+
+/*
+ * storagelab_int_overflow_index_bounds
+ *		SQL: storagelab.int_overflow_index_bounds(index regclass,
+ *			 OUT min_value bigint, OUT max_value bigint, OUT status text)
+ *
+ * storagelab_index_bounds() as a record; NULL values unless status is ok or
+ * approximate.
+ */
+Datum
+storagelab_int_overflow_index_bounds(PG_FUNCTION_ARGS)
+{
+	int64		minv = 0;
+	int64		maxv = 0;
+	const char *status;
+	Datum		dmin;
+	Datum		dmax;
+
+	status = storagelab_index_bounds(PG_GETARG_OID(0), &minv, &maxv);
+	if (status != SL_STATUS_OK && status != SL_STATUS_APPROXIMATE)
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, status));
 	dmin = Int64GetDatum(minv);
 	dmax = Int64GetDatum(maxv);
-	PG_RETURN_DATUM(form_result(fcinfo, &dmin, &dmax,
-								approximate ? SL_STATUS_APPROXIMATE : SL_STATUS_OK));
+	PG_RETURN_DATUM(form_result(fcinfo, &dmin, &dmax, status));
 }
 
 /*
@@ -520,11 +563,8 @@ stats_slot_bounds(HeapTuple statstup, int stakind,
 }
 
 /*
- * storagelab_int_overflow_stats_bounds
- *		SQL: storagelab.int_overflow_stats_bounds(rel regclass, attnum smallint,
- *			 OUT min_value bigint, OUT max_value bigint, OUT status text)
- *
- * The smallest and largest value ANALYZE saw in an int2/int4/int8 column:
+ * storagelab_stats_bounds
+ *		The smallest and largest value ANALYZE saw in an int2/int4/int8 column:
  * the ends of its histogram and its most common values, from the
  * statistics over the whole inheritance tree when there are such (a
  * partitioned or inheritance parent), else from the table's own.  status:
@@ -535,11 +575,10 @@ stats_slot_bounds(HeapTuple statstup, int stakind,
  *
  * Reads pg_statistic through the syscache; takes no lock on the table.
  */
-Datum
-storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
+const char *
+storagelab_stats_bounds(Oid relid, AttrNumber attnum,
+						int64 *min_value, int64 *max_value)
 {
-	Oid			relid = PG_GETARG_OID(0);
-	AttrNumber	attnum = PG_GETARG_INT16(1);
 	bool		is_missing = false;
 	HeapTuple	classtup;
 	Form_pg_class classform;
@@ -549,12 +588,10 @@ storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
 	bool		found = false;
 	int64		minv = 0;
 	int64		maxv = 0;
-	Datum		dmin;
-	Datum		dmax;
 
 	classtup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(classtup))
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, SL_STATUS_UNAVAILABLE));
+		return SL_STATUS_UNAVAILABLE;
 	classform = (Form_pg_class) GETSTRUCT(classtup);
 	rowsecurity = classform->relrowsecurity;
 	/* Whole-tree statistics exist only for parents; try them first there. */
@@ -567,8 +604,7 @@ storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
 		  pg_attribute_aclcheck_ext(relid, attnum, GetUserId(), ACL_SELECT,
 									&is_missing) != ACLCHECK_OK)) ||
 		(rowsecurity && check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED))
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL,
-									is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE));
+		return is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE;
 
 	statstup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
 							   Int16GetDatum(attnum), BoolGetDatum(inherited));
@@ -576,16 +612,41 @@ storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
 		statstup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
 								   Int16GetDatum(attnum), BoolGetDatum(false));
 	if (!HeapTupleIsValid(statstup))
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, "no statistics"));
+		return SL_STATUS_NO_STATISTICS;
 
 	stats_slot_bounds(statstup, STATISTIC_KIND_HISTOGRAM, &found, &minv, &maxv);
 	stats_slot_bounds(statstup, STATISTIC_KIND_MCV, &found, &minv, &maxv);
 	ReleaseSysCache(statstup);
 
 	if (!found)
-		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, "no statistics"));
+		return SL_STATUS_NO_STATISTICS;
 
+	*min_value = minv;
+	*max_value = maxv;
+	return SL_STATUS_OK;
+}
+
+/*
+ * storagelab_int_overflow_stats_bounds
+ *		SQL: storagelab.int_overflow_stats_bounds(rel regclass, attnum smallint,
+ *			 OUT min_value bigint, OUT max_value bigint, OUT status text)
+ *
+ * storagelab_stats_bounds() as a record; NULL values unless status is ok.
+ */
+Datum
+storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
+{
+	int64		minv = 0;
+	int64		maxv = 0;
+	const char *status;
+	Datum		dmin;
+	Datum		dmax;
+
+	status = storagelab_stats_bounds(PG_GETARG_OID(0), PG_GETARG_INT16(1),
+									 &minv, &maxv);
+	if (status != SL_STATUS_OK)
+		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, status));
 	dmin = Int64GetDatum(minv);
 	dmax = Int64GetDatum(maxv);
-	PG_RETURN_DATUM(form_result(fcinfo, &dmin, &dmax, SL_STATUS_OK));
+	PG_RETURN_DATUM(form_result(fcinfo, &dmin, &dmax, status));
 }

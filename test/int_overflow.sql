@@ -1,7 +1,7 @@
 -- pgTAP: storagelab.int_overflow, sequences and identity columns placed near
 -- their limits with setval, descending and cycling ones included.
 BEGIN;
-SELECT plan(42);
+SELECT plan(48);
 
 CREATE SCHEMA io;
 CREATE TEMP TABLE v ON COMMIT DROP AS SELECT * FROM storagelab.int_overflow WITH NO DATA;
@@ -239,6 +239,51 @@ SELECT results_eq(
   $$VALUES (2100000000::numeric, 'critical')$$,
   'inheritance parent: the child''s values count');
 
+-- the C catalog walk against the SQL it replaced -----------------------------------
+\i test/fixtures/int_overflow_reference.sql
+CREATE TEMP VIEW io_cols AS
+  SELECT 'row_rel, row_attnum, nspname, relname, attname, atttypid, source, seqid, cur, lim, '
+         'left_, min_value, max_value, seq_increment, cycles, exact, status, referencing_columns' AS list;
+SELECT results_eq(
+  format('SELECT %s FROM storagelab.int_overflow_measurements() ORDER BY row_rel, row_attnum',
+         (SELECT list FROM io_cols)),
+  format('SELECT %s FROM pg_temp.int_overflow_sql_reference() ORDER BY row_rel, row_attnum',
+         (SELECT list FROM io_cols)),
+  'int_overflow_measurements() in C returns the rows of the former SQL implementation, column for column');
+SELECT is((SELECT count(*)::int
+             FROM storagelab.int_overflow_measurements() c
+             JOIN pg_temp.int_overflow_sql_reference() r USING (row_rel, row_attnum)
+            WHERE abs(c.used - r.used) > 0.001 OR (c.used IS NULL) <> (r.used IS NULL)),
+          0, 'used_pct agrees with the former float8 computation within rounding');
+
+-- cases beyond the former SQL ---------------------------------------------------------------
+CREATE DOMAIN io.yr2 AS io.yr;
+CREATE TABLE io.dom2 (y io.yr2 PRIMARY KEY);
+INSERT INTO io.dom2 VALUES (2000), (31000);
+SELECT results_eq(
+  $$SELECT column_type, source, current_value FROM storagelab.int_overflow
+     WHERE relation = 'io.dom2'::regclass$$,
+  $$VALUES ('io.yr2'::regtype, 'index', 31000::numeric)$$,
+  'a domain over a domain over integer: measured (index ends)');
+
+CREATE TABLE io.big (id bigserial);
+SELECT FROM setval('io.big_id_seq', 7000000000000000000);
+SELECT results_eq(
+  $$SELECT current_value, limit_value, used_pct, values_left FROM storagelab.int_overflow
+     WHERE relation = 'io.big'::regclass$$,
+  $$VALUES (7000000000000000000::numeric, 9223372036854775807::numeric,
+            round((7000000000000000000 - 1) / 9223372036854775806::numeric * 100, 3),
+            2223372036854775807::numeric)$$,
+  'bigserial past 2^62: usage computed exactly in 128 bits');
+
+CREATE SEQUENCE io.fullrange MINVALUE -9223372036854775808 START -9223372036854775808;
+CREATE TABLE io.fr (id bigint DEFAULT nextval('io.fullrange'));
+SELECT results_eq(
+  $$SELECT current_value, used_pct, values_left FROM storagelab.int_overflow
+     WHERE relation = 'io.fr'::regclass$$,
+  $$VALUES (-9223372036854775809::numeric, 0.000::numeric, 18446744073709551616::numeric)$$,
+  'a sequence over the whole bigint range, never called: values beyond 64 bits');
+
 -- privileges --------------------------------------------------------------------------
 CREATE ROLE io_reader;
 GRANT USAGE ON SCHEMA io TO io_reader;
@@ -248,7 +293,16 @@ SET ROLE io_reader;
 CREATE TEMP TABLE io_as_reader AS
   SELECT relation::text AS rel, column_name::text AS col, current_value, risk, status
     FROM storagelab.int_overflow WHERE relation::text LIKE 'io.%';
+CREATE TEMP TABLE io_c_reader AS
+  SELECT row_rel, row_attnum, source, cur, status FROM storagelab.int_overflow_measurements();
+CREATE TEMP TABLE io_r_reader AS
+  SELECT row_rel, row_attnum, source, cur, status FROM pg_temp.int_overflow_sql_reference();
 RESET ROLE;
+SELECT results_eq(
+  $$SELECT * FROM io_c_reader WHERE row_rel::regclass::text LIKE 'io.%' AND row_rel <> 'io.dom2'::regclass
+     ORDER BY 1, 2$$,
+  $$SELECT * FROM io_r_reader WHERE row_rel::regclass::text LIKE 'io.%' ORDER BY 1, 2$$,
+  'as a role with few privileges, too, the C walk returns the former SQL''s rows');
 SELECT results_eq(
   $$SELECT current_value, risk, status FROM io_as_reader WHERE rel = 'io.s' AND col = 'id'$$,
   $$VALUES (NULL::numeric, NULL::text, 'unreadable')$$,

@@ -1,0 +1,44 @@
+/*-------------------------------------------------------------------------
+ *
+ * int_overflow.h
+ *	  The probes of src/int_overflow.c, shared with the catalog walk of
+ *	  src/int_overflow_catalog.c (storagelab.int_overflow_measurements()).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef STORAGELAB_INT_OVERFLOW_H
+#define STORAGELAB_INT_OVERFLOW_H
+
+/*
+ * Status strings of the probes (documented in the README), defined once in
+ * int_overflow.c so that a status can be compared by pointer.
+ */
+extern const char storagelab_status_ok[];
+extern const char storagelab_status_unreadable[];
+extern const char storagelab_status_locked[];
+extern const char storagelab_status_unavailable[];
+extern const char storagelab_status_empty[];
+extern const char storagelab_status_approximate[];
+extern const char storagelab_status_no_statistics[];
+
+#define SL_STATUS_OK			storagelab_status_ok
+#define SL_STATUS_UNREADABLE	storagelab_status_unreadable
+#define SL_STATUS_LOCKED		storagelab_status_locked
+#define SL_STATUS_UNAVAILABLE	storagelab_status_unavailable
+#define SL_STATUS_EMPTY			storagelab_status_empty
+#define SL_STATUS_APPROXIMATE	storagelab_status_approximate
+#define SL_STATUS_NO_STATISTICS storagelab_status_no_statistics
+
+/*
+ * Each probe returns one of the status strings above and sets its outputs
+ * only when the status says there is a value: "ok" for a sequence, "ok" or
+ * "approximate" for an index, "ok" for statistics.
+ */
+extern const char *storagelab_sequence_state(Oid seqid, int64 *last_value,
+											 bool *is_called);
+extern const char *storagelab_index_bounds(Oid indexid, int64 *min_value,
+										   int64 *max_value);
+extern const char *storagelab_stats_bounds(Oid relid, AttrNumber attnum,
+										   int64 *min_value, int64 *max_value);
+
+#endif							/* STORAGELAB_INT_OVERFLOW_H */

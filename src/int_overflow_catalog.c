@@ -1,0 +1,778 @@
+/*-------------------------------------------------------------------------
+ *
+ * int_overflow_catalog.c
+ *	  The catalog walk behind the storagelab.int_overflow view.
+ *
+ * storagelab_int_overflow_rows() finds the reported columns and what can
+ * measure them, for src/int_overflow_measure.c:
+ *
+ *	- every int2/int4 column, and every integer column a sequence feeds, of
+ *	  the tables and partitioned tables outside pg_catalog,
+ *	  information_schema, pg_toast* and storagelab (other sessions'
+ *	  temporary tables are skipped), domains over integers at any depth
+ *	  included.  A column inherited from the root of its tree (every column
+ *	  of a partition) belongs to the row of the root's column of the same
+ *	  name; any other column is a row of its own;
+ *	- the sequences that feed a row, from pg_depend only: a serial sequence
+ *	  ('a', OWNED BY the column), an identity sequence ('i'), and any column
+ *	  default (pg_attrdef) that depends on a sequence ('n'); default text is
+ *	  never parsed;
+ *	- the row's leaf tables (relkind r: the table itself, partitions,
+ *	  inheritance children) and, for each, the btree index to read;
+ *	- foreign-key column pairs between rows.
+ *
+ * Each catalog (pg_class, pg_inherits, pg_attribute, pg_sequence,
+ * pg_attrdef, pg_depend, pg_constraint, pg_index) is read once with a
+ * sequential system-table scan under the catalog snapshot, and joined in
+ * hash tables: the cost is linear in the size of the catalogs.  Nothing here
+ * takes a lock on a user relation, reads one, or writes anything.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_attrdef.h"
+#include "catalog/pg_attribute.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_constraint.h"
+#include "catalog/pg_depend.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_sequence.h"
+#include "catalog/pg_type_d.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "compat.h"
+#include "int_overflow_catalog.h"
+
+/* Everything the walk collects, and its lookup tables. */
+typedef struct IoState
+{
+	HTAB	   *nsps;			/* Oid -> IoNsp */
+	HTAB	   *rels;			/* Oid -> IoRel */
+	HTAB	   *btrees;			/* Oid of btree indexes */
+	HTAB	   *parents;		/* Oid -> IoParents */
+	HTAB	   *parentset;		/* Oid of every parent */
+	HTAB	   *rootatts;		/* IoRootAtt */
+	HTAB	   *types;			/* Oid -> IoType */
+	HTAB	   *cols;			/* IoKey -> IoCol */
+	HTAB	   *rows;			/* IoKey -> IoRow */
+	HTAB	   *seqs;			/* Oid -> IoSeq */
+	HTAB	   *attrdefs;		/* Oid -> IoAttrDef */
+	List	   *fkpairs;		/* IoFkPair */
+} IoState;
+
+typedef struct IoNsp
+{
+	Oid			nspid;
+	bool		excluded;
+	NameData	nspname;
+} IoNsp;
+
+typedef struct IoParents
+{
+	Oid			relid;
+	List	   *parents;		/* OIDs */
+} IoParents;
+
+typedef struct IoRootAtt
+{
+	Oid			relid;
+	NameData	attname;
+	AttrNumber	attnum;
+} IoRootAtt;
+
+typedef struct IoType
+{
+	Oid			typid;
+	Oid			basetype;		/* InvalidOid: not an integer type */
+} IoType;
+
+typedef struct IoAttrDef
+{
+	Oid			oid;
+	Oid			adrelid;
+	AttrNumber	adnum;
+} IoAttrDef;
+
+/*
+ * make_hash
+ *		A dynahash table in the current memory context.
+ */
+static HTAB *
+make_hash(const char *name, Size keysize, Size entrysize, long nelem)
+{
+	HASHCTL		ctl;
+
+	ctl.keysize = keysize;
+	ctl.entrysize = entrysize;
+	ctl.hcxt = CurrentMemoryContext;
+	return hash_create(name, nelem, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+/*
+ * make_key
+ *		An IoKey, padding-free.
+ */
+static inline IoKey
+make_key(Oid relid, AttrNumber attnum)
+{
+	IoKey		key;
+
+	key.relid = relid;
+	key.attnum = attnum;
+	return key;
+}
+
+/*
+ * namespace_entry
+ *		The namespace nspid, with whether its relations are left out:
+ *		pg_catalog, information_schema, storagelab and pg_toast*.
+ */
+static IoNsp *
+namespace_entry(IoState *st, Oid nspid)
+{
+	IoNsp	   *nsp;
+	bool		found;
+
+	nsp = hash_search(st->nsps, &nspid, HASH_ENTER, &found);
+	if (!found)
+	{
+		char	   *name = get_namespace_name(nspid);
+
+		namestrcpy(&nsp->nspname, name ? name : "");
+		nsp->excluded = name == NULL ||
+			strcmp(name, "pg_catalog") == 0 ||
+			strcmp(name, "information_schema") == 0 ||
+			strcmp(name, "storagelab") == 0 ||
+			strncmp(name, "pg_toast", 8) == 0;
+	}
+	return nsp;
+}
+
+/*
+ * integer_basetype
+ *		int2, int4 or int8 when typid is one of them or a domain over one
+ *		(at any depth), else InvalidOid.  Cached.
+ */
+static Oid
+integer_basetype(IoState *st, Oid typid)
+{
+	IoType	   *t;
+	bool		found;
+
+	if (typid == INT2OID || typid == INT4OID || typid == INT8OID)
+		return typid;
+	t = hash_search(st->types, &typid, HASH_ENTER, &found);
+	if (!found)
+	{
+		Oid			base = getBaseType(typid);
+
+		t->basetype = (base == INT2OID || base == INT4OID || base == INT8OID) ?
+			base : InvalidOid;
+	}
+	return t->basetype;
+}
+
+/*
+ * type_rank
+ *		Width order of the integer types (type OIDs do not sort by width).
+ */
+static int
+type_rank(Oid basetype)
+{
+	return basetype == INT2OID ? 1 : basetype == INT4OID ? 2 : 3;
+}
+
+/*
+ * scan_pg_class
+ *		Reported relations (tables and partitioned tables outside the left-out
+ *		schemas, not another session's temporary table) and the set of btree
+ *		indexes.
+ */
+static void
+scan_pg_class(IoState *st)
+{
+	Relation	catalog = table_open(RelationRelationId, AccessShareLock);
+	SysScanDesc scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
+	HeapTuple	tup;
+
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_class form = (Form_pg_class) GETSTRUCT(tup);
+
+		if (form->relkind == RELKIND_RELATION ||
+			form->relkind == RELKIND_PARTITIONED_TABLE)
+		{
+			IoNsp	   *nsp;
+			IoRel	   *rel;
+
+			if (form->relpersistence == RELPERSISTENCE_TEMP &&
+				!isTempNamespace(form->relnamespace))
+				continue;
+			nsp = namespace_entry(st, form->relnamespace);
+			if (nsp->excluded)
+				continue;
+			rel = hash_search(st->rels, &form->oid, HASH_ENTER, NULL);
+			rel->relkind = form->relkind;
+			rel->nspname = &nsp->nspname;
+			rel->relname = form->relname;
+		}
+		else if (form->relkind == RELKIND_INDEX && form->relam == BTREE_AM_OID)
+			hash_search(st->btrees, &form->oid, HASH_ENTER, NULL);
+	}
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+}
+
+/*
+ * scan_pg_inherits
+ *		Every child's parents (partitions, inheritance children; index
+ *		partitions too, which are never looked up).
+ */
+static void
+scan_pg_inherits(IoState *st)
+{
+	Relation	catalog = table_open(InheritsRelationId, AccessShareLock);
+	SysScanDesc scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
+	HeapTuple	tup;
+
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_inherits form = (Form_pg_inherits) GETSTRUCT(tup);
+		IoParents  *p;
+		bool		found;
+
+		p = hash_search(st->parents, &form->inhrelid, HASH_ENTER, &found);
+		if (!found)
+			p->parents = NIL;
+		p->parents = lappend_oid(p->parents, form->inhparent);
+		hash_search(st->parentset, &form->inhparent, HASH_ENTER, NULL);
+	}
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+}
+
+/*
+ * is_root
+ *		Whether relid has no parent (the root of a tree, when it is a
+ *		parent).
+ */
+static bool
+is_root(IoState *st, Oid relid)
+{
+	return hash_search(st->parents, &relid, HASH_FIND, NULL) == NULL;
+}
+
+/*
+ * tree_root
+ *		The root of the tree relid is a partition or child of: the closest
+ *		ancestor without a parent (the lowest OID among equally close ones,
+ *		which only multiple inheritance can produce), or InvalidOid when relid
+ *		has no parent.  Gives up beyond 100 levels, as the SQL it replaces did.
+ */
+static Oid
+tree_root(IoState *st, Oid relid)
+{
+	List	   *level;
+	int			depth;
+
+	if (is_root(st, relid))
+		return InvalidOid;
+	level = list_make1_oid(relid);
+	for (depth = 0; depth < 100 && level != NIL; depth++)
+	{
+		List	   *next = NIL;
+		Oid			best = InvalidOid;
+		ListCell   *lc;
+
+		foreach(lc, level)
+		{
+			IoParents  *p = hash_search(st->parents, &lfirst_oid(lc), HASH_FIND, NULL);
+			ListCell   *pc;
+
+			if (p == NULL)
+				continue;
+			foreach(pc, p->parents)
+			{
+				Oid			parent = lfirst_oid(pc);
+
+				if (is_root(st, parent))
+				{
+					if (!OidIsValid(best) || parent < best)
+						best = parent;
+				}
+				else
+					next = list_append_unique_oid(next, parent);
+			}
+		}
+		if (OidIsValid(best))
+			return best;
+		level = next;
+	}
+	return InvalidOid;
+}
+
+/*
+ * scan_pg_attribute
+ *		The integer columns of the reported relations, and the column names of
+ *		every tree root (to map inherited columns onto the root's column).
+ */
+static void
+scan_pg_attribute(IoState *st)
+{
+	Relation	catalog = table_open(AttributeRelationId, AccessShareLock);
+	SysScanDesc scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
+	HeapTuple	tup;
+	Oid			last_relid = InvalidOid;
+	IoRel	   *rel = NULL;
+	bool		root = false;
+
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_attribute form = (Form_pg_attribute) GETSTRUCT(tup);
+		Oid			basetype;
+		IoCol	   *col;
+		IoKey		key;
+
+		if (form->attnum <= 0 || form->attisdropped)
+			continue;
+		/* Attributes of one relation are usually stored together. */
+		if (form->attrelid != last_relid)
+		{
+			last_relid = form->attrelid;
+			rel = hash_search(st->rels, &last_relid, HASH_FIND, NULL);
+			root = hash_search(st->parentset, &last_relid, HASH_FIND, NULL) != NULL &&
+				is_root(st, last_relid);
+		}
+		if (root)
+		{
+			IoRootAtt	probe;
+			IoRootAtt  *ra;
+
+			MemSet(&probe, 0, sizeof(probe));
+			probe.relid = form->attrelid;
+			probe.attname = form->attname;
+			ra = hash_search(st->rootatts, &probe, HASH_ENTER, NULL);
+			ra->attnum = form->attnum;
+		}
+		if (rel == NULL)
+			continue;
+		basetype = integer_basetype(st, form->atttypid);
+		if (!OidIsValid(basetype))
+			continue;
+		key = make_key(form->attrelid, form->attnum);
+		col = hash_search(st->cols, &key, HASH_ENTER, NULL);
+		col->rel = rel;
+		col->atttypid = form->atttypid;
+		col->basetype = basetype;
+		col->attname = form->attname;
+		col->inherited = form->attinhcount > 0;
+		col->row = NULL;
+		col->indexid = InvalidOid;
+	}
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+}
+
+/*
+ * assign_rows
+ *		Map every column to its row: a column inherited from the root of its
+ *		tree (every column of a partition) to the root's column of the same
+ *		name, any other to itself; create the rows of the latter.  Then
+ *		collect each row's leaf columns (those of relkind r).
+ */
+static void
+assign_rows(IoState *st)
+{
+	HASH_SEQ_STATUS hs;
+	IoCol	   *col;
+
+	hash_seq_init(&hs, st->cols);
+	while ((col = hash_seq_search(&hs)) != NULL)
+	{
+		col->rowkey = col->key;
+		if (col->inherited)
+		{
+			Oid			root = tree_root(st, col->key.relid);
+
+			if (OidIsValid(root))
+			{
+				IoRootAtt	probe;
+				IoRootAtt  *ra;
+
+				MemSet(&probe, 0, sizeof(probe));
+				probe.relid = root;
+				probe.attname = col->attname;
+				ra = hash_search(st->rootatts, &probe, HASH_FIND, NULL);
+				if (ra != NULL)
+					col->rowkey = make_key(root, ra->attnum);
+			}
+		}
+		if (col->rowkey.relid == col->key.relid &&
+			col->rowkey.attnum == col->key.attnum)
+		{
+			IoRow	   *row = hash_search(st->rows, &col->key, HASH_ENTER, NULL);
+
+			memset((char *) row + sizeof(IoKey), 0, sizeof(IoRow) - sizeof(IoKey));
+			row->col = col;
+			switch (col->basetype)
+			{
+				case INT2OID:
+					row->type_min = PG_INT16_MIN;
+					row->type_max = PG_INT16_MAX;
+					break;
+				case INT4OID:
+					row->type_min = PG_INT32_MIN;
+					row->type_max = PG_INT32_MAX;
+					break;
+				default:
+					row->type_min = PG_INT64_MIN;
+					row->type_max = PG_INT64_MAX;
+					break;
+			}
+		}
+	}
+
+	/* Rows exist now: link the columns, gather the leaves. */
+	hash_seq_init(&hs, st->cols);
+	while ((col = hash_seq_search(&hs)) != NULL)
+	{
+		col->row = hash_search(st->rows, &col->rowkey, HASH_FIND, NULL);
+		if (col->row != NULL && col->rel->relkind == RELKIND_RELATION)
+			col->row->leaves = lappend(col->row->leaves, col);
+	}
+}
+
+/*
+ * scan_pg_sequence
+ *		The parameters of every sequence.
+ */
+static void
+scan_pg_sequence(IoState *st)
+{
+	Relation	catalog = table_open(SequenceRelationId, AccessShareLock);
+	SysScanDesc scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
+	HeapTuple	tup;
+
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_sequence form = (Form_pg_sequence) GETSTRUCT(tup);
+		IoSeq	   *seq = hash_search(st->seqs, &form->seqrelid, HASH_ENTER, NULL);
+
+		seq->start = form->seqstart;
+		seq->increment = form->seqincrement;
+		seq->max = form->seqmax;
+		seq->min = form->seqmin;
+		seq->cycle = form->seqcycle;
+		seq->read = false;
+	}
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+}
+
+/*
+ * add_row_seq
+ *		Record that seq feeds the column relid.attnum (if it is a reported
+ *		integer column), once per sequence and kind.
+ */
+static void
+add_row_seq(IoState *st, Oid relid, AttrNumber attnum, IoSeq *seq, bool identity)
+{
+	IoKey		key = make_key(relid, attnum);
+	IoCol	   *col = hash_search(st->cols, &key, HASH_FIND, NULL);
+	IoRowSeq   *rs;
+	ListCell   *lc;
+
+	if (col == NULL || col->row == NULL)
+		return;
+	foreach(lc, col->row->seqs)
+	{
+		rs = lfirst(lc);
+		if (rs->seq == seq && rs->identity == identity)
+			return;
+	}
+	rs = palloc(sizeof(IoRowSeq));
+	rs->seq = seq;
+	rs->identity = identity;
+	col->row->seqs = lappend(col->row->seqs, rs);
+}
+
+/*
+ * scan_pg_attrdef
+ *		Which column each column default (pg_attrdef row) belongs to.
+ */
+static void
+scan_pg_attrdef(IoState *st)
+{
+	Relation	catalog = table_open(AttrDefaultRelationId, AccessShareLock);
+	SysScanDesc scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
+	HeapTuple	tup;
+
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_attrdef form = (Form_pg_attrdef) GETSTRUCT(tup);
+		IoAttrDef  *ad;
+
+		ad = hash_search(st->attrdefs, &form->oid, HASH_ENTER, NULL);
+		ad->adrelid = form->adrelid;
+		ad->adnum = form->adnum;
+	}
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+}
+
+/*
+ * scan_pg_depend
+ *		The sequences feeding columns, from dependencies only (default text is
+ *		never parsed): a sequence's 'a' (serial, OWNED BY) or 'i' (identity)
+ *		dependency on a column, and a column default's 'n' dependency on a
+ *		sequence (nextval('s'), also in a larger expression).
+ */
+static void
+scan_pg_depend(IoState *st)
+{
+	Relation	catalog = table_open(DependRelationId, AccessShareLock);
+	SysScanDesc scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
+	HeapTuple	tup;
+
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_depend form = (Form_pg_depend) GETSTRUCT(tup);
+		IoSeq	   *seq;
+
+		if (form->refclassid != RelationRelationId)
+			continue;
+		if (form->classid == RelationRelationId &&
+			(form->deptype == DEPENDENCY_AUTO ||
+			 form->deptype == DEPENDENCY_INTERNAL) &&
+			form->refobjsubid > 0)
+		{
+			seq = hash_search(st->seqs, &form->objid, HASH_FIND, NULL);
+			if (seq != NULL)
+				add_row_seq(st, form->refobjid, form->refobjsubid, seq,
+							form->deptype == DEPENDENCY_INTERNAL);
+		}
+		else if (form->classid == AttrDefaultRelationId &&
+				 form->deptype == DEPENDENCY_NORMAL)
+		{
+			IoAttrDef  *ad;
+
+			seq = hash_search(st->seqs, &form->refobjid, HASH_FIND, NULL);
+			if (seq == NULL)
+				continue;
+			ad = hash_search(st->attrdefs, &form->objid, HASH_FIND, NULL);
+			if (ad != NULL)
+				add_row_seq(st, ad->adrelid, ad->adnum, seq, false);
+		}
+	}
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+}
+
+/*
+ * int2_array
+ *		The elements of a non-null int2[] catalog column.
+ */
+static int16 *
+int2_array(HeapTuple tup, int attnum, TupleDesc desc, int *n)
+{
+	bool		isnull;
+	Datum		d = heap_getattr(tup, attnum, desc, &isnull);
+	ArrayType  *arr;
+
+	if (isnull)
+	{
+		*n = 0;
+		return NULL;
+	}
+	arr = DatumGetArrayTypeP(d);
+	if (ARR_NDIM(arr) != 1 || ARR_HASNULL(arr) || ARR_ELEMTYPE(arr) != INT2OID)
+	{
+		*n = 0;
+		return NULL;
+	}
+	*n = ARR_DIMS(arr)[0];
+	return (int16 *) ARR_DATA_PTR(arr);
+}
+
+/*
+ * scan_pg_constraint
+ *		Foreign keys, one pair per column, between rows.  Constraints that
+ *		PostgreSQL clones onto partitions (conparentid set) are left out: the
+ *		parent's constraint stands for them.  A column narrower than the key
+ *		it references borrows the key's measurements.
+ */
+static void
+scan_pg_constraint(IoState *st)
+{
+	Relation	catalog = table_open(ConstraintRelationId, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(catalog);
+	SysScanDesc scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
+	HeapTuple	tup;
+
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_constraint form = (Form_pg_constraint) GETSTRUCT(tup);
+		int16	   *conkey;
+		int16	   *confkey;
+		int			n;
+		int			nf;
+		int			i;
+
+		if (form->contype != CONSTRAINT_FOREIGN || OidIsValid(form->conparentid))
+			continue;
+		conkey = int2_array(tup, Anum_pg_constraint_conkey, desc, &n);
+		confkey = int2_array(tup, Anum_pg_constraint_confkey, desc, &nf);
+		for (i = 0; i < n && i < nf; i++)
+		{
+			IoKey		ck = make_key(form->conrelid, conkey[i]);
+			IoKey		rk = make_key(form->confrelid, confkey[i]);
+			IoCol	   *cc = hash_search(st->cols, &ck, HASH_FIND, NULL);
+			IoCol	   *rc = hash_search(st->cols, &rk, HASH_FIND, NULL);
+			IoFkPair   *fk;
+
+			if (cc == NULL || rc == NULL || cc->row == NULL || rc->row == NULL)
+				continue;
+			fk = palloc(sizeof(IoFkPair));
+			fk->row = cc->row;
+			fk->ref = rc->row;
+			fk->basetype = cc->basetype;
+			fk->ref_basetype = rc->basetype;
+			st->fkpairs = lappend(st->fkpairs, fk);
+			rc->row->referenced_by = lappend(rc->row->referenced_by, fk);
+			if (type_rank(cc->basetype) < type_rank(rc->basetype))
+			{
+				cc->row->narrow_refs = lappend(cc->row->narrow_refs, rc->row);
+				rc->row->narrow_ref = true;
+			}
+		}
+	}
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+}
+
+/*
+ * scan_pg_index
+ *		For every integer column that leads a valid, ready, live, non-partial
+ *		btree index, the index to read: unique ones first, then the fewest
+ *		columns, then the lowest OID.
+ */
+static void
+scan_pg_index(IoState *st)
+{
+	Relation	catalog = table_open(IndexRelationId, AccessShareLock);
+	SysScanDesc scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
+	HeapTuple	tup;
+
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_index form = (Form_pg_index) GETSTRUCT(tup);
+		IoKey		key;
+		IoCol	   *col;
+		bool		better;
+
+		if (!form->indisvalid || !form->indisready || !form->indislive ||
+			form->indnatts < 1 || form->indkey.values[0] == 0)
+			continue;
+		key = make_key(form->indrelid, form->indkey.values[0]);
+		col = hash_search(st->cols, &key, HASH_FIND, NULL);
+		if (col == NULL ||
+			hash_search(st->btrees, &form->indexrelid, HASH_FIND, NULL) == NULL ||
+			!heap_attisnull(tup, Anum_pg_index_indpred, NULL))
+			continue;
+		if (!OidIsValid(col->indexid))
+			better = true;
+		else if (form->indisunique != col->index_unique)
+			better = form->indisunique;
+		else if (form->indnatts != col->index_natts)
+			better = form->indnatts < col->index_natts;
+		else
+			better = form->indexrelid < col->indexid;
+		if (better)
+		{
+			col->indexid = form->indexrelid;
+			col->index_unique = form->indisunique;
+			col->index_natts = form->indnatts;
+		}
+	}
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+}
+
+
+/*
+ * row_cmp
+ *		qsort comparator of rows: by relation OID, then column number.
+ */
+static int
+row_cmp(const void *a, const void *b)
+{
+	const IoRow *ra = *(IoRow *const *) a;
+	const IoRow *rb = *(IoRow *const *) b;
+
+	if (ra->key.relid != rb->key.relid)
+		return ra->key.relid < rb->key.relid ? -1 : 1;
+	if (ra->key.attnum != rb->key.attnum)
+		return ra->key.attnum < rb->key.attnum ? -1 : 1;
+	return 0;
+}
+
+
+/*
+ * storagelab_int_overflow_rows
+ *		Read the catalogs and return the reported rows, sorted by relation
+ *		OID and column number; *nrows is set to their number.
+ */
+IoRow **
+storagelab_int_overflow_rows(long *nrows)
+{
+	IoState		st;
+	IoRow	  **rows;
+	IoRow	   *row;
+	HASH_SEQ_STATUS hs;
+	long		i = 0;
+
+	memset(&st, 0, sizeof(st));
+	st.nsps = make_hash("int_overflow namespaces", sizeof(Oid), sizeof(IoNsp), 64);
+	st.rels = make_hash("int_overflow relations", sizeof(Oid), sizeof(IoRel), 1024);
+	st.btrees = make_hash("int_overflow btrees", sizeof(Oid), sizeof(Oid), 1024);
+	st.parents = make_hash("int_overflow parents", sizeof(Oid), sizeof(IoParents), 64);
+	st.parentset = make_hash("int_overflow parent set", sizeof(Oid), sizeof(Oid), 64);
+	st.rootatts = make_hash("int_overflow root columns",
+							offsetof(IoRootAtt, attnum), sizeof(IoRootAtt), 64);
+	st.types = make_hash("int_overflow types", sizeof(Oid), sizeof(IoType), 64);
+	st.cols = make_hash("int_overflow columns", sizeof(IoKey), sizeof(IoCol), 4096);
+	st.rows = make_hash("int_overflow rows", sizeof(IoKey), sizeof(IoRow), 4096);
+	st.seqs = make_hash("int_overflow sequences", sizeof(Oid), sizeof(IoSeq), 1024);
+	st.attrdefs = make_hash("int_overflow defaults", sizeof(Oid), sizeof(IoAttrDef), 1024);
+
+	/* Order matters: each scan joins against what the earlier ones found. */
+	scan_pg_class(&st);
+	scan_pg_inherits(&st);
+	scan_pg_attribute(&st);
+	assign_rows(&st);
+	scan_pg_sequence(&st);
+	scan_pg_attrdef(&st);
+	scan_pg_depend(&st);
+	scan_pg_constraint(&st);
+	scan_pg_index(&st);
+
+	*nrows = hash_get_num_entries(st.rows);
+	rows = palloc(sizeof(IoRow *) * Max(*nrows, 1));
+	hash_seq_init(&hs, st.rows);
+	while ((row = hash_seq_search(&hs)) != NULL)
+		rows[i++] = row;
+	qsort(rows, *nrows, sizeof(IoRow *), row_cmp);
+	return rows;
+}
