@@ -124,15 +124,26 @@ RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  -- NULL acl: the default privileges, which a re-created object has anyway.
-  SELECT CASE WHEN $3 IS NULL THEN '' ELSE
-    format(E'REVOKE ALL ON %s %s FROM PUBLIC, %I;\n', $1, $2, pg_get_userbyid($4)) ||
+  -- objtype is TABLE (views, materialized views) or ROUTINE.  A re-created
+  -- object starts with whatever ALTER DEFAULT PRIVILEGES gives the role that
+  -- runs the script: every grantee of a default privilege of that object type
+  -- is revoked too.  A NULL acl (the built-in default) needs no statement
+  -- unless such default privileges exist; then it is restored as acldefault().
+  WITH k AS (SELECT CASE WHEN $1 = 'TABLE' THEN 'r' ELSE 'f' END::"char" AS t),
+  defs AS (
+    SELECT string_agg(DISTINCT ', ' || quote_ident(pg_get_userbyid(x.grantee)), '') AS extra
+      FROM k, pg_default_acl d, aclexplode(d.defaclacl) x
+     WHERE d.defaclobjtype = k.t AND x.grantee NOT IN (0, $4)
+  )
+  SELECT CASE WHEN $3 IS NULL AND NOT EXISTS (SELECT 1 FROM k, pg_default_acl d WHERE d.defaclobjtype = k.t) THEN '' ELSE
+    format(E'REVOKE ALL ON %s %s FROM PUBLIC, %I%s;\n', $1, $2, pg_get_userbyid($4), coalesce(defs.extra, '')) ||
     coalesce((SELECT string_agg(format(E'GRANT %s ON %s %s TO %s%s;\n',
                       a.privilege_type, $1, $2,
                       CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(a.grantee)) END,
                       CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '' ORDER BY a.grantee, a.privilege_type)
-                FROM aclexplode($3) a), '')
+                FROM aclexplode(coalesce($3, acldefault(k.t, $4))) a), '')
   END
+    FROM k, defs
 $$;
 COMMENT ON FUNCTION storagelab.bigint_migration_acl_sql(text, text, aclitem[], oid) IS
   'GRANT/REVOKE statements that give a re-created object exactly the privileges in acl';
@@ -280,6 +291,14 @@ BEGIN
         o.handling := format('%s -> bigint: ALTER COLUMN TYPE (rewrites the table and its indexes)', r.typ);
         o.lock := 'ACCESS EXCLUSIVE';
         o.create_sql := format('ALTER COLUMN %I TYPE bigint', r.attname);
+        -- a default "nextval(...)::integer" would keep failing past 2^31
+        -- after the type change: it is set again without the cast
+        SELECT substring(pg_get_expr(ad.adbin, ad.adrelid) FROM '^\((nextval\(''.*''::regclass\))\)::(?:integer|smallint)$') INTO v_sql
+          FROM pg_attrdef ad WHERE ad.adrelid = r.relid AND ad.adnum = r.attnum;
+        IF v_sql IS NOT NULL THEN
+          o.handling := o.handling || '; its default drops the cast to ' || r.typ;
+          o.create_sql := o.create_sql || format(E',\n  ALTER COLUMN %I SET DEFAULT %s', r.attname, v_sql);
+        END IF;
       END IF;
     ELSIF r.atttypid = 'int8'::regtype THEN
       o.handling := 'already bigint: unchanged';
@@ -339,6 +358,33 @@ BEGIN
     o.blocker := format('column %s.%I is part of the partition key of %s', r.qn, r.attname, r.qn);
     o.sqlstate := '0A000';
     o.hint := 'A partition-key column cannot be converted in place: create a new partitioned table with a bigint key and move the data into it.';
+    res := res || o;
+  END LOOP;
+
+  -- A column inherited from parents in separate inheritance trees
+  -- (multiple inheritance): ALTER COLUMN TYPE on one parent fails with
+  -- "cannot alter inherited column", whatever the order.
+  FOR r IN
+    WITH RECURSIVE up(child, anc) AS (
+      SELECT i.inhrelid, i.inhparent FROM pg_inherits i
+       WHERE i.inhrelid IN (SELECT x.relid FROM unnest(crel) AS x(relid))
+      UNION
+      SELECT up.child, i.inhparent FROM up JOIN pg_inherits i ON i.inhrelid = up.anc
+    )
+    SELECT x.relid, a.attname, storagelab.bigint_migration_qname(x.relid) AS qn,
+           string_agg(DISTINCT storagelab.bigint_migration_qname(up.anc), ', ') AS roots
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum AND a.attinhcount > 1
+      JOIN up ON up.child = x.relid AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = up.anc)
+     GROUP BY x.relid, a.attname
+    HAVING count(DISTINCT up.anc) > 1
+  LOOP
+    o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('%s.%I', r.qn, r.attname);
+    o.blocker := format('column %s.%I is inherited from several inheritance trees (%s); ALTER COLUMN TYPE on one parent cannot change it',
+                        r.qn, r.attname, r.roots);
+    o.sqlstate := '0A000';
+    o.hint := 'Detach the table from all but one parent (ALTER TABLE ... NO INHERIT), convert, and attach it again (INHERIT).';
     res := res || o;
   END LOOP;
 
@@ -503,12 +549,21 @@ BEGIN
             o.kind := 'index'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
             o.lock := 'ACCESS EXCLUSIVE on its table';
             o.handling := 're-created with its table or column';
+            -- a partition's index is attached to its parent's, which is
+            -- re-created first (ON ONLY, as pg_get_indexdef prints it, and
+            -- valid again once every partition's index is attached)
+            SELECT i.inhparent, storagelab.bigint_migration_qname(i.inhparent) AS pqn INTO v_sql, v_qn
+              FROM pg_inherits i WHERE i.inhrelid = r.objid;
+            IF v_sql IS NOT NULL THEN
+              links := links || format('%s:%s:0>%s:%s:0', 'pg_class'::regclass::oid, r.objid, 'pg_class'::regclass::oid, v_sql);
+            END IF;
             o.create_sql := pg_get_indexdef(r.objid) || E';\n'
+                            || CASE WHEN v_sql IS NULL THEN '' ELSE format(E'ALTER INDEX %s ATTACH PARTITION %s;\n', v_qn, q.qn) END
                             || coalesce((SELECT format(E'ALTER INDEX %s SET TABLESPACE %I;\n', q.qn, t.spcname)
                                            FROM pg_class ic JOIN pg_tablespace t ON t.oid = ic.reltablespace
                                           WHERE ic.oid = r.objid), '')
                             || CASE WHEN (obj_description(r.objid, 'pg_class')) IS NULL THEN '' ELSE format(E'COMMENT ON INDEX %s IS %L;\n', q.qn, obj_description(r.objid, 'pg_class')) END;
-            o.check_sql := format('to_regclass(%L) IS NOT NULL', q.qn);
+            o.check_sql := format('EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid)', q.qn);
             v_auto := true;
           END IF;
         ELSIF q.relkind IN ('i', 'I') THEN
@@ -537,7 +592,13 @@ BEGIN
         IF q.adrelid = wobj AND q.adnum = wsub THEN
           CONTINUE;                                   -- the column's own default: kept by ALTER TYPE
         ELSIF q.attgenerated = 's' AND q.attinhcount > 0 THEN
-          CONTINUE;                                   -- a partition's copy: handled with the parent
+          -- a partition's (or inheritance child's) copy: dropped and re-added
+          -- by its parent's ALTER TABLE, which also drops the partition's own
+          -- indexes and statistics objects on it: find those too
+          IF format('%s:%s:%s', 'pg_class'::regclass::oid, q.adrelid, q.adnum) <> ALL (work) THEN
+            work := work || format('%s:%s:%s', 'pg_class'::regclass::oid, q.adrelid, q.adnum);
+          END IF;
+          CONTINUE;
         ELSIF q.attgenerated = 's' AND q.relkind IN ('r', 'p') THEN
           o.kind := 'generated_column'; o.relation := q.adrelid; o.column_name := q.attname;
           o.identity := format('generated column %s.%I', q.qn, q.attname);
@@ -620,7 +681,7 @@ BEGIN
         END IF;
 
       ELSIF r.classid = 'pg_statistic_ext'::regclass THEN
-        SELECT s.stxname, s.stxrelid, format('%I.%I', n.nspname, s.stxname) AS qn, s.stxstattarget INTO q
+        SELECT s.stxname, s.stxrelid, format('%I.%I', n.nspname, s.stxname) AS qn, s.stxstattarget, s.stxowner INTO q
           FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE s.oid = r.objid;
         o.kind := 'statistics'; o.relation := q.stxrelid; o.identity := format('statistics object %s', q.qn);
         o.check_sql := format('EXISTS (SELECT 1 FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE format(%L, n.nspname, s.stxname) = %L)',
@@ -632,6 +693,7 @@ BEGIN
           o.lock := 'ACCESS EXCLUSIVE (with its table)';
           o.handling := 're-created after its table or column';
           o.create_sql := pg_get_statisticsobjdef(r.objid) || E';\n'
+                          || format(E'ALTER STATISTICS %s OWNER TO %I;\n', q.qn, pg_get_userbyid(q.stxowner))
                           || CASE WHEN q.stxstattarget >= 0 THEN format(E'ALTER STATISTICS %s SET STATISTICS %s;\n', q.qn, q.stxstattarget) ELSE '' END
                           || CASE WHEN (obj_description(r.objid, 'pg_statistic_ext')) IS NULL THEN '' ELSE format(E'COMMENT ON STATISTICS %s IS %L;\n', q.qn, obj_description(r.objid, 'pg_statistic_ext')) END;
           v_auto := true;
@@ -664,7 +726,10 @@ BEGIN
           ELSE
             o.kind := 'materialized_view'; o.identity := format('materialized view %s', q.qn);
             o.lock := 'ACCESS EXCLUSIVE on the materialized view';
-            o.handling := CASE WHEN q.relispopulated THEN 'dropped and re-created with the same definition, options, owner, privileges and comments; re-populated'
+            -- created WITH NO DATA and populated by REFRESH once it has its
+            -- owner, as pg_dump does: the query then runs as the owner (row
+            -- security, current_user), not as the role running the script
+            o.handling := CASE WHEN q.relispopulated THEN 'dropped and re-created with the same definition, options, owner, privileges and comments; re-populated by REFRESH as its owner'
                                ELSE 'dropped and re-created WITH NO DATA, as it was' END;
             o.drop_sql := format(E'DROP MATERIALIZED VIEW %s;\n', q.qn);
             o.create_sql := format(E'CREATE MATERIALIZED VIEW %s%s%s%s AS\n%s\n  WITH %s;\n', q.qn,
@@ -676,8 +741,9 @@ BEGIN
                                    CASE WHEN q.reltablespace <> 0
                                         THEN format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = q.reltablespace)) ELSE '' END,
                                    regexp_replace(pg_get_viewdef(q.ev_class), ';\s*$', ''),
-                                   CASE WHEN q.relispopulated THEN 'DATA' ELSE 'NO DATA' END)
-                            || storagelab.bigint_migration_relation_extras(q.ev_class);
+                                   'NO DATA')
+                            || storagelab.bigint_migration_relation_extras(q.ev_class)
+                            || CASE WHEN q.relispopulated THEN format(E'REFRESH MATERIALIZED VIEW %s;\n', q.qn) ELSE '' END;
             o.check_sql := format('(SELECT relkind = %L AND relispopulated = %L FROM pg_class WHERE oid = to_regclass(%L))',
                                   'm', q.relispopulated, q.qn);
           END IF;
@@ -712,7 +778,19 @@ BEGIN
                                             WHEN 'R' THEN format(E'ALTER TABLE %s ENABLE REPLICA TRIGGER %I;\n', q.qn, q.tgname)
                                             WHEN 'A' THEN format(E'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I;\n', q.qn, q.tgname)
                                             ELSE '' END
-                        || CASE WHEN (obj_description(r.objid, 'pg_trigger')) IS NULL THEN '' ELSE format(E'COMMENT ON TRIGGER %I ON %s IS %L;\n', q.tgname, q.qn, obj_description(r.objid, 'pg_trigger')) END;
+                        || CASE WHEN (obj_description(r.objid, 'pg_trigger')) IS NULL THEN '' ELSE format(E'COMMENT ON TRIGGER %I ON %s IS %L;\n', q.tgname, q.qn, obj_description(r.objid, 'pg_trigger')) END
+                        -- the clones on partitions that were enabled or disabled on their own
+                        || coalesce((WITH RECURSIVE cl(oid, tgrelid, tgname, tgenabled, lvl) AS (
+                                       SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, 1 FROM pg_trigger t WHERE t.tgparentid = r.objid
+                                       UNION ALL
+                                       SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, cl.lvl + 1 FROM pg_trigger t JOIN cl ON t.tgparentid = cl.oid)
+                                     SELECT string_agg(format(E'ALTER TABLE %s %s TRIGGER %I;\n', storagelab.bigint_migration_qname(cl.tgrelid),
+                                                              CASE cl.tgenabled WHEN 'D' THEN 'DISABLE' WHEN 'R' THEN 'ENABLE REPLICA'
+                                                                                WHEN 'A' THEN 'ENABLE ALWAYS' ELSE 'ENABLE' END, cl.tgname),
+                                                       '' ORDER BY cl.lvl, cl.tgrelid)
+                                       FROM cl
+                                      WHERE cl.tgenabled <> coalesce((SELECT p.tgenabled FROM pg_trigger c JOIN pg_trigger p ON p.oid = c.tgparentid
+                                                                       WHERE c.oid = cl.oid), q.tgenabled)), '');
         o.check_sql := format('EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(%L) AND tgname = %L AND tgenabled = %L)',
                               q.qn, q.tgname, q.tgenabled);
 
@@ -754,12 +832,7 @@ BEGIN
           o.create_sql := rtrim(pg_get_functiondef(r.objid), E'\n') || E';\n'
                           || format(E'ALTER %s %s OWNER TO %I;\n', CASE q.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
                                     q.sig, pg_get_userbyid(q.proowner))
-                          || CASE WHEN q.proacl IS NULL THEN ''
-                                  ELSE format(E'REVOKE ALL ON ROUTINE %s FROM PUBLIC, %I;\n', q.sig, pg_get_userbyid(q.proowner))
-                                       || coalesce((SELECT string_agg(format(E'GRANT %s ON ROUTINE %s TO %s%s;\n', x.privilege_type, q.sig,
-                                                          CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
-                                                          CASE WHEN x.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '')
-                                                      FROM aclexplode(q.proacl) x), '') END
+                          || storagelab.bigint_migration_acl_sql('ROUTINE', q.sig, q.proacl, q.proowner)
                           || CASE WHEN (q.descr) IS NULL THEN '' ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', q.sig, q.descr) END;
           o.check_sql := format('to_regprocedure(%L) IS NOT NULL', q.sig);
           o.objsubid := 0;

@@ -202,6 +202,39 @@ BEGIN
        || E'    RAISE EXCEPTION ''the database changed since this script was generated''\n'
        || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
        || E'            HINT = ''Generate the script again with storagelab.bigint_migration_script().'';\n  END IF;\n'
+       || E'  -- the role running the script must be able to do every step: own (be a member of the owner of)\n'
+       || E'  -- every object it alters, drops or re-creates, and have CREATE on the schemas it re-creates them in\n'
+       || format(E'  SELECT string_agg(x, ''; '') INTO who FROM (\n'
+                 '    SELECT format(''%%s (owner %%s)'', c.oid::regclass, pg_get_userbyid(c.relowner)) AS x\n'
+                 '      FROM pg_class c WHERE c.oid = ANY (ARRAY[%s]::regclass[]) AND NOT pg_has_role(c.relowner, ''USAGE'')\n'
+                 '    UNION ALL\n'
+                 '    SELECT format(''function %%s (owner %%s)'', p.oid::regprocedure, pg_get_userbyid(p.proowner))\n'
+                 '      FROM pg_proc p WHERE p.oid = ANY (ARRAY[%s]::regprocedure[]) AND NOT pg_has_role(p.proowner, ''USAGE'')\n'
+                 '    UNION ALL\n'
+                 '    SELECT format(''publication %%I (owner %%s)'', b.pubname, pg_get_userbyid(b.pubowner))\n'
+                 '      FROM pg_publication b WHERE b.pubname = ANY (ARRAY[%s]::name[]) AND NOT pg_has_role(b.pubowner, ''USAGE'')\n'
+                 '    UNION ALL\n'
+                 '    SELECT format(''schema %%I (no CREATE privilege)'', n.nspname)\n'
+                 '      FROM pg_namespace n WHERE n.nspname = ANY (ARRAY[%s]::name[]) AND NOT has_schema_privilege(n.oid, ''CREATE'')) y;\n',
+                 coalesce((SELECT string_agg(format('%L', q), ', ' ORDER BY q) FROM (
+                             SELECT DISTINCT storagelab.bigint_migration_qname(x.relation) AS q FROM unnest(objs) x WHERE x.relation IS NOT NULL
+                             UNION
+                             SELECT storagelab.bigint_migration_qname(x.objid) FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL) z), ''),
+                 coalesce((SELECT string_agg(DISTINCT format('%L', x.objid::regprocedure::text), ', ')
+                             FROM unnest(objs) x WHERE x.kind IN ('function', 'trigger_function')), ''),
+                 coalesce((SELECT string_agg(DISTINCT format('%L', b.pubname), ', ')
+                             FROM unnest(objs) x JOIN pg_publication_rel pr ON pr.oid = x.objid JOIN pg_publication b ON b.oid = pr.prpubid
+                            WHERE x.kind = 'publication_table'), ''),
+                 coalesce((SELECT string_agg(DISTINCT format('%L', n.nspname), ', ')
+                             FROM unnest(objs) x
+                             JOIN pg_namespace n ON n.oid = CASE WHEN x.kind IN ('view', 'materialized_view') THEN (SELECT relnamespace FROM pg_class WHERE oid = x.objid)
+                                                                 WHEN x.kind = 'function' THEN (SELECT pronamespace FROM pg_proc WHERE oid = x.objid)
+                                                                 WHEN x.kind = 'statistics' THEN (SELECT stxnamespace FROM pg_statistic_ext WHERE oid = x.objid) END
+                            WHERE x.create_sql IS NOT NULL), ''))
+       || E'  IF who IS NOT NULL THEN\n'
+       || E'    RAISE EXCEPTION ''the role running this script cannot do every step of it''\n'
+       || E'      USING ERRCODE = ''insufficient_privilege'', DETAIL = who,\n'
+       || E'            HINT = ''Run the script as a superuser, or as a role that owns these objects (and may create objects in these schemas).'';\n  END IF;\n'
        || E'  -- a long-running transaction holding a lock on these tables would make every lock attempt time out\n'
        || format(E'  SELECT string_agg(DISTINCT format(''pid %%s (transaction started %%s ago, state %%s)'', a.pid, now() - a.xact_start, a.state), ''; '')\n'
                  '    INTO who\n'
