@@ -30,11 +30,14 @@ online_fresh() {
 		CREATE TABLE public.bench_stop (x int);
 		CREATE TABLE public.bench_phase (phase text, t0 timestamptz, t1 timestamptz);
 		CREATE PROCEDURE public.bench_probe_run() LANGUAGE plpgsql AS \$\$
-		DECLARE t0 timestamptz; n bigint := (SELECT count(*) FROM pgbench_branches) * 100000;
+		DECLARE t0 timestamptz; n bigint := (SELECT count(*) FROM pgbench_branches) * 100000; a int;
 		BEGIN
 			WHILE NOT EXISTS (SELECT 1 FROM public.bench_stop) LOOP
+				-- the key in a variable (a parameter): random() in the WHERE
+				-- clause would make every probe a sequential scan
+				a := 1 + (random() * (n - 1))::int;
 				t0 := clock_timestamp();
-				UPDATE pgbench_accounts SET abalance = abalance WHERE aid = 1 + (random() * (n - 1))::int;
+				UPDATE pgbench_accounts SET abalance = abalance WHERE aid = a;
 				INSERT INTO public.bench_probe VALUES (t0, extract(epoch FROM clock_timestamp() - t0) * 1000);
 				COMMIT;
 				PERFORM pg_sleep(0.01);
