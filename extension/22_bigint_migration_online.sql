@@ -14,10 +14,12 @@
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
 INSERT INTO storagelab.setting_defaults VALUES
-  ('bigint_migration.backfill_batch_blocks', '250',
-   'online migrations: heap blocks per backfill batch (one COMMIT each)'),
+  ('bigint_migration.backfill_batch_time', '200ms',
+   'online migrations: how long each backfill batch should take (its copy statement; its row locks are held that long plus the COMMIT); the batch size in blocks is adapted after every batch; 0 = fixed batches of backfill_batch_blocks'),
+  ('bigint_migration.backfill_batch_blocks', '64',
+   'online migrations: heap blocks in the first backfill batch (in every batch when backfill_batch_time is 0)'),
   ('bigint_migration.backfill_pause', '20ms',
-   'online migrations: pause between backfill batches');
+   'online migrations: pause between backfill batches (skipped after a batch that copied no row)');
 
 CREATE TABLE storagelab.bigint_migration_progress (
   migration   text NOT NULL,
@@ -26,10 +28,28 @@ CREATE TABLE storagelab.bigint_migration_progress (
   max_block   bigint NOT NULL,
   done        boolean NOT NULL DEFAULT false,
   updated_at  timestamptz NOT NULL DEFAULT now(),
+  batches     bigint NOT NULL DEFAULT 0,
+  rows_copied bigint NOT NULL DEFAULT 0,
+  batch_blocks bigint,
+  last_batch_ms numeric,
+  max_batch_ms numeric,
+  started_at  timestamptz,
   PRIMARY KEY (migration, relation)
 );
 COMMENT ON TABLE storagelab.bigint_migration_progress IS
   'progress of the backfill phase of online INT->BIGINT migrations: per table, the next heap block to copy and the last block that existed when the sync trigger was installed';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.migration IS 'the migration id (sl... in the script header)';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.relation IS 'the table with storage being backfilled (schema-qualified, quoted)';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.next_block IS 'first heap block of the next batch';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.max_block IS 'table size in blocks when the sync trigger was installed: the backfill stops there';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.done IS 'true once every block up to max_block is copied';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.updated_at IS 'time of the last committed batch';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.batches IS 'batches committed so far';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.rows_copied IS 'rows the batches updated (rows the sync trigger had already written are skipped)';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.batch_blocks IS 'size in blocks of the next batch (adapted to bigint_migration.backfill_batch_time)';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.last_batch_ms IS 'milliseconds the copy statement of the last batch took (row locks are held that long plus the COMMIT)';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.max_batch_ms IS 'longest copy statement of any batch so far, in milliseconds';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.started_at IS 'when the first batch started';
 GRANT SELECT, INSERT, UPDATE, DELETE ON storagelab.bigint_migration_progress TO PUBLIC;
 
 CREATE FUNCTION storagelab.bigint_migration_retry_block(stmts text[], retries int)
@@ -71,6 +91,7 @@ DECLARE
   lt        text := storagelab.setting('scripts.lock_timeout');
   retries   int := storagelab.setting('scripts.lock_retries')::int;
   batch     int := greatest(storagelab.setting('bigint_migration.backfill_batch_blocks')::int, 1);
+  btime     numeric := greatest(extract(epoch FROM storagelab.setting('bigint_migration.backfill_batch_time')::interval) * 1000, 0);
   pause     text := storagelab.setting('bigint_migration.backfill_pause');
   blockers  text[] := '{}';
   -- converted columns
@@ -312,15 +333,23 @@ BEGIN
   END LOOP;
   -- the sync trigger: on each table that is not a partition (partitions get
   -- clones of their parent's trigger); named zz_... so that it fires after
-  -- the application's own BEFORE triggers
+  -- the application's own BEFORE triggers.  Its WHEN clause (a shadow column
+  -- differs from its original) is evaluated just before the function would
+  -- run, on NEW as the earlier triggers left it, so the function runs only
+  -- when it has something to copy: INSERTs, UPDATEs of the key, UPDATEs of a
+  -- row not yet backfilled; not for the backfill's own UPDATEs (without
+  -- superuser rights they fire triggers) or rows already in sync.  Either
+  -- way NEW leaves the trigger with every shadow column equal to its original.
   FOR r IN
     SELECT DISTINCT u.r2, u.root FROM unnest(t_rel, t_root) AS u(r2, root) WHERE u.r2 = ANY (targets) ORDER BY 1, 2
   LOOP
     x := storagelab.bigint_migration_qname(r.r2);
     s := s || storagelab.bigint_migration_retry_block(ARRAY[
                 format('DROP TRIGGER IF EXISTS %I ON %s', format('zz_storagelab_sync_%s_%s', mid, r.root), x),
-                format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE ON %s FOR EACH ROW EXECUTE FUNCTION %I.%I()',
+                format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE ON %s FOR EACH ROW WHEN (%s) EXECUTE FUNCTION %I.%I()',
                        format('zz_storagelab_sync_%s_%s', mid, r.root), x,
+                       (SELECT string_agg(format('NEW.%I IS DISTINCT FROM NEW.%I', u.nw, u.nm), ' OR ' ORDER BY u.nw)
+                          FROM unnest(c_rel, c_new, c_name) AS u(r3, nw, nm) WHERE u.r3 = r.root),
                        (SELECT nspname FROM pg_namespace WHERE oid = (SELECT relnamespace FROM pg_class WHERE oid = r.root)),
                        format('storagelab_sync_%s_%s', mid, r.root))], retries);
   END LOOP;
@@ -339,60 +368,91 @@ BEGIN
   ------------------------------------------------------------------ backfill
   s := s || E'\\if :ph_backfill\n-- Phase backfill: one COMMIT per batch of heap blocks, bounded by the table size when the\n'
          || E'-- sync trigger was installed (later rows are written by the trigger); progress in\n'
-         || E'-- storagelab.bigint_migration_progress, so an interrupted backfill resumes.  As a superuser the\n'
-         || E'-- batches run with session_replication_role = replica, so that user triggers (last_update\n'
-         || E'-- columns, audit) do not fire for the copy.\n';
+         || E'-- storagelab.bigint_migration_progress, so an interrupted backfill resumes.  Each batch is\n'
+         || format(E'-- sized so that its copy takes about %s ms (its row locks are held that long, plus the\n', btime)
+         || E'-- COMMIT).  As a superuser the batches run with session_replication_role = replica, so that\n'
+         || E'-- user triggers (last_update columns, audit) do not fire for the copy.\n';
+  -- Batch sizing (when backfill_batch_time > 0): after each batch, the next
+  -- one gets as many blocks as the measured copy rate (rows per ms of the
+  -- last batch that copied rows, which includes any wait for a client's row
+  -- lock) fills in the time budget, at the denser of the table's average
+  -- density and the last batch's; it at most doubles from one batch to the
+  -- next, and does not grow before a rate is known.  A batch that meets a
+  -- client's row lock past lock_timeout is rolled back and retried with half
+  -- its blocks.
   FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(leaves))) LOOP
     x := storagelab.bigint_migration_qname(leaves[k]);
     cols := (SELECT string_agg(format('%I = %I', u.nw, u.nm), ', ') FROM unnest(t_rel, t_new, t_name) AS u(r, nw, nm) WHERE u.r = leaves[k]);
     s := s || 'DO ' || storagelab.bigint_migration_dollar_quote(format(
-      E'\nDECLARE\n  b bigint;\n  maxb bigint;\n  isdone boolean;\n  batches int := 0;\n  tries int;\n'
+      E'\nDECLARE\n  b bigint;\n  maxb bigint;\n  isdone boolean;\n  n bigint;         -- blocks per batch\n  nbatch int := 0;\n  tries int;\n'
+      '  nb bigint;        -- blocks in this batch: n, or fewer at the end of the table\n  nrows bigint;\n  repl boolean := false;   -- session_replication_role was set (superusers only)\n  t_start timestamptz := clock_timestamp();\n  t0 timestamptz;\n  ms numeric;\n'
+      '  rate numeric;      -- rows copied per ms by the last batch that copied rows\n'
+      '  avgdens numeric;   -- rows per block, table average\n'
+      '  target numeric := %s;   -- ms per batch (bigint_migration.backfill_batch_time); 0: fixed batches\n'
       '  limit_batches int := coalesce(nullif(current_setting(''storagelab.backfill_batches'', true), ''''), ''0'')::int;\n'
       'BEGIN\n'
-      '  SELECT next_block, max_block, done INTO b, maxb, isdone FROM storagelab.bigint_migration_progress\n'
+      '  SELECT next_block, max_block, done, coalesce(batch_blocks, %s) INTO b, maxb, isdone, n FROM storagelab.bigint_migration_progress\n'
       '   WHERE migration = %L AND relation = %L;\n'
       '  IF NOT FOUND THEN\n'
       '    RAISE EXCEPTION ''phase expand has not run for %%'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase expand first.'';\n'
       '  END IF;\n'
       '  IF isdone THEN RETURN; END IF;\n'
+      '  SELECT CASE WHEN relpages > 0 AND reltuples > 0 THEN reltuples / relpages ELSE 1 END INTO avgdens FROM pg_class WHERE oid = %L::regclass;\n'
       '  IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN\n'
       '    SET session_replication_role = replica;\n'
+      '    repl := true;\n'
       '  END IF;\n'
       '  WHILE b <= maxb LOOP\n'
       '    tries := 0;\n'
       '    LOOP\n'
+      '      nb := greatest(least(n, maxb + 1 - b), 1);\n'
+      '      t0 := clock_timestamp();\n'
       '      BEGIN\n'
-      '        UPDATE ONLY %s SET %s\n'
-      '         WHERE ctid >= format(''(%%s,0)'', b)::tid AND ctid < format(''(%%s,0)'', b + %s)::tid\n'
-      '           AND (%s);\n'
+      '        -- dynamic, with parameters: no PL/pgSQL variable can be mistaken for a column of the table\n'
+      '        EXECUTE %L USING format(''(%%s,0)'', b)::tid, format(''(%%s,0)'', b + nb)::tid;\n'
+      '        GET DIAGNOSTICS nrows = ROW_COUNT;\n'
       '        EXIT;\n'
       '      EXCEPTION WHEN lock_not_available OR deadlock_detected THEN\n'
-      '        -- a row of this batch is locked by a client: give way, retry the batch\n'
+      '        -- a row of this batch is locked by a client: give way, retry the batch with half its blocks\n'
       '        tries := tries + 1;\n'
       '        IF tries > %s THEN RAISE; END IF;\n'
+      '        n := greatest(n / 2, 1);\n'
       '        PERFORM pg_sleep(least(0.1 * tries, 2));\n'
       '      END;\n'
       '    END LOOP;\n'
-      '    b := b + %s;\n'
-      '    UPDATE storagelab.bigint_migration_progress SET next_block = b, updated_at = now()\n'
+      '    ms := extract(epoch FROM clock_timestamp() - t0) * 1000;\n'
+      '    b := b + nb;\n'
+      '    IF target > 0 AND nrows > 0 THEN\n'
+      '      rate := nrows / greatest(ms, 0.01);\n'
+      '    END IF;\n'
+      '    IF target > 0 AND rate IS NOT NULL THEN\n'
+      '      n := greatest(1, least(2 * n, floor(rate * target / greatest(avgdens, nrows::numeric / nb))));\n'
+      '    END IF;\n'
+      '    UPDATE storagelab.bigint_migration_progress\n'
+      '       SET next_block = b, batch_blocks = n, batches = batches + 1, rows_copied = rows_copied + nrows,\n'
+      '           last_batch_ms = round(ms, 1), max_batch_ms = greatest(max_batch_ms, round(ms, 1)),\n'
+      '           started_at = coalesce(started_at, t_start), updated_at = now()\n'
       '     WHERE migration = %L AND relation = %L;\n'
       '    COMMIT;\n'
-      '    batches := batches + 1;\n'
-      '    IF limit_batches > 0 AND batches >= limit_batches THEN\n'
-      '      RAISE NOTICE ''%% stopped after %% batches at block %% of %%; run phase backfill again to resume'', %L, batches, b, maxb;\n'
-      '      RESET session_replication_role;\n'
+      '    nbatch := nbatch + 1;\n'
+      '    IF limit_batches > 0 AND nbatch >= limit_batches THEN\n'
+      '      RAISE NOTICE ''%% stopped after %% batches at block %% of %%; run phase backfill again to resume'', %L, nbatch, b, maxb;\n'
+      '      IF repl THEN RESET session_replication_role; END IF;\n'
       '      RETURN;\n'
       '    END IF;\n'
-      '    PERFORM pg_sleep(extract(epoch FROM %L::interval));\n'
+      '    IF nrows > 0 THEN\n'
+      '      PERFORM pg_sleep(extract(epoch FROM %L::interval));\n'
+      '    END IF;\n'
       '  END LOOP;\n'
-      '  RESET session_replication_role;\n'
+      '  IF repl THEN RESET session_replication_role; END IF;\n'
       '  UPDATE storagelab.bigint_migration_progress SET done = true, updated_at = now()\n'
       '   WHERE migration = %L AND relation = %L;\n'
       '  COMMIT;\n'
       'END\n',
-      mid, x, x, x, cols, batch,
-      (SELECT string_agg(format('%I IS DISTINCT FROM %I', u.nw, u.nm), ' OR ') FROM unnest(t_rel, t_new, t_name) AS u(r, nw, nm) WHERE u.r = leaves[k]),
-      retries, batch, mid, x, x, pause, mid, x)) || E';\n';
+      btime, batch, mid, x, x, x,
+      format('UPDATE ONLY %s SET %s WHERE ctid >= $1 AND ctid < $2 AND (%s)', x, cols,
+             (SELECT string_agg(format('%I IS DISTINCT FROM %I', u.nw, u.nm), ' OR ') FROM unnest(t_rel, t_new, t_name) AS u(r, nw, nm) WHERE u.r = leaves[k])),
+      retries, mid, x, x, pause, mid, x)) || E';\n';
   END LOOP;
   s := s || E'\\endif\n\n';
 
@@ -406,23 +466,50 @@ BEGIN
                       '     OR (SELECT count(*) FROM storagelab.bigint_migration_progress WHERE migration = %L) < %s THEN\n'
                       '    RAISE EXCEPTION ''the backfill is not complete'' USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase backfill (again).'';\n'
                       '  END IF;\n', mid, mid, cardinality(leaves))
-            || (SELECT string_agg(format(E'  IF EXISTS (SELECT 1 FROM %s WHERE %s) THEN\n'
-                                         '    RAISE EXCEPTION ''shadow columns of %% differ from the originals'', %L USING ERRCODE = ''data_exception'', HINT = %L;\n  END IF;\n',
-                                         storagelab.bigint_migration_qname(t1),
-                                         (SELECT string_agg(format('%I IS DISTINCT FROM %I', u.nw, u.nm), ' OR ') FROM unnest(c_rel, c_new, c_name) AS u(r, nw, nm) WHERE u.r = t1),
-                                         storagelab.bigint_migration_qname(t1),
-                                         format('Check that the sync trigger is enabled and that no writer runs with session_replication_role = replica, then UPDATE storagelab.bigint_migration_progress SET done = false, next_block = 0 WHERE migration = %L and run phase backfill again.', mid)), '')
-                  FROM unnest(tabs) t1)
             || E'END\n') || E';\n';
-  -- NOT NULL proofs
-  FOR i IN 1 .. cardinality(c_rel) LOOP
-    CONTINUE WHEN NOT c_nn[i];
-    x := storagelab.bigint_migration_qname(c_rel[i]);
-    s := s || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L) AS need \\gset\n\\if :need\n',
-                     x, format('storagelab_nn_%s', c_att[i]))
-           || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%I IS NOT NULL) NOT VALID', x, format('storagelab_nn_%s', c_att[i]), c_new[i])], retries)
+  -- The proof that the shadow columns are exact, and the NOT NULL proof, in
+  -- one scan per table: a CHECK constraint (shadow = original, and shadow
+  -- IS NOT NULL where the original is NOT NULL), added NOT VALID (brief
+  -- ACCESS EXCLUSIVE, retried), then VALIDATEd (one scan under SHARE UPDATE
+  -- EXCLUSIVE: reads and writes continue).  This replaces a separate
+  -- comparison scan and is stronger: the comparison proved equality only at
+  -- the moment it ran, while the constraint also holds every row written
+  -- between prepare and swap, so a write that bypasses the sync trigger (a
+  -- disabled trigger, session_replication_role = replica) fails instead of
+  -- leaving a wrong value for the swap to keep.  The validated constraint
+  -- also lets the swap's SET NOT NULL skip its scan (PostgreSQL proves
+  -- NOT NULL from an AND of validated CHECK clauses).  The swap drops it.
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    x := storagelab.bigint_migration_qname(tabs[k]);
+    cols := (SELECT string_agg(CASE WHEN u.nn THEN format('%I IS NOT NULL AND ', u.nw) ELSE '' END
+                               || format('%I IS NOT DISTINCT FROM %I', u.nw, u.nm), ' AND ' ORDER BY u.nw)
+               FROM unnest(c_rel, c_new, c_name, c_nn) AS u(r, nw, nm, nn) WHERE u.r = tabs[k]);
+    s := s || '-- ' || storagelab.bigint_migration_comment_text(x) || E': the shadow columns equal the originals (and NOT NULL where they are)\n'
+           || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L) AS need \\gset\n\\if :need\n',
+                     x, format('storagelab_eq_%s', mid))
+           || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%s) NOT VALID', x, format('storagelab_eq_%s', mid), cols)], retries)
            || E'\\endif\n'
-           || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s VALIDATE CONSTRAINT %I', x, format('storagelab_nn_%s', c_att[i]))], retries);
+           || 'DO ' || storagelab.bigint_migration_dollar_quote(format(
+                E'\nDECLARE\n  attempt int := 0;\nBEGIN\n  LOOP\n    BEGIN\n'
+                '      EXECUTE %L;\n'
+                '      EXIT;\n'
+                '    EXCEPTION\n'
+                '      WHEN check_violation THEN\n'
+                '        RAISE EXCEPTION ''shadow columns of %% differ from the originals'', %L USING ERRCODE = ''data_exception'', DETAIL = SQLERRM, HINT = %L;\n'
+                '      WHEN lock_not_available OR deadlock_detected THEN\n'
+                '        attempt := attempt + 1;\n'
+                '        IF attempt > %s THEN\n'
+                '          RAISE EXCEPTION ''gave up after %% lock timeouts or deadlocks'', attempt\n'
+                '            USING ERRCODE = ''lock_not_available'', HINT = ''Run this phase again later; it is safe to re-run.'';\n'
+                '        END IF;\n'
+                '        RAISE NOTICE ''lock attempt %%: %% (lock_timeout %%), retrying'', attempt, SQLERRM, current_setting(''lock_timeout'');\n'
+                '        PERFORM pg_sleep(least(0.1 * attempt, 2));\n'
+                '    END;\n'
+                '  END LOOP;\n'
+                'END\n',
+                format('ALTER TABLE %s VALIDATE CONSTRAINT %I', x, format('storagelab_eq_%s', mid)), x,
+                format('Check that the sync trigger is enabled and that no writer runs with session_replication_role = replica, then UPDATE storagelab.bigint_migration_progress SET done = false, next_block = 0 WHERE migration = %L and run phase backfill again.', mid),
+                retries)) || E';\n';
   END LOOP;
   -- indexes, concurrently
   FOR r IN
@@ -553,6 +640,11 @@ BEGIN
                      '    RAISE EXCEPTION ''index %% is missing or invalid'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
                      r.nq, r.nq);
   END LOOP;
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    x := x || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L AND convalidated) THEN\n'
+                     '    RAISE EXCEPTION ''the check that the shadow columns of %% are exact is missing or not validated'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
+                     storagelab.bigint_migration_qname(tabs[k]), format('storagelab_eq_%s', mid), storagelab.bigint_migration_qname(tabs[k]));
+  END LOOP;
   FOR r IN SELECT u.o2, u.rel, u.nn FROM unnest(fk_oid, fk_rel, fk_new) AS u(o2, rel, nn) ORDER BY 1, 2 LOOP
     x := x || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L AND convalidated = (SELECT convalidated FROM pg_constraint WHERE oid = %s)) THEN\n'
                      '    RAISE EXCEPTION ''the new foreign key %% is missing or not validated'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
@@ -622,12 +714,15 @@ BEGIN
            || format(E'ALTER TABLE %s RENAME COLUMN %I TO %I;\n', x, c_new[i], c_name[i]);
     IF q.attnotnull THEN
       s := s || format(E'ALTER TABLE %s ALTER COLUMN %I SET NOT NULL;   -- proven by the validated CHECK: no scan\n',
-                       x, c_name[i])
-             || format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', x, format('storagelab_nn_%s', c_att[i]));
+                       x, c_name[i]);
     END IF;
     IF q.dflt IS NOT NULL THEN
       s := s || format(E'ALTER TABLE %s ALTER COLUMN %I DROP DEFAULT, ALTER COLUMN %I SET DEFAULT %s;\n', x, c_old[i], c_name[i], q.dflt);
     END IF;
+  END LOOP;
+  -- prepare's CHECK (shadow = original) has done its work: the old columns stop being written now
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    s := s || format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', storagelab.bigint_migration_qname(tabs[k]), format('storagelab_eq_%s', mid));
   END LOOP;
   -- identity columns: the old column gives its identity up, the new one gets the same sequence
   -- name and options (AS bigint; a custom MAXVALUE kept) and continues where the old one was
@@ -889,10 +984,9 @@ BEGIN
     s := s || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s DROP CONSTRAINT IF EXISTS %I',
                                                                    storagelab.bigint_migration_qname(r.rel), r.nn)], retries);
   END LOOP;
-  FOR i IN 1 .. cardinality(c_rel) LOOP
-    CONTINUE WHEN NOT c_nn[i];
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
     s := s || storagelab.bigint_migration_retry_block(ARRAY[format('ALTER TABLE %s DROP CONSTRAINT IF EXISTS %I',
-                                                                   storagelab.bigint_migration_qname(c_rel[i]), format('storagelab_nn_%s', c_att[i]))], retries);
+                                                                   storagelab.bigint_migration_qname(tabs[k]), format('storagelab_eq_%s', mid))], retries);
   END LOOP;
   FOR r IN
     SELECT i.indexrelid, n.nspname, ic.relkind

@@ -2,12 +2,20 @@
 # pgbench_history.aid) on pgbench -i --foreign-keys -s SCALE data, converted
 # while pgbench runs 4 clients (built-in TPC-B-like script) for the whole
 # conversion: once with the online script (every phase), once with the
-# blocking script, each on freshly initialised data.  Reports each plan's
-# total time, the online/blocking ratio, failed transactions, and the
-# per-second maximum latency from pgbench's aggregate log (the lock waits
-# clients see), plus pgbench's invariant sum(abalance) = sum(tbalance) =
-# sum(bbalance) = sum(history.delta) afterwards (no lost or doubled
-# transaction).
+# blocking script, each on freshly initialised data.  Two loads:
+#   saturating    pgbench without -R: the clients take all the CPU they can,
+#                 so the online plan competes with them while the blocking
+#                 plan runs with the clients stalled behind its lock;
+#   rate-limited  pgbench -R at ONLINE_RATE_PCT (default 50) % of the TPS
+#                 measured on the fresh data just before (live traffic with
+#                 headroom).
+# Reports each plan's total time, the online/blocking ratio, failed
+# transactions, the per-second maximum latency from pgbench's aggregate log,
+# a probe client's longest transaction overall and per phase (the lock waits
+# clients see), what the backfill did (rows, batches, longest batch, WAL
+# written, checkpoints), and pgbench's invariant sum(abalance) =
+# sum(tbalance) = sum(bbalance) = sum(history.delta) afterwards (no lost or
+# doubled transaction).  ONLINE_LOADS="saturating rate-limited" chooses.
 online_tmp=$(mktemp -d)
 
 online_fresh() {
@@ -20,12 +28,16 @@ online_fresh() {
 	psql -X -q -c "
 		CREATE TABLE public.bench_probe (at timestamptz, ms numeric);
 		CREATE TABLE public.bench_stop (x int);
+		CREATE TABLE public.bench_phase (phase text, t0 timestamptz, t1 timestamptz);
 		CREATE PROCEDURE public.bench_probe_run() LANGUAGE plpgsql AS \$\$
-		DECLARE t0 timestamptz; n bigint := (SELECT count(*) FROM pgbench_branches) * 100000;
+		DECLARE t0 timestamptz; n bigint := (SELECT count(*) FROM pgbench_branches) * 100000; a int;
 		BEGIN
 			WHILE NOT EXISTS (SELECT 1 FROM public.bench_stop) LOOP
+				-- the key in a variable (a parameter): random() in the WHERE
+				-- clause would make every probe a sequential scan
+				a := 1 + (random() * (n - 1))::int;
 				t0 := clock_timestamp();
-				UPDATE pgbench_accounts SET abalance = abalance WHERE aid = 1 + (random() * (n - 1))::int;
+				UPDATE pgbench_accounts SET abalance = abalance WHERE aid = a;
 				INSERT INTO public.bench_probe VALUES (t0, extract(epoch FROM clock_timestamp() - t0) * 1000);
 				COMMIT;
 				PERFORM pg_sleep(0.01);
@@ -34,12 +46,12 @@ online_fresh() {
 	psql -X -q -c 'CHECKPOINT'
 }
 
-# load PREFIX: 4 clients in 5-second runs until $online_tmp/stop exists, plus the probe
+# load PREFIX [RATE]: 4 clients in 5-second runs until $online_tmp/stop exists, plus the probe
 online_load() {
 	local i=0
 	psql -X -q -c 'CALL public.bench_probe_run()' >"$online_tmp/$1.probe.out" 2>&1 &
 	while [ ! -f "$online_tmp/stop" ]; do
-		pgbench -n -c 4 -j 2 -T 5 -l --aggregate-interval=1 --log-prefix="$online_tmp/$1_$i" \
+		pgbench -n -c 4 -j 2 -T 5 ${2:+-R "$2"} -l --aggregate-interval=1 --log-prefix="$online_tmp/$1_$i" \
 			storagelab_bench_online >"$online_tmp/$1_$i.summary" 2>&1
 		i=$((i + 1))
 	done
@@ -49,15 +61,18 @@ online_load() {
 
 # report LABEL: failures and latency from the load's logs
 online_report() {
-	local failed aborted maxlat slow
+	local failed aborted maxlat slow tps
 	failed=$(cat "$online_tmp/$1"_*.summary | sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' | awk '{s+=$1} END {print s+0}')
 	aborted=$(cat "$online_tmp/$1"_*.summary | grep -c 'aborted' || true)
 	maxlat=$(cat "$online_tmp/$1"_*.[0-9]* 2>/dev/null | awk '{ if ($6 > m) m = $6 } END { printf "%.0f", m / 1000 }')
 	slow=$(cat "$online_tmp/$1"_*.[0-9]* 2>/dev/null | awk '$6 > 1000000 { n++ } END { print n + 0 }')
-	echo "  $1: pgbench: failed transactions $failed, aborted clients $aborted, max latency ${maxlat} ms, seconds with a latency over 1 s: $slow"
+	tps=$(cat "$online_tmp/$1"_*.[0-9]* 2>/dev/null | awk '{ n += $2; s[$1] = 1 } END { c = length(s); printf "%.0f", c ? n / c : 0 }')
+	echo "  $1: pgbench: failed transactions $failed, aborted clients $aborted, max latency ${maxlat} ms, seconds with a latency over 1 s: $slow, mean ${tps} tps"
 	echo "  $1: probe: $(psql -X -At -c "SELECT format('%s transactions, max latency %s ms, %s over 1 s, %s seconds with one over 200 ms',
 		count(*), round(max(ms)), count(*) FILTER (WHERE ms > 1000), count(DISTINCT date_trunc('second', at)) FILTER (WHERE ms > 200))
 		FROM public.bench_probe")$(grep -q ERROR "$online_tmp/$1.probe.out" && echo ' (probe failed: see its output)')"
+	echo "  $1: probe max latency per phase (ms): $(psql -X -At -c "SELECT string_agg(format('%s %s', ph.phase, coalesce(round(m.ms), 0)), ', ' ORDER BY ph.t0)
+		FROM public.bench_phase ph, LATERAL (SELECT max(p.ms) AS ms FROM public.bench_probe p WHERE p.at >= ph.t0 AND p.at < ph.t1) m")"
 }
 
 online_invariant() {
@@ -66,47 +81,87 @@ online_invariant() {
 	                   AND (SELECT sum(bbalance) FROM pgbench_branches) = (SELECT coalesce(sum(delta), 0) FROM pgbench_history)"
 }
 
-# Online.  Clients must not wait on a lock for more than 1 s, so every
-# lock-taking step gives up (and retries) after 300 ms.
-online_fresh
-psql -X -q -c "INSERT INTO storagelab.settings VALUES ('scripts.lock_timeout', '300ms')" 
-psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'online')" >"$online_tmp/online.sql"
-rm -f "$online_tmp/stop"
-online_load online &
-loadpid=$!
-sleep 3
-t0=$(date +%s%N)
-for phase in expand backfill prepare swap cleanup; do
+# phase NAME CMD...: run CMD as phase NAME, recording its times in bench_phase
+online_phase() {
+	local name=$1 p0
+	shift
+	psql -X -q -c "INSERT INTO public.bench_phase VALUES ('$name', clock_timestamp(), NULL)"
 	p0=$(date +%s%N)
-	psql -X -q -v ON_ERROR_STOP=1 -v phase=$phase -f "$online_tmp/online.sql" >"$online_tmp/online.$phase.out" 2>&1 ||
-		{ echo "  online phase $phase failed:"; grep -m3 ERROR "$online_tmp/online.$phase.out"; }
-	echo "    phase $phase: $(( ($(date +%s%N) - p0) / 1000000 )) ms"
+	"$@" >"$online_tmp/$label.$name.out" 2>&1 || { echo "  $label phase $name failed:"; grep -m3 ERROR "$online_tmp/$label.$name.out"; }
+	psql -X -q -c "UPDATE public.bench_phase SET t1 = clock_timestamp() WHERE phase = '$name'"
+	p0=$(( ($(date +%s%N) - p0) / 1000000 ))
+	phase_ms="$phase_ms $name $p0"
+	phase_total=$((phase_total + p0))
+}
+
+# run LOAD RATE: online, then blocking, each on fresh data under the same load
+online_run() {
+	local load=$1 rate=$2 label lsn0 ckpt0 online_ms blocking_ms phase_ms phase_total
+	# Online.  Clients must not wait on a lock for more than 1 s, so every
+	# lock-taking step gives up (and retries) after 300 ms.
+	label=online-$load
+	online_fresh
+	psql -X -q -c "INSERT INTO storagelab.settings VALUES ('scripts.lock_timeout', '300ms')"
+	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'online')" >"$online_tmp/online.sql"
+	rm -f "$online_tmp/stop"
+	online_load "$label" "$rate" &
+	loadpid=$!
+	sleep 3
+	phase_ms=
+	phase_total=0
+	for phase in expand backfill prepare swap cleanup; do
+		if [ $phase = backfill ]; then
+			lsn0=$(psql -X -At -c 'SELECT pg_current_wal_lsn()')
+			ckpt0=$(psql -X -At -c 'SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter')
+		fi
+		online_phase $phase psql -X -q -v ON_ERROR_STOP=1 -v phase=$phase -f "$online_tmp/online.sql"
+		if [ $phase = backfill ]; then
+			echo "  $label: backfill: $(psql -X -At -c "SELECT string_agg(format('%s: %s rows in %s batches (%s blocks), %s rows/s, longest batch %s ms',
+				relation, rows_copied, batches, max_block, round(rows_copied / greatest(extract(epoch FROM updated_at - started_at), 0.001)), max_batch_ms), '; ' ORDER BY relation)
+				FROM storagelab.bigint_migration_progress"); WAL $(psql -X -At -c "SELECT pg_size_pretty(pg_current_wal_lsn() - '$lsn0'::pg_lsn)"), checkpoints $(( $(psql -X -At -c 'SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter') - ckpt0 ))"
+		fi
+	done
+	online_ms=$phase_total   # the phases' own times (not the bench's queries between them)
+	sleep 3
+	touch "$online_tmp/stop"
+	wait $loadpid
+	echo "  $label: phases (ms):$phase_ms"
+	online_report "$label"
+	echo "  $label: invariant holds afterwards: $(online_invariant); aid type: $(psql -X -At -c "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'pgbench_accounts'::regclass AND attname = 'aid'")"
+
+	# Blocking, same load.
+	label=blocking-$load
+	online_fresh
+	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid')" >"$online_tmp/blocking.sql"
+	rm -f "$online_tmp/stop"
+	online_load "$label" "$rate" &
+	loadpid=$!
+	sleep 3
+	phase_ms=
+	phase_total=0
+	online_phase script psql -X -q -v ON_ERROR_STOP=1 -f "$online_tmp/blocking.sql"
+	blocking_ms=$phase_total
+	sleep 3
+	touch "$online_tmp/stop"
+	wait $loadpid
+	online_report "$label"
+	echo "  $label: invariant holds afterwards: $(online_invariant)"
+
+	bench_row "blocking script, $load load" "$blocking_ms" "blocking script" "$blocking_ms"
+	bench_row "online script (all phases), $load load" "$online_ms" "blocking script" "$blocking_ms"
+}
+
+for load in ${ONLINE_LOADS:-saturating rate-limited}; do
+	echo "  -- $load load"
+	if [ "$load" = saturating ]; then
+		online_run saturating ""
+	else
+		online_fresh
+		max_tps=$(pgbench -n -c 4 -j 2 -T 10 storagelab_bench_online 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -1)
+		rate=$(awk -v t="$max_tps" -v p="${ONLINE_RATE_PCT:-50}" 'BEGIN { printf "%d", t * p / 100 }')
+		echo "  rate-limited: max ${max_tps} tps measured on fresh data (10 s, 4 clients); load: pgbench -R $rate (${ONLINE_RATE_PCT:-50} %)"
+		online_run rate-limited "$rate"
+	fi
 done
-online_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-sleep 3
-touch "$online_tmp/stop"
-wait $loadpid
-online_report online
-echo "  online: invariant holds afterwards: $(online_invariant); aid type: $(psql -X -At -c "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'pgbench_accounts'::regclass AND attname = 'aid'")"
-
-# Blocking, same load.
-online_fresh
-psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid')" >"$online_tmp/blocking.sql"
-rm -f "$online_tmp/stop"
-online_load blocking &
-loadpid=$!
-sleep 3
-t0=$(date +%s%N)
-psql -X -q -v ON_ERROR_STOP=1 -f "$online_tmp/blocking.sql" >"$online_tmp/blocking.out" 2>&1 ||
-	{ echo "  blocking script failed:"; grep -m3 ERROR "$online_tmp/blocking.out"; }
-blocking_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-sleep 3
-touch "$online_tmp/stop"
-wait $loadpid
-online_report blocking
-echo "  blocking: invariant holds afterwards: $(online_invariant)"
-
-bench_row "blocking script, 4 clients running" "$blocking_ms" "blocking script" "$blocking_ms"
-bench_row "online script (all phases), 4 clients running" "$online_ms" "blocking script" "$blocking_ms"
 dropdb storagelab_bench_online
 rm -rf "$online_tmp"

@@ -1,0 +1,116 @@
+-- pgTAP: the backfill and prepare phases of bigint_migration_script(mode =>
+-- 'online') in detail: fixed and time-budgeted batches and the statistics
+-- they leave in storagelab.bigint_migration_progress; tables whose columns
+-- have the names of the backfill's PL/pgSQL variables; and the CHECK
+-- constraint of prepare that proves the shadow columns exact: a write that
+-- bypassed the sync trigger before prepare makes prepare refuse (and the
+-- hint's recovery works), one after prepare fails; and a backfill by a role
+-- without superuser rights, during which the sync trigger's function does not
+-- run for the rows the copy makes equal.
+\set QUIET 1
+\set ON_ERROR_STOP 1
+\set origdb :DBNAME
+SET client_min_messages = warning;
+DROP DATABASE IF EXISTS storagelab_tap_bigint_online_backfill;
+CREATE DATABASE storagelab_tap_bigint_online_backfill;
+\c storagelab_tap_bigint_online_backfill
+SET client_min_messages = warning;
+CREATE EXTENSION pgtap;
+CREATE EXTENSION storagelab;
+\set tmp `mktemp -d`
+DROP ROLE IF EXISTS storagelab_tap_backfiller;
+CREATE ROLE storagelab_tap_backfiller;
+
+-- columns named like the variables of the generated backfill block
+CREATE TABLE public.b (b serial PRIMARY KEY, n int, ms int, rate int, target int, nrows int, maxb int, tries int);
+CREATE TABLE public.c (id int PRIMARY KEY, b_id int NOT NULL REFERENCES public.b, pad text);
+INSERT INTO public.b (n, ms, rate, target, nrows, maxb, tries) SELECT g, g, g, g, g, g, g FROM generate_series(1, 20000) g;
+INSERT INTO public.c SELECT g, 1 + g % 20000, repeat('x', 100) FROM generate_series(1, 20000) g;
+CREATE TABLE public.d (id int PRIMARY KEY, pad text);
+INSERT INTO public.d SELECT g, repeat('y', 100) FROM generate_series(1, 30000) g;
+ANALYZE;
+-- fixed batches of 10 blocks
+INSERT INTO storagelab.settings VALUES ('bigint_migration.backfill_batch_time', '0'), ('bigint_migration.backfill_batch_blocks', '10'),
+                                       ('bigint_migration.backfill_pause', '0');
+
+SELECT plan(22);
+
+SELECT storagelab.bigint_migration_script('public.b', 'b', 'online') \g (format=unaligned tuples_only=on) :tmp/b.sql
+\set rc `for p in expand backfill; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/b.sql >> :tmp/b.out 2>&1 || { echo $p; exit; }; done; echo 0`
+SELECT is(:'rc'::text, '0', 'expand and backfill of a table whose columns are named b, n, ms, rate, target, nrows, maxb, tries');
+SELECT results_eq($$SELECT relation, done, batches, rows_copied, batch_blocks FROM storagelab.bigint_migration_progress ORDER BY 1$$,
+                  $$VALUES ('public.b', true, (SELECT max_block / 10 + 1 FROM storagelab.bigint_migration_progress WHERE relation = 'public.b'), 20000::bigint, 10::bigint),
+                           ('public.c', true, (SELECT max_block / 10 + 1 FROM storagelab.bigint_migration_progress WHERE relation = 'public.c'), 20000::bigint, 10::bigint)$$,
+                  'fixed batches: one per 10 blocks up to the size recorded by expand, every row copied once');
+SELECT ok((SELECT bool_and(last_batch_ms >= 0 AND max_batch_ms >= last_batch_ms AND started_at <= updated_at) FROM storagelab.bigint_migration_progress),
+          'the progress table records batch times');
+SELECT is((SELECT count(*) FROM public.b WHERE storagelab_new_1 IS DISTINCT FROM b), 0::bigint, 'the shadow column of b is exact');
+
+-- a write that bypasses the sync trigger (as logical replication's apply
+-- does) leaves a shadow value behind: prepare must refuse
+SET session_replication_role = replica;
+UPDATE public.c SET b_id = 5 WHERE id = 1;   -- was 2
+RESET session_replication_role;
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=prepare -d :DBNAME -f :tmp/b.sql > :tmp/prepare1.out 2>&1; echo $?`
+SELECT isnt(:'rc'::text, '0', 'prepare fails after a write that bypassed the sync trigger');
+\set msg `grep -o 'shadow columns of public.c differ from the originals' :tmp/prepare1.out | head -1`
+SELECT is(:'msg'::text, 'shadow columns of public.c differ from the originals', '... saying which table');
+\set hint `grep -c 'HINT:  Check that the sync trigger is enabled' :tmp/prepare1.out`
+SELECT is(:'hint'::text, '1', '... with the recovery as its hint');
+-- the hint's recovery
+UPDATE storagelab.bigint_migration_progress SET done = false, next_block = 0;
+\set rc `for p in backfill prepare; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/b.sql >> :tmp/b.out 2>&1 || { echo $p; exit; }; done; echo 0`
+SELECT is(:'rc'::text, '0', 'backfill again, then prepare');
+SELECT is((SELECT count(*) FROM pg_constraint WHERE conname LIKE 'storagelab\_eq\_%' AND convalidated AND contype = 'c'), 2::bigint,
+          'prepare left one validated CHECK per table');
+-- after prepare, a write that bypasses the trigger fails instead of
+-- leaving a wrong value for the swap
+SET session_replication_role = replica;
+SELECT throws_ok($$UPDATE public.c SET b_id = 3 WHERE id = 1$$, '23514', NULL, 'after prepare, an UPDATE that bypasses the sync trigger fails');
+SELECT throws_ok($$INSERT INTO public.b (n) VALUES (1)$$, '23514', NULL, '... and so does an INSERT');
+RESET session_replication_role;
+UPDATE public.c SET b_id = 4 WHERE id = 1;
+\set rc `for p in swap cleanup; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/b.sql >> :tmp/b.out 2>&1 || { echo $p; exit; }; done; echo 0`
+SELECT is(:'rc'::text, '0', 'swap and cleanup');
+SELECT results_eq($$SELECT format_type(atttypid, NULL), attnotnull FROM pg_attribute WHERE (attrelid, attname) IN (('public.b'::regclass, 'b'), ('public.c'::regclass, 'b_id')) ORDER BY attrelid$$,
+                  $$VALUES ('bigint', true), ('bigint', true)$$, 'both columns are bigint NOT NULL');
+SELECT is((SELECT b_id FROM public.c WHERE id = 1), 4::bigint, 'the row written around the migration has its last value');
+SELECT is((SELECT count(*) FROM public.c JOIN public.b ON b.b = c.b_id), 20000::bigint, 'every row of c still finds its b');
+SELECT is((SELECT count(*) FROM pg_constraint WHERE conname LIKE 'storagelab\_%'), 0::bigint, 'no storagelab constraint is left');
+
+-- time-budgeted batches (the default), starting at 8 blocks
+UPDATE storagelab.settings SET value = '50ms' WHERE name = 'bigint_migration.backfill_batch_time';
+UPDATE storagelab.settings SET value = '8' WHERE name = 'bigint_migration.backfill_batch_blocks';
+SELECT storagelab.bigint_migration_script('public.d', 'id', 'online') \g (format=unaligned tuples_only=on) :tmp/d.sql
+\set rc `for p in expand backfill prepare swap; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/d.sql >> :tmp/d.out 2>&1 || { echo $p; exit; }; done; echo 0`
+SELECT is(:'rc'::text, '0', 'time-budgeted batches: expand, backfill, prepare and swap');
+SELECT ok((SELECT rows_copied = 30000 AND batches BETWEEN 1 AND max_block / 8 + 1 AND batch_blocks >= 1
+             FROM storagelab.bigint_migration_progress WHERE relation = 'public.d'),
+          '... every row copied once, in at most as many batches as fixed 8-block ones would take');
+SELECT results_eq($$SELECT count(*), sum(id), format_type((SELECT atttypid FROM pg_attribute WHERE attrelid = 'public.d'::regclass AND attname = 'id'), NULL)
+                      FROM public.d$$,
+                  $$VALUES (30000::bigint, 450015000::numeric, 'bigint')$$, '... and the data is intact');
+
+-- a backfill by a role that is not a superuser (it cannot set
+-- session_replication_role, so the table's triggers fire for the copy):
+-- the sync trigger's WHEN clause keeps its function from running for rows
+-- the copy has already made equal; an INSERT afterwards still runs it
+-- (pg_stat_user_functions counts the calls: track_functions = pl)
+CREATE TABLE public.e (id int PRIMARY KEY, v int);
+INSERT INTO public.e SELECT g, g FROM generate_series(1, 5000) g;
+GRANT SELECT, INSERT, UPDATE ON public.e TO storagelab_tap_backfiller;
+SELECT storagelab.bigint_migration_script('public.e', 'id', 'online') \g (format=unaligned tuples_only=on) :tmp/e.sql
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=expand -d :DBNAME -f :tmp/e.sql > :tmp/e.out 2>&1 && PGOPTIONS='-c role=storagelab_tap_backfiller -c track_functions=pl' psql -X -q -v ON_ERROR_STOP=1 -v phase=backfill -d :DBNAME -f :tmp/e.sql >> :tmp/e.out 2>&1 && PGOPTIONS='-c role=storagelab_tap_backfiller -c track_functions=pl' psql -X -q -v ON_ERROR_STOP=1 -d :DBNAME -c 'INSERT INTO public.e VALUES (5001, 1)' >> :tmp/e.out 2>&1; echo $?`
+SELECT is(:'rc'::text, '0', 'a role without superuser rights runs the backfill');
+SELECT is((SELECT count(*) FROM public.e WHERE storagelab_new_1 IS DISTINCT FROM id), 0::bigint, '... and the shadow column is exact');
+SELECT pg_stat_clear_snapshot();
+SELECT is((SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions
+            WHERE funcid = (SELECT tgfoid FROM pg_trigger WHERE tgrelid = 'public.e'::regclass AND tgname LIKE 'zz\_storagelab\_sync\_%')),
+          1::numeric, 'the sync function ran once: for the INSERT, not for the 5000 rows the backfill copied');
+
+SELECT * FROM finish();
+\c :origdb
+SET client_min_messages = warning;
+DROP DATABASE storagelab_tap_bigint_online_backfill;
+DROP ROLE storagelab_tap_backfiller;
+\set rc `rm -rf :tmp`
