@@ -111,12 +111,56 @@ LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION storagelab.column_profile_scan(regclass) IS
   'one MVCC pass over an ordinary table returning per live column: rows, NULLs, average stored width (variable width), bounds (integers, numerics, integer-holding text), whether a numeric holds only integers, the text kind shared by every value, char(n) width without padding; writes nothing (column_profile() stores the result)';
 
--- column_facts: one row per attribute (dropped ones included) of every
--- ordinary table the caller may read, with what the layout model and the
--- type rules need, from column_profiles when current, else pg_statistic.
--- Like pg_stats, it hides statistics of tables under active row security.
-CREATE VIEW storagelab.column_facts AS
-WITH protected AS (
+-- The catalog walk (src/column_stats.c): pg_class, pg_attribute,
+-- pg_statistic and storagelab.column_profiles read once each, in the order
+-- of their (relid, ...) indexes, with pg_stats's visibility rule.  Three
+-- outputs of the same walk: per column (column_facts), per table
+-- (alignment_padding), per column a type rule applies to (column_waste).
+CREATE FUNCTION storagelab.column_statistics(
+  OUT relid oid, OUT reltuples float8, OUT relpages int4, OUT fillfactor int4,
+  OUT attnum int2, OUT attname name, OUT attisdropped boolean, OUT atttypid oid,
+  OUT atttypmod int4, OUT attlen int2, OUT attalign "char", OUT attstorage "char",
+  OUT attnotnull boolean, OUT order_key int4, OUT protected_because text, OUT source text,
+  OUT profiled_at timestamptz, OUT profiled_rows int8, OUT null_frac float8,
+  OUT avg_width float8, OUT profile_min numeric, OUT profile_max numeric,
+  OUT profile_all_integers boolean, OUT profile_text_kind text,
+  OUT profile_trimmed_avg_width float8, OUT sample_min numeric, OUT sample_max numeric,
+  OUT sample_all_integers boolean, OUT sample_text_kind text,
+  OUT sample_trimmed_avg_width float8, OUT width_spread float8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'storagelab_column_statistics'
+LANGUAGE C STABLE ROWS 100000;
+COMMENT ON FUNCTION storagelab.column_statistics() IS
+  'one row per column (dropped ones included) of every ordinary table outside the system, TOAST, temporary and storagelab schemas whose every live column the caller may SELECT (what pg_stats would show), in (relid, attnum) order: the columns of column_facts, with protected_because only for identity, generated and inherited columns; facts from a current column_profiles row, else from the table''s own pg_statistic row (null fraction, width, and from the sample the width spread, bounds, integrality, text kind, unpadded width); no facts under active row-level security; reads catalogs only';
+
+CREATE FUNCTION storagelab.table_layouts(
+  OUT relid oid, OUT tuples float8, OUT missing_facts boolean, OUT all_exact boolean,
+  OUT current_order name[], OUT suggested_order name[], OUT row_bytes float8,
+  OUT padding_bytes float8, OUT suggested_row_bytes float8, OUT pages_now int8,
+  OUT pages_after int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'storagelab_table_layouts'
+LANGUAGE C STABLE ROWS 10000;
+COMMENT ON FUNCTION storagelab.table_layouts() IS
+  'one row per table column_statistics() lists that has a live column: rows to estimate for (reltuples, else the rows column_profile() saw; NULL unknown), whether a live column has no facts, whether all are exact, the live columns in current and suggested order, and, when every column has facts and the row count is known, the expected row bytes and padding now, row bytes in the suggested order, and the heap pages of both when freshly written';
+
+CREATE FUNCTION storagelab.column_candidates(skip_relids oid[], skip_attnums int2[],
+  OUT relid oid, OUT attnum int2, OUT attname name, OUT atttypid oid, OUT atttypmod int4,
+  OUT attnotnull boolean, OUT source text, OUT null_frac float8, OUT profiled_at timestamptz,
+  OUT tuples float8, OUT rule int4, OUT lo numeric, OUT hi numeric,
+  OUT suggested_type text, OUT reason text, OUT saved_bytes_per_row float8,
+  OUT saved_bytes_per_row_reordered float8, OUT saved_pages int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'storagelab_column_candidates'
+LANGUAGE C STABLE ROWS 10000;
+COMMENT ON FUNCTION storagelab.column_candidates(oid[], int2[]) IS
+  'one row per int4, int8, numeric, text, varchar or char(n) column (not dropped, identity, generated or inherited, and not one of the (skip_relids[i], skip_attnums[i]) pairs) of the tables column_statistics() lists that has no facts (rule NULL) or to which a column_waste rule applies (rule 1-13, see the view): the bounds the rule used, the suggested type and the reason in words, the bytes per row the change saves in the current order and in the suggested one, and the heap pages it saves (NULL when the row count is unknown)';
+
+-- Columns never narrowed because keys stay wide on purpose: primary keys,
+-- both sides of foreign keys, sequence-fed columns.
+CREATE VIEW storagelab.protected_columns AS
+SELECT relid, attnum, min(why) AS why
+  FROM (
   SELECT conrelid AS relid, unnest(conkey) AS attnum,
          CASE contype WHEN 'p' THEN 'primary key' ELSE 'foreign key' END AS why
     FROM pg_catalog.pg_constraint
@@ -141,94 +185,32 @@ WITH protected AS (
    WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
      AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
      AND d.refobjsubid > 0 AND d.deptype IN ('a', 'i')
-),
-protected_one AS (
-  SELECT relid, attnum, min(why) AS why FROM protected GROUP BY relid, attnum
-)
-SELECT c.oid AS relid,
-       c.reltuples,
-       c.relpages,
-       CASE WHEN c.reloptions IS NOT NULL THEN
-         (SELECT o.option_value::int4 FROM pg_catalog.pg_options_to_table(c.reloptions) o
-           WHERE o.option_name = 'fillfactor') END AS fillfactor,
-       a.attnum,
-       a.attname,
-       a.attisdropped,
-       a.atttypid,
-       a.atttypmod,
-       a.attlen,
-       a.attalign,
-       a.attstorage,
-       a.attnotnull,
-       -- the suggested order: fixed width by alignment descending, then
-       -- variable width; NOT NULL first within each; then by position
-       ((CASE WHEN a.attlen < 0 THEN 4 WHEN a.attalign = 'd' THEN 0
-              WHEN a.attalign = 'i' THEN 1 WHEN a.attalign = 's' THEN 2 ELSE 3 END) * 2
-        + (NOT a.attnotnull)::int4) * 2000 + a.attnum AS order_key,
+  ) p
+ GROUP BY relid, attnum;
+COMMENT ON VIEW storagelab.protected_columns IS
+  'columns column_waste never suggests narrowing: primary keys, foreign keys on either side, columns fed by or owning a sequence (from pg_constraint, pg_attrdef and pg_depend)';
+COMMENT ON COLUMN storagelab.protected_columns.relid IS 'table OID';
+COMMENT ON COLUMN storagelab.protected_columns.attnum IS 'column number';
+COMMENT ON COLUMN storagelab.protected_columns.why IS 'primary key, foreign key, referenced by a foreign key, sequence default or owns a sequence (the first in that order)';
+
+-- column_facts: one row per attribute (dropped ones included) of every
+-- ordinary table the caller may read, with what the layout model and the
+-- type rules need, from column_profiles when current, else pg_statistic.
+-- Like pg_stats, it hides statistics of tables under active row security
+-- and of columns the caller may not read (such tables are left out).
+CREATE VIEW storagelab.column_facts AS
+SELECT a.relid, a.reltuples, a.relpages, a.fillfactor, a.attnum, a.attname, a.attisdropped,
+       a.atttypid, a.atttypmod, a.attlen, a.attalign, a.attstorage, a.attnotnull, a.order_key,
        CASE WHEN a.attisdropped THEN NULL
-            WHEN a.attidentity <> '' THEN 'identity'
-            WHEN a.attgenerated <> '' THEN 'generated'
-            WHEN a.attinhcount > 0 THEN 'inherited'
-            ELSE p.why END AS protected_because,
-       CASE WHEN a.attisdropped THEN NULL
-            WHEN pr.relid IS NOT NULL THEN 'exact'
-            WHEN s.starelid IS NOT NULL THEN 'statistics' END AS source,
-       pr.profiled_at,
-       pr.row_count AS profiled_rows,
-       CASE WHEN a.attisdropped THEN 1.0::float8
-            WHEN pr.relid IS NOT NULL
-              THEN CASE WHEN pr.row_count > 0 THEN pr.null_count::float8 / pr.row_count END
-            ELSE s.stanullfrac::float8 END AS null_frac,
-       CASE WHEN a.attisdropped THEN 0.0::float8
-            WHEN a.attlen > 0 THEN a.attlen::float8
-            WHEN pr.relid IS NOT NULL THEN coalesce(pr.avg_width, 0.0)
-            -- ANALYZE truncates the average to an integer: take the mean of
-            -- the sampled values when it agrees, else add half a byte
-            WHEN floor(sf.mean_width) = s.stawidth THEN sf.mean_width
-            ELSE s.stawidth::float8 + 0.5 END AS avg_width,
-       pr.min_value AS profile_min,
-       pr.max_value AS profile_max,
-       pr.all_integers AS profile_all_integers,
-       pr.text_kind AS profile_text_kind,
-       pr.trimmed_avg_width AS profile_trimmed_avg_width,
-       sf.min_value AS sample_min,
-       sf.max_value AS sample_max,
-       sf.all_integers AS sample_all_integers,
-       sf.text_kind AS sample_text_kind,
-       sf.trimmed_avg_width AS sample_trimmed_avg_width,
-       CASE WHEN a.attisdropped OR a.attlen > 0 THEN 0.0::float8
-            WHEN pr.relid IS NOT NULL THEN coalesce(pr.width_stddev, 0.0)
-            ELSE coalesce(sf.width_stddev, -1.0) END AS width_spread
-  FROM pg_catalog.pg_class c
-  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-  JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0
-  LEFT JOIN pg_catalog.pg_statistic s
-         ON s.starelid = c.oid AND s.staattnum = a.attnum AND NOT s.stainherit
-        AND NOT a.attisdropped
-        AND (NOT c.relrowsecurity OR NOT pg_catalog.row_security_active(c.oid))
-  LEFT JOIN storagelab.column_profiles pr
-         ON pr.relid = c.oid AND pr.attnum = a.attnum AND pr.attname = a.attname
-        AND pr.atttypid = a.atttypid AND pr.atttypmod = a.atttypmod
-        AND NOT a.attisdropped
-        AND (NOT c.relrowsecurity OR NOT pg_catalog.row_security_active(c.oid))
-  LEFT JOIN protected_one p ON p.relid = c.oid AND p.attnum = a.attnum
-  -- facts from the pg_statistic sample (MCVs with frequencies, histogram
-  -- bounds), for variable-width columns and type-rule candidates
-  -- facts from the pg_statistic sample, for variable-width columns and
-  -- integer type-rule candidates
-  LEFT JOIN LATERAL (
-    SELECT * FROM storagelab.sample_facts(s, a.atttypid)
-     WHERE pr.relid IS NULL AND s.starelid IS NOT NULL
-       AND (a.attlen = -1
-            OR (p.why IS NULL AND a.attinhcount = 0 AND a.attidentity = '' AND a.attgenerated = ''
-                AND a.atttypid IN ('int4'::pg_catalog.regtype, 'int8'::pg_catalog.regtype)))
-  ) sf ON true
- WHERE c.relkind = 'r'
-   AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab')
-   AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'
-   AND pg_catalog.has_table_privilege(c.oid, 'SELECT');
+            ELSE coalesce(a.protected_because, p.why) END AS protected_because,
+       a.source, a.profiled_at, a.profiled_rows, a.null_frac, a.avg_width,
+       a.profile_min, a.profile_max, a.profile_all_integers, a.profile_text_kind,
+       a.profile_trimmed_avg_width, a.sample_min, a.sample_max, a.sample_all_integers,
+       a.sample_text_kind, a.sample_trimmed_avg_width, a.width_spread
+  FROM storagelab.column_statistics() a
+  LEFT JOIN storagelab.protected_columns p ON p.relid = a.relid AND p.attnum = a.attnum;
 COMMENT ON VIEW storagelab.column_facts IS
-  'per column of every ordinary table the caller may SELECT from: layout facts (typlen, typalign, typstorage, NOT NULL, null fraction, average width) and the data facts the type rules use, from storagelab.column_profiles when current, else pg_statistic; why a column is protected from narrowing';
+  'per column of every ordinary table whose every live column the caller may SELECT (what pg_stats would show of it): layout facts (typlen, typalign, typstorage, NOT NULL, null fraction, average width) and the data facts the type rules use, from storagelab.column_profiles when current, else pg_statistic (none under active row-level security); why a column is protected from narrowing';
 COMMENT ON COLUMN storagelab.column_facts.relid IS 'table OID';
 COMMENT ON COLUMN storagelab.column_facts.reltuples IS 'pg_class.reltuples (-1: never vacuumed or analyzed)';
 COMMENT ON COLUMN storagelab.column_facts.relpages IS 'pg_class.relpages';
@@ -264,82 +246,35 @@ COMMENT ON COLUMN storagelab.column_facts.width_spread IS 'standard deviation of
 -- alignment_padding: tables whose column order wastes space.  "Now" is the
 -- table rewritten in its current order (dropped columns stored as NULL, as
 -- VACUUM FULL and new inserts do); "after" is a new table with the live
--- columns in the suggested order and the same rows.  One pass over
--- column_facts grouped by table; no join, so the cost grows linearly with
+-- columns in the suggested order and the same rows.  One catalog walk
+-- (table_layouts(), in C: one row per table, layouts computed there) and
+-- one scan of its result: no join, no sort, so the cost grows linearly with
 -- the number of columns.
 CREATE VIEW storagelab.alignment_padding AS
-WITH g AS (
-  SELECT relid,
-         CASE WHEN min(reltuples) >= 0 THEN min(reltuples)::float8
-              ELSE max(profiled_rows)::float8 END AS tuples,
-         min(fillfactor) AS fillfactor,
-         bool_or(NOT attisdropped AND source IS NULL) AS missing_facts,
-         bool_and(attisdropped OR source = 'exact') AS all_exact,
-         array_agg(attname) FILTER (WHERE NOT attisdropped) AS current_order,
-         array_agg(order_key) FILTER (WHERE NOT attisdropped) AS live_keys,
-         array_agg(attlen) AS lens,
-         array_agg(attalign) AS aligns,
-         array_agg(attstorage) AS storages,
-         array_agg(coalesce(avg_width, 0)) AS widths,
-         array_agg(coalesce(null_frac, 0)) AS nfs,
-         array_agg(width_spread) AS spreads,
-         array_agg(CASE WHEN attisdropped THEN -1 ELSE order_key END) AS keys
-    -- input in attnum order: the arrays are built in it (one sort, rather
-    -- than one per aggregate and table).  No aggregate here may have an
-    -- ORDER BY of its own: from PostgreSQL 16 on the planner then sorts the
-    -- input by that aggregate's key for all of them (presorted aggregates),
-    -- and the arrays would no longer be in attnum order.
-    FROM (SELECT relid, reltuples, profiled_rows, fillfactor, attnum, attname, attisdropped,
-                 attlen, attalign, attstorage, order_key, source, avg_width, null_frac,
-                 width_spread
-            FROM storagelab.column_facts ORDER BY relid, attnum) f
-   GROUP BY relid
-  HAVING count(*) FILTER (WHERE NOT attisdropped) > 0
-),
--- the suggested order: the live columns sorted by their keys (unique, as
--- they end in attnum)
-t AS (
-  SELECT g.*,
-         ARRAY(SELECT u.name FROM unnest(g.current_order, g.live_keys) u(name, key)
-                ORDER BY u.key) AS suggested_order
-    FROM g
-),
-m AS MATERIALIZED (
-  SELECT t.*, l.now, l.after,
-         storagelab.heap_pages(tuples, (l.now).tuple_bytes, fillfactor, (l.now).size_varies) AS pages_now,
-         storagelab.heap_pages(tuples, (l.after).tuple_bytes, fillfactor, (l.after).size_varies) AS pages_after
-    FROM t
-    CROSS JOIN LATERAL (
-      SELECT storagelab.heap_tuple_bytes(lens, aligns, storages, widths, nfs, spreads, NULL, NULL, NULL, NULL, NULL, NULL, NULL) AS now,
-             storagelab.heap_tuple_bytes(lens, aligns, storages, widths, nfs, spreads, keys, NULL, NULL, NULL, NULL, NULL, NULL) AS after
-   ) l
-   WHERE NOT missing_facts AND tuples IS NOT NULL
-)
 SELECT relid::pg_catalog.regclass AS relation,
-       round((now).tuple_bytes::numeric, 2) AS current_row_bytes,
-       round((now).padding_bytes::numeric, 2) AS padding_bytes_per_row,
+       round(row_bytes::numeric, 2) AS current_row_bytes,
+       round(padding_bytes::numeric, 2) AS padding_bytes_per_row,
        suggested_order,
-       round(((now).tuple_bytes - (after).tuple_bytes)::numeric, 2) AS saved_bytes_per_row,
+       round((row_bytes - suggested_row_bytes)::numeric, 2) AS saved_bytes_per_row,
        (pages_now - pages_after) * current_setting('block_size')::int8 AS estimated_saved_bytes,
        pg_catalog.pg_size_pretty((pages_now - pages_after) * current_setting('block_size')::int8)
          AS estimated_saved_pretty,
        current_order,
-       round((after).tuple_bytes::numeric, 2) AS suggested_row_bytes,
-       tuples::int8 AS estimated_rows,
+       round(suggested_row_bytes::numeric, 2) AS suggested_row_bytes,
+       CASE WHEN row_bytes IS NOT NULL THEN tuples::int8 END AS estimated_rows,
        pages_now AS estimated_pages_now,
        pages_after AS estimated_pages_after,
-       CASE WHEN all_exact THEN 'exact' ELSE 'statistics' END AS confidence,
-       'ok'::text AS status
-  FROM m
- WHERE round(((now).tuple_bytes - (after).tuple_bytes)::numeric, 2) > 0
-UNION ALL
--- never analyzed: the order can be judged from the catalog, its cost cannot
-SELECT relid::pg_catalog.regclass, NULL, NULL, suggested_order, NULL, NULL, NULL,
-       current_order, NULL, NULL, NULL, NULL, NULL,
-       'not analyzed: run ANALYZE or storagelab.column_profile()'
-  FROM t
- WHERE (missing_facts OR tuples IS NULL) AND tuples IS DISTINCT FROM 0
-   AND suggested_order IS DISTINCT FROM current_order;
+       CASE WHEN row_bytes IS NULL THEN NULL
+            WHEN all_exact THEN 'exact' ELSE 'statistics' END AS confidence,
+       CASE WHEN row_bytes IS NOT NULL THEN 'ok'
+            -- never analyzed: the order can be judged from the catalog, its
+            -- cost cannot
+            ELSE 'not analyzed: run ANALYZE or storagelab.column_profile()' END AS status
+  FROM storagelab.table_layouts()
+ -- sizes are there when every column has facts and the row count is known
+ WHERE CASE WHEN row_bytes IS NOT NULL
+            THEN round((row_bytes - suggested_row_bytes)::numeric, 2) > 0
+            ELSE tuples IS DISTINCT FROM 0 AND suggested_order IS DISTINCT FROM current_order END;
 COMMENT ON VIEW storagelab.alignment_padding IS
   'one row per table whose column order wastes alignment padding: row bytes now and in the suggested order (fixed width by alignment descending, then variable width; NOT NULL first), and the pg_relation_size difference a rebuild in that order would give; from catalogs and statistics only';
 COMMENT ON COLUMN storagelab.alignment_padding.relation IS 'the table';
@@ -358,199 +293,41 @@ COMMENT ON COLUMN storagelab.alignment_padding.confidence IS 'exact when every c
 COMMENT ON COLUMN storagelab.alignment_padding.status IS 'ok, or not analyzed (the numbers are NULL: some column has no statistics)';
 
 -- column_waste: columns whose type is wider than their data.  The rules
--- run per column (what the data holds, from the profile or the pg_statistic
--- sample, then the first rule that applies); the sizes per table, with the
--- candidate's type substituted in the table's layout arrays.  No join
--- between columns and tables, so the cost grows linearly.
+-- (the first that applies, numbered as below) and the sizes, with the
+-- candidate's type substituted in the table's layout, and the words, are
+-- computed per table in C (column_candidates(): one catalog walk, no join,
+-- no sort), which is handed the protected columns (keys stay wide).
+--   1  int8/int4 fitting smallint    6  text of integers fitting smallint
+--   2  int8 fitting integer          7  ... fitting integer
+--   3  integral numeric -> integer   8  ... fitting bigint
+--   4  integral numeric -> bigint    9  boolean   10 date
+--   5  text of UUIDs -> uuid         11 timestamp 12 timestamptz
+--   13 char(n) with blank padding -> varchar(n)
 CREATE VIEW storagelab.column_waste AS
-WITH f AS (
-  SELECT c.relid, c.reltuples, c.profiled_rows, c.fillfactor, c.attnum, c.attname,
-         c.attisdropped, c.atttypid, c.atttypmod, c.attlen, c.attalign, c.attstorage,
-         c.attnotnull, c.order_key, c.source, c.null_frac, c.avg_width, c.width_spread,
-         c.profiled_at,
-         -- a column some rule may apply to
-         (NOT c.attisdropped AND c.protected_because IS NULL
-          AND c.atttypid IN ('int4'::pg_catalog.regtype, 'int8'::pg_catalog.regtype,
-                             'numeric'::pg_catalog.regtype, 'text'::pg_catalog.regtype,
-                             'varchar'::pg_catalog.regtype, 'bpchar'::pg_catalog.regtype)
-          AND (c.atttypid <> 'bpchar'::pg_catalog.regtype OR c.atttypmod > 4)) AS candidate,
-         rn.rule, x.lo, x.hi, x.trimmed
-    FROM storagelab.column_facts c
-    -- what the data holds: exact from the profile, else from the sample
-    CROSS JOIN LATERAL (
-      SELECT CASE WHEN c.source = 'exact' THEN c.profile_text_kind ELSE c.sample_text_kind END AS kind,
-             CASE WHEN c.source = 'exact' THEN c.profile_min ELSE c.sample_min END AS lo,
-             CASE WHEN c.source = 'exact' THEN c.profile_max ELSE c.sample_max END AS hi,
-             CASE WHEN c.source = 'exact' THEN c.profile_all_integers
-                  ELSE c.sample_all_integers END AS all_int,
-             CASE WHEN c.source = 'exact' THEN c.profile_trimmed_avg_width
-                  ELSE c.sample_trimmed_avg_width END AS trimmed
-    ) x
-    -- the rules, in order: the first that applies
-    CROSS JOIN LATERAL (
-      SELECT CASE WHEN c.source IS NULL OR c.attisdropped OR c.protected_because IS NOT NULL THEN NULL
-                  WHEN c.atttypid IN ('int8'::pg_catalog.regtype, 'int4'::pg_catalog.regtype)
-                    AND x.lo >= -16384 AND x.hi <= 16383 THEN 1
-                  WHEN c.atttypid = 'int8'::pg_catalog.regtype
-                    AND x.lo >= -1073741824 AND x.hi <= 1073741823 THEN 2
-                  WHEN c.atttypid = 'numeric'::pg_catalog.regtype AND x.all_int
-                    AND x.lo >= -1073741824 AND x.hi <= 1073741823 THEN 3
-                  WHEN c.atttypid = 'numeric'::pg_catalog.regtype AND x.all_int
-                    AND x.lo >= -4611686018427387904 AND x.hi <= 4611686018427387903 THEN 4
-                  WHEN c.atttypid NOT IN ('text'::pg_catalog.regtype, 'varchar'::pg_catalog.regtype,
-                                          'bpchar'::pg_catalog.regtype) THEN NULL
-                  WHEN x.kind = 'uuid' THEN 5
-                  WHEN x.kind = 'integer' AND x.lo >= -16384 AND x.hi <= 16383 THEN 6
-                  WHEN x.kind = 'integer' AND x.lo >= -1073741824 AND x.hi <= 1073741823 THEN 7
-                  WHEN x.kind = 'integer'
-                    AND x.lo >= -4611686018427387904 AND x.hi <= 4611686018427387903 THEN 8
-                  WHEN x.kind = 'boolean' THEN 9
-                  WHEN x.kind = 'date' THEN 10
-                  WHEN x.kind = 'timestamp' THEN 11
-                  WHEN x.kind = 'timestamptz' THEN 12
-                  WHEN c.atttypid = 'bpchar'::pg_catalog.regtype AND x.kind IS NULL
-                    AND c.avg_width - x.trimmed >= 1 THEN 13
-             END AS rule
-    ) rn
-),
-t AS (
-  SELECT relid,
-         CASE WHEN min(reltuples) >= 0 THEN min(reltuples)::float8
-              ELSE max(profiled_rows)::float8 END AS tuples,
-         min(fillfactor) AS fillfactor,
-         array_agg(attlen) AS lens,
-         array_agg(attalign) AS aligns,
-         array_agg(attstorage) AS storages,
-         array_agg(coalesce(avg_width, 0)) AS widths,
-         array_agg(coalesce(null_frac, 0)) AS nfs,
-         array_agg(width_spread) AS spreads,
-         array_agg(CASE WHEN attisdropped THEN -1 ELSE order_key END) AS keys,
-         -- the candidates, as parallel arrays
-         array_agg(attnum) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_attnum,
-         array_agg(attname) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_name,
-         array_agg(atttypid) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_typid,
-         array_agg(atttypmod) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_typmod,
-         array_agg(rule) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_rule,
-         array_agg(lo) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_lo,
-         array_agg(hi) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_hi,
-         array_agg(trimmed) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_trimmed,
-         array_agg(avg_width) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_avgw,
-         array_agg(source) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_source,
-         array_agg(null_frac) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_nf,
-         array_agg(profiled_at) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_profiled,
-         array_agg(attnotnull) FILTER (WHERE candidate AND (rule IS NOT NULL OR source IS NULL)) AS c_notnull
-    -- input in attnum order: the arrays are built in it
-    FROM (SELECT relid, reltuples, profiled_rows, fillfactor, attnum, attname, attisdropped,
-                 atttypid, atttypmod, attlen, attalign, attstorage, attnotnull, order_key, source,
-                 avg_width, null_frac, width_spread, profiled_at, candidate, rule, lo, hi,
-                 trimmed
-            FROM f ORDER BY relid, attnum) f
-   GROUP BY relid
-  HAVING bool_or(candidate AND (rule IS NOT NULL OR source IS NULL))
-),
--- the table's rows now and in the suggested order, once per table
-tl AS MATERIALIZED (
-  SELECT t.*,
-         storagelab.heap_tuple_bytes(t.lens, t.aligns, t.storages, t.widths, t.nfs, t.spreads,
-                                     NULL, NULL, NULL, NULL, NULL, NULL, NULL) AS now,
-         storagelab.heap_tuple_bytes(t.lens, t.aligns, t.storages, t.widths, t.nfs, t.spreads,
-                                     t.keys, NULL, NULL, NULL, NULL, NULL, NULL) AS reordered
-    FROM t
-),
-c AS MATERIALIZED (
-  SELECT tl.relid, tl.tuples, tl.fillfactor, tl.now, tl.reordered, u.attnum, u.attname,
-         u.atttypid, u.atttypmod, u.source, u.null_frac, u.profiled_at, r.*,
-         CASE WHEN r.suggested_type IS NOT NULL THEN
-         storagelab.heap_tuple_bytes(tl.lens, tl.aligns, tl.storages, tl.widths, tl.nfs, tl.spreads,
-                                     NULL, u.attnum, r.new_len, r.new_align, r.new_storage,
-                                     r.new_width, NULL) END AS changed,
-         CASE WHEN r.suggested_type IS NOT NULL THEN
-         storagelab.heap_tuple_bytes(tl.lens, tl.aligns, tl.storages, tl.widths, tl.nfs, tl.spreads,
-                                     tl.keys, u.attnum, r.new_len, r.new_align, r.new_storage,
-                                     r.new_width,
-                                     -- the candidate's sort key with its new type
-                                     ((CASE WHEN r.new_len < 0 THEN 4 WHEN r.new_align = 'd' THEN 0
-                                            WHEN r.new_align = 'i' THEN 1 WHEN r.new_align = 's' THEN 2
-                                            ELSE 3 END) * 2
-                                      + (NOT u.is_notnull)::int4) * 2000 + u.attnum) END AS changed_reordered
-    FROM tl
-    CROSS JOIN LATERAL unnest(tl.c_attnum, tl.c_name, tl.c_typid, tl.c_typmod, tl.c_rule,
-                              tl.c_lo, tl.c_hi, tl.c_trimmed, tl.c_avgw, tl.c_source, tl.c_nf,
-                              tl.c_profiled, tl.c_notnull)
-      AS u(attnum, attname, atttypid, atttypmod, rule, lo, hi, trimmed, avg_width, source,
-           null_frac, profiled_at, is_notnull)
-    CROSS JOIN LATERAL (SELECT u.lo, u.hi, u.trimmed) x
-    CROSS JOIN LATERAL (SELECT u.rule) rn
-    CROSS JOIN LATERAL (SELECT u.atttypmod, u.avg_width) c
-    -- what the rule suggests, and the suggested type's storage
-    CROSS JOIN LATERAL (
-      SELECT CASE WHEN rn.rule IN (1, 6) THEN 'smallint'
-                  WHEN rn.rule IN (2, 3, 7) THEN 'integer'
-                  WHEN rn.rule IN (4, 8) THEN 'bigint'
-                  WHEN rn.rule = 5 THEN 'uuid'
-                  WHEN rn.rule = 9 THEN 'boolean'
-                  WHEN rn.rule = 10 THEN 'date'
-                  WHEN rn.rule = 11 THEN 'timestamp without time zone'
-                  WHEN rn.rule = 12 THEN 'timestamp with time zone'
-                  WHEN rn.rule = 13 THEN format('character varying(%s)', c.atttypmod - 4)
-             END AS suggested_type,
-             CASE WHEN rn.rule = 1 THEN format('values from %s to %s fit smallint with headroom (at most half its range)', x.lo, x.hi)
-                  WHEN rn.rule = 2 THEN format('values from %s to %s fit integer with headroom (at most half its range)', x.lo, x.hi)
-                  WHEN rn.rule IN (3, 4) THEN format('only integers, from %s to %s: %s holds them with headroom', x.lo, x.hi,
-                                                     CASE rn.rule WHEN 3 THEN 'integer' ELSE 'bigint' END)
-                  WHEN rn.rule = 5 THEN 'only UUIDs'
-                  WHEN rn.rule IN (6, 7, 8) THEN format('only integers, from %s to %s', x.lo, x.hi)
-                  WHEN rn.rule = 9 THEN 'only booleans'
-                  WHEN rn.rule = 10 THEN 'only dates (YYYY-MM-DD)'
-                  WHEN rn.rule = 11 THEN 'only timestamps without time zone'
-                  WHEN rn.rule = 12 THEN 'only timestamps with time zone'
-                  WHEN rn.rule = 13 THEN format('blank padding: %s of %s bytes per value',
-                                                round((c.avg_width - x.trimmed)::numeric, 1),
-                                                round(c.avg_width::numeric, 1))
-             END AS reason,
-             (CASE WHEN rn.rule IN (1, 6) THEN 2 WHEN rn.rule IN (2, 3, 7, 10) THEN 4
-                   WHEN rn.rule IN (4, 8, 11, 12) THEN 8 WHEN rn.rule = 5 THEN 16
-                   WHEN rn.rule = 9 THEN 1 WHEN rn.rule = 13 THEN -1 END)::int2 AS new_len,
-             (CASE WHEN rn.rule IN (1, 6) THEN 's' WHEN rn.rule IN (2, 3, 7, 10, 13) THEN 'i'
-                   WHEN rn.rule IN (4, 8, 11, 12) THEN 'd' WHEN rn.rule IN (5, 9) THEN 'c' END)::"char" AS new_align,
-             (CASE WHEN rn.rule = 13 THEN 'x' WHEN rn.rule IS NOT NULL THEN 'p' END)::"char" AS new_storage,
-             CASE WHEN rn.rule = 13 THEN x.trimmed
-                  WHEN rn.rule IN (1, 6) THEN 2 WHEN rn.rule IN (2, 3, 7, 10) THEN 4
-                  WHEN rn.rule IN (4, 8, 11, 12) THEN 8 WHEN rn.rule = 5 THEN 16
-                  WHEN rn.rule = 9 THEN 1 END::float8 AS new_width
-    ) r
-),
-z AS (
-  SELECT * FROM c WHERE suggested_type IS NOT NULL
-)
-SELECT relid::pg_catalog.regclass AS relation,
-       attname AS column_name,
-       atttypid::pg_catalog.regtype AS current_type,
-       suggested_type,
-       reason,
-       round(((now).tuple_bytes - (changed).tuple_bytes)::numeric, 2) AS saved_bytes_per_row,
-       (storagelab.heap_pages(tuples, (now).tuple_bytes, fillfactor, (now).size_varies)
-        - storagelab.heap_pages(tuples, (changed).tuple_bytes, fillfactor, (changed).size_varies))
-         * current_setting('block_size')::int8 AS estimated_saved_bytes,
-       source AS confidence,
-       pg_catalog.format_type(atttypid, atttypmod) AS current_type_full,
-       round(((reordered).tuple_bytes - (changed_reordered).tuple_bytes)::numeric, 2)
-         AS saved_bytes_per_row_reordered,
-       pg_catalog.pg_size_pretty((storagelab.heap_pages(tuples, (now).tuple_bytes, fillfactor, (now).size_varies)
-        - storagelab.heap_pages(tuples, (changed).tuple_bytes, fillfactor, (changed).size_varies))
-         * current_setting('block_size')::int8) AS estimated_saved_pretty,
-       round(null_frac::numeric, 4) AS null_frac,
-       profiled_at
-  FROM z
- WHERE round(((now).tuple_bytes - (changed).tuple_bytes)::numeric, 2) > 0
-    OR round(((reordered).tuple_bytes - (changed_reordered).tuple_bytes)::numeric, 2) > 0
-UNION ALL
--- never analyzed: reported, not guessed
-SELECT relid::pg_catalog.regclass, attname, atttypid::pg_catalog.regtype, NULL,
-       'not analyzed: run ANALYZE or storagelab.column_profile()', NULL, NULL, NULL,
-       pg_catalog.format_type(atttypid, atttypmod), NULL, NULL, NULL, NULL
-  FROM c
- WHERE source IS NULL AND tuples IS DISTINCT FROM 0;
+SELECT c.relid::pg_catalog.regclass AS relation,
+       c.attname AS column_name,
+       c.atttypid::pg_catalog.regtype AS current_type,
+       c.suggested_type,
+       CASE WHEN c.rule IS NOT NULL THEN c.reason
+            -- never analyzed: reported, not guessed
+            ELSE 'not analyzed: run ANALYZE or storagelab.column_profile()' END AS reason,
+       round(c.saved_bytes_per_row::numeric, 2) AS saved_bytes_per_row,
+       c.saved_pages * current_setting('block_size')::int8 AS estimated_saved_bytes,
+       c.source AS confidence,
+       pg_catalog.format_type(c.atttypid, c.atttypmod) AS current_type_full,
+       round(c.saved_bytes_per_row_reordered::numeric, 2) AS saved_bytes_per_row_reordered,
+       pg_catalog.pg_size_pretty(c.saved_pages * current_setting('block_size')::int8)
+         AS estimated_saved_pretty,
+       round(c.null_frac::numeric, 4) AS null_frac,
+       c.profiled_at
+  FROM (SELECT pg_catalog.array_agg(relid) AS relids, pg_catalog.array_agg(attnum) AS attnums
+          FROM storagelab.protected_columns) p
+ CROSS JOIN LATERAL storagelab.column_candidates(p.relids, p.attnums) c
+ -- a rule with a saving, or no facts at all (then every number is NULL)
+ WHERE CASE WHEN c.rule IS NOT NULL
+            THEN round(c.saved_bytes_per_row::numeric, 2) > 0
+                 OR round(c.saved_bytes_per_row_reordered::numeric, 2) > 0
+            ELSE c.source IS NULL AND c.tuples IS DISTINCT FROM 0 END;
 COMMENT ON VIEW storagelab.column_waste IS
   'one row per column whose type is wider than its data (integers with headroom in a narrower integer, integer-only numeric, text holding only UUIDs, integers, booleans, dates or timestamps, blank-padded char(n)), with the bytes a change would save; never for key, foreign-key, identity, sequence-fed, generated or inherited columns; from pg_stats, or exact after storagelab.column_profile()';
 COMMENT ON COLUMN storagelab.column_waste.relation IS 'the table';
@@ -608,7 +385,7 @@ COMMENT ON FUNCTION storagelab.column_profile(regclass) IS
 -- column_profile() reads whole tables: like the page readers, it is for
 -- pg_stat_scan_tables (plus SELECT on the table, checked).
 GRANT SELECT ON storagelab.column_facts, storagelab.column_waste,
-                storagelab.alignment_padding TO PUBLIC;
+                storagelab.alignment_padding, storagelab.protected_columns TO PUBLIC;
 REVOKE ALL ON storagelab.column_profiles FROM PUBLIC;
 -- Profiles hold column bounds: nobody reads them directly but through the
 -- views, which check the caller's privileges on each table.

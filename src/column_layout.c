@@ -125,48 +125,16 @@ array_elements(ArrayType *arr, Oid elemtype, int16 elmlen, bool elmbyval,
 }
 
 /*
- * storagelab_heap_tuple_bytes
- *		heap_tuple_bytes(lens int2[], aligns "char"[], storages "char"[],
- *						 widths float8[], null_fracs float8[],
- *						 width_spreads float8[], sort_keys int4[],
- *						 replace_index int4, replace_len int2,
- *						 replace_align "char", replace_storage "char",
- *						 replace_width float8, replace_key int4,
- *						 OUT tuple_bytes float8, OUT padding_bytes float8,
- *						 OUT size_varies bool)
- *
- * One array element per attribute of the tuple, in attnum order (dropped
- * attributes included, with null_frac 1, since a rewritten table stores them
- * as NULL).  sort_keys, when not NULL, lays the attributes out in the order
- * of their keys instead, leaving out those with a negative key (a new table
- * has no dropped columns).  replace_index (1-based), when not NULL, lays
- * that attribute out with another type's storage (and sort key), which is
- * how column_waste sizes a row after ALTER COLUMN ... TYPE.  NULL in one of
- * the arrays gives NULL.  widths gives the stored width of a non-NULL value: typlen for
- * fixed-width types, the average stored width (pg_stats.avg_width, which
- * counts the 1-byte or 4-byte varlena header) for variable-width ones;
- * width_spreads the standard deviation of variable widths (0: every value
- * has the same width; small: the two integers around the mean; larger: the
- * widths are taken as mean - spread and mean + spread, equally likely;
- * negative or over 8: the offset after such a value is taken as uniformly
- * distributed).
- *
- * tuple_bytes is the expected space a tuple takes on a page, MAXALIGN'd,
- * without its line pointer; padding_bytes is the part of it that is
- * alignment padding (header MAXALIGN, between attributes, and at the end);
- * size_varies tells whether tuples differ in size (a variable-width column
- * that is not always NULL), which heap_pages() needs.
+ * storagelab_tuple_layout
+ *		The layout model on C arrays: ncols columns in attnum order, laid out
+ *		in that order or, with reorder, in the order of their keys leaving
+ *		out negative keys.  See storagelab_heap_tuple_bytes() for what the
+ *		fields mean.  Pure arithmetic; errors only on invalid input.
  */
-Datum
-storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
+void
+storagelab_tuple_layout(const LayoutColumn *cols, int ncols, bool reorder,
+						LayoutResult *out)
 {
-	int			natts = -1;
-	Datum	   *lens;
-	Datum	   *aligns;
-	Datum	   *storages;
-	Datum	   *widths;
-	Datum	   *null_fracs;
-	Datum	   *spreads;
 	double		prob[SL_MODULUS];	/* P(data offset % SL_MODULUS == k) */
 	double		expected_len = 0.0; /* E[data length before final pad] */
 	double		raw_bytes = 0.0;	/* E[bytes of attribute values] */
@@ -177,97 +145,28 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 	double		header;
 	double		tail_pad = 0.0;
 	double		tuple_bytes;
-	SortItem   *order;
+	SortItem	order_buf[64];
+	SortItem   *order = ncols <= lengthof(order_buf) ? order_buf :
+		palloc(sizeof(SortItem) * ncols);
 	int			nlaid = 0;
-	int			replace_at = -1;
-	int32		replace_key = -1;
-	TupleDesc	tupdesc;
-	Datum		result[3];
-	bool		result_nulls[3] = {false, false, false};
 
-	for (int a = 0; a < 6; a++)
-		if (PG_ARGISNULL(a))
-			PG_RETURN_NULL();
-
-	lens = array_elements(PG_GETARG_ARRAYTYPE_P(0), INT2OID, sizeof(int16),
-						  true, TYPALIGN_SHORT, "lens", &natts);
-	aligns = array_elements(PG_GETARG_ARRAYTYPE_P(1), CHAROID, 1, true,
-							TYPALIGN_CHAR, "aligns", &natts);
-	storages = array_elements(PG_GETARG_ARRAYTYPE_P(2), CHAROID, 1, true,
-							  TYPALIGN_CHAR, "storages", &natts);
-	widths = array_elements(PG_GETARG_ARRAYTYPE_P(3), FLOAT8OID,
-							sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-							"widths", &natts);
-	null_fracs = array_elements(PG_GETARG_ARRAYTYPE_P(4), FLOAT8OID,
-								sizeof(float8), FLOAT8PASSBYVAL,
-								TYPALIGN_DOUBLE, "null_fracs", &natts);
-	spreads = array_elements(PG_GETARG_ARRAYTYPE_P(5), FLOAT8OID,
-							 sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-							 "width_spreads", &natts);
-
-	/*
-	 * One attribute may be replaced (the 1-based replace_index) by another
-	 * type's storage: replace_len, replace_align, replace_storage,
-	 * replace_width and, for the order, replace_key; its spread becomes 0
-	 * for a fixed-width replacement.
-	 */
-	if (!PG_ARGISNULL(7))
-	{
-		int			r = PG_GETARG_INT32(7) - 1;
-
-		if (r < 0 || r >= natts || PG_ARGISNULL(8) || PG_ARGISNULL(9) ||
-			PG_ARGISNULL(10) || PG_ARGISNULL(11))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid replacement for element %d", r + 1),
-					 errdetail("replace_index must name an element and the replacement's storage must be given.")));
-		lens[r] = Int16GetDatum(PG_GETARG_INT16(8));
-		aligns[r] = CharGetDatum(PG_GETARG_CHAR(9));
-		storages[r] = CharGetDatum(PG_GETARG_CHAR(10));
-		widths[r] = Float8GetDatum(PG_GETARG_FLOAT8(11));
-		if (PG_GETARG_INT16(8) > 0)
-			spreads[r] = Float8GetDatum(0.0);
-		replace_at = r;
-		if (!PG_ARGISNULL(12))
-			replace_key = PG_GETARG_INT32(12);
-	}
-
-	/* the order to lay the attributes out in */
-	order = palloc(sizeof(SortItem) * Max(natts, 1));
-	if (PG_ARGISNULL(6))
-	{
-		for (int i = 0; i < natts; i++)
-			order[nlaid++].index = i;
-	}
-	else
-	{
-		int			nkeys = natts;
-		Datum	   *keys = array_elements(PG_GETARG_ARRAYTYPE_P(6), INT4OID,
-										  sizeof(int32), true, TYPALIGN_INT,
-										  "sort_keys", &nkeys);
-
-		for (int i = 0; i < natts; i++)
-		{
-			int32		key = (i == replace_at && replace_key >= 0) ?
-				replace_key : DatumGetInt32(keys[i]);
-
-			if (key < 0)
-				continue;
-			order[nlaid].key = key;
-			order[nlaid].index = i;
-			nlaid++;
-		}
-		qsort(order, nlaid, sizeof(SortItem), sort_item_cmp);
-	}
-
-	if (natts > MaxTupleAttributeNumber)
+	if (ncols > MaxTupleAttributeNumber)
 		ereport(ERROR,
 				(errcode(ERRCODE_TOO_MANY_COLUMNS),
 				 errmsg("tuples can have at most %d columns",
 						MaxTupleAttributeNumber)));
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
+	/* the order to lay the attributes out in */
+	for (int i = 0; i < ncols; i++)
+	{
+		if (reorder && cols[i].key < 0)
+			continue;
+		order[nlaid].key = reorder ? cols[i].key : i;
+		order[nlaid].index = i;
+		nlaid++;
+	}
+	if (reorder)
+		qsort(order, nlaid, sizeof(SortItem), sort_item_cmp);
 
 	/* The data area starts MAXALIGN'd: offset 0. */
 	memset(prob, 0, sizeof(prob));
@@ -276,12 +175,11 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 	for (int n = 0; n < nlaid; n++)
 	{
 		int			i = order[n].index;
-		int			len = DatumGetInt16(lens[i]);
-		char		typalign = DatumGetChar(aligns[i]);
-		char		storage = DatumGetChar(storages[i]);
-		double		width = DatumGetFloat8(widths[i]);
-		double		nf = DatumGetFloat8(null_fracs[i]);
-		double		spread = DatumGetFloat8(spreads[i]);
+		int			len = cols[i].len;
+		char		storage = cols[i].storage;
+		double		width = cols[i].width;
+		double		nf = cols[i].null_frac;
+		double		spread = cols[i].spread;
 		double		wdist[SL_MODULUS];
 		double		present;
 		int			align;
@@ -301,14 +199,14 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 		if (len > 0)
 		{
 			/* fixed width: always aligned, always typlen bytes */
-			align = typalign_bytes(typalign);
+			align = typalign_bytes(cols[i].align);
 			width = len;
 		}
 		else if (len == -1 && storage != TYPSTORAGE_PLAIN &&
 				 width <= VARATT_SHORT_MAX)
 			align = 1;			/* packed into a 1-byte varlena header */
 		else if (len == -1)
-			align = typalign_bytes(typalign);
+			align = typalign_bytes(cols[i].align);
 		else
 			align = 1;			/* cstring: typalign 'c' */
 
@@ -387,14 +285,173 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 	header = p_no_null * hoff_plain + (1.0 - p_no_null) * hoff_nulls;
 
 	tuple_bytes = header + expected_len + tail_pad;
-	result[0] = Float8GetDatum(tuple_bytes);
-	result[1] = Float8GetDatum(tuple_bytes - raw_bytes -
-							   (SizeofHeapTupleHeader +
-								(1.0 - p_no_null) * BITMAPLEN(nlaid)));
-	result[2] = BoolGetDatum(size_varies);
+	out->tuple_bytes = tuple_bytes;
+	out->padding_bytes = tuple_bytes - raw_bytes -
+		(SizeofHeapTupleHeader + (1.0 - p_no_null) * BITMAPLEN(nlaid));
+	out->size_varies = size_varies;
+	if (order != order_buf)
+		pfree(order);
+}
+
+/*
+ * storagelab_heap_tuple_bytes
+ *		heap_tuple_bytes(lens int2[], aligns "char"[], storages "char"[],
+ *						 widths float8[], null_fracs float8[],
+ *						 width_spreads float8[], sort_keys int4[],
+ *						 replace_index int4, replace_len int2,
+ *						 replace_align "char", replace_storage "char",
+ *						 replace_width float8, replace_key int4,
+ *						 OUT tuple_bytes float8, OUT padding_bytes float8,
+ *						 OUT size_varies bool)
+ *
+ * One array element per attribute of the tuple, in attnum order (dropped
+ * attributes included, with null_frac 1, since a rewritten table stores them
+ * as NULL).  sort_keys, when not NULL, lays the attributes out in the order
+ * of their keys instead, leaving out those with a negative key (a new table
+ * has no dropped columns).  replace_index (1-based), when not NULL, lays
+ * that attribute out with another type's storage (and sort key), which is
+ * how column_waste sizes a row after ALTER COLUMN ... TYPE.  NULL in one of
+ * the arrays gives NULL.  widths gives the stored width of a non-NULL value: typlen for
+ * fixed-width types, the average stored width (pg_stats.avg_width, which
+ * counts the 1-byte or 4-byte varlena header) for variable-width ones;
+ * width_spreads the standard deviation of variable widths (0: every value
+ * has the same width; small: the two integers around the mean; larger: the
+ * widths are taken as mean - spread and mean + spread, equally likely;
+ * negative or over 8: the offset after such a value is taken as uniformly
+ * distributed).
+ *
+ * tuple_bytes is the expected space a tuple takes on a page, MAXALIGN'd,
+ * without its line pointer; padding_bytes is the part of it that is
+ * alignment padding (header MAXALIGN, between attributes, and at the end);
+ * size_varies tells whether tuples differ in size (a variable-width column
+ * that is not always NULL), which heap_pages() needs.  The arithmetic is
+ * storagelab_tuple_layout()'s.
+ */
+Datum
+storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
+{
+	int			natts = -1;
+	Datum	   *lens;
+	Datum	   *aligns;
+	Datum	   *storages;
+	Datum	   *widths;
+	Datum	   *null_fracs;
+	Datum	   *spreads;
+	Datum	   *keys = NULL;
+	LayoutColumn *cols;
+	LayoutResult layout;
+	TupleDesc	tupdesc;
+	Datum		result[3];
+	bool		result_nulls[3] = {false, false, false};
+
+	for (int a = 0; a < 6; a++)
+		if (PG_ARGISNULL(a))
+			PG_RETURN_NULL();
+
+	lens = array_elements(PG_GETARG_ARRAYTYPE_P(0), INT2OID, sizeof(int16),
+						  true, TYPALIGN_SHORT, "lens", &natts);
+	aligns = array_elements(PG_GETARG_ARRAYTYPE_P(1), CHAROID, 1, true,
+							TYPALIGN_CHAR, "aligns", &natts);
+	storages = array_elements(PG_GETARG_ARRAYTYPE_P(2), CHAROID, 1, true,
+							  TYPALIGN_CHAR, "storages", &natts);
+	widths = array_elements(PG_GETARG_ARRAYTYPE_P(3), FLOAT8OID,
+							sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+							"widths", &natts);
+	null_fracs = array_elements(PG_GETARG_ARRAYTYPE_P(4), FLOAT8OID,
+								sizeof(float8), FLOAT8PASSBYVAL,
+								TYPALIGN_DOUBLE, "null_fracs", &natts);
+	spreads = array_elements(PG_GETARG_ARRAYTYPE_P(5), FLOAT8OID,
+							 sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+							 "width_spreads", &natts);
+	if (!PG_ARGISNULL(6))
+	{
+		int			nkeys = natts;
+
+		keys = array_elements(PG_GETARG_ARRAYTYPE_P(6), INT4OID,
+							  sizeof(int32), true, TYPALIGN_INT,
+							  "sort_keys", &nkeys);
+	}
+
+	cols = palloc(sizeof(LayoutColumn) * Max(natts, 1));
+	for (int i = 0; i < natts; i++)
+	{
+		cols[i].len = DatumGetInt16(lens[i]);
+		cols[i].align = DatumGetChar(aligns[i]);
+		cols[i].storage = DatumGetChar(storages[i]);
+		cols[i].width = DatumGetFloat8(widths[i]);
+		cols[i].null_frac = DatumGetFloat8(null_fracs[i]);
+		cols[i].spread = DatumGetFloat8(spreads[i]);
+		cols[i].key = keys ? DatumGetInt32(keys[i]) : i;
+	}
+
+	/*
+	 * One attribute may be replaced (the 1-based replace_index) by another
+	 * type's storage: replace_len, replace_align, replace_storage,
+	 * replace_width and, for the order, replace_key; its spread becomes 0
+	 * for a fixed-width replacement.
+	 */
+	if (!PG_ARGISNULL(7))
+	{
+		int			r = PG_GETARG_INT32(7) - 1;
+
+		if (r < 0 || r >= natts || PG_ARGISNULL(8) || PG_ARGISNULL(9) ||
+			PG_ARGISNULL(10) || PG_ARGISNULL(11))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid replacement for element %d", r + 1),
+					 errdetail("replace_index must name an element and the replacement's storage must be given.")));
+		cols[r].len = PG_GETARG_INT16(8);
+		cols[r].align = PG_GETARG_CHAR(9);
+		cols[r].storage = PG_GETARG_CHAR(10);
+		cols[r].width = PG_GETARG_FLOAT8(11);
+		if (cols[r].len > 0)
+			cols[r].spread = 0.0;
+		if (keys != NULL && !PG_ARGISNULL(12) && PG_GETARG_INT32(12) >= 0)
+			cols[r].key = PG_GETARG_INT32(12);
+	}
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	storagelab_tuple_layout(cols, natts, keys != NULL, &layout);
+	result[0] = Float8GetDatum(layout.tuple_bytes);
+	result[1] = Float8GetDatum(layout.padding_bytes);
+	result[2] = BoolGetDatum(layout.size_varies);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, result,
 													  result_nulls)));
+}
+
+/*
+ * storagelab_heap_page_count
+ *		Pages a freshly written heap of tuples rows of tuple_bytes bytes each
+ *		(on average) takes at fillfactor (10 to 100).  A tuple goes on the
+ *		current page while the page's free space, minus one line pointer,
+ *		still holds it plus the fillfactor reserve
+ *		(RelationGetBufferForTuple); at most MaxHeapTuplesPerPage per page; an
+ *		empty page always takes one tuple.  Tuples of one size fill a page
+ *		with a whole number of them; tuples of varying size fill it up to the
+ *		first that does not fit, which leaves on average half a tuple of space
+ *		unused.
+ */
+int64
+storagelab_heap_page_count(double tuples, double tuple_bytes, int fillfactor,
+						   bool size_varies)
+{
+	double		usable;
+	double		per_page;
+
+	if (tuples <= 0.0)
+		return 0;
+	usable = BLCKSZ - SizeOfPageHeaderData -
+		(BLCKSZ * (100 - fillfactor) / 100);
+	if (size_varies)
+		per_page = usable / (tuple_bytes + sizeof(ItemIdData)) - 0.5;
+	else
+		per_page = floor(usable / (tuple_bytes + sizeof(ItemIdData)));
+	per_page = Min(Max(per_page, 1.0), MaxHeapTuplesPerPage);
+
+	return (int64) ceil(tuples / per_page);
 }
 
 /*
@@ -402,14 +459,7 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
  *		heap_pages(tuples float8, tuple_bytes float8, fillfactor int4,
  *				   size_varies bool) int8
  *
- * Pages a freshly written heap of tuples rows of tuple_bytes bytes each
- * (on average) takes.  A tuple goes on the current page while the page's
- * free space, minus one line pointer, still holds it plus the fillfactor
- * reserve (RelationGetBufferForTuple); at most MaxHeapTuplesPerPage per
- * page; an empty page always takes one tuple.  Tuples of one size fill a
- * page with a whole number of them; tuples of varying size fill it up to
- * the first that does not fit, which leaves on average half a tuple of
- * space unused.  A NULL fillfactor means the default.
+ * storagelab_heap_page_count() as SQL: a NULL fillfactor means the default.
  */
 Datum
 storagelab_heap_pages(PG_FUNCTION_ARGS)
@@ -419,8 +469,6 @@ storagelab_heap_pages(PG_FUNCTION_ARGS)
 	int			fillfactor = PG_ARGISNULL(2) ? HEAP_DEFAULT_FILLFACTOR :
 		PG_GETARG_INT32(2);
 	bool		size_varies = PG_ARGISNULL(3) ? false : PG_GETARG_BOOL(3);
-	double		usable;
-	double		per_page;
 
 	if (fillfactor < HEAP_MIN_FILLFACTOR || fillfactor > 100)
 		ereport(ERROR,
@@ -436,16 +484,7 @@ storagelab_heap_pages(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("tuple size must be positive")));
-	if (tuples <= 0.0)
-		PG_RETURN_INT64(0);
 
-	usable = BLCKSZ - SizeOfPageHeaderData -
-		(BLCKSZ * (100 - fillfactor) / 100);
-	if (size_varies)
-		per_page = usable / (tuple_bytes + sizeof(ItemIdData)) - 0.5;
-	else
-		per_page = floor(usable / (tuple_bytes + sizeof(ItemIdData)));
-	per_page = Min(Max(per_page, 1.0), MaxHeapTuplesPerPage);
-
-	PG_RETURN_INT64((int64) ceil(tuples / per_page));
+	PG_RETURN_INT64(storagelab_heap_page_count(tuples, tuple_bytes,
+											   fillfactor, size_varies));
 }

@@ -91,6 +91,8 @@ typedef struct ColumnState
 	bool		int_overflow;	/* integer text beyond int8 */
 	Datum		nmin;			/* numeric bounds (copies) */
 	Datum		nmax;
+	Size		nmin_cap;		/* their buffers' sizes */
+	Size		nmax_cap;
 	bool		all_integers;
 	int			kind_mask;		/* kinds every value so far has */
 } ColumnState;
@@ -168,9 +170,50 @@ time_part_len(const char *s, int n)
 	return i;
 }
 
+/* hex_digit[c]: whether c is an ASCII hexadecimal digit (no locale). */
+static bool hex_digit[256];
+static bool hex_digit_ready = false;
+
+/*
+ * hex_run
+ *		Whether s[0..n-1] are all hexadecimal digits.
+ */
+static inline bool
+hex_run(const char *s, int n)
+{
+	bool		ok = true;
+
+	/* no early exit: a short loop without branches runs fastest here */
+	for (int i = 0; i < n; i++)
+		ok &= hex_digit[(unsigned char) s[i]];
+	return ok;
+}
+
+/*
+ * is_uuid
+ *		Whether the 36 bytes at s are 8-4-4-4-12 hexadecimal digits.
+ */
+static bool
+is_uuid(const char *s)
+{
+	if (!hex_digit_ready)
+	{
+		for (int c = 0; c < 256; c++)
+			hex_digit[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+				(c >= 'A' && c <= 'F');
+		hex_digit_ready = true;
+	}
+	return s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' &&
+		hex_run(s, 8) && hex_run(s + 9, 4) && hex_run(s + 14, 4) &&
+		hex_run(s + 19, 4) && hex_run(s + 24, 12);
+}
+
 /*
  * classify_text
- *		The kind bit of the value s[0..len-1], or 0 when it has none.
+ *		The kind bit of the value s[0..len-1] among the kinds in mask, or 0
+ *		when it has none of them.  The kinds exclude each other, so testing
+ *		only those a column may still have (its kind_mask) gives the same
+ *		answer as testing all, for less work per value.
  *
  * uuid: 8-4-4-4-12 hexadecimal digits.  integer: an optional '-', then 0 or
  * digits without a leading zero, at most 20 bytes.  boolean: t, f, true,
@@ -179,23 +222,11 @@ time_part_len(const char *s, int n)
  * followed by Z or +HH, +HHMM, +HH:MM (or -), 17 to 35 bytes.
  */
 static int
-classify_text(const char *s, int len)
+classify_text(const char *s, int len, int mask)
 {
-	if (len == 36)
-	{
-		bool		ok = true;
-
-		for (int i = 0; i < 36 && ok; i++)
-		{
-			if (i == 8 || i == 13 || i == 18 || i == 23)
-				ok = (s[i] == '-');
-			else
-				ok = isxdigit((unsigned char) s[i]) != 0;
-		}
-		if (ok)
-			return KIND_UUID;
-	}
-	if (len >= 1 && len <= 20)
+	if ((mask & KIND_UUID) && len == 36 && is_uuid(s))
+		return KIND_UUID;
+	if ((mask & KIND_INTEGER) && len >= 1 && len <= 20)
 	{
 		const char *d = s;
 		int			n = len;
@@ -208,7 +239,7 @@ classify_text(const char *s, int len)
 		if (n >= 1 && digits(d, n) && (d[0] != '0' || n == 1))
 			return KIND_INTEGER;
 	}
-	if (len >= 1 && len <= 5)
+	if ((mask & KIND_BOOLEAN) && len >= 1 && len <= 5)
 	{
 		static const char *const words[] = {"t", "f", "true", "false", "y", "n", "yes", "no"};
 
@@ -216,9 +247,10 @@ classify_text(const char *s, int len)
 			if ((int) strlen(words[i]) == len && pg_strncasecmp(s, words[i], len) == 0)
 				return KIND_BOOLEAN;
 	}
-	if (len == 10 && is_date_prefix(s))
+	if ((mask & KIND_DATE) && len == 10 && is_date_prefix(s))
 		return KIND_DATE;
-	if (len >= 16 && len <= 35 && is_date_prefix(s) && (s[10] == ' ' || s[10] == 'T'))
+	if ((mask & (KIND_TIMESTAMP | KIND_TIMESTAMPTZ)) &&
+		len >= 16 && len <= 35 && is_date_prefix(s) && (s[10] == ' ' || s[10] == 'T'))
 	{
 		int			t = time_part_len(s + 11, len - 11);
 		int			rest;
@@ -229,8 +261,8 @@ classify_text(const char *s, int len)
 		rest = len - 11 - t;
 		z = s + 11 + t;
 		if (rest == 0)
-			return KIND_TIMESTAMP;
-		if (len < 17)
+			return mask & KIND_TIMESTAMP;
+		if (len < 17 || !(mask & KIND_TIMESTAMPTZ))
 			return 0;
 		if (rest == 1 && z[0] == 'Z')
 			return KIND_TIMESTAMPTZ;
@@ -284,7 +316,8 @@ Datum
 storagelab_text_kind(PG_FUNCTION_ARGS)
 {
 	text	   *t = PG_GETARG_TEXT_PP(0);
-	const char *name = kind_name(classify_text(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)));
+	const char *name = kind_name(classify_text(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t),
+													 KIND_ALL));
 
 	if (name == NULL)
 		PG_RETURN_NULL();
@@ -325,6 +358,46 @@ parse_int64(const char *s, int len, int64 *result)
 }
 
 /*
+ * parse_integer_kind
+ *		Whether s[0..len-1] is of kind integer (see classify_text), in one
+ *		pass: 0 when not, 1 with its value in *result, 2 when it is but does
+ *		not fit int64.
+ */
+static int
+parse_integer_kind(const char *s, int len, int64 *result)
+{
+	const char *d = s;
+	int			n = len;
+	bool		neg = false;
+	uint64		v = 0;
+	bool		fits = true;
+
+	if (n >= 1 && *d == '-')
+	{
+		neg = true;
+		d++;
+		n--;
+	}
+	if (len > 20 || n < 1 || (d[0] == '0' && n > 1))
+		return 0;
+	for (int i = 0; i < n; i++)
+	{
+		unsigned int digit = (unsigned char) d[i] - '0';
+
+		if (digit > 9)
+			return 0;
+		if (v > (PG_UINT64_MAX - digit) / 10)
+			fits = false;
+		else
+			v = v * 10 + digit;
+	}
+	if (!fits || v > (uint64) PG_INT64_MAX + (neg ? 1 : 0))
+		return 2;
+	*result = neg ? (v == (uint64) PG_INT64_MAX + 1 ? PG_INT64_MIN : -(int64) v) : (int64) v;
+	return 1;
+}
+
+/*
  * note_integer
  *		Widen a column's integer bounds to take v.
  */
@@ -359,14 +432,18 @@ profile_text(ColumnState *st, Datum value)
 
 	if (!want_kind && st->pclass != PC_BPCHAR)
 		return;
-	if (st->pclass != PC_BPCHAR &&
-		toast_raw_datum_size(value) - VARHDRSZ > KIND_MAX_LEN)
+	v = (struct varlena *) DatumGetPointer(value);
+	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
 	{
-		st->kind_mask = 0;
-		return;
+		/* external or compressed: fetch only what a kind could be */
+		if (st->pclass != PC_BPCHAR &&
+			toast_raw_datum_size(value) - VARHDRSZ > KIND_MAX_LEN)
+		{
+			st->kind_mask = 0;
+			return;
+		}
+		v = pg_detoast_datum_packed(v);
 	}
-
-	v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
 	s = VARDATA_ANY(v);
 	len = VARSIZE_ANY_EXHDR(v);
 
@@ -381,7 +458,27 @@ profile_text(ColumnState *st, Datum value)
 			return;
 	}
 
-	kind = classify_text(s, len);
+	if (st->kind_mask == KIND_INTEGER)
+	{
+		/* the common steady state: integers only, parsed in one pass */
+		int64		iv;
+
+		switch (parse_integer_kind(s, len, &iv))
+		{
+			case 0:
+				st->kind_mask = 0;
+				break;
+			case 1:
+				if (!st->int_overflow)
+					note_integer(st, iv);
+				break;
+			default:
+				st->int_overflow = true;
+				break;
+		}
+		return;
+	}
+	kind = classify_text(s, len, st->kind_mask);
 	st->kind_mask &= kind;
 	if (st->kind_mask == KIND_INTEGER && !st->int_overflow)
 	{
@@ -395,9 +492,30 @@ profile_text(ColumnState *st, Datum value)
 }
 
 /*
+ * set_bound
+ *		Copy the numeric n into a bound's buffer in colctx, which is
+ *		reused while it is large enough (no allocation per new bound).
+ */
+static void
+set_bound(Datum *bound, Size *cap, Numeric n, MemoryContext colctx)
+{
+	Size		size = VARSIZE(n);
+
+	if (*cap < size)
+	{
+		if (*cap > 0)
+			pfree(DatumGetPointer(*bound));
+		*cap = Max(size, 32);
+		*bound = PointerGetDatum(MemoryContextAlloc(colctx, *cap));
+	}
+	memcpy(DatumGetPointer(*bound), n, size);
+}
+
+/*
  * profile_numeric
  *		Account one non-NULL numeric value: bounds (copied into colctx) and
- *		whether it is an integer.
+ *		whether it is an integer.  The value is detoasted once (a 1-byte
+ *		header becomes a 4-byte one), so the comparisons copy nothing.
  */
 static void
 profile_numeric(ColumnState *st, Datum value, MemoryContext colctx)
@@ -413,34 +531,16 @@ profile_numeric(ColumnState *st, Datum value, MemoryContext colctx)
 			st->all_integers = false;
 	}
 
-	if (!st->have_bounds ||
-		DatumGetInt32(DirectFunctionCall2(numeric_cmp, d, st->nmin)) < 0)
+	if (!st->have_bounds)
 	{
-		MemoryContext old = MemoryContextSwitchTo(colctx);
-		Datum		copy = datumCopy(d, false, -1);
-
-		MemoryContextSwitchTo(old);
-		if (st->have_bounds)
-			pfree(DatumGetPointer(st->nmin));
-		st->nmin = copy;
-		if (!st->have_bounds)
-		{
-			old = MemoryContextSwitchTo(colctx);
-			st->nmax = datumCopy(d, false, -1);
-			MemoryContextSwitchTo(old);
-			st->have_bounds = true;
-			return;
-		}
+		set_bound(&st->nmin, &st->nmin_cap, n, colctx);
+		set_bound(&st->nmax, &st->nmax_cap, n, colctx);
+		st->have_bounds = true;
 	}
-	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, d, st->nmax)) > 0)
-	{
-		MemoryContext old = MemoryContextSwitchTo(colctx);
-		Datum		copy = datumCopy(d, false, -1);
-
-		MemoryContextSwitchTo(old);
-		pfree(DatumGetPointer(st->nmax));
-		st->nmax = copy;
-	}
+	else if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, d, st->nmin)) < 0)
+		set_bound(&st->nmin, &st->nmin_cap, n, colctx);
+	else if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, d, st->nmax)) > 0)
+		set_bound(&st->nmax, &st->nmax_cap, n, colctx);
 }
 
 /*
@@ -756,45 +856,28 @@ statistic_slot(HeapTupleHeader row, int16 kind, ArrayType **values, ArrayType **
 }
 
 /*
- * storagelab_sample_facts
- *		sample_facts(stats pg_statistic, typid oid,
- *					 OUT mean_width float8, OUT width_stddev float8,
- *					 OUT min_value numeric, OUT max_value numeric,
- *					 OUT all_integers bool, OUT text_kind text,
- *					 OUT trimmed_avg_width float8)
- *
- * The facts column_profile_scan() computes from every row, computed with the
- * same code from the sample ANALYZE kept in one pg_statistic row: the most
- * common values weighted by their frequencies, the histogram bounds sharing
- * the remaining non-NULL fraction equally.  typid is the column's type; a
- * sample of another type gives NULLs.  Works on the arrays as stored.
+ * storagelab_summarize_sample
+ *		The facts column_profile_scan() computes from every row, computed with
+ *		the same code from the sample ANALYZE kept in one pg_statistic row:
+ *		the most common values (mcv) weighted by their frequencies (freqs),
+ *		the histogram bounds (hist) sharing the remaining non-NULL fraction
+ *		equally.  Any array may be NULL.  typid is the column's type; arrays
+ *		of another element type are ignored.  With rules false only the
+ *		widths are computed (no bounds, no text kinds): what the layout model
+ *		needs.  Numeric bounds are allocated in the current memory context.
  */
-Datum
-storagelab_sample_facts(PG_FUNCTION_ARGS)
+void
+storagelab_summarize_sample(Oid typid, double null_frac, ArrayType *mcv,
+							ArrayType *freqs, ArrayType *hist, bool rules,
+							SampleFacts *out)
 {
-	HeapTupleHeader row;
-	Oid			typid;
 	ColumnState st;
 	SampleSums	sums = {0};
-	ArrayType  *mcv = NULL;
-	ArrayType  *freqs = NULL;
-	ArrayType  *hist = NULL;
-	bool		isnull;
-	double		null_frac;
-	TupleDesc	tupdesc;
-	Datum		values[7];
-	bool		nulls[7];
 	const char *kind = NULL;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
-	row = PG_GETARG_HEAPTUPLEHEADER(0);
-	typid = PG_GETARG_OID(1);
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-
 	memset(&st, 0, sizeof(st));
-	switch (typid)
+	memset(out, 0, sizeof(*out));
+	switch (rules ? typid : InvalidOid)
 	{
 		case INT2OID:
 		case INT4OID:
@@ -819,25 +902,18 @@ storagelab_sample_facts(PG_FUNCTION_ARGS)
 			break;
 	}
 
-	null_frac = DatumGetFloat4(GetAttributeByNum(row, Anum_pg_statistic_stanullfrac, &isnull));
-	if (isnull)
-		null_frac = 0.0;
-
-	if (statistic_slot(row, STATISTIC_KIND_MCV, &mcv, &freqs) && freqs != NULL)
+	if (mcv != NULL && freqs != NULL)
 		accumulate_sample(&st, &sums, typid, mcv, freqs, 0.0);
-	if (statistic_slot(row, STATISTIC_KIND_HISTOGRAM, &hist, NULL) &&
-		ARR_NDIM(hist) == 1 && ARR_DIMS(hist)[0] > 0)
+	if (hist != NULL && ARR_NDIM(hist) == 1 && ARR_DIMS(hist)[0] > 0)
 		accumulate_sample(&st, &sums, typid, hist, NULL,
 						  Max(1.0 - null_frac - sums.weight, 0.0) / ARR_DIMS(hist)[0]);
 
-	memset(nulls, true, sizeof(nulls));
 	if (sums.weight > 0.0 && sums.width > 0.0)
 	{
-		double		mean = sums.width / sums.weight;
-
-		values[0] = Float8GetDatum(mean);
-		values[1] = Float8GetDatum(sqrt(Max(sums.width_sq / sums.weight - mean * mean, 0.0)));
-		nulls[0] = nulls[1] = false;
+		out->mean_width = sums.width / sums.weight;
+		out->width_stddev = sqrt(Max(sums.width_sq / sums.weight -
+									 out->mean_width * out->mean_width, 0.0));
+		out->has_width = true;
 	}
 	if ((st.pclass == PC_TEXT || st.pclass == PC_BPCHAR) && st.nonnull > 0)
 		kind = kind_name(st.kind_mask);
@@ -845,29 +921,98 @@ storagelab_sample_facts(PG_FUNCTION_ARGS)
 		(st.pclass == PC_INTEGER ||
 		 (kind != NULL && st.kind_mask == KIND_INTEGER && !st.int_overflow)))
 	{
-		values[2] = NumericGetDatum(int64_to_numeric(st.imin));
-		values[3] = NumericGetDatum(int64_to_numeric(st.imax));
-		nulls[2] = nulls[3] = false;
+		out->min_value = NumericGetDatum(int64_to_numeric(st.imin));
+		out->max_value = NumericGetDatum(int64_to_numeric(st.imax));
+		out->has_bounds = true;
 	}
 	else if (st.have_bounds && st.pclass == PC_NUMERIC)
 	{
-		values[2] = st.nmin;
-		values[3] = st.nmax;
-		nulls[2] = nulls[3] = false;
+		out->min_value = st.nmin;
+		out->max_value = st.nmax;
+		out->has_bounds = true;
 	}
 	if (st.pclass == PC_NUMERIC && st.have_bounds)
 	{
-		values[4] = BoolGetDatum(st.all_integers);
-		nulls[4] = false;
+		out->all_integers = st.all_integers;
+		out->has_all_integers = true;
 	}
-	if (kind != NULL)
-	{
-		values[5] = CStringGetTextDatum(kind);
-		nulls[5] = false;
-	}
+	out->text_kind = kind;
 	if (st.pclass == PC_BPCHAR && sums.weight > 0.0)
 	{
-		values[6] = Float8GetDatum(sums.trimmed / sums.weight);
+		out->trimmed_avg_width = sums.trimmed / sums.weight;
+		out->has_trimmed = true;
+	}
+}
+
+/*
+ * storagelab_sample_facts
+ *		sample_facts(stats pg_statistic, typid oid,
+ *					 OUT mean_width float8, OUT width_stddev float8,
+ *					 OUT min_value numeric, OUT max_value numeric,
+ *					 OUT all_integers bool, OUT text_kind text,
+ *					 OUT trimmed_avg_width float8)
+ *
+ * storagelab_summarize_sample() of one pg_statistic row, as a record: the
+ * arrays as stored, typid the column's type (a sample of another type gives
+ * NULLs).
+ */
+Datum
+storagelab_sample_facts(PG_FUNCTION_ARGS)
+{
+	HeapTupleHeader row;
+	Oid			typid;
+	ArrayType  *mcv = NULL;
+	ArrayType  *freqs = NULL;
+	ArrayType  *hist = NULL;
+	bool		isnull;
+	double		null_frac;
+	SampleFacts facts;
+	TupleDesc	tupdesc;
+	Datum		values[7];
+	bool		nulls[7];
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	row = PG_GETARG_HEAPTUPLEHEADER(0);
+	typid = PG_GETARG_OID(1);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	null_frac = DatumGetFloat4(GetAttributeByNum(row, Anum_pg_statistic_stanullfrac, &isnull));
+	if (isnull)
+		null_frac = 0.0;
+	if (!statistic_slot(row, STATISTIC_KIND_MCV, &mcv, &freqs))
+		mcv = NULL;
+	if (!statistic_slot(row, STATISTIC_KIND_HISTOGRAM, &hist, NULL))
+		hist = NULL;
+	storagelab_summarize_sample(typid, null_frac, mcv, freqs, hist, true, &facts);
+
+	memset(nulls, true, sizeof(nulls));
+	if (facts.has_width)
+	{
+		values[0] = Float8GetDatum(facts.mean_width);
+		values[1] = Float8GetDatum(facts.width_stddev);
+		nulls[0] = nulls[1] = false;
+	}
+	if (facts.has_bounds)
+	{
+		values[2] = facts.min_value;
+		values[3] = facts.max_value;
+		nulls[2] = nulls[3] = false;
+	}
+	if (facts.has_all_integers)
+	{
+		values[4] = BoolGetDatum(facts.all_integers);
+		nulls[4] = false;
+	}
+	if (facts.text_kind != NULL)
+	{
+		values[5] = CStringGetTextDatum(facts.text_kind);
+		nulls[5] = false;
+	}
+	if (facts.has_trimmed)
+	{
+		values[6] = Float8GetDatum(facts.trimmed_avg_width);
 		nulls[6] = false;
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

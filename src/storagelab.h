@@ -50,4 +50,51 @@ extern Relation storagelab_open_heap_relation_ext(Oid relid, int flags,
 												  const char *caller,
 												  SlOpenStatus *status);
 
+/* column_profile.c: facts of a pg_statistic sample */
+#include "utils/array.h"
+
+typedef struct SampleFacts
+{
+	bool		has_width;		/* variable width with sampled values */
+	double		mean_width;		/* stored bytes of a value, header included */
+	double		width_stddev;
+	bool		has_bounds;
+	Datum		min_value;		/* numeric */
+	Datum		max_value;		/* numeric */
+	bool		has_all_integers;
+	bool		all_integers;	/* numeric: every sampled value integral */
+	const char *text_kind;		/* kind shared by every sampled value */
+	bool		has_trimmed;
+	double		trimmed_avg_width;	/* char(n): width without padding */
+} SampleFacts;
+
+extern void storagelab_summarize_sample(Oid typid, double null_frac,
+										ArrayType *mcv, ArrayType *freqs,
+										ArrayType *hist, bool rules,
+										SampleFacts *out);
+
+/* column_layout.c: the tuple layout model */
+typedef struct LayoutColumn
+{
+	int16		len;			/* typlen */
+	char		align;			/* typalign */
+	char		storage;		/* attstorage */
+	double		width;			/* stored bytes of a non-NULL value */
+	double		null_frac;
+	double		spread;			/* width stddev (0 fixed, < 0 unknown) */
+	int32		key;			/* sort key when reordered (< 0: left out) */
+} LayoutColumn;
+
+typedef struct LayoutResult
+{
+	double		tuple_bytes;
+	double		padding_bytes;
+	bool		size_varies;
+} LayoutResult;
+
+extern void storagelab_tuple_layout(const LayoutColumn *cols, int ncols,
+									bool reorder, LayoutResult *out);
+extern int64 storagelab_heap_page_count(double tuples, double tuple_bytes,
+										int fillfactor, bool size_varies);
+
 #endif							/* STORAGELAB_H */

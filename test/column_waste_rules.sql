@@ -11,7 +11,7 @@ SELECT to_regclass('public.pgbench_accounts') IS NOT NULL AS pgbench_loaded \gse
 \endif
 \set ECHO all
 BEGIN;
-SELECT plan(53);
+SELECT plan(60);
 
 CREATE TABLE public.cw_parent (id int8 PRIMARY KEY);
 INSERT INTO public.cw_parent SELECT g FROM generate_series(1, 100) g;
@@ -205,6 +205,48 @@ SELECT throws_ok($$SELECT * FROM storagelab.column_profile('public.cw_rules')$$,
                  'column_profile is not for PUBLIC');
 SELECT is_empty($$SELECT 1 FROM storagelab.column_waste WHERE relation = 'public.cw_rules'::regclass$$,
                 'column_waste shows only tables the caller may read');
+RESET ROLE;
+-- pg_stats's visibility rule, column by column: a role that may not read one
+-- column sees nothing of the table (its layout needs every column); with
+-- SELECT on every column it sees what the owner sees.
+CREATE TEMP TABLE cw_owner_view AS
+  SELECT column_name, suggested_type, estimated_saved_bytes FROM storagelab.column_waste
+   WHERE relation = 'public.cw_rules'::regclass;
+CREATE TEMP TABLE cw_owner_padding AS
+  SELECT suggested_order, estimated_saved_bytes, status FROM storagelab.alignment_padding
+   WHERE relation = 'public.cw_rules'::regclass;
+CREATE ROLE cw_cols;
+GRANT SELECT ON cw_owner_view, cw_owner_padding TO cw_cols;
+DO $$ BEGIN
+  EXECUTE (SELECT format('GRANT SELECT (%s) ON public.cw_rules TO cw_cols',
+                         string_agg(quote_ident(attname), ', '))
+             FROM pg_attribute WHERE attrelid = 'public.cw_rules'::regclass AND attnum > 0
+              AND NOT attisdropped AND attname <> 'i8_small');
+END $$;
+SET ROLE cw_cols;
+SELECT is((SELECT array_agg(attname::text) FROM pg_stats
+            WHERE schemaname = 'public' AND tablename = 'cw_rules' AND attname IN ('i8_small', 'i8_mid')),
+          '{i8_mid}', 'oracle: pg_stats hides the one column the role may not read');
+SELECT is_empty($$SELECT 1 FROM storagelab.column_facts WHERE relid = 'public.cw_rules'::regclass$$,
+                'column_facts: nothing of a table with a column the caller may not read');
+SELECT is_empty($$SELECT 1 FROM storagelab.column_waste WHERE relation = 'public.cw_rules'::regclass$$,
+                'column_waste: nothing of a table with a column the caller may not read');
+SELECT is_empty($$SELECT 1 FROM storagelab.alignment_padding WHERE relation = 'public.cw_rules'::regclass$$,
+                'alignment_padding: nothing of a table with a column the caller may not read');
+RESET ROLE;
+GRANT SELECT (i8_small) ON public.cw_rules TO cw_cols;
+SET ROLE cw_cols;
+SELECT is((SELECT array_agg(attname::text ORDER BY attname) FROM pg_stats
+            WHERE schemaname = 'public' AND tablename = 'cw_rules' AND attname IN ('i8_small', 'i8_mid')),
+          '{i8_mid,i8_small}', 'oracle: with SELECT on every column pg_stats shows them all');
+SELECT set_eq($$SELECT column_name, suggested_type, estimated_saved_bytes FROM storagelab.column_waste
+                 WHERE relation = 'public.cw_rules'::regclass$$,
+              $$SELECT * FROM cw_owner_view$$,
+              'column_waste: SELECT on every column shows what the owner sees');
+SELECT set_eq($$SELECT suggested_order, estimated_saved_bytes, status FROM storagelab.alignment_padding
+                 WHERE relation = 'public.cw_rules'::regclass$$,
+              $$SELECT * FROM cw_owner_padding$$,
+              'alignment_padding: SELECT on every column shows what the owner sees');
 RESET ROLE;
 SELECT ok((SELECT NOT ('storagelab.column_profiles'::regclass::oid = ANY (coalesce(extconfig, '{}')))
              FROM pg_extension WHERE extname = 'storagelab'),
