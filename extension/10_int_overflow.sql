@@ -127,7 +127,8 @@ cfg AS (
 -- the snapshots in the growth window); at least two snapshots needed.
 growth AS (
   SELECT h.schema_name, h.table_name, h.column_name,
-         pg_catalog.regr_slope(h.value::float8, extract(epoch FROM h.taken_at)::float8) AS per_second
+         -- date_part() gives float8 directly (extract() goes through numeric)
+         pg_catalog.regr_slope(h.value::float8, pg_catalog.date_part('epoch', h.taken_at)) AS per_second
     FROM storagelab.int_overflow_history h, cfg
    WHERE h.taken_at >= pg_catalog.now() - cfg.growth_window
    GROUP BY h.schema_name, h.table_name, h.column_name

@@ -179,13 +179,18 @@ open_conditionally(Oid relid, const char **status)
  * (dropped meanwhile, another session's temporary sequence, an unlogged
  * sequence on a standby).
  *
+ * A relation that is not a sequence is an error, unless known_sequence: the
+ * caller found relid in pg_sequence and checks nothing more up front (one
+ * catalog lookup less per sequence); a relation that is not a sequence once
+ * opened (its OID reused since) is then "unavailable".
+ *
  * Takes AccessShareLock conditionally and releases it before returning;
  * reads the page under a share buffer lock and never writes it (unlike
- * nextval(), it does not clear a stale xmax).  A relation that is not a
- * sequence is an error.
+ * nextval(), it does not clear a stale xmax).
  */
 const char *
-storagelab_sequence_state(Oid relid, int64 *last_value, bool *is_called)
+storagelab_sequence_state(Oid relid, bool known_sequence,
+						  int64 *last_value, bool *is_called)
 {
 	const char *status = SL_STATUS_OK;
 	bool		is_missing = false;
@@ -197,14 +202,17 @@ storagelab_sequence_state(Oid relid, int64 *last_value, bool *is_called)
 	HeapTupleHeader tuphdr;
 	Form_pg_sequence_data seq;
 
-	relkind = get_rel_relkind(relid);
-	if (relkind == '\0')
-		return SL_STATUS_UNAVAILABLE;
-	if (relkind != RELKIND_SEQUENCE)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a sequence", get_rel_name(relid)),
-				 errhint("Pass a sequence, for example 'public.orders_id_seq'::regclass.")));
+	if (!known_sequence)
+	{
+		relkind = get_rel_relkind(relid);
+		if (relkind == '\0')
+			return SL_STATUS_UNAVAILABLE;
+		if (relkind != RELKIND_SEQUENCE)
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("\"%s\" is not a sequence", get_rel_name(relid)),
+					 errhint("Pass a sequence, for example 'public.orders_id_seq'::regclass.")));
+	}
 
 	/* Privileges before the lock, so no lock is queued for a refused caller. */
 	if (pg_class_aclcheck_ext(relid, GetUserId(), ACL_SELECT | ACL_USAGE,
@@ -215,7 +223,8 @@ storagelab_sequence_state(Oid relid, int64 *last_value, bool *is_called)
 	if (rel == NULL)
 		return status;
 
-	if (unreadable_on_this_server(rel))
+	if (unreadable_on_this_server(rel) ||
+		rel->rd_rel->relkind != RELKIND_SEQUENCE)
 	{
 		relation_close(rel, AccessShareLock);
 		return SL_STATUS_UNAVAILABLE;
@@ -263,7 +272,8 @@ storagelab_int_overflow_sequence_state(PG_FUNCTION_ARGS)
 	Datum		d_last;
 	Datum		d_called;
 
-	status = storagelab_sequence_state(PG_GETARG_OID(0), &last_value, &is_called);
+	status = storagelab_sequence_state(PG_GETARG_OID(0), false,
+									   &last_value, &is_called);
 	if (status != SL_STATUS_OK)
 		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, status));
 	d_last = Int64GetDatum(last_value);

@@ -34,8 +34,8 @@ extern const char storagelab_status_no_statistics[];
  * only when the status says there is a value: "ok" for a sequence, "ok" or
  * "approximate" for an index, "ok" for statistics.
  */
-extern const char *storagelab_sequence_state(Oid seqid, int64 *last_value,
-											 bool *is_called);
+extern const char *storagelab_sequence_state(Oid seqid, bool known_sequence,
+											 int64 *last_value, bool *is_called);
 extern const char *storagelab_index_bounds(Oid indexid, int64 *min_value,
 										   int64 *max_value);
 extern const char *storagelab_stats_bounds(Oid relid, AttrNumber attnum,

@@ -337,6 +337,7 @@ scan_pg_attribute(IoState *st)
 	Oid			last_relid = InvalidOid;
 	IoRel	   *rel = NULL;
 	bool		root = false;
+	bool		any_parent = hash_get_num_entries(st->parentset) > 0;
 
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
@@ -352,7 +353,8 @@ scan_pg_attribute(IoState *st)
 		{
 			last_relid = form->attrelid;
 			rel = hash_search(st->rels, &last_relid, HASH_FIND, NULL);
-			root = hash_search(st->parentset, &last_relid, HASH_FIND, NULL) != NULL &&
+			root = any_parent &&
+				hash_search(st->parentset, &last_relid, HASH_FIND, NULL) != NULL &&
 				is_root(st, last_relid);
 		}
 		if (root)

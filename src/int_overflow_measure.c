@@ -118,7 +118,7 @@ measure_row(IoRow *row, MemoryContext probecxt)
 		{
 			MemoryContext old = MemoryContextSwitchTo(probecxt);
 
-			rs->seq->status = storagelab_sequence_state(rs->seq->seqid,
+			rs->seq->status = storagelab_sequence_state(rs->seq->seqid, true,
 														&rs->seq->last_value,
 														&rs->seq->is_called);
 			rs->seq->read = true;

@@ -82,3 +82,14 @@ probes=$(bench_ms 'SELECT count(*) FROM pg_catalog.pg_sequence s, storagelab.int
 bench_row "sequence_state() x all sequences" "$probes" "pg_sequences + column types" "$anchor"
 snap=$(bench_ms 'SELECT storagelab.snapshot()' 3)
 bench_row "snapshot()" "$snap" "pg_sequences + column types" "$anchor"
+
+# With a month of daily snapshots in the history (30 per column, all in the
+# default 30-day growth window), as a scheduled snapshot() leaves it: the
+# view then also fits a growth line per column.
+psql -X -q -c "INSERT INTO storagelab.int_overflow_history (taken_at, schema_name, table_name, column_name, value)
+  SELECT now() - d * interval '1 day', m.nspname, m.relname, m.attname, m.cur - d * 1000
+    FROM storagelab.int_overflow_measurements() m, generate_series(1, 30) d
+   WHERE m.cur IS NOT NULL
+  ON CONFLICT DO NOTHING" -c "ANALYZE storagelab.int_overflow_history"
+subject=$(bench_ms 'SELECT * FROM storagelab.int_overflow' 3)
+bench_row "int_overflow (view), 30 snapshots per column" "$subject" "pg_sequences + column types" "$anchor"
