@@ -559,6 +559,14 @@ BEGIN
             END IF;
             o.create_sql := pg_get_indexdef(r.objid) || E';\n'
                             || CASE WHEN v_sql IS NULL THEN '' ELSE format(E'ALTER INDEX %s ATTACH PARTITION %s;\n', v_qn, q.qn) END
+                            -- CLUSTER ON and REPLICA IDENTITY USING INDEX go with the index
+                            || coalesce((SELECT CASE WHEN i.indisclustered
+                                                     THEN format(E'ALTER %s %s CLUSTER ON %I;\n', CASE t.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END,
+                                                                 storagelab.bigint_migration_qname(t.oid), ic.relname) ELSE '' END
+                                                || CASE WHEN i.indisreplident
+                                                     THEN format(E'ALTER TABLE %s REPLICA IDENTITY USING INDEX %I;\n', storagelab.bigint_migration_qname(t.oid), ic.relname) ELSE '' END
+                                           FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+                                          WHERE i.indexrelid = r.objid), '')
                             || coalesce((SELECT format(E'ALTER INDEX %s SET TABLESPACE %I;\n', q.qn, t.spcname)
                                            FROM pg_class ic JOIN pg_tablespace t ON t.oid = ic.reltablespace
                                           WHERE ic.oid = r.objid), '')

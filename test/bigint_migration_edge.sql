@@ -36,7 +36,7 @@ CREATE TEMP TABLE rls_before AS
   SELECT (SELECT count(*) FROM e_rls.t) AS t_rows, (SELECT count(*) FROM e_rls.other) AS other_rows;
 RESET ROLE;
 
-SELECT plan(57);
+SELECT plan(58);
 
 -- Refused before anything is touched -------------------------------------
 SELECT throws_like($$SELECT storagelab.bigint_migration_script('e_block.p', 'id')$$,
@@ -187,6 +187,13 @@ SELECT is((SELECT count(*) FROM e_gen.c WHERE bucket <> pid % 10 OR label <> 'p'
   'e_gen: the re-added generated columns hold the right values');
 SELECT lives_ok($$WITH a AS (INSERT INTO e_gen.p VALUES (3000000001) RETURNING id) INSERT INTO e_gen.c (id, pid) SELECT 21, id FROM a$$,
   'e_gen: insert past 2^31 through the foreign key, with generated columns');
+
+SELECT is((SELECT string_agg(c.relname || CASE WHEN i.indisclustered THEN ' clustered' ELSE '' END
+                                        || CASE WHEN i.indisreplident THEN ' replica identity' ELSE '' END, ', ' ORDER BY c.relname)
+             FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid IN ('e_gen.c'::regclass, 'e_views.mv'::regclass)
+              AND (i.indisclustered OR i.indisreplident)),
+  'c_bucket clustered, c_label replica identity, mv_u clustered',
+  'e_gen, e_views: re-created indexes keep CLUSTER ON and REPLICA IDENTITY USING INDEX');
 
 -- e_pgen: a generated column of a partitioned table, with partition indexes and statistics
 SELECT is((SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
