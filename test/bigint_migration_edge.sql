@@ -36,7 +36,7 @@ CREATE TEMP TABLE rls_before AS
   SELECT (SELECT count(*) FROM e_rls.t) AS t_rows, (SELECT count(*) FROM e_rls.other) AS other_rows;
 RESET ROLE;
 
-SELECT plan(58);
+SELECT plan(61);
 
 -- Refused before anything is touched -------------------------------------
 SELECT throws_like($$SELECT storagelab.bigint_migration_script('e_block.p', 'id')$$,
@@ -251,6 +251,18 @@ SELECT is((SELECT rc FROM snap.runs WHERE tbl = 'expr'), '3', 'e_expr: the scrip
 SELECT is((SELECT format_type(atttypid, NULL) || ' ' || (to_regclass('e_expr.v') IS NOT NULL)
              FROM pg_attribute WHERE attrelid = 'e_expr.t'::regclass AND attname = 'id'), 'integer true',
   'e_expr: nothing changed (one transaction): the column is integer, the view is there');
+
+-- e_late: a view and a foreign key created after generation: the pre-flight check refuses
+SELECT storagelab.bigint_migration_script('e_late.p', 'id') \g (format=unaligned tuples_only=on) :tmp/late.sql
+CREATE VIEW e_late.v AS SELECT id FROM e_late.p;
+CREATE TABLE e_late.c2 (pid int REFERENCES e_late.p);
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -d :DBNAME -f :tmp/late.sql > :tmp/late.out 2>&1; echo $?`
+\set out `cat :tmp/late.out`
+SELECT is(:'rc'::text, '3', 'e_late: the script stops in its pre-flight check');
+SELECT ok(:'out'::text LIKE '%database changed since this script was generated%new objects depend%c2_pid_fkey%view e\_late.v%',
+  'e_late: it names the new foreign key and the new view');
+SELECT is((SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'e_late.p'::regclass AND attname = 'id'), 'integer',
+  'e_late: nothing changed');
 
 -- e_owner: run as the tables' owner
 SELECT storagelab.bigint_migration_script('e_owner.p', 'id') \g (format=unaligned tuples_only=on) :tmp/owner.sql
