@@ -36,7 +36,7 @@ CREATE TEMP TABLE rls_before AS
   SELECT (SELECT count(*) FROM e_rls.t) AS t_rows, (SELECT count(*) FROM e_rls.other) AS other_rows;
 RESET ROLE;
 
-SELECT plan(61);
+SELECT plan(63);
 
 -- Refused before anything is touched -------------------------------------
 SELECT throws_like($$SELECT storagelab.bigint_migration_script('e_block.p', 'id')$$,
@@ -51,6 +51,10 @@ SELECT ok((SELECT bool_or(blocker LIKE '%several inheritance trees%') FROM stora
   'a column inherited from two inheritance trees is a blocker (ALTER TYPE on one parent fails)');
 SELECT throws_ok($$SELECT storagelab.bigint_migration_script('e_block.b1', 'id')$$, '0A000', NULL,
   'the multiple-inheritance refusal has SQLSTATE 0A000');
+SELECT throws_ok($$SELECT storagelab.bigint_migration_script('e_block.opc', 'id')$$, '0A000', NULL,
+  'an index with an integer-only operator class (its rebuild would fail) is refused with 0A000');
+SELECT ok((SELECT bool_or(hint LIKE '%int8\_minmax\_multi\_ops%') FROM storagelab.bigint_migration_objects('e_block.opc', 'id')),
+  'the hint names the bigint operator class');
 
 -- Run every script ---------------------------------------------------------
 \set t e_fk.p
