@@ -559,6 +559,14 @@ BEGIN
             END IF;
             o.create_sql := pg_get_indexdef(r.objid) || E';\n'
                             || CASE WHEN v_sql IS NULL THEN '' ELSE format(E'ALTER INDEX %s ATTACH PARTITION %s;\n', v_qn, q.qn) END
+                            -- CLUSTER ON and REPLICA IDENTITY USING INDEX go with the index
+                            || coalesce((SELECT CASE WHEN i.indisclustered
+                                                     THEN format(E'ALTER %s %s CLUSTER ON %I;\n', CASE t.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END,
+                                                                 storagelab.bigint_migration_qname(t.oid), ic.relname) ELSE '' END
+                                                || CASE WHEN i.indisreplident
+                                                     THEN format(E'ALTER TABLE %s REPLICA IDENTITY USING INDEX %I;\n', storagelab.bigint_migration_qname(t.oid), ic.relname) ELSE '' END
+                                           FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+                                          WHERE i.indexrelid = r.objid), '')
                             || coalesce((SELECT format(E'ALTER INDEX %s SET TABLESPACE %I;\n', q.qn, t.spcname)
                                            FROM pg_class ic JOIN pg_tablespace t ON t.oid = ic.reltablespace
                                           WHERE ic.oid = r.objid), '')
@@ -566,6 +574,28 @@ BEGIN
             o.check_sql := format('EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid)', q.qn);
             v_auto := true;
           END IF;
+        ELSIF q.relkind IN ('i', 'I') AND EXISTS (
+                SELECT 1 FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc
+                 WHERE i.indexrelid = r.objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
+                   AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault) THEN
+          -- ALTER COLUMN TYPE rebuilds the index with its explicit operator
+          -- class (int4_minmax_multi_ops, int4_bloom_ops, ...), which does
+          -- not accept bigint: the rebuild would fail
+          o.kind := 'blocker'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
+          o.blocker := format('index %s uses operator class %s on %s, which does not accept bigint', q.qn,
+                              (SELECT string_agg(DISTINCT format('%I', oc.opcname), ', ')
+                                 FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc
+                                WHERE i.indexrelid = r.objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
+                                  AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault),
+                              pg_describe_object(wclass, wobj, wsub));
+          o.sqlstate := '0A000';
+          o.hint := format('Drop the index before the migration and create it again afterwards with the bigint operator class (%s).',
+                           coalesce((SELECT string_agg(DISTINCT format('%I', o8.opcname), ', ')
+                                       FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc, pg_opclass o8
+                                      WHERE i.indexrelid = r.objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
+                                        AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault
+                                        AND o8.opcfamily = oc.opcfamily AND o8.opcmethod = oc.opcmethod AND o8.opcintype = 'int8'::regtype),
+                                    'one in the same operator family'));
         ELSIF q.relkind IN ('i', 'I') THEN
           o.kind := 'index'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
           o.lock := 'ACCESS EXCLUSIVE (with its table)';

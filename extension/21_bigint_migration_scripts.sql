@@ -198,6 +198,25 @@ BEGIN
     body := body || format(E'  IF NOT coalesce(%s, false) THEN\n    problems := problems || %L::text;\n  END IF;\n',
                            o.check_sql, o.identity || ' is missing or changed');
   END LOOP;
+  -- objects that make ALTER COLUMN TYPE fail (views, rules, triggers,
+  -- policies, publications, functions, generated columns) or that would be
+  -- left out (foreign keys), created on the converted columns since generation
+  body := body || format(E'  SELECT string_agg(DISTINCT pg_describe_object(d.classid, d.objid, 0), ''; '') INTO who\n'
+                         '    FROM pg_depend d JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid\n'
+                         '   WHERE d.refclassid = ''pg_class''::regclass AND d.deptype IN (''n'', ''a'')\n'
+                         '     AND (d.refobjid, a.attname) IN (%s)\n'
+                         '     AND d.classid IN (''pg_rewrite''::regclass, ''pg_trigger''::regclass, ''pg_policy''::regclass, ''pg_publication_rel''::regclass,\n'
+                         '                       ''pg_proc''::regclass, ''pg_attrdef''::regclass, ''pg_constraint''::regclass)\n'
+                         '     AND NOT (d.classid = ''pg_constraint''::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.oid = d.objid AND c.contype = ''f''))\n'
+                         '     AND format(''%%s:%%s'', d.classid, d.objid) <> ALL (ARRAY[%s]::text[]);\n'
+                         '  IF who IS NOT NULL THEN\n    problems := problems || (''new objects depend on the columns to convert: '' || who);\n  END IF;\n',
+                         (SELECT string_agg(format('(to_regclass(%L)::oid, %L::name)', storagelab.bigint_migration_qname(x.relation), x.column_name), ', ' ORDER BY x.identity)
+                            FROM unnest(objs) x WHERE x.kind = 'column'),
+                         coalesce((SELECT string_agg(DISTINCT format('%L', format('%s:%s', d.classid, d.objid)), ', ')
+                                     FROM unnest(objs) x
+                                     JOIN pg_attribute a ON a.attrelid = x.relation AND a.attname = x.column_name
+                                     JOIN pg_depend d ON d.refclassid = 'pg_class'::regclass AND d.refobjid = a.attrelid AND d.refobjsubid = a.attnum
+                                    WHERE x.kind = 'column' AND d.deptype IN ('n', 'a')), ''));
   body := body || E'  IF cardinality(problems) > 0 THEN\n'
        || E'    RAISE EXCEPTION ''the database changed since this script was generated''\n'
        || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'

@@ -36,7 +36,7 @@ CREATE TEMP TABLE rls_before AS
   SELECT (SELECT count(*) FROM e_rls.t) AS t_rows, (SELECT count(*) FROM e_rls.other) AS other_rows;
 RESET ROLE;
 
-SELECT plan(57);
+SELECT plan(63);
 
 -- Refused before anything is touched -------------------------------------
 SELECT throws_like($$SELECT storagelab.bigint_migration_script('e_block.p', 'id')$$,
@@ -51,6 +51,10 @@ SELECT ok((SELECT bool_or(blocker LIKE '%several inheritance trees%') FROM stora
   'a column inherited from two inheritance trees is a blocker (ALTER TYPE on one parent fails)');
 SELECT throws_ok($$SELECT storagelab.bigint_migration_script('e_block.b1', 'id')$$, '0A000', NULL,
   'the multiple-inheritance refusal has SQLSTATE 0A000');
+SELECT throws_ok($$SELECT storagelab.bigint_migration_script('e_block.opc', 'id')$$, '0A000', NULL,
+  'an index with an integer-only operator class (its rebuild would fail) is refused with 0A000');
+SELECT ok((SELECT bool_or(hint LIKE '%int8\_minmax\_multi\_ops%') FROM storagelab.bigint_migration_objects('e_block.opc', 'id')),
+  'the hint names the bigint operator class');
 
 -- Run every script ---------------------------------------------------------
 \set t e_fk.p
@@ -188,6 +192,13 @@ SELECT is((SELECT count(*) FROM e_gen.c WHERE bucket <> pid % 10 OR label <> 'p'
 SELECT lives_ok($$WITH a AS (INSERT INTO e_gen.p VALUES (3000000001) RETURNING id) INSERT INTO e_gen.c (id, pid) SELECT 21, id FROM a$$,
   'e_gen: insert past 2^31 through the foreign key, with generated columns');
 
+SELECT is((SELECT string_agg(c.relname || CASE WHEN i.indisclustered THEN ' clustered' ELSE '' END
+                                        || CASE WHEN i.indisreplident THEN ' replica identity' ELSE '' END, ', ' ORDER BY c.relname)
+             FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid IN ('e_gen.c'::regclass, 'e_views.mv'::regclass)
+              AND (i.indisclustered OR i.indisreplident)),
+  'c_bucket clustered, c_label replica identity, mv_u clustered',
+  'e_gen, e_views: re-created indexes keep CLUSTER ON and REPLICA IDENTITY USING INDEX');
+
 -- e_pgen: a generated column of a partitioned table, with partition indexes and statistics
 SELECT is((SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
             WHERE c.relnamespace = 'e_pgen'::regnamespace AND i.indisvalid), 5::bigint,
@@ -244,6 +255,18 @@ SELECT is((SELECT rc FROM snap.runs WHERE tbl = 'expr'), '3', 'e_expr: the scrip
 SELECT is((SELECT format_type(atttypid, NULL) || ' ' || (to_regclass('e_expr.v') IS NOT NULL)
              FROM pg_attribute WHERE attrelid = 'e_expr.t'::regclass AND attname = 'id'), 'integer true',
   'e_expr: nothing changed (one transaction): the column is integer, the view is there');
+
+-- e_late: a view and a foreign key created after generation: the pre-flight check refuses
+SELECT storagelab.bigint_migration_script('e_late.p', 'id') \g (format=unaligned tuples_only=on) :tmp/late.sql
+CREATE VIEW e_late.v AS SELECT id FROM e_late.p;
+CREATE TABLE e_late.c2 (pid int REFERENCES e_late.p);
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -d :DBNAME -f :tmp/late.sql > :tmp/late.out 2>&1; echo $?`
+\set out `cat :tmp/late.out`
+SELECT is(:'rc'::text, '3', 'e_late: the script stops in its pre-flight check');
+SELECT ok(:'out'::text LIKE '%database changed since this script was generated%new objects depend%c2_pid_fkey%view e\_late.v%',
+  'e_late: it names the new foreign key and the new view');
+SELECT is((SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'e_late.p'::regclass AND attname = 'id'), 'integer',
+  'e_late: nothing changed');
 
 -- e_owner: run as the tables' owner
 SELECT storagelab.bigint_migration_script('e_owner.p', 'id') \g (format=unaligned tuples_only=on) :tmp/owner.sql
