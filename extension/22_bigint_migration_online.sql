@@ -91,7 +91,7 @@ DECLARE
   lt        text := storagelab.setting('scripts.lock_timeout');
   retries   int := storagelab.setting('scripts.lock_retries')::int;
   batch     int := greatest(storagelab.setting('bigint_migration.backfill_batch_blocks')::int, 1);
-  btime     numeric := greatest(extract(epoch FROM storagelab.setting('bigint_migration.backfill_batch_time')::interval) * 1000, 0);
+  btime     numeric := greatest(round(extract(epoch FROM storagelab.setting('bigint_migration.backfill_batch_time')::interval) * 1000), 0);
   pause     text := storagelab.setting('bigint_migration.backfill_pause');
   blockers  text[] := '{}';
   -- converted columns
@@ -369,7 +369,8 @@ BEGIN
   s := s || E'\\if :ph_backfill\n-- Phase backfill: one COMMIT per batch of heap blocks, bounded by the table size when the\n'
          || E'-- sync trigger was installed (later rows are written by the trigger); progress in\n'
          || E'-- storagelab.bigint_migration_progress, so an interrupted backfill resumes.  Each batch is\n'
-         || format(E'-- sized so that its copy takes about %s ms (its row locks are held that long, plus the\n', btime)
+         || CASE WHEN btime > 0 THEN format(E'-- sized so that its copy takes about %s ms (its row locks are held that long, plus the\n', btime)
+                 ELSE format(E'-- %s heap blocks (backfill_batch_time = 0; its row locks are held until its\n', batch) END
          || E'-- COMMIT).  As a superuser the batches run with session_replication_role = replica, so that\n'
          || E'-- user triggers (last_update columns, audit) do not fire for the copy.\n';
   -- Batch sizing (when backfill_batch_time > 0): after each batch, the next
