@@ -383,13 +383,18 @@ resolve_facts(ColumnInfo *c)
 	}
 
 	/*
-	 * ANALYZE truncates the average width to an integer: take the mean of
-	 * the sampled values when it agrees, else add half a byte.
+	 * ANALYZE truncates the average width to an integer, so the true mean
+	 * lies in [stawidth, stawidth + 1): take the mean of the sampled values
+	 * (most common values and histogram bounds) moved into that interval
+	 * when it falls outside (the histogram bounds are quantiles, not a
+	 * random sample: a column of 6- and 7-byte values can show only 7-byte
+	 * bounds), and half a byte more when there are no sampled values.
 	 */
 	if (!c->has_stats)
 		c->avg_width_null = true;
-	else if (c->sample.has_width && floor(c->sample.mean_width) == c->stawidth)
-		c->avg_width = c->sample.mean_width;
+	else if (c->sample.has_width)
+		c->avg_width = Min(Max(c->sample.mean_width, (double) c->stawidth),
+						   c->stawidth + 0.999);
 	else
 		c->avg_width = c->stawidth + 0.5;
 	c->spread = c->sample.has_width ? c->sample.width_stddev : -1.0;
