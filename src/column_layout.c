@@ -80,7 +80,7 @@ typedef struct SortItem
 
 /*
  * sort_item_cmp
- *		qsort comparator: by key, then by original position.
+ *		Comparator: by key, then by original position.
  */
 static int
 sort_item_cmp(const void *a, const void *b)
@@ -166,7 +166,21 @@ storagelab_tuple_layout(const LayoutColumn *cols, int ncols, bool reorder,
 		nlaid++;
 	}
 	if (reorder)
-		qsort(order, nlaid, sizeof(SortItem), sort_item_cmp);
+	{
+		/* insertion sort: rows have few columns, and keys are nearly sorted */
+		for (int i = 1; i < nlaid; i++)
+		{
+			SortItem	item = order[i];
+			int			j = i;
+
+			while (j > 0 && sort_item_cmp(&order[j - 1], &item) > 0)
+			{
+				order[j] = order[j - 1];
+				j--;
+			}
+			order[j] = item;
+		}
+	}
 
 	/* The data area starts MAXALIGN'd: offset 0. */
 	memset(prob, 0, sizeof(prob));
@@ -181,6 +195,7 @@ storagelab_tuple_layout(const LayoutColumn *cols, int ncols, bool reorder,
 		double		nf = cols[i].null_frac;
 		double		spread = cols[i].spread;
 		double		wdist[SL_MODULUS];
+		int			single;		/* the one width modulo SL_MODULUS, or -1 */
 		double		present;
 		int			align;
 		double		next[SL_MODULUS];
@@ -219,8 +234,13 @@ storagelab_tuple_layout(const LayoutColumn *cols, int ncols, bool reorder,
 		 * one (over 8 bytes) leaves the offset uniformly distributed.
 		 */
 		memset(wdist, 0, sizeof(wdist));
+		single = -1;
 		if (len != -1 || spread == 0.0)
-			wdist[((int) rint(width)) % SL_MODULUS] = 1.0;
+		{
+			/* one width: the offset moves by it (the common case, kept fast) */
+			single = ((int) rint(width)) % SL_MODULUS;
+			wdist[single] = 1.0;
+		}
 		else if (spread < 0.0 || isnan(spread) || spread > 8.0)
 		{
 			for (int j = 0; j < SL_MODULUS; j++)
@@ -268,8 +288,11 @@ storagelab_tuple_layout(const LayoutColumn *cols, int ncols, bool reorder,
 			pad = (int) TYPEALIGN(align, k) - k;
 			expected_len += present * prob[k] * pad;
 			next[k] += nf * prob[k];
-			for (int j = 0; j < SL_MODULUS; j++)
-				next[(k + pad + j) % SL_MODULUS] += present * prob[k] * wdist[j];
+			if (single >= 0)
+				next[(k + pad + single) % SL_MODULUS] += present * prob[k];
+			else
+				for (int j = 0; j < SL_MODULUS; j++)
+					next[(k + pad + j) % SL_MODULUS] += present * prob[k] * wdist[j];
 		}
 		memcpy(prob, next, sizeof(prob));
 		expected_len += present * width;

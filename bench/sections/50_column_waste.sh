@@ -94,7 +94,7 @@ echo "  (profiled: $(psql -X -At -c "SELECT pg_size_pretty(pg_relation_size('pub
 agg_sql='SELECT min(a), max(a), min(b), max(b), min(n), max(n), min(t), max(t), min(u), max(u), min(c), max(c), min(ts), max(ts), bool_and(bo), bool_or(bo), min(ti), max(ti) FROM public.profiled'
 prof_sql="SELECT * FROM storagelab.column_profile('public.profiled')"
 # seven interleaved runs of each (after one warm-up run of each), medians
-read -r agg prof < <(psql -X -At -v ON_ERROR_STOP=1 -v a="$agg_sql" -v p="$prof_sql" <<'EOF'
+medians=$(psql -X -q -At -v ON_ERROR_STOP=1 -v a="$agg_sql" -v p="$prof_sql" <<'EOF'
 CREATE FUNCTION pg_temp.interleaved(a text, p text, runs int) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE t timestamptz; ta numeric[] := '{}'; tp numeric[] := '{}';
 BEGIN
@@ -112,6 +112,7 @@ END $$;
 SELECT pg_temp.interleaved(:'a', :'p', 7);
 EOF
 )
+read -r agg prof <<<"$medians"
 bench_row "column_profile (9 columns)" "$prof" "single-pass min/max aggregate" "$agg"
 agg_cpu=$(bench_cpu_ms "SET max_parallel_workers_per_gather = 0; $agg_sql" 5)
 prof_cpu=$(bench_cpu_ms "$prof_sql" 5)

@@ -1,0 +1,614 @@
+/*-------------------------------------------------------------------------
+ *
+ * column_rules.c
+ *	  The three outputs of the catalog walk in column_stats.c, built one
+ *	  table at a time: the per-column facts (column_statistics(), behind
+ *	  storagelab.column_facts), the table's layouts now and in the suggested
+ *	  column order (table_layouts(), behind storagelab.alignment_padding),
+ *	  and the column_waste type rules with the bytes each change saves
+ *	  (column_candidates(), behind storagelab.column_waste).
+ *
+ * Pure computation on what the walk collected: the layout model is
+ * storagelab_tuple_layout() (column_layout.c).  Nothing here reads a
+ * catalog or a table.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
+#include "utils/tuplestore.h"
+
+#include "column_walk.h"
+
+/*
+ * storagelab_rule_bounds
+ *		The rules' bounds as numerics (half of each narrower type's range),
+ *		in the current memory context.
+ */
+void
+storagelab_rule_bounds(RuleBounds *b)
+{
+	b->int2_lo = NumericGetDatum(int64_to_numeric(-16384));
+	b->int2_hi = NumericGetDatum(int64_to_numeric(16383));
+	b->int4_lo = NumericGetDatum(int64_to_numeric(-1073741824));
+	b->int4_hi = NumericGetDatum(int64_to_numeric(1073741823));
+	b->int8_lo = NumericGetDatum(int64_to_numeric(-INT64CONST(4611686018427387904)));
+	b->int8_hi = NumericGetDatum(int64_to_numeric(INT64CONST(4611686018427387903)));
+}
+
+/*
+ * table_tuples
+ *		Rows the estimates are for: pg_class.reltuples when known, else the
+ *		most rows a profile of one of its columns saw; false when neither.
+ */
+static bool
+table_tuples(const TableInfo *t, double *tuples)
+{
+	bool		found = false;
+
+	if (t->reltuples >= 0)
+	{
+		*tuples = t->reltuples;
+		return true;
+	}
+	for (int i = 0; i < t->ncols; i++)
+	{
+		const ColumnInfo *c = &t->cols[i];
+
+		if (c->source == FS_EXACT &&
+			(!found || DatumGetInt64(c->prof[PROF_ROW_COUNT]) > *tuples))
+		{
+			*tuples = DatumGetInt64(c->prof[PROF_ROW_COUNT]);
+			found = true;
+		}
+	}
+	return found;
+}
+
+/*
+ * layout_columns
+ *		The table's columns as the layout model takes them (NULL facts as 0).
+ */
+static LayoutColumn *
+layout_columns(const TableInfo *t)
+{
+	LayoutColumn *lc = palloc(sizeof(LayoutColumn) * Max(t->ncols, 1));
+
+	for (int i = 0; i < t->ncols; i++)
+	{
+		const ColumnInfo *c = &t->cols[i];
+
+		lc[i].len = c->len;
+		lc[i].align = c->align;
+		lc[i].storage = c->storage;
+		lc[i].width = c->avg_width_null ? 0.0 : c->avg_width;
+		lc[i].null_frac = c->null_frac_null ? 0.0 : c->null_frac;
+		lc[i].spread = c->spread;
+		lc[i].key = c->dropped ? -1 : c->order_key;
+	}
+	return lc;
+}
+
+/*
+ * numeric_within
+ *		Whether lo >= min and hi <= max (numerics; false when either is
+ *		missing).
+ */
+static bool
+numeric_within(bool have, Datum lo, Datum hi, Datum min, Datum max)
+{
+	return have &&
+		DatumGetInt32(DirectFunctionCall2(numeric_cmp, lo, min)) >= 0 &&
+		DatumGetInt32(DirectFunctionCall2(numeric_cmp, hi, max)) <= 0;
+}
+
+/*
+ * column_rule
+ *		The first column_waste rule that applies to a candidate column (see
+ *		the view for their numbers), or 0; with the new type's storage.
+ *		Facts from the profile when exact, else from the sample.
+ */
+static int
+column_rule(const ColumnInfo *c, const RuleBounds *b, bool *have_bounds,
+			Datum *lo, Datum *hi, bool *have_trimmed, double *trimmed,
+			LayoutColumn *now)
+{
+	bool		exact = c->source == FS_EXACT;
+	const char *kind;
+	bool		all_int;
+	bool		all_int_known;
+	int			rule = 0;
+
+	if (exact)
+	{
+		*have_bounds = !c->prof_null[PROF_MIN_VALUE] && !c->prof_null[PROF_MAX_VALUE];
+		*lo = c->prof[PROF_MIN_VALUE];
+		*hi = c->prof[PROF_MAX_VALUE];
+		all_int_known = !c->prof_null[PROF_ALL_INTEGERS];
+		all_int = all_int_known && DatumGetBool(c->prof[PROF_ALL_INTEGERS]);
+		kind = c->prof_null[PROF_TEXT_KIND] ? NULL :
+			TextDatumGetCString(c->prof[PROF_TEXT_KIND]);
+		*have_trimmed = !c->prof_null[PROF_TRIMMED_AVG_WIDTH];
+		*trimmed = *have_trimmed ? DatumGetFloat8(c->prof[PROF_TRIMMED_AVG_WIDTH]) : 0.0;
+	}
+	else
+	{
+		*have_bounds = c->sample.has_bounds;
+		*lo = c->sample.min_value;
+		*hi = c->sample.max_value;
+		all_int = c->sample.has_all_integers && c->sample.all_integers;
+		kind = c->sample.text_kind;
+		*have_trimmed = c->sample.has_trimmed;
+		*trimmed = c->sample.trimmed_avg_width;
+	}
+	if (c->source == FS_NONE)
+		return 0;
+
+	if ((c->typid == INT8OID || c->typid == INT4OID) &&
+		numeric_within(*have_bounds, *lo, *hi, b->int2_lo, b->int2_hi))
+		rule = 1;
+	else if (c->typid == INT8OID &&
+			 numeric_within(*have_bounds, *lo, *hi, b->int4_lo, b->int4_hi))
+		rule = 2;
+	else if (c->typid == NUMERICOID && all_int &&
+			 numeric_within(*have_bounds, *lo, *hi, b->int4_lo, b->int4_hi))
+		rule = 3;
+	else if (c->typid == NUMERICOID && all_int &&
+			 numeric_within(*have_bounds, *lo, *hi, b->int8_lo, b->int8_hi))
+		rule = 4;
+	else if (c->typid != TEXTOID && c->typid != VARCHAROID && c->typid != BPCHAROID)
+		rule = 0;
+	else if (kind != NULL && strcmp(kind, "uuid") == 0)
+		rule = 5;
+	else if (kind != NULL && strcmp(kind, "integer") == 0 &&
+			 numeric_within(*have_bounds, *lo, *hi, b->int2_lo, b->int2_hi))
+		rule = 6;
+	else if (kind != NULL && strcmp(kind, "integer") == 0 &&
+			 numeric_within(*have_bounds, *lo, *hi, b->int4_lo, b->int4_hi))
+		rule = 7;
+	else if (kind != NULL && strcmp(kind, "integer") == 0 &&
+			 numeric_within(*have_bounds, *lo, *hi, b->int8_lo, b->int8_hi))
+		rule = 8;
+	else if (kind != NULL && strcmp(kind, "boolean") == 0)
+		rule = 9;
+	else if (kind != NULL && strcmp(kind, "date") == 0)
+		rule = 10;
+	else if (kind != NULL && strcmp(kind, "timestamp") == 0)
+		rule = 11;
+	else if (kind != NULL && strcmp(kind, "timestamptz") == 0)
+		rule = 12;
+	else if (c->typid == BPCHAROID && kind == NULL && *have_trimmed &&
+			 !c->avg_width_null && c->avg_width - *trimmed >= 1)
+		rule = 13;
+
+	/* the suggested type's storage */
+	now->storage = TYPSTORAGE_PLAIN;
+	now->spread = 0.0;
+	switch (rule)
+	{
+		case 1:
+		case 6:
+			now->len = 2;
+			now->align = TYPALIGN_SHORT;
+			break;
+		case 2:
+		case 3:
+		case 7:
+		case 10:
+			now->len = 4;
+			now->align = TYPALIGN_INT;
+			break;
+		case 4:
+		case 8:
+		case 11:
+		case 12:
+			now->len = 8;
+			now->align = TYPALIGN_DOUBLE;
+			break;
+		case 5:
+			now->len = 16;
+			now->align = TYPALIGN_CHAR;
+			break;
+		case 9:
+			now->len = 1;
+			now->align = TYPALIGN_CHAR;
+			break;
+		case 13:
+			now->len = -1;
+			now->align = TYPALIGN_INT;
+			now->storage = TYPSTORAGE_EXTENDED;
+			now->width = *trimmed;
+			now->spread = c->spread;
+			break;
+		default:
+			break;
+	}
+	if (rule != 0 && now->len > 0)
+		now->width = now->len;
+	return rule;
+}
+
+/*
+ * rule_words
+ *		The suggested type and the reason of a column_waste rule, in words.
+ */
+static void
+rule_words(int rule, const ColumnInfo *c, Datum lo, Datum hi, double trimmed,
+		   char **type, char **reason)
+{
+	static const char *const types[] = {NULL, "smallint", "integer", "integer",
+		"bigint", "uuid", "smallint", "integer", "bigint", "boolean", "date",
+		"timestamp without time zone", "timestamp with time zone"};
+	char	   *los = NULL;
+	char	   *his = NULL;
+
+	if (rule <= 4 || (rule >= 6 && rule <= 8))
+	{
+		los = DatumGetCString(DirectFunctionCall1(numeric_out, lo));
+		his = DatumGetCString(DirectFunctionCall1(numeric_out, hi));
+	}
+	*type = rule == 13 ? psprintf("character varying(%d)", c->typmod - VARHDRSZ) :
+		pstrdup(types[rule]);
+	switch (rule)
+	{
+		case 1:
+		case 2:
+			*reason = psprintf("values from %s to %s fit %s with headroom (at most half its range)",
+							   los, his, types[rule]);
+			break;
+		case 3:
+		case 4:
+			*reason = psprintf("only integers, from %s to %s: %s holds them with headroom",
+							   los, his, types[rule]);
+			break;
+		case 5:
+			*reason = pstrdup("only UUIDs");
+			break;
+		case 6:
+		case 7:
+		case 8:
+			*reason = psprintf("only integers, from %s to %s", los, his);
+			break;
+		case 9:
+			*reason = pstrdup("only booleans");
+			break;
+		case 10:
+			*reason = pstrdup("only dates (YYYY-MM-DD)");
+			break;
+		case 11:
+			*reason = pstrdup("only timestamps without time zone");
+			break;
+		case 12:
+			*reason = pstrdup("only timestamps with time zone");
+			break;
+		default:
+			{
+				/* round(x::numeric, 1), as the reason always printed it */
+				Datum		pad = DirectFunctionCall2(numeric_round,
+													  DirectFunctionCall1(float8_numeric,
+																		  Float8GetDatum(c->avg_width - trimmed)),
+													  Int32GetDatum(1));
+				Datum		all = DirectFunctionCall2(numeric_round,
+													  DirectFunctionCall1(float8_numeric,
+																		  Float8GetDatum(c->avg_width)),
+													  Int32GetDatum(1));
+
+				*reason = psprintf("blank padding: %s of %s bytes per value",
+								   DatumGetCString(DirectFunctionCall1(numeric_out, pad)),
+								   DatumGetCString(DirectFunctionCall1(numeric_out, all)));
+			}
+			break;
+	}
+}
+
+/*
+ * storagelab_emit_columns
+ *		column_statistics(): one row per column of the table.
+ */
+void
+storagelab_emit_columns(ReturnSetInfo *rsinfo, const TableInfo *t)
+{
+	for (int i = 0; i < t->ncols; i++)
+	{
+		const ColumnInfo *c = &t->cols[i];
+		Datum		v[31];
+		bool		n[31];
+		const SampleFacts *sf = &c->sample;
+
+		memset(n, true, sizeof(n));
+		v[0] = ObjectIdGetDatum(t->relid);
+		v[1] = Float8GetDatum(t->reltuples);
+		v[2] = Int32GetDatum(t->relpages);
+		v[3] = Int32GetDatum(t->fillfactor);
+		v[4] = Int16GetDatum(c->attnum);
+		v[5] = NameGetDatum(&c->attname);
+		v[6] = BoolGetDatum(c->dropped);
+		v[7] = ObjectIdGetDatum(c->typid);
+		v[8] = Int32GetDatum(c->typmod);
+		v[9] = Int16GetDatum(c->len);
+		v[10] = CharGetDatum(c->align);
+		v[11] = CharGetDatum(c->storage);
+		v[12] = BoolGetDatum(c->notnull);
+		v[13] = Int32GetDatum(c->order_key);
+		for (int k = 0; k <= 13; k++)
+			n[k] = false;
+		n[3] = !t->fillfactor_set;
+		if (c->protected_because)
+		{
+			v[14] = CStringGetTextDatum(c->protected_because);
+			n[14] = false;
+		}
+		if (c->source != FS_NONE)
+		{
+			v[15] = CStringGetTextDatum(c->source == FS_EXACT ? "exact" : "statistics");
+			n[15] = false;
+		}
+		if (c->source == FS_EXACT)
+		{
+			v[16] = c->prof[PROF_PROFILED_AT];
+			v[17] = c->prof[PROF_ROW_COUNT];
+			n[16] = n[17] = false;
+			for (int k = 0; k < 5; k++)
+			{
+				v[20 + k] = c->prof[PROF_MIN_VALUE + k];
+				n[20 + k] = c->prof_null[PROF_MIN_VALUE + k];
+			}
+		}
+		v[18] = Float8GetDatum(c->null_frac);
+		n[18] = c->null_frac_null;
+		v[19] = Float8GetDatum(c->avg_width);
+		n[19] = c->avg_width_null;
+		if (c->source == FS_STATISTICS)
+		{
+			v[25] = sf->min_value;
+			v[26] = sf->max_value;
+			n[25] = n[26] = !sf->has_bounds;
+			v[27] = BoolGetDatum(sf->all_integers);
+			n[27] = !sf->has_all_integers;
+			if (sf->text_kind)
+			{
+				v[28] = CStringGetTextDatum(sf->text_kind);
+				n[28] = false;
+			}
+			v[29] = Float8GetDatum(sf->trimmed_avg_width);
+			n[29] = !sf->has_trimmed;
+		}
+		v[30] = Float8GetDatum(c->spread);
+		n[30] = false;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+	}
+}
+
+/*
+ * storagelab_emit_table
+ *		table_layouts(): the table's rows in their current order and in the
+ *		suggested one (alignment_padding).
+ */
+void
+storagelab_emit_table(ReturnSetInfo *rsinfo, const TableInfo *t)
+{
+	Datum		v[14];
+	bool		n[14];
+	Datum	   *current = palloc(sizeof(Datum) * Max(t->ncols, 1));
+	Datum	   *suggested = palloc(sizeof(Datum) * Max(t->ncols, 1));
+	int			nlive = 0;
+	bool		missing = false;
+	bool		all_exact = true;
+	double		tuples = 0.0;
+	bool		have_tuples;
+	LayoutColumn *lc;
+	int			fillfactor = t->fillfactor_set ? t->fillfactor : HEAP_DEFAULT_FILLFACTOR;
+
+	for (int i = 0; i < t->ncols; i++)
+	{
+		const ColumnInfo *c = &t->cols[i];
+
+		if (c->dropped)
+			continue;
+		current[nlive++] = NameGetDatum(&c->attname);
+		if (c->source == FS_NONE)
+			missing = true;
+		if (c->source != FS_EXACT)
+			all_exact = false;
+	}
+	if (nlive == 0)
+		return;
+
+	/* the suggested order: live columns by their (unique) keys */
+	lc = layout_columns(t);
+	{
+		int			k = 0;
+		int32	   *keys = palloc(sizeof(int32) * nlive);
+		int		   *idx = palloc(sizeof(int) * nlive);
+
+		/* insertion sort: tables have few columns, mostly in order */
+		for (int i = 0; i < t->ncols; i++)
+		{
+			int			j;
+
+			if (t->cols[i].dropped)
+				continue;
+			j = k++;
+			while (j > 0 && keys[j - 1] > t->cols[i].order_key)
+			{
+				keys[j] = keys[j - 1];
+				idx[j] = idx[j - 1];
+				j--;
+			}
+			keys[j] = t->cols[i].order_key;
+			idx[j] = i;
+		}
+		for (int j = 0; j < nlive; j++)
+			suggested[j] = NameGetDatum(&t->cols[idx[j]].attname);
+	}
+
+	have_tuples = table_tuples(t, &tuples);
+	memset(n, true, sizeof(n));
+	v[0] = ObjectIdGetDatum(t->relid);
+	n[0] = false;
+	if (have_tuples)
+	{
+		v[1] = Float8GetDatum(tuples);
+		n[1] = false;
+	}
+	v[2] = BoolGetDatum(missing);
+	v[3] = BoolGetDatum(all_exact);
+	v[4] = PointerGetDatum(construct_array(current, nlive, NAMEOID, NAMEDATALEN,
+										   false, TYPALIGN_CHAR));
+	v[5] = PointerGetDatum(construct_array(suggested, nlive, NAMEOID, NAMEDATALEN,
+										   false, TYPALIGN_CHAR));
+	n[2] = n[3] = n[4] = n[5] = false;
+	if (!missing && have_tuples)
+	{
+		LayoutResult now;
+		LayoutResult after;
+
+		storagelab_tuple_layout(lc, t->ncols, false, &now);
+		storagelab_tuple_layout(lc, t->ncols, true, &after);
+		v[6] = Float8GetDatum(now.tuple_bytes);
+		v[7] = Float8GetDatum(now.padding_bytes);
+		v[8] = Float8GetDatum(after.tuple_bytes);
+		v[9] = Int64GetDatum(storagelab_heap_page_count(tuples, now.tuple_bytes,
+														fillfactor, now.size_varies));
+		v[10] = Int64GetDatum(storagelab_heap_page_count(tuples, after.tuple_bytes,
+														 fillfactor, after.size_varies));
+		for (int k = 6; k <= 10; k++)
+			n[k] = false;
+	}
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+}
+
+/*
+ * storagelab_emit_candidates
+ *		column_candidates(): one row per column some type rule may apply to
+ *		(int4, int8, numeric, text, varchar, char(n) with a length, not
+ *		dropped, not an identity, generated or inherited column) that has a
+ *		rule or has no facts; with the row sizes before and after the change,
+ *		in the current and in the suggested order (column_waste).
+ */
+void
+storagelab_emit_candidates(ReturnSetInfo *rsinfo, const TableInfo *t,
+						   const RuleBounds *b, HTAB *skip)
+{
+	LayoutColumn *lc = NULL;
+	LayoutResult now;
+	LayoutResult reordered;
+	double		tuples = 0.0;
+	bool		have_tuples = false;
+	int			fillfactor = t->fillfactor_set ? t->fillfactor : HEAP_DEFAULT_FILLFACTOR;
+
+	for (int i = 0; i < t->ncols; i++)
+	{
+		const ColumnInfo *c = &t->cols[i];
+		Datum		v[18];
+		bool		n[18];
+		bool		have_bounds;
+		Datum		lo;
+		Datum		hi;
+		bool		have_trimmed;
+		double		trimmed;
+		LayoutColumn changed_col;
+		int			rule;
+
+		if (c->dropped || c->protected_because != NULL || !storagelab_rules_apply_to(c->typid) ||
+			(c->typid == BPCHAROID && c->typmod <= VARHDRSZ))
+			continue;
+		if (skip != NULL)
+		{
+			uint64		key = ((uint64) t->relid << 16) | (uint16) c->attnum;
+
+			if (hash_search(skip, &key, HASH_FIND, NULL) != NULL)
+				continue;
+		}
+		rule = column_rule(c, b, &have_bounds, &lo, &hi, &have_trimmed, &trimmed,
+						   &changed_col);
+		if (rule == 0 && c->source != FS_NONE)
+			continue;
+
+		memset(n, true, sizeof(n));
+		v[0] = ObjectIdGetDatum(t->relid);
+		v[1] = Int16GetDatum(c->attnum);
+		v[2] = NameGetDatum(&c->attname);
+		v[3] = ObjectIdGetDatum(c->typid);
+		v[4] = Int32GetDatum(c->typmod);
+		v[5] = BoolGetDatum(c->notnull);
+		for (int k = 0; k <= 5; k++)
+			n[k] = false;
+		if (c->source != FS_NONE)
+		{
+			v[6] = CStringGetTextDatum(c->source == FS_EXACT ? "exact" : "statistics");
+			n[6] = false;
+		}
+		v[7] = Float8GetDatum(c->null_frac);
+		n[7] = c->null_frac_null;
+		if (c->source == FS_EXACT)
+		{
+			v[8] = c->prof[PROF_PROFILED_AT];
+			n[8] = false;
+		}
+		if (lc == NULL)
+		{
+			lc = layout_columns(t);
+			have_tuples = table_tuples(t, &tuples);
+			storagelab_tuple_layout(lc, t->ncols, false, &now);
+			storagelab_tuple_layout(lc, t->ncols, true, &reordered);
+		}
+		if (have_tuples)
+		{
+			v[9] = Float8GetDatum(tuples);
+			n[9] = false;
+		}
+		if (rule != 0)
+		{
+			LayoutColumn saved = lc[i];
+			LayoutResult changed;
+			LayoutResult changed_reordered;
+
+			v[10] = Int32GetDatum(rule);
+			n[10] = false;
+			if (have_bounds)
+			{
+				v[11] = lo;
+				v[12] = hi;
+				n[11] = n[12] = false;
+			}
+			{
+				char	   *type;
+				char	   *reason;
+
+				rule_words(rule, c, lo, hi, trimmed, &type, &reason);
+				v[13] = CStringGetTextDatum(type);
+				v[14] = CStringGetTextDatum(reason);
+				n[13] = n[14] = false;
+			}
+
+			changed_col.null_frac = saved.null_frac;
+			changed_col.key = storagelab_order_key(changed_col.len, changed_col.align,
+												   c->notnull, c->attnum);
+			lc[i] = changed_col;
+			storagelab_tuple_layout(lc, t->ncols, false, &changed);
+			storagelab_tuple_layout(lc, t->ncols, true, &changed_reordered);
+			lc[i] = saved;
+
+			v[15] = Float8GetDatum(now.tuple_bytes - changed.tuple_bytes);
+			v[16] = Float8GetDatum(reordered.tuple_bytes - changed_reordered.tuple_bytes);
+			n[15] = n[16] = false;
+			if (have_tuples)
+			{
+				v[17] = Int64GetDatum(storagelab_heap_page_count(tuples, now.tuple_bytes,
+																 fillfactor, now.size_varies) -
+									  storagelab_heap_page_count(tuples, changed.tuple_bytes,
+																 fillfactor, changed.size_varies));
+				n[17] = false;
+			}
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+	}
+}
