@@ -213,9 +213,8 @@ chunk0_on_page(ToastReader *reader, BlockNumber blkno, OffsetNumber offnum,
 		if (!ItemIdIsNormal(PageGetItemId(page, last)))
 			continue;
 		chunk_fields(reader, page, blkno, last, &id, &seq, &d);
-		if (id != valueid)
-			break;
-		(*on_page)++;
+		if (id == valueid)
+			(*on_page)++;
 	}
 	reader->locked = true;
 	*len = (int) VARSIZE_ANY_EXHDR(data);
