@@ -147,25 +147,44 @@ COMMENT ON FUNCTION storagelab.toast_profile(regclass, name, integer) IS
 REVOKE EXECUTE ON FUNCTION storagelab.toast_profile(regclass, name, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION storagelab.toast_profile(regclass, name, integer) TO pg_stat_scan_tables;
 
+-- toast_lock_nowait: ACCESS SHARE on a table, its TOAST table and TOAST
+-- index without waiting (bytea_storage skips what it cannot lock).
+CREATE FUNCTION storagelab.toast_lock_nowait(relation regclass) RETURNS text
+LANGUAGE C STRICT VOLATILE
+AS 'MODULE_PATHNAME', 'storagelab_toast_lock_nowait';
+COMMENT ON FUNCTION storagelab.toast_lock_nowait(regclass) IS
+  'takes ACCESS SHARE on a table, its TOAST table and TOAST index without waiting: ok (held to the end of the transaction), locked (another session holds a conflicting lock; nothing kept) or unavailable (dropped)';
+REVOKE EXECUTE ON FUNCTION storagelab.toast_lock_nowait(regclass) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION storagelab.toast_lock_nowait(regclass) TO pg_stat_scan_tables;
+
 -- bytea_storage: every bytea column the caller may read, with catalog facts
 -- and a sampled profile.  Cost bound per column: toast_profile(..., N) with
 -- N = setting toast.view_sample_rows reads heap pages until N rows are
 -- counted (N pages at most when no page is empty) and fetches at most N
 -- value prefixes (one TOAST chunk each); the TOAST table is never scanned.
+-- A table that another session holds a conflicting lock on (ACCESS
+-- EXCLUSIVE) is not waited for: toast_lock_nowait() fails, status says
+-- 'locked', and neither the profile nor the sizes are read (OFFSET 0 keeps
+-- each lateral subquery a separate plan node, so the WHERE on l.status is a
+-- one-time filter that skips the call instead of filtering its result).
 CREATE VIEW storagelab.bytea_storage AS
   SELECT n.nspname AS schema_name,
          c.relname AS table_name,
          a.attname AS column_name,
          c.oid::regclass AS relation,
-         p.attstorage,
-         p.attcompression,
-         p.effective_compression,
+         CASE a.attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
+                           WHEN 'm' THEN 'main' WHEN 'p' THEN 'plain' END AS attstorage,
+         CASE a.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END AS attcompression,
+         coalesce(CASE a.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END,
+                  current_setting('default_toast_compression')) AS effective_compression,
          c.reltuples::bigint AS estimated_rows,
-         pg_relation_size(c.oid) AS table_bytes,
-         pg_size_pretty(pg_relation_size(c.oid)) AS table_size,
-         p.toast_relation,
-         coalesce(p.toast_table_bytes, 0) + coalesce(p.toast_index_bytes, 0) AS toast_bytes,
-         pg_size_pretty(coalesce(p.toast_table_bytes, 0) + coalesce(p.toast_index_bytes, 0)) AS toast_size,
+         CASE WHEN l.status = 'ok' THEN pg_relation_size(c.oid) END AS table_bytes,
+         CASE WHEN l.status = 'ok' THEN pg_size_pretty(pg_relation_size(c.oid)) END AS table_size,
+         nullif(c.reltoastrelid, 0)::regclass AS toast_relation,
+         CASE WHEN l.status = 'ok'
+              THEN coalesce(p.toast_table_bytes, 0) + coalesce(p.toast_index_bytes, 0) END AS toast_bytes,
+         CASE WHEN l.status = 'ok'
+              THEN pg_size_pretty(coalesce(p.toast_table_bytes, 0) + coalesce(p.toast_index_bytes, 0)) END AS toast_size,
          p.rows_scanned AS sample_rows,
          p.sampled,
          p.null_values,
@@ -184,12 +203,17 @@ CREATE VIEW storagelab.bytea_storage AS
          p.prefix_entropy,
          p.unsniffed_values,
          p.recommendation,
-         p.expected_effect
+         p.expected_effect,
+         l.status
     FROM pg_class c
     JOIN pg_namespace n ON n.oid = c.relnamespace
     JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-   CROSS JOIN LATERAL storagelab.toast_profile(
-           c.oid, a.attname, storagelab.setting('toast.view_sample_rows')::integer) p
+   CROSS JOIN LATERAL (SELECT storagelab.toast_lock_nowait(c.oid) AS status OFFSET 0) l
+    LEFT JOIN LATERAL (
+          SELECT * FROM storagelab.toast_profile(
+                   c.oid, a.attname, storagelab.setting('toast.view_sample_rows')::integer)
+           WHERE l.status = 'ok'
+          OFFSET 0) p ON true
    WHERE a.atttypid = 'bytea'::regtype
      AND c.relkind IN ('r', 'm')
      AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'heap')
@@ -199,7 +223,7 @@ CREATE VIEW storagelab.bytea_storage AS
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
      AND has_table_privilege(c.oid, 'SELECT');
 COMMENT ON VIEW storagelab.bytea_storage IS
-  'every bytea column the caller may SELECT from: catalog facts and a sampled toast_profile() (at most toast.view_sample_rows rows and value prefixes per column; unlogged tables are left out on a standby)';
+  'every bytea column the caller may SELECT from: catalog facts and a sampled toast_profile() (at most toast.view_sample_rows rows and value prefixes per column; a table locked by another session is reported with status locked, not waited for; unlogged tables are left out on a standby)';
 COMMENT ON COLUMN storagelab.bytea_storage.schema_name IS 'schema of the table';
 COMMENT ON COLUMN storagelab.bytea_storage.table_name IS 'table or materialized view (partitions are listed one by one)';
 COMMENT ON COLUMN storagelab.bytea_storage.column_name IS 'the bytea column';
@@ -208,10 +232,10 @@ COMMENT ON COLUMN storagelab.bytea_storage.attstorage IS 'storage strategy: exte
 COMMENT ON COLUMN storagelab.bytea_storage.attcompression IS 'compression method set on the column, NULL when default_toast_compression applies';
 COMMENT ON COLUMN storagelab.bytea_storage.effective_compression IS 'method new values get: attcompression, else default_toast_compression';
 COMMENT ON COLUMN storagelab.bytea_storage.estimated_rows IS 'pg_class.reltuples (-1: never analyzed)';
-COMMENT ON COLUMN storagelab.bytea_storage.table_bytes IS 'size of the table''s main fork in bytes';
+COMMENT ON COLUMN storagelab.bytea_storage.table_bytes IS 'size of the table''s main fork in bytes (NULL when status is locked)';
 COMMENT ON COLUMN storagelab.bytea_storage.table_size IS 'table_bytes, pretty';
 COMMENT ON COLUMN storagelab.bytea_storage.toast_relation IS 'the TOAST table, NULL if none';
-COMMENT ON COLUMN storagelab.bytea_storage.toast_bytes IS 'size of the TOAST table and its index in bytes (all columns of the table)';
+COMMENT ON COLUMN storagelab.bytea_storage.toast_bytes IS 'size of the TOAST table and its index in bytes (all columns of the table; NULL when status is locked)';
 COMMENT ON COLUMN storagelab.bytea_storage.toast_size IS 'toast_bytes, pretty';
 COMMENT ON COLUMN storagelab.bytea_storage.sample_rows IS 'rows profiled (all rows when sampled is false)';
 COMMENT ON COLUMN storagelab.bytea_storage.sampled IS 'true when only part of the table''s pages were read';
@@ -232,6 +256,7 @@ COMMENT ON COLUMN storagelab.bytea_storage.prefix_entropy IS 'mean Shannon entro
 COMMENT ON COLUMN storagelab.bytea_storage.unsniffed_values IS 'out-of-line lz4 values not sniffed (a prefix would need the whole value)';
 COMMENT ON COLUMN storagelab.bytea_storage.recommendation IS 'SET STORAGE EXTERNAL / EXTENDED, SET COMPRESSION lz4, or keep, with the reason';
 COMMENT ON COLUMN storagelab.bytea_storage.expected_effect IS 'what the recommendation would change';
+COMMENT ON COLUMN storagelab.bytea_storage.status IS 'ok (profiled), locked (another session holds a conflicting lock such as ACCESS EXCLUSIVE: skipped, not waited for; profile and sizes NULL) or unavailable (dropped meanwhile)';
 REVOKE ALL ON storagelab.bytea_storage FROM PUBLIC;
 GRANT SELECT ON storagelab.bytea_storage TO pg_stat_scan_tables;
 

@@ -84,7 +84,7 @@ SELECT (p.null_values, p.pglz_values, p.lz4_values, p.raw_bytes, p.stored_bytes)
 SELECT pg_temp.unhinted('toast_forms') < :heap_unhinted_before AS a_select_does_set_hint_bits;
 
 -- bytea_storage on this database.
-SELECT table_name, column_name, attstorage, sample_rows, sampled
+SELECT table_name, column_name, attstorage, sample_rows, sampled, status
   FROM storagelab.bytea_storage ORDER BY 1, 2;
 
 -- Generated scripts, executed by psql.

@@ -11,7 +11,10 @@
  * just as incompressible (encrypted data, brotli streams, random keys).
  *
  * Everything here is pure computation on a buffer: no catalog access, no
- * allocation.
+ * allocation.  toast_profile() calls storagelab_sniff_prefix() once per
+ * value, so it is written for speed: one pass over the prefix builds a byte
+ * histogram, from which come both the entropy (integer arithmetic on a
+ * table of c * log2(c)) and, for ASCII content, the text test.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,6 +23,8 @@
 #include <math.h>
 
 #include "content_type.h"
+
+static double prefix_entropy(const unsigned char *buf, int len, uint16 *counts);
 
 /* Names as they appear in toast_profile()'s content_types jsonb. */
 static const char *const content_type_names[SL_CT_NUM_TYPES] = {
@@ -79,13 +84,15 @@ looks_like_mp3_frame(const unsigned char *buf, int len)
 }
 
 /*
- * looks_like_text
+ * utf8_text
  *		Whether the prefix is printable text: valid UTF-8 (a sequence cut at
  *		the end of the prefix is accepted) with no control characters other
- *		than tab, newline, carriage return and form feed.
+ *		than tab, newline, carriage return and form feed.  Called only for
+ *		prefixes holding bytes >= 0x80; looks_like_text() answers the others
+ *		from the histogram.
  */
 static bool
-looks_like_text(const unsigned char *buf, int len)
+utf8_text(const unsigned char *buf, int len)
 {
 	int			i = 0;
 
@@ -119,20 +126,38 @@ looks_like_text(const unsigned char *buf, int len)
 }
 
 /*
- * storagelab_sniff_content
- *		Content type of a value whose first len bytes are buf; entropy is
- *		storagelab_prefix_entropy(buf, len), computed by the caller because
- *		it also averages it.
- *
- * Signatures are checked first; without one, a long high-entropy prefix is
- * "high_entropy", printable UTF-8 is "text", anything else "other".
+ * looks_like_text
+ *		utf8_text(buf, len), answered from the prefix's byte histogram when
+ *		that suffices: a forbidden control byte means no, and a prefix of
+ *		ASCII bytes only with none of them is text.  Only prefixes with
+ *		bytes >= 0x80 are walked byte by byte (UTF-8 validation).
  */
-SlContentType
-storagelab_sniff_content(const unsigned char *buf, int len, double entropy)
+static bool
+looks_like_text(const unsigned char *buf, int len, const uint16 *counts)
 {
-	if (len == 0)
-		return SL_CT_EMPTY;
+	uint32		bad = 0;
+	uint32		high = 0;
+	int			i;
 
+	for (i = 0; i < 0x20; i++)
+		if (i != '\t' && i != '\n' && i != '\r' && i != '\f')
+			bad |= counts[i];
+	bad |= counts[0x7F];
+	if (bad != 0)
+		return false;
+	for (i = 0x80; i < 0x100; i++)
+		high |= counts[i];
+	return high == 0 || utf8_text(buf, len);
+}
+
+/*
+ * signature_type
+ *		Content type named by the magic bytes at the start of buf (len > 0
+ *		bytes), or SL_CT_OTHER when there is no known signature.
+ */
+static SlContentType
+signature_type(const unsigned char *buf, int len)
+{
 	if (has_magic(buf, len, 0, "\xFF\xD8\xFF", 3))
 		return SL_CT_JPEG;
 	if (has_magic(buf, len, 0, "\x89PNG\r\n\x1A\n", 8))
@@ -168,10 +193,35 @@ storagelab_sniff_content(const unsigned char *buf, int len, double entropy)
 		return SL_CT_MP3;
 	if (has_magic(buf, len, 0, "OggS", 4))
 		return SL_CT_OGG;
+	return SL_CT_OTHER;
+}
 
-	if (len >= SL_HIGH_ENTROPY_MIN_LEN && entropy >= SL_HIGH_ENTROPY_BITS)
+/*
+ * storagelab_sniff_prefix
+ *		Content type of a value whose first len (at most SL_SNIFF_PREFIX)
+ *		bytes are buf; *entropy is set to the prefix's entropy in bits per
+ *		byte (see prefix_entropy()).
+ *
+ * Signatures are checked first; without one, a long high-entropy prefix is
+ * "high_entropy", printable UTF-8 is "text", anything else "other".
+ */
+SlContentType
+storagelab_sniff_prefix(const unsigned char *buf, int len, double *entropy)
+{
+	uint16		counts[256];
+	SlContentType type;
+
+	Assert(len >= 0 && len <= SL_SNIFF_PREFIX);
+	*entropy = 0.0;
+	if (len == 0)
+		return SL_CT_EMPTY;
+	*entropy = prefix_entropy(buf, len, counts);
+	type = signature_type(buf, len);
+	if (type != SL_CT_OTHER)
+		return type;
+	if (len >= SL_HIGH_ENTROPY_MIN_LEN && *entropy >= SL_HIGH_ENTROPY_BITS)
 		return SL_CT_HIGH_ENTROPY;
-	if (looks_like_text(buf, len))
+	if (looks_like_text(buf, len, counts))
 		return SL_CT_TEXT;
 	return SL_CT_OTHER;
 }
@@ -220,49 +270,59 @@ storagelab_content_type_incompressible(SlContentType type)
 	}
 }
 
-/* c * log2(c) for c = 0 .. SL_SNIFF_PREFIX, filled on first use. */
-static double count_log2_count[SL_SNIFF_PREFIX + 1];
+/*
+ * c * log2(c) for c = 0 .. SL_SNIFF_PREFIX, in units of 2^-ENTROPY_SHIFT
+ * (rounded), filled on first use.  A sum over the 256 byte values of a
+ * prefix stays below 2^32: at most SL_SNIFF_PREFIX * log2(SL_SNIFF_PREFIX)
+ * * 2^ENTROPY_SHIFT = 1024 * 10 * 65536.
+ */
+#define ENTROPY_SHIFT	16
+static uint32 count_log2_count[SL_SNIFF_PREFIX + 1];
 static bool count_log2_ready = false;
 
+StaticAssertDecl(SL_SNIFF_PREFIX <= 1024,
+				 "the c * log2(c) sums of prefix_entropy() must fit in 32 bits");
+
 /*
- * storagelab_prefix_entropy
- *		Shannon entropy of the byte histogram of buf, in bits per byte
- *		(0 to 8).  On short buffers this underestimates: n random bytes score
- *		about 8 - 255 / (2 n ln 2), i.e. 7.8 for 1,024 bytes, 7.6 for 512.
+ * prefix_entropy
+ *		Shannon entropy of the byte histogram of buf (len > 0 bytes, at most
+ *		SL_SNIFF_PREFIX), in bits per byte (0 to 8); the histogram is left in
+ *		counts[256].  On short buffers this underestimates: n random bytes
+ *		score about 8 - 255 / (2 n ln 2), i.e. 7.8 for 1,024 bytes, 7.6 for 512.
  *
  * Computed as log2(n) - (1/n) * sum(c * log2(c)) over the byte counts c,
- * with c * log2(c) from a table: no logarithm per value and byte.  len is
- * at most SL_SNIFF_PREFIX.
+ * the sum in integers from a table (error below 256 * 2^-17 / n bits per
+ * byte): no logarithm, no floating point per byte or per count.  Four
+ * interleaved histograms keep runs of equal bytes from stalling on one
+ * counter.
  */
-double
-storagelab_prefix_entropy(const unsigned char *buf, int len)
+static double
+prefix_entropy(const unsigned char *buf, int len, uint16 *counts)
 {
-	/* Four interleaved histograms: consecutive equal bytes do not stall. */
-	uint16		counts[4][256];
-	double		sum = 0.0;
+	uint16		part[4][256];
+	uint32		sum = 0;
 	int			i;
 
-	Assert(len <= SL_SNIFF_PREFIX);
-	if (len <= 0)
-		return 0.0;
-	if (!count_log2_ready)
+	if (unlikely(!count_log2_ready))
 	{
-		count_log2_count[0] = 0.0;
+		count_log2_count[0] = 0;
 		for (i = 1; i <= SL_SNIFF_PREFIX; i++)
-			count_log2_count[i] = i * log2((double) i);
+			count_log2_count[i] = (uint32) rint(i * log2((double) i) * (1 << ENTROPY_SHIFT));
 		count_log2_ready = true;
 	}
-	memset(counts, 0, sizeof(counts));
+	memset(part, 0, sizeof(part));
 	for (i = 0; i + 3 < len; i += 4)
 	{
-		counts[0][buf[i]]++;
-		counts[1][buf[i + 1]]++;
-		counts[2][buf[i + 2]]++;
-		counts[3][buf[i + 3]]++;
+		part[0][buf[i]]++;
+		part[1][buf[i + 1]]++;
+		part[2][buf[i + 2]]++;
+		part[3][buf[i + 3]]++;
 	}
 	for (; i < len; i++)
-		counts[0][buf[i]]++;
+		part[0][buf[i]]++;
 	for (i = 0; i < 256; i++)
-		sum += count_log2_count[counts[0][i] + counts[1][i] + counts[2][i] + counts[3][i]];
-	return Max(0.0, log2((double) len) - sum / len);
+		counts[i] = part[0][i] + part[1][i] + part[2][i] + part[3][i];
+	for (i = 0; i < 256; i++)
+		sum += count_log2_count[counts[i]];
+	return Max(0.0, log2((double) len) - ((double) sum / (1 << ENTROPY_SHIFT)) / len);
 }

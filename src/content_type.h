@@ -47,10 +47,9 @@ typedef enum SlContentType
 	SL_CT_NUM_TYPES
 } SlContentType;
 
-extern SlContentType storagelab_sniff_content(const unsigned char *buf, int len,
-											  double entropy);
+extern SlContentType storagelab_sniff_prefix(const unsigned char *buf, int len,
+											 double *entropy);
 extern const char *storagelab_content_type_name(SlContentType type);
 extern bool storagelab_content_type_incompressible(SlContentType type);
-extern double storagelab_prefix_entropy(const unsigned char *buf, int len);
 
 #endif							/* STORAGELAB_CONTENT_TYPE_H */

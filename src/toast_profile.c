@@ -6,16 +6,20 @@
  *	  (compressed or not, with which method), read from the heap pages.
  *
  * Backs storagelab.toast_census(regclass, name, integer), which the SQL
- * function storagelab.toast_profile() wraps with its recommendation.
+ * function storagelab.toast_profile() wraps with its recommendation, and
+ * storagelab.toast_lock_nowait(regclass), with which the bytea_storage view
+ * skips tables it cannot lock without waiting.
  *
  * Sizes and compression are taken from each value's varlena header or TOAST
  * pointer only (toast_raw_datum_size = octet_length + 4,
  * toast_datum_size = pg_column_size); no value is ever detoasted whole.
  * Content sniffing (src/content_type.c) looks at the first SL_SNIFF_PREFIX
- * bytes: read in place for inline plain values, decompressed partially for
- * inline compressed ones, read from the first TOAST chunk (src/toast_reader.c)
- * for external uncompressed values and external pglz values (whose prefix is
- * decompressed from that chunk).
+ * bytes: read in place for inline plain values, decompressed partially from
+ * the page for inline compressed ones, read from the first TOAST chunk
+ * (src/toast_reader.c) for external uncompressed values and external pglz
+ * values (whose prefix is decompressed from that chunk).  The TOAST pointers
+ * of a heap page are fetched after its lock is released, in value-id order
+ * (the order their chunks were written in).
  * External lz4 values cannot be decompressed partially without fetching the
  * whole value (lz4 offers no bound on the input a prefix needs), so they are
  * not sniffed and are counted in unsniffed_values.
@@ -30,7 +34,11 @@
  * The reader never writes: no hint bits, no pruning, no dirtied buffer.
  * Pages are read with a BAS_BULKREAD strategy under a share lock, one at a
  * time; the lock is released before any TOAST fetch.  Memory is constant:
- * a per-page memory context is reset after each page.
+ * the census carries fixed-size buffers for one page's TOAST pointers and
+ * one decompressed prefix, and a per-page memory context (used only by inline lz4
+ * prefixes) is reset after each page.  No value is copied off the page
+ * whole; per value, the work is its header, at most SL_SNIFF_PREFIX bytes
+ * of prefix, and at most one TOAST page for an out-of-line value.
  *
  *-------------------------------------------------------------------------
  */
@@ -41,6 +49,7 @@
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/multixact.h"
+#include "access/relation.h"
 #include "access/toast_compression.h"
 #include "access/transam.h"
 #include "access/xact.h"
@@ -52,12 +61,16 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/relcache.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 
 #include "compat.h"
 #include "content_type.h"
@@ -65,6 +78,7 @@
 #include "toast_reader.h"
 
 PG_FUNCTION_INFO_V1(storagelab_toast_census);
+PG_FUNCTION_INFO_V1(storagelab_toast_lock_nowait);
 
 /* Number of output columns of storagelab.toast_census(). */
 #define TOAST_CENSUS_COLS	31
@@ -107,13 +121,22 @@ typedef struct ToastCensus
 	int64		content_counts[SL_CT_NUM_TYPES];
 } ToastCensus;
 
-/* A value copied off a page, to be sniffed once the page lock is released. */
-typedef struct PendingSniff
+/*
+ * An out-of-line value seen on a heap page, to be sniffed from its first
+ * TOAST chunk once the page lock is released.
+ */
+typedef struct PendingFetch
 {
-	struct varlena *value;		/* TOAST pointer or inline compressed datum */
-	bool		external;
+	struct varatt_external pointer;
 	bool		large;
-} PendingSniff;
+} PendingFetch;
+
+/* What census_page() needs besides the census, allocated once per call. */
+typedef struct CensusBuffers
+{
+	PendingFetch pending[MaxHeapTuplesPerPage];
+	char		prefix[SL_SNIFF_PREFIX];
+} CensusBuffers;
 
 /*
  * xid_committed
@@ -222,8 +245,8 @@ tuple_visible(HeapTupleHeader tuple, Snapshot snapshot)
 static void
 sniff_prefix(ToastCensus *census, const unsigned char *buf, int len, bool large)
 {
-	double		entropy = storagelab_prefix_entropy(buf, len);
-	SlContentType type = storagelab_sniff_content(buf, len, entropy);
+	double		entropy;
+	SlContentType type = storagelab_sniff_prefix(buf, len, &entropy);
 
 	census->sniffed_values++;
 	census->content_counts[type]++;
@@ -241,34 +264,71 @@ sniff_prefix(ToastCensus *census, const unsigned char *buf, int len, bool large)
 }
 
 /*
+ * inline_compressed_prefix
+ *		Decompress the first bytes (at most SL_SNIFF_PREFIX) of an inline
+ *		compressed value into prefix, reading the value where it is (on the
+ *		share-locked page); returns how many bytes were decompressed.  pglz
+ *		is decompressed straight into prefix; lz4 (or any other method)
+ *		through the core's slice functions, whose result goes to the per-page
+ *		memory context.
+ */
+static int
+inline_compressed_prefix(struct varlena *value, char *prefix)
+{
+	int32		rawwant = Min(SL_SNIFF_PREFIX,
+							  (int32) VARDATA_COMPRESSED_GET_EXTSIZE(value));
+	int32		got;
+
+	if (VARDATA_COMPRESSED_GET_COMPRESS_METHOD(value) == TOAST_PGLZ_COMPRESSION_ID)
+	{
+		got = pglz_decompress((char *) value + VARHDRSZ_COMPRESSED,
+							  VARSIZE(value) - VARHDRSZ_COMPRESSED,
+							  prefix, rawwant, false);
+		if (got < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg_internal("compressed pglz data is corrupt")));
+	}
+	else
+	{
+		struct varlena *slice;
+
+		if (VARDATA_COMPRESSED_GET_COMPRESS_METHOD(value) == TOAST_LZ4_COMPRESSION_ID)
+			slice = lz4_decompress_datum_slice(value, rawwant);
+		else
+			slice = detoast_attr_slice(value, 0, rawwant);	/* any other method */
+		got = Min(rawwant, (int32) VARSIZE_ANY_EXHDR(slice));
+		memcpy(prefix, VARDATA_ANY(slice), got);
+	}
+	return got;
+}
+
+/*
  * census_value
- *		Add one non-NULL value, still on the locked page, to the census from
- *		its header.  Inline plain values are sniffed in place; values that
- *		need decompression or a TOAST fetch are copied (the TOAST pointer, or
- *		the inline compressed datum, at most a page) into *pending, to be
- *		sniffed after the page lock is released.  Returns whether *pending
- *		was filled.
+ *		Add one non-NULL value, still on the share-locked page, to the
+ *		census from its header.  Inline values are sniffed in place (inline
+ *		compressed ones from a prefix decompressed into bufs->prefix).  An
+ *		out-of-line value that can be sniffed has its TOAST pointer copied
+ *		into *pending, to be fetched after the page lock is released; returns
+ *		whether it was.
  */
 static bool
-census_value(ToastCensus *census, Datum datum, PendingSniff *pending)
+census_value(ToastCensus *census, Datum datum, CensusBuffers *bufs,
+			 PendingFetch *pending)
 {
 	struct varlena *value = (struct varlena *) DatumGetPointer(datum);
-	int64		raw = (int64) toast_raw_datum_size(datum) - VARHDRSZ;
-	int64		stored = (int64) toast_datum_size(datum);
-	bool		large = raw >= LARGE_VALUE_BYTES;
+	int64		raw;
+	int64		stored;
+	bool		large;
 	bool		compressed = false;
 	int			method = -1;
-
-	census->raw_bytes += raw;
-	census->stored_bytes += stored;
-	if (large)
-		census->large_values++;
+	struct varatt_external toast_pointer;
 
 	if (VARATT_IS_EXTERNAL_ONDISK(value))
 	{
-		struct varatt_external toast_pointer;
-
 		VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
+		raw = toast_pointer.va_rawsize - VARHDRSZ;
+		stored = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
 		if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
 		{
 			census->external_compressed++;
@@ -288,16 +348,26 @@ census_value(ToastCensus *census, Datum datum, PendingSniff *pending)
 		census->inline_compressed++;
 		compressed = true;
 		method = VARDATA_COMPRESSED_GET_COMPRESS_METHOD(value);
+		raw = VARDATA_COMPRESSED_GET_EXTSIZE(value);
+		stored = VARSIZE(value);
 	}
 	else
 	{
+		raw = VARSIZE_ANY_EXHDR(value);
+		stored = VARSIZE_ANY(value);
 		census->inline_uncompressed++;
 		if (VARATT_IS_SHORT(value))
 			census->inline_short++;
-		sniff_prefix(census, (const unsigned char *) VARDATA_ANY(value),
-					 (int) Min(raw, SL_SNIFF_PREFIX), large);
-		return false;
 	}
+
+	/* The same numbers as toast_raw_datum_size() - VARHDRSZ and toast_datum_size(). */
+	Assert(raw == (int64) toast_raw_datum_size(datum) - VARHDRSZ);
+	Assert(stored == (int64) toast_datum_size(datum));
+	large = raw >= LARGE_VALUE_BYTES;
+	census->raw_bytes += raw;
+	census->stored_bytes += stored;
+	if (large)
+		census->large_values++;
 
 	if (compressed)
 	{
@@ -316,121 +386,129 @@ census_value(ToastCensus *census, Datum datum, PendingSniff *pending)
 							  fraction <= 0.75 ? 2 : 3]++;
 	}
 
+	if (!VARATT_IS_EXTERNAL_ONDISK(value))
+	{
+		if (compressed)
+			sniff_prefix(census, (const unsigned char *) bufs->prefix,
+						 inline_compressed_prefix(value, bufs->prefix), large);
+		else
+			sniff_prefix(census, (const unsigned char *) VARDATA_ANY(value),
+						 (int) Min(raw, SL_SNIFF_PREFIX), large);
+		return false;
+	}
+
 	/* External lz4: a prefix would cost a fetch of the whole value. */
-	if (VARATT_IS_EXTERNAL_ONDISK(value) && compressed &&
-		method != TOAST_PGLZ_COMPRESSION_ID)
+	if (compressed && method != TOAST_PGLZ_COMPRESSION_ID)
 	{
 		census->unsniffed_values++;
 		return false;
 	}
 
-	pending->external = VARATT_IS_EXTERNAL_ONDISK(value);
+	VARATT_EXTERNAL_GET_POINTER(pending->pointer, value);
 	pending->large = large;
-	pending->value = (struct varlena *) palloc(VARSIZE_ANY(value));
-	memcpy(pending->value, value, VARSIZE_ANY(value));
 	return true;
 }
 
 /*
+ * pending_cmp
+ *		qsort comparator: PendingFetch by TOAST value id.
+ */
+static int
+pending_cmp(const void *a, const void *b)
+{
+	Oid			va = ((const PendingFetch *) a)->pointer.va_valueid;
+	Oid			vb = ((const PendingFetch *) b)->pointer.va_valueid;
+
+	return va < vb ? -1 : va > vb ? 1 : 0;
+}
+
+/*
  * sniff_pending
- *		Sniff a value copied off a page, from its first SL_SNIFF_PREFIX bytes:
- *		inline compressed values are decompressed partially in memory
- *		(detoast_attr_slice), external values read from the first TOAST chunk
- *		(decompressing a pglz prefix from it).  Counts the buffers the TOAST
- *		reads touched.  Runs without any heap page lock held.
+ *		Sniff an out-of-line value from its first SL_SNIFF_PREFIX bytes, read
+ *		in place from its first TOAST chunk under the TOAST page's share lock
+ *		(a pglz prefix is decompressed from it first, and the lock released
+ *		before sniffing).  Counts the buffers the TOAST read touched.  Runs
+ *		without any heap page lock held.
  */
 static void
-sniff_pending(ToastCensus *census, ToastReader *reader, PendingSniff *pending)
+sniff_pending(ToastCensus *census, ToastReader *reader, PendingFetch *pending,
+			  CensusBuffers *bufs)
 {
-	struct varatt_external toast_pointer;
+	struct varatt_external *toast_pointer = &pending->pointer;
 	int64		before;
-	char		chunk[TOAST_MAX_CHUNK_SIZE];
-	char		prefix[SL_SNIFF_PREFIX];
-	int32		want;
+	const char *chunk;
 	int			len;
-
-	if (!pending->external)
-	{
-		struct varlena *slice = detoast_attr_slice(pending->value, 0, SL_SNIFF_PREFIX);
-
-		sniff_prefix(census, (const unsigned char *) VARDATA_ANY(slice),
-					 (int) Min(VARSIZE_ANY_EXHDR(slice), SL_SNIFF_PREFIX),
-					 pending->large);
-		return;
-	}
 
 	if (reader == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("TOAST pointer found in a table without a TOAST table")));
 
-	VARATT_EXTERNAL_GET_POINTER(toast_pointer, pending->value);
-	if (toast_pointer.va_toastrelid != storagelab_toast_reader_relid(reader))
+	if (toast_pointer->va_toastrelid != storagelab_toast_reader_relid(reader))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("TOAST pointer to relation %u found in a table whose TOAST table is %s",
-						toast_pointer.va_toastrelid, storagelab_toast_reader_relname(reader)),
+						toast_pointer->va_toastrelid, storagelab_toast_reader_relname(reader)),
 				 errdetail("PostgreSQL copies values into a table's own TOAST table when it stores them.")));
 	before = pgBufferUsage.shared_blks_hit + pgBufferUsage.shared_blks_read +
 		pgBufferUsage.local_blks_hit + pgBufferUsage.local_blks_read;
-	/* Copy no more of the chunk than the prefix needs. */
-	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
-		want = Min((int32) sizeof(chunk),
-				   (VARHDRSZ_COMPRESSED - VARHDRSZ) +
-				   pglz_maximum_compressed_size(SL_SNIFF_PREFIX,
-												VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer)));
-	else
-		want = SL_SNIFF_PREFIX;
-	len = storagelab_toast_read_first_chunk(reader, &toast_pointer, chunk, want);
+	chunk = storagelab_toast_first_chunk(reader, toast_pointer, &len);
 	census->toast_values_fetched++;
 	census->toast_buffers_accessed +=
 		pgBufferUsage.shared_blks_hit + pgBufferUsage.shared_blks_read +
 		pgBufferUsage.local_blks_hit + pgBufferUsage.local_blks_read - before;
 
-	if (len == 0)
+	if (chunk == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("missing chunk number 0 for toast value %u in %s",
-						toast_pointer.va_valueid,
+						toast_pointer->va_valueid,
 						storagelab_toast_reader_relname(reader))));
 
-	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
+	/* The chunk is on the share-locked TOAST page: sniff it there. */
+	if (VARATT_EXTERNAL_IS_COMPRESSED(*toast_pointer))
 	{
 		/* The chunks hold va_tcinfo (4 bytes), then the pglz stream. */
-		int32		rawwant = Min(SL_SNIFF_PREFIX, toast_pointer.va_rawsize - VARHDRSZ);
+		int32		rawwant = Min(SL_SNIFF_PREFIX, toast_pointer->va_rawsize - VARHDRSZ);
 		int			hdr = VARHDRSZ_COMPRESSED - VARHDRSZ;
 		int32		got;
 
-		got = len > hdr ? pglz_decompress(chunk + hdr, len - hdr, prefix, rawwant, false) : -1;
+		got = len > hdr ? pglz_decompress(chunk + hdr, len - hdr, bufs->prefix,
+										  rawwant, false) : -1;
+		storagelab_toast_chunk_done(reader);
 		if (got < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("compressed pglz data is corrupt in toast value %u",
-							toast_pointer.va_valueid)));
-		sniff_prefix(census, (const unsigned char *) prefix, got, pending->large);
+							toast_pointer->va_valueid)));
+		sniff_prefix(census, (const unsigned char *) bufs->prefix, got, pending->large);
 	}
 	else
+	{
 		sniff_prefix(census, (const unsigned char *) chunk,
 					 Min(len, SL_SNIFF_PREFIX), pending->large);
+		storagelab_toast_chunk_done(reader);
+	}
 }
 
 /*
  * census_page
  *		Count the visible tuples of one heap page: share-lock it, read the
- *		column's header facts, copy what still needs sniffing, unlock, then
- *		sniff.  Allocations go to the caller's per-page context.
+ *		column's header facts and sniff inline values in place, note the
+ *		TOAST pointers still to sniff, unlock, then fetch their first chunks
+ *		in value-id order (the order toast_save_datum() wrote them in, so
+ *		consecutive fetches tend to hit the same or the next TOAST page).
  */
 static void
 census_page(ToastCensus *census, ToastReader *reader, Relation rel,
 			BlockNumber blkno, AttrNumber attnum, BufferAccessStrategy strategy,
-			Snapshot snapshot)
+			Snapshot snapshot, CensusBuffers *bufs)
 {
 	TupleDesc	tupdesc = RelationGetDescr(rel);
 	Buffer		buffer;
 	Page		page;
 	OffsetNumber maxoff;
 	OffsetNumber offnum;
-	PendingSniff *pending;
 	int			npending = 0;
 	int			i;
 
@@ -446,8 +524,6 @@ census_page(ToastCensus *census, ToastReader *reader, Relation rel,
 	}
 
 	maxoff = PageGetMaxOffsetNumber(page);
-	pending = palloc(sizeof(PendingSniff) * maxoff);
-
 	for (offnum = FirstOffsetNumber; offnum <= maxoff; offnum = OffsetNumberNext(offnum))
 	{
 		ItemId		itemid = PageGetItemId(page, offnum);
@@ -473,13 +549,16 @@ census_page(ToastCensus *census, ToastReader *reader, Relation rel,
 			census->null_values++;
 			continue;
 		}
-		if (census_value(census, datum, &pending[npending]))
+		Assert(npending < MaxHeapTuplesPerPage);
+		if (census_value(census, datum, bufs, &bufs->pending[npending]))
 			npending++;
 	}
 	UnlockReleaseBuffer(buffer);
 
+	if (npending > 1)
+		qsort(bufs->pending, npending, sizeof(PendingFetch), pending_cmp);
 	for (i = 0; i < npending; i++)
-		sniff_pending(census, reader, &pending[i]);
+		sniff_pending(census, reader, &bufs->pending[i], bufs);
 }
 
 /*
@@ -572,6 +651,7 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 	MemoryContext old_cxt;
 	ToastCensus census;
 	ToastReader *reader;
+	CensusBuffers *bufs;
 	TupleDesc	result_desc;
 	Datum		values[TOAST_CENSUS_COLS];
 	bool		nulls[TOAST_CENSUS_COLS];
@@ -630,6 +710,7 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 									 "storagelab toast_profile page",
 									 ALLOCSET_DEFAULT_SIZES);
 	nblocks = RelationGetNumberOfBlocks(rel);
+	bufs = palloc(sizeof(CensusBuffers));
 
 	reader = storagelab_toast_reader_open(rel, snapshot, strategy);
 	step = sample_rows < 0 ? 1 : sample_step(nblocks);
@@ -642,11 +723,12 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 			break;
 		CHECK_FOR_INTERRUPTS();
 		old_cxt = MemoryContextSwitchTo(page_cxt);
-		census_page(&census, reader, rel, blkno, attnum, strategy, snapshot);
+		census_page(&census, reader, rel, blkno, attnum, strategy, snapshot, bufs);
 		MemoryContextSwitchTo(old_cxt);
 		MemoryContextReset(page_cxt);
 	}
 	MemoryContextDelete(page_cxt);
+	pfree(bufs);
 	if (reader != NULL)
 		storagelab_toast_reader_close(reader);
 	FreeAccessStrategy(strategy);
@@ -697,4 +779,94 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 	Assert(col == TOAST_CENSUS_COLS);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, values, nulls)));
+}
+
+/*
+ * storagelab_toast_lock_nowait
+ *		SQL: storagelab.toast_lock_nowait(relation regclass) RETURNS text
+ *
+ * Takes ACCESS SHARE -- the lock toast_profile() takes -- on relation, its
+ * TOAST table and that table's indexes, without waiting.  Returns 'ok' when
+ * all were granted (they are then held to the end of the transaction, as by
+ * any query, so toast_profile() gets them without waiting), 'locked' when
+ * another session holds a conflicting lock on one of them (ACCESS
+ * EXCLUSIVE: ALTER TABLE, VACUUM FULL, CLUSTER, TRUNCATE, REINDEX, DROP...;
+ * none of the locks taken here is kept), or 'unavailable' when the relation
+ * no longer exists.  bytea_storage calls it before profiling a table so that
+ * the view never queues behind a migration (and so never makes the queries
+ * queued behind it wait longer).  Needs SELECT on the table, like
+ * toast_profile().  Reads no page.
+ */
+Datum
+storagelab_toast_lock_nowait(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	Relation	rel;
+	Oid			toastrelid;
+	List	   *locked = NIL;
+	bool		granted = true;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	relid = PG_GETARG_OID(0);
+
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		PG_RETURN_TEXT_P(cstring_to_text("unavailable"));
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", get_rel_name(relid)),
+				 errdetail("toast_lock_nowait() locks the table as toast_profile() would, which requires SELECT privilege on the table."),
+				 errhint("Grant SELECT on the table to the calling role.")));
+
+	if (!ConditionalLockRelationOid(relid, AccessShareLock))
+		PG_RETURN_TEXT_P(cstring_to_text("locked"));
+	/* Locking processed invalidations: a dropped relation is gone now. */
+	rel = try_relation_open(relid, NoLock);
+	if (rel == NULL)
+	{
+		UnlockRelationOid(relid, AccessShareLock);
+		PG_RETURN_TEXT_P(cstring_to_text("unavailable"));
+	}
+	toastrelid = rel->rd_rel->reltoastrelid;
+	relation_close(rel, NoLock);
+
+	if (OidIsValid(toastrelid))
+	{
+		if (!ConditionalLockRelationOid(toastrelid, AccessShareLock))
+			granted = false;
+		else
+		{
+			Relation	toastrel = relation_open(toastrelid, NoLock);
+			List	   *indexes = RelationGetIndexList(toastrel);
+			ListCell   *lc;
+
+			locked = lappend_oid(locked, toastrelid);
+			foreach(lc, indexes)
+			{
+				Oid			indexoid = lfirst_oid(lc);
+
+				if (!ConditionalLockRelationOid(indexoid, AccessShareLock))
+				{
+					granted = false;
+					break;
+				}
+				locked = lappend_oid(locked, indexoid);
+			}
+			list_free(indexes);
+			relation_close(toastrel, NoLock);
+		}
+	}
+
+	if (!granted)
+	{
+		ListCell   *lc;
+
+		foreach(lc, locked)
+			UnlockRelationOid(lfirst_oid(lc), AccessShareLock);
+		UnlockRelationOid(relid, AccessShareLock);
+		PG_RETURN_TEXT_P(cstring_to_text("locked"));
+	}
+	list_free(locked);
+	PG_RETURN_TEXT_P(cstring_to_text("ok"));
 }

@@ -8,7 +8,8 @@
  * index scan may prune the TOAST heap page it visits (heap_page_prune_opt),
  * and storagelab's readers never write.  This file finds a value's chunk 0
  * -- by a guess from the previous value's chunks, else through the TOAST
- * index -- and reads it from the TOAST heap page under a share lock.
+ * index -- and hands the caller its data in place, on the TOAST heap page
+ * held under a share lock until the caller is done with it.
  *
  *-------------------------------------------------------------------------
  */
@@ -42,6 +43,10 @@
  * when its chunk_id and chunk_seq say it is the one wanted.  When guesses
  * keep missing (a table with a shuffled TOAST layout), the reader stops
  * guessing and uses the index only.
+ *
+ * The TOAST page read last stays pinned: small values share pages, and the
+ * next value's chunk 0 is often on the page just read, which is then locked
+ * again without another buffer lookup.
  */
 struct ToastReader
 {
@@ -49,12 +54,18 @@ struct ToastReader
 	Relation	toastidx;		/* its valid index on (chunk_id, chunk_seq) */
 	IndexScanDesc scan;			/* one index scan, rescanned per value */
 	BufferAccessStrategy strategy;
+	Buffer		buffer;			/* the TOAST page read last, kept pinned (not
+								 * locked) between values, or InvalidBuffer */
 	Snapshot	snapshot;
 	BlockNumber toast_nblocks;	/* TOAST pages when the census started */
 	bool		guess_valid;	/* the fields below describe the last value */
 	BlockNumber guess;			/* page its last chunk is probably on */
 	Oid			prev_valueid;	/* its value id */
 	int32		prev_last_seq;	/* its last chunk number */
+	OffsetNumber next_off;		/* offset after its chunks on its first page:
+								 * where the next value's chunk 0 would be on
+								 * that page */
+	bool		locked;			/* buffer is share-locked for the caller */
 	int64		guesses;		/* first chunks looked for by guess */
 	int64		guess_hits;		/* ... and found */
 };
@@ -63,97 +74,151 @@ struct ToastReader
 #define GUESS_TRIAL		64
 
 /*
+ * chunk_fields
+ *		chunk_id and chunk_seq of the TOAST tuple at off on page (normal
+ *		line pointer), and a pointer to its chunk_data (NULL if null).
+ *		TOAST tuples are (oid, int4, bytea) and never hold NULLs, so the
+ *		fields are read at their fixed offsets; heap_getattr() is the
+ *		fallback for a tuple that claims NULLs.
+ */
+static inline void
+chunk_fields(ToastReader *reader, Page page, BlockNumber blkno, OffsetNumber off,
+			 Oid *chunk_id, int32 *chunk_seq, struct varlena **data)
+{
+	ItemId		itemid = PageGetItemId(page, off);
+	HeapTupleHeader tup = (HeapTupleHeader) PageGetItem(page, itemid);
+
+	if (!(tup->t_infomask & HEAP_HASNULL))
+	{
+		char	   *tp = (char *) tup + tup->t_hoff;
+
+		*chunk_id = *(Oid *) tp;
+		*chunk_seq = *(int32 *) (tp + sizeof(Oid));
+		*data = (struct varlena *) (tp + sizeof(Oid) + sizeof(int32));
+	}
+	else
+	{
+		HeapTupleData tuple;
+		bool		isnull;
+		Datum		datum;
+
+		tuple.t_data = tup;
+		tuple.t_len = ItemIdGetLength(itemid);
+		tuple.t_tableOid = RelationGetRelid(reader->toastrel);
+		ItemPointerSet(&tuple.t_self, blkno, off);
+		datum = heap_getattr(&tuple, 1, RelationGetDescr(reader->toastrel), &isnull);
+		*chunk_id = isnull ? InvalidOid : DatumGetObjectId(datum);
+		datum = heap_getattr(&tuple, 2, RelationGetDescr(reader->toastrel), &isnull);
+		*chunk_seq = isnull ? -1 : DatumGetInt32(datum);
+		datum = heap_getattr(&tuple, 3, RelationGetDescr(reader->toastrel), &isnull);
+		*data = isnull ? NULL : (struct varlena *) DatumGetPointer(datum);
+	}
+}
+
+/*
  * chunk0_on_page
  *		Look on TOAST page blkno for chunk 0 of value valueid -- at offset
- *		offnum, or at any offset when offnum is InvalidOffsetNumber -- and
- *		copy up to maxlen bytes of its data into dest.  Returns the number of
- *		bytes copied, or -1 when the chunk is not there; *found_off is set to
- *		its offset, and *on_page to the number of the value's chunks on this
- *		page.  *ends_with_prev is set when the page's last tuple is the last
- *		chunk of the previously read value (reader->prev_*).  Share-locks the
- *		page; writes nothing.
+ *		offnum, or at any offset when offnum is InvalidOffsetNumber (starting
+ *		at start_off, where it most likely is, and wrapping around).  When
+ *		found, returns a pointer to its data on the page, sets *len to its
+ *		length, *found_off to its offset and *on_page to the number of the
+ *		value's chunks from there to the end of the page, and leaves the page
+ *		share-locked (storagelab_toast_chunk_done() unlocks it).  Otherwise
+ *		returns NULL with the page unlocked, and sets *ends_with_prev when the
+ *		page's last tuple is the last chunk of the previously read value
+ *		(reader->prev_*).  The page stays pinned in reader->buffer either
+ *		way; nothing is written.
  */
-static int
+static const char *
 chunk0_on_page(ToastReader *reader, BlockNumber blkno, OffsetNumber offnum,
-			   Oid valueid, char *dest, int maxlen, OffsetNumber *found_off,
-			   int *on_page, bool *ends_with_prev)
+			   OffsetNumber start_off, Oid valueid, int *len,
+			   OffsetNumber *found_off, int *on_page, bool *ends_with_prev)
 {
-	TupleDesc	tupdesc = RelationGetDescr(reader->toastrel);
 	Buffer		buffer;
 	Page		page;
-	OffsetNumber off;
 	OffsetNumber maxoff;
-	int			copied = -1;
+	OffsetNumber off;
+	OffsetNumber first;
+	OffsetNumber last;
+	int			n;
+	Oid			chunk_id;
+	int32		chunk_seq;
+	struct varlena *data = NULL;
+	bool		found = false;
 
 	*ends_with_prev = false;
 	*on_page = 0;
-	buffer = ReadBufferExtended(reader->toastrel, MAIN_FORKNUM, blkno,
-								RBM_NORMAL, reader->strategy);
+	buffer = reader->buffer;
+	if (!BufferIsValid(buffer) || BufferGetBlockNumber(buffer) != blkno)
+	{
+		if (BufferIsValid(buffer))
+			ReleaseBuffer(buffer);
+		reader->buffer = InvalidBuffer;
+		buffer = ReadBufferExtended(reader->toastrel, MAIN_FORKNUM, blkno,
+									RBM_NORMAL, reader->strategy);
+		reader->buffer = buffer;
+	}
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buffer);
 	maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);
 
-	for (off = OffsetNumberIsValid(offnum) ? offnum : FirstOffsetNumber;
-		 off <= maxoff && copied < 0;
-		 off = OffsetNumberIsValid(offnum) ? maxoff + 1 : OffsetNumberNext(off))
+	if (OffsetNumberIsValid(offnum))
 	{
-		ItemId		itemid = PageGetItemId(page, off);
-		HeapTupleData tuple;
-		bool		isnull;
-		Oid			chunk_id;
-		int32		chunk_seq;
-		Datum		datum;
+		first = offnum;
+		n = offnum <= maxoff ? 1 : 0;
+	}
+	else
+	{
+		first = (start_off >= FirstOffsetNumber && start_off <= maxoff) ?
+			start_off : FirstOffsetNumber;
+		n = maxoff;
+	}
+	for (off = first; n > 0; n--, off = (off == maxoff) ? FirstOffsetNumber : off + 1)
+	{
+		if (!ItemIdIsNormal(PageGetItemId(page, off)))
+			continue;
+		chunk_fields(reader, page, blkno, off, &chunk_id, &chunk_seq, &data);
+		if (chunk_id == valueid && chunk_seq == 0 && data != NULL &&
+			!VARATT_IS_EXTERNAL(data) && !VARATT_IS_COMPRESSED(data))
+		{
+			found = true;
+			break;
+		}
+	}
 
-		if (!ItemIdIsNormal(itemid))
-			continue;
-		tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
-		tuple.t_len = ItemIdGetLength(itemid);
-		tuple.t_tableOid = RelationGetRelid(reader->toastrel);
-		ItemPointerSet(&tuple.t_self, blkno, off);
-
-		datum = heap_getattr(&tuple, 1, tupdesc, &isnull);
-		if (isnull)
-			continue;
-		chunk_id = DatumGetObjectId(datum);
-		datum = heap_getattr(&tuple, 2, tupdesc, &isnull);
-		if (isnull)
-			continue;
-		chunk_seq = DatumGetInt32(datum);
-		*ends_with_prev = (reader->guess_valid && chunk_id == reader->prev_valueid &&
-						   chunk_seq == reader->prev_last_seq);
-		if (chunk_id != valueid || chunk_seq != 0)
-			continue;
-
-		datum = heap_getattr(&tuple, 3, tupdesc, &isnull);
-		if (isnull || VARATT_IS_EXTERNAL(DatumGetPointer(datum)) ||
-			VARATT_IS_COMPRESSED(DatumGetPointer(datum)))
-			continue;
-		copied = Min(maxlen, (int) VARSIZE_ANY_EXHDR(DatumGetPointer(datum)));
-		memcpy(dest, VARDATA_ANY(DatumGetPointer(datum)), copied);
-		*found_off = off;
+	if (!found)
+	{
+		/* Whether the page ends with the previous value's last chunk. */
+		for (last = maxoff; last >= FirstOffsetNumber; last--)
+		{
+			if (!ItemIdIsNormal(PageGetItemId(page, last)))
+				continue;
+			chunk_fields(reader, page, blkno, last, &chunk_id, &chunk_seq, &data);
+			*ends_with_prev = (reader->guess_valid && chunk_id == reader->prev_valueid &&
+							   chunk_seq == reader->prev_last_seq);
+			break;
+		}
+		LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+		return NULL;
 	}
 
 	/* Count the value's chunks from chunk 0 to the end of the page. */
-	if (copied >= 0)
+	*found_off = off;
+	for (last = off; last <= maxoff; last = OffsetNumberNext(last))
 	{
-		for (off = *found_off; off <= maxoff; off = OffsetNumberNext(off))
-		{
-			ItemId		itemid = PageGetItemId(page, off);
-			HeapTupleData tuple;
-			bool		isnull;
-			Datum		datum;
+		Oid			id;
+		int32		seq;
+		struct varlena *d;
 
-			if (!ItemIdIsNormal(itemid))
-				continue;
-			tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
-			tuple.t_len = ItemIdGetLength(itemid);
-			datum = heap_getattr(&tuple, 1, tupdesc, &isnull);
-			if (!isnull && DatumGetObjectId(datum) == valueid)
-				(*on_page)++;
-		}
+		if (!ItemIdIsNormal(PageGetItemId(page, last)))
+			continue;
+		chunk_fields(reader, page, blkno, last, &id, &seq, &d);
+		if (id == valueid)
+			(*on_page)++;
 	}
-	UnlockReleaseBuffer(buffer);
-	return copied;
+	reader->locked = true;
+	*len = (int) VARSIZE_ANY_EXHDR(data);
+	return VARDATA_ANY(data);
 }
 
 /*
@@ -171,10 +236,11 @@ chunk_tuple_space(int32 len)
 }
 
 /*
- * storagelab_toast_read_first_chunk
- *		Copy up to maxlen bytes of chunk 0 of the TOAST value that
- *		toast_pointer points to into dest; returns the number of bytes
- *		copied (0 if the chunk is missing).
+ * storagelab_toast_first_chunk
+ *		The data of chunk 0 of the TOAST value that toast_pointer points to,
+ *		in place on its TOAST page, which stays share-locked until the caller
+ *		calls storagelab_toast_chunk_done(); *len is set to its length.
+ *		Returns NULL (nothing locked) if the chunk is missing.
  *
  * PostgreSQL's own slice fetch (detoast_attr_slice) goes through an index
  * scan that may prune the TOAST heap page it visits.  This reader reads the
@@ -185,10 +251,9 @@ chunk_tuple_space(int32 len)
  * removed, and a value id is not reused while any of its chunks remain, so
  * the tuple with this chunk_id and chunk_seq 0 is the one wanted.
  */
-int
-storagelab_toast_read_first_chunk(ToastReader *reader,
-								  struct varatt_external *toast_pointer,
-								  char *dest, int maxlen)
+const char *
+storagelab_toast_first_chunk(ToastReader *reader,
+							 struct varatt_external *toast_pointer, int *len)
 {
 	Oid			valueid = toast_pointer->va_valueid;
 	int32		nchunks;
@@ -196,7 +261,9 @@ storagelab_toast_read_first_chunk(ToastReader *reader,
 	OffsetNumber off = InvalidOffsetNumber;
 	bool		ends_with_prev;
 	int			on_page = 0;
-	int			copied = -1;
+	const char *data = NULL;
+
+	Assert(!reader->locked);
 
 	/* Where the previous value's chunks suggest this one starts. */
 	if (reader->guess_valid && reader->guess < reader->toast_nblocks &&
@@ -204,20 +271,21 @@ storagelab_toast_read_first_chunk(ToastReader *reader,
 	{
 		reader->guesses++;
 		blkno = reader->guess;
-		copied = chunk0_on_page(reader, blkno, InvalidOffsetNumber, valueid,
-								dest, maxlen, &off, &on_page, &ends_with_prev);
-		if (copied < 0 && ends_with_prev && blkno + 1 < reader->toast_nblocks)
+		data = chunk0_on_page(reader, blkno, InvalidOffsetNumber, reader->next_off,
+							  valueid, len, &off, &on_page, &ends_with_prev);
+		if (data == NULL && ends_with_prev && blkno + 1 < reader->toast_nblocks)
 		{
 			blkno++;
-			copied = chunk0_on_page(reader, blkno, InvalidOffsetNumber, valueid,
-									dest, maxlen, &off, &on_page, &ends_with_prev);
+			data = chunk0_on_page(reader, blkno, InvalidOffsetNumber,
+								  FirstOffsetNumber, valueid, len, &off,
+								  &on_page, &ends_with_prev);
 		}
-		if (copied >= 0)
+		if (data != NULL)
 			reader->guess_hits++;
 	}
 
 	/* Otherwise the index. */
-	if (copied < 0)
+	if (data == NULL)
 	{
 		ScanKeyData keys[2];
 		ItemPointer tid;
@@ -227,31 +295,35 @@ storagelab_toast_read_first_chunk(ToastReader *reader,
 		ScanKeyInit(&keys[1], (AttrNumber) 2, BTEqualStrategyNumber, F_INT4EQ,
 					Int32GetDatum(0));
 		index_rescan(reader->scan, keys, 2, NULL, 0);
-		while (copied < 0 &&
+		while (data == NULL &&
 			   (tid = index_getnext_tid(reader->scan, ForwardScanDirection)) != NULL)
 		{
 			blkno = ItemPointerGetBlockNumber(tid);
-			copied = chunk0_on_page(reader, blkno, ItemPointerGetOffsetNumber(tid),
-									valueid, dest, maxlen, &off, &on_page,
-									&ends_with_prev);
+			data = chunk0_on_page(reader, blkno, ItemPointerGetOffsetNumber(tid),
+								  InvalidOffsetNumber, valueid, len, &off,
+								  &on_page, &ends_with_prev);
 		}
 	}
-	if (copied < 0)
+	if (data == NULL)
 	{
 		reader->guess_valid = false;
-		return 0;
+		return NULL;
 	}
 
 	/*
 	 * Where this value's last chunk, and so most likely the next value's
 	 * chunk 0, is: its chunks were written consecutively, on_page of them on
 	 * this page, the rest EXTERN_TUPLES_PER_PAGE full chunks a page; the next
-	 * value starts on the last chunk's page if a full chunk still fits there.
+	 * value starts on the last chunk's page if a full chunk still fits there
+	 * (right after this value's chunks when that is this page).
 	 */
 	nchunks = (VARATT_EXTERNAL_GET_EXTSIZE(*toast_pointer) + TOAST_MAX_CHUNK_SIZE - 1) /
 		TOAST_MAX_CHUNK_SIZE;
 	if (on_page >= nchunks)
+	{
 		reader->guess = blkno;
+		reader->next_off = off + on_page;
+	}
 	else
 	{
 		int32		rest = nchunks - on_page;
@@ -261,13 +333,30 @@ storagelab_toast_read_first_chunk(ToastReader *reader,
 			chunk_tuple_space(TOAST_MAX_CHUNK_SIZE) + chunk_tuple_space(last_len);
 
 		reader->guess = blkno + 1 + (rest - 1) / EXTERN_TUPLES_PER_PAGE;
+		reader->next_off = FirstOffsetNumber + (rest - 1) % EXTERN_TUPLES_PER_PAGE + 1;
 		if (BLCKSZ - SizeOfPageHeaderData - used < chunk_tuple_space(TOAST_MAX_CHUNK_SIZE))
+		{
 			reader->guess++;
+			reader->next_off = FirstOffsetNumber;
+		}
 	}
 	reader->prev_valueid = valueid;
 	reader->prev_last_seq = nchunks - 1;
 	reader->guess_valid = true;
-	return copied;
+	return data;
+}
+
+/*
+ * storagelab_toast_chunk_done
+ *		Release the share lock storagelab_toast_first_chunk() left on the
+ *		TOAST page (the page stays pinned for the next value).
+ */
+void
+storagelab_toast_chunk_done(ToastReader *reader)
+{
+	Assert(reader->locked);
+	LockBuffer(reader->buffer, BUFFER_LOCK_UNLOCK);
+	reader->locked = false;
 }
 
 /*
@@ -297,6 +386,9 @@ storagelab_toast_reader_open(Relation rel, Snapshot snapshot,
 	reader->strategy = strategy;
 	reader->snapshot = snapshot;
 	reader->toast_nblocks = RelationGetNumberOfBlocks(reader->toastrel);
+	reader->buffer = InvalidBuffer;
+	reader->locked = false;
+	reader->next_off = FirstOffsetNumber;
 	reader->guess = InvalidBlockNumber;
 	reader->guess_valid = false;
 	return reader;
@@ -324,11 +416,14 @@ storagelab_toast_reader_relid(ToastReader *reader)
 
 /*
  * storagelab_toast_reader_close
- *		End the index scan and close the TOAST table and index.
+ *		Unpin the last TOAST page, end the index scan and close the TOAST
+ *		table and index.
  */
 void
 storagelab_toast_reader_close(ToastReader *reader)
 {
+	if (BufferIsValid(reader->buffer))
+		ReleaseBuffer(reader->buffer);
 	index_endscan(reader->scan);
 	index_close(reader->toastidx, AccessShareLock);
 	table_close(reader->toastrel, AccessShareLock);

@@ -16,9 +16,10 @@ typedef struct ToastReader ToastReader;
 
 extern ToastReader *storagelab_toast_reader_open(Relation rel, Snapshot snapshot,
 												 BufferAccessStrategy strategy);
-extern int	storagelab_toast_read_first_chunk(ToastReader *reader,
-											  struct varatt_external *toast_pointer,
-											  char *dest, int maxlen);
+extern const char *storagelab_toast_first_chunk(ToastReader *reader,
+												struct varatt_external *toast_pointer,
+												int *len);
+extern void storagelab_toast_chunk_done(ToastReader *reader);
 extern const char *storagelab_toast_reader_relname(ToastReader *reader);
 extern Oid	storagelab_toast_reader_relid(ToastReader *reader);
 extern void storagelab_toast_reader_close(ToastReader *reader);

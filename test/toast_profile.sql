@@ -3,7 +3,7 @@
 -- toastinfo is a test oracle packaged for some majors only (none for 19 yet):
 -- without it, the 16 checks that need it are skipped, the others still run.
 BEGIN;
-SELECT plan(45);
+SELECT plan(47);
 -- The same compression on every major (19 defaults to lz4 where built with it).
 SET LOCAL default_toast_compression = pglz;
 SELECT NOT EXISTS (SELECT FROM pg_available_extensions WHERE name = 'toastinfo') AS no_toastinfo \gset
@@ -182,6 +182,40 @@ SELECT is(content_types,
           'every magic signature, high-entropy, text, other and empty values classified')
   FROM storagelab.toast_profile('toast_magic', 'v');
 
+-- Text is printable UTF-8 (tab, newline, CR, form feed allowed; a sequence
+-- cut by the end of the 1,024-byte prefix accepted); control bytes and
+-- invalid UTF-8 are "other".  The census decides ASCII from its byte counts
+-- and walks only prefixes with bytes >= 0x80.
+CREATE TABLE toast_text (kind text, v bytea);
+INSERT INTO toast_text VALUES
+  ('text', convert_to(repeat(E'naïve café, 東京\t', 50), 'UTF8')),
+  ('text', convert_to(repeat(E'line\r\n\f', 300), 'UTF8')),
+  ('text', convert_to(repeat('x', 1023) || 'é and more', 'UTF8')),
+  ('other', convert_to(repeat('x', 500), 'UTF8') || '\x01'::bytea || convert_to(repeat('y', 500), 'UTF8')),
+  ('other', convert_to(repeat('x', 100), 'UTF8') || '\x7f'::bytea),
+  ('other', convert_to(repeat('x', 100), 'UTF8') || '\xc328'::bytea || convert_to(repeat('y', 100), 'UTF8')),
+  ('other', '\xc0af'::bytea || convert_to(repeat('y', 100), 'UTF8'));
+SELECT is(content_types, '{"text": 3, "other": 4}'::jsonb,
+          'UTF-8 text (multibyte, a sequence cut by the prefix end) is text; control bytes, invalid UTF-8 are other')
+  FROM storagelab.toast_profile('toast_text', 'v');
+
+-- prefix_entropy against an oracle: the Shannon entropy of each value's
+-- first 1,024 bytes computed in SQL, averaged over the values of at least
+-- 64 bytes, for values read in place, decompressed inline, read from the
+-- first TOAST chunk and decompressed from it (pglz; no out-of-line lz4 here).
+CREATE TABLE toast_entropy (v bytea);
+INSERT INTO toast_entropy VALUES (pg_temp.noise(3000, 1)), (pg_temp.noise(500, 2)),
+  (convert_to(repeat('compressible text ', 400), 'UTF8')),
+  (convert_to((SELECT string_agg(g::text || ' row of compressible text', ' ') FROM generate_series(1, 20000) g), 'UTF8')),
+  (convert_to(repeat('abc', 30), 'UTF8')), ('\x0102'::bytea), (NULL);
+SELECT cmp_ok(abs(p.prefix_entropy - o.e)::numeric, '<', 0.0001,
+              'prefix_entropy = mean Shannon entropy of the 1,024-byte prefixes (SQL oracle)')
+  FROM storagelab.toast_census('toast_entropy', 'v') p,
+       (SELECT avg((SELECT log(2, length(pr)) - sum(c * log(2, c)) / length(pr)
+                      FROM (SELECT count(*)::numeric AS c FROM generate_series(0, length(pr) - 1) i
+                             GROUP BY get_byte(pr, i)) h)) AS e
+          FROM (SELECT substr(v, 1, 1024) AS pr FROM toast_entropy WHERE octet_length(v) >= 64) s) o;
+
 -- Out-of-line values whose TOAST chunks are not in heap order (rewritten
 -- rows): every prefix still comes from the right value, external pglz ones
 -- decompressed from their first chunk.
@@ -236,7 +270,7 @@ RESET ROLE;
 INSERT INTO storagelab.settings VALUES ('toast.view_sample_rows', '50');
 SELECT set_eq($$SELECT relation::text || '.' || column_name FROM storagelab.bytea_storage
                  WHERE table_name LIKE 'toast\_%'$$,
-              ARRAY['toast_forms.v', 'toast_many.v', 'toast_halves.v', 'toast_images.v', 'toast_magic.v', 'toast_shuffled.v'],
+              ARRAY['toast_forms.v', 'toast_many.v', 'toast_halves.v', 'toast_images.v', 'toast_magic.v', 'toast_shuffled.v', 'toast_text.v', 'toast_entropy.v'],
               'bytea_storage lists every bytea column (and no text/jsonb column)');
 SELECT ok(sampled AND sample_rows BETWEEN 50 AND 50 + 40,
           'bytea_storage profiles about toast.view_sample_rows rows per column')

@@ -3,16 +3,24 @@
 # 1. The seed article's claim: 1,000 x 1 MB incompressible values (random
 #    bytes behind an 8-byte id) inserted under EXTENDED (default, pglz) and
 #    under EXTERNAL, then substr(v, 1, 1000) read from every row of each.
-# 2. toast_profile() over each table (1 GB of bytea each) against the SQL
-#    equivalent per row: pg_toastinfo + pg_column_size + octet_length + a
-#    substr prefix (plain; classified by magic bytes; with the prefix
-#    entropy too); and the TOAST blocks each reads per value
+# 2. toast_profile() over a mixed bytea column against the SQL equivalent
+#    per row (pg_toastinfo + pg_column_size + octet_length + a substr
+#    prefix), and the TOAST blocks each reads per out-of-line value
 #    (pg_stat_get_xact_blocks_fetched of the TOAST table and its index).
-#    Those rows print SQL time / toast_profile time.
+#    The column holds 284,100 x SCALE values, 2.1 GB raw / 1.3 GB stored at
+#    scale 1, in every form, in random order: small binary and text values
+#    (100 B - 2 kB, inline plain), documents (2.5-14 kB JSON-like text,
+#    inline or out-of-line pglz), images (2.5-32 kB random bytes behind
+#    JPEG/PNG/gzip/zip/MP4 signatures or none, out of line uncompressed),
+#    large documents (32-200 kB, out-of-line pglz and lz4) and archives
+#    (1-4 MB, out of line uncompressed).  Rows print SQL time /
+#    toast_profile time.
 #
-# Values: 1000 x SCALE (TOAST_BENCH_VALUES overrides, e.g. for a dry run).
-# The data is built once; INSERTs are timed once, reads are medians of 15
-# runs (3 for the slow SQL-with-entropy anchor).
+# Values: 1000 x SCALE for part 1 (TOAST_BENCH_VALUES overrides, e.g. for a
+# dry run), the mix above x SCALE for part 2.  INSERTs are timed once,
+# substr reads are medians of 15 runs; part 2 runs each query once to warm
+# the caches, then each SQL anchor and toast_profile alternately, 7 pairs
+# (5 for the slow GROUP BY form), and compares the medians.
 bench_db storagelab_bench_toast
 n_values=${TOAST_BENCH_VALUES:-$((1000 * SCALE))}
 psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
@@ -39,66 +47,155 @@ sub_extended=$(bench_ms 'SELECT sum(length(substr(v, 1, 1000))) FROM blob_extend
 sub_external=$(bench_ms 'SELECT sum(length(substr(v, 1, 1000))) FROM blob_external' 15)
 bench_row "substr(v, 1, 1000) every row, EXTENDED" "$sub_extended" "same, EXTERNAL" "$sub_external"
 
-# The SQL equivalents.  "plain": form, sizes and a 1 kB prefix per row.
-# "classified": the same plus the prefix's content type by magic bytes (the
-# prefix computed once per row: OFFSET 0 keeps the subquery from being
-# flattened into one TOAST fetch per CASE branch).  Neither computes the
-# prefix entropy that toast_profile() adds.
-sql_plain="SELECT pg_toastinfo(v)::text AS form, count(*), sum(octet_length(v)), sum(pg_column_size(v)), sum(length(substr(v, 1, 1024))) FROM %s GROUP BY 1"
-sql_classified="SELECT form, ct, count(*), sum(raw), sum(stored) FROM (SELECT pg_toastinfo(v)::text AS form, octet_length(v) AS raw, pg_column_size(v) AS stored, CASE WHEN substr(p, 1, 3) = decode('ffd8ff', 'hex') THEN 'jpeg' WHEN substr(p, 1, 8) = decode('89504e470d0a1a0a', 'hex') THEN 'png' WHEN substr(p, 1, 4) IN (decode('47494638', 'hex')) THEN 'gif' WHEN substr(p, 1, 4) = decode('52494646', 'hex') AND substr(p, 9, 4) = decode('57454250', 'hex') THEN 'webp' WHEN substr(p, 1, 2) = decode('1f8b', 'hex') THEN 'gzip' WHEN substr(p, 1, 4) = decode('28b52ffd', 'hex') THEN 'zstd' WHEN substr(p, 1, 6) = decode('fd377a585a00', 'hex') THEN 'xz' WHEN substr(p, 1, 3) = decode('425a68', 'hex') THEN 'bzip2' WHEN substr(p, 1, 4) = decode('04224d18', 'hex') THEN 'lz4' WHEN substr(p, 1, 4) = decode('504b0304', 'hex') THEN 'zip' WHEN substr(p, 1, 6) = decode('377abcaf271c', 'hex') THEN '7z' WHEN substr(p, 1, 5) = decode('255044462d', 'hex') THEN 'pdf' WHEN substr(p, 5, 4) = decode('66747970', 'hex') THEN 'mp4' WHEN substr(p, 1, 3) = decode('494433', 'hex') THEN 'mp3' WHEN substr(p, 1, 4) = decode('4f676753', 'hex') THEN 'ogg' ELSE 'other' END AS ct FROM (SELECT v, substr(v, 1, 1024) AS p FROM %s OFFSET 0) s) s2 GROUP BY 1, 2"
-# "with entropy": also toast_profile's prefix_entropy, in SQL.
-sql_entropy="SELECT pg_toastinfo(v)::text AS form, count(*), sum(octet_length(v)), sum(pg_column_size(v)), avg((SELECT log(2, length(p)) - sum(c * log(2, c)) / length(p) FROM (SELECT count(*)::numeric AS c FROM generate_series(0, length(p) - 1) i GROUP BY get_byte(p, i)) h)) FROM (SELECT v, substr(v, 1, 1024) AS p FROM %s OFFSET 0) s GROUP BY 1"
-prof="SELECT * FROM storagelab.toast_profile('%s', 'v')"
+psql -X -q -c 'DROP TABLE blob_extended, blob_external, toast_seed'
+
+# Part 2: the mixed column.  4 MB of random bytes and 2.3 MB of JSON-like
+# text are made once; values are slices of them at random offsets.
+mix=${SCALE}
+psql -X -q -v ON_ERROR_STOP=1 -v mix="$mix" <<'SQL'
+CREATE TABLE mix_seed AS
+  SELECT (SELECT decode(string_agg(md5(g::text || 'mix'), ''), 'hex') FROM generate_series(1, 262144) g) AS rnd,
+         (SELECT convert_to(string_agg(format('{"id": %s, "customer": "customer %s", "status": "%s", "amount": %s, "note": "%s"}',
+                                              g, g % 997, (ARRAY['active','closed','pending'])[1 + g % 3], (g * 37) % 10000,
+                                              repeat(chr(97 + g % 26), 1 + g % 7)), E'\n'), 'UTF8')
+            FROM generate_series(1, 25000) g) AS txt;
+CREATE TABLE mix_kinds (kind text, n int, lo int, hi int, content text, method text);
+INSERT INTO mix_kinds VALUES
+  ('small binary',   120000 * :mix,     100,    2000, 'rnd', 'pglz'),
+  ('small text',      60000 * :mix,     200,    2000, 'txt', 'pglz'),
+  ('document',        60000 * :mix,    2500,   14000, 'txt', 'pglz'),
+  ('image',           40000 * :mix,    2500,   32000, 'rnd', 'pglz'),
+  ('large doc pglz',   2000 * :mix,   32000,  200000, 'txt', 'pglz'),
+  ('large doc lz4',    2000 * :mix,   32000,  200000, 'txt', 'lz4'),
+  ('archive',           100 * :mix, 1000000, 4000000, 'rnd', 'pglz');
+SELECT setseed(0.7) \g /dev/null
+CREATE TABLE mix_plan AS
+  SELECT row_number() OVER (ORDER BY random())::int AS id, k.kind, k.content, k.method,
+         k.lo + floor(random() * (k.hi - k.lo + 1))::int AS len,
+         floor(random() * 1000000)::int AS r
+    FROM mix_kinds k, generate_series(1, k.n);
+CREATE INDEX ON mix_plan (id);
+ANALYZE mix_plan;
+CREATE TABLE blob_mix (id int PRIMARY KEY, kind text, v bytea);
+-- 100 batches in id order; in each, the lz4 rows go in after the others
+-- (default_toast_compression is read when a value is stored).
+DO $$
+DECLARE nb int := 100; maxid int := (SELECT max(id) FROM mix_plan);
+BEGIN
+  FOR b IN 0..nb - 1 LOOP
+    FOR m IN 1..2 LOOP
+      PERFORM set_config('default_toast_compression', CASE m WHEN 1 THEN 'pglz' ELSE 'lz4' END, true);
+      INSERT INTO blob_mix
+        SELECT p.id, p.kind,
+               CASE WHEN p.content = 'txt'
+                    THEN substr(s.txt, 1 + p.r % (octet_length(s.txt) - p.len), p.len)
+                    ELSE CASE p.r % 6 WHEN 0 THEN '\xffd8ffe0'::bytea WHEN 1 THEN '\x89504e470d0a1a0a'::bytea
+                                      WHEN 2 THEN '\x1f8b0800'::bytea WHEN 3 THEN '\x504b0304'::bytea
+                                      WHEN 4 THEN '\x0000002066747970'::bytea ELSE '\x'::bytea END
+                         || substr(s.rnd, 1 + p.r % (octet_length(s.rnd) - p.len), p.len - 8)
+               END
+          FROM mix_plan p, mix_seed s
+         WHERE p.id > b * maxid / nb AND p.id <= (b + 1) * maxid / nb
+           AND (p.method = 'lz4') = (m = 2)
+         ORDER BY p.id;
+    END LOOP;
+  END LOOP;
+END $$;
+DROP TABLE mix_plan, mix_kinds, mix_seed;
+VACUUM ANALYZE blob_mix;
+CHECKPOINT;
+SQL
+psql -X -At -c "SELECT format('  data: %s values, %s raw (octet_length), %s stored (pg_column_size); heap %s, TOAST %s',
+    count(*), pg_size_pretty(sum(octet_length(v))), pg_size_pretty(sum(pg_column_size(v))),
+    pg_size_pretty(pg_relation_size('blob_mix')),
+    pg_size_pretty(pg_table_size('blob_mix') - pg_relation_size('blob_mix'))) FROM blob_mix"
+psql -X -At -c "SELECT format('  forms: %s', string_agg(format('%s %s', f, n), ', ' ORDER BY n DESC))
+    FROM (SELECT pg_toastinfo(v)::text AS f, count(*) AS n FROM blob_mix GROUP BY 1) s"
+
+# The SQL equivalents (JIT off: its compile time would only inflate them;
+# no parallel workers: toast_profile runs in one process, and the on-CPU
+# time below is that of the calling backend only).
+# "GROUP BY": the per-row expressions grouped directly, as one would first
+# write it; the planner sorts the rows, inline values included, and spills.
+# "subquery": the per-row expressions computed below the aggregate (a hash
+# aggregate over narrow rows): the fast way to write it, the main anchor.
+# "lz4 skipped": the same, without the prefix of out-of-line lz4 values,
+# which toast_profile() does not read either (it counts them unsniffed).
+# "classified": the subquery form plus the content type by magic bytes.
+sql_groupby="SELECT pg_toastinfo(v)::text AS form, count(*), sum(octet_length(v)), sum(pg_column_size(v)), sum(length(substr(v, 1, 1024))) FROM blob_mix GROUP BY 1"
+sql_plain="SELECT form, count(*), sum(raw), sum(stored), sum(plen) FROM (SELECT pg_toastinfo(v)::text AS form, octet_length(v) AS raw, pg_column_size(v) AS stored, length(substr(v, 1, 1024)) AS plen FROM blob_mix OFFSET 0) s GROUP BY 1"
+sql_nolz4="SELECT form, count(*), sum(raw), sum(stored), sum(plen) FROM (SELECT pg_toastinfo(v)::text AS form, octet_length(v) AS raw, pg_column_size(v) AS stored, CASE WHEN pg_toastinfo(v)::text <> 'toasted varlena, compressed (lz4)' THEN length(substr(v, 1, 1024)) END AS plen FROM blob_mix OFFSET 0) s GROUP BY 1"
+sql_classified="SELECT form, ct, count(*), sum(raw), sum(stored) FROM (SELECT pg_toastinfo(v)::text AS form, octet_length(v) AS raw, pg_column_size(v) AS stored, CASE WHEN substr(p, 1, 3) = '\\xffd8ff'::bytea THEN 'jpeg' WHEN substr(p, 1, 8) = '\\x89504e470d0a1a0a'::bytea THEN 'png' WHEN substr(p, 1, 4) = '\\x47494638'::bytea THEN 'gif' WHEN substr(p, 1, 4) = '\\x52494646'::bytea AND substr(p, 9, 4) = '\\x57454250'::bytea THEN 'webp' WHEN substr(p, 1, 2) = '\\x1f8b'::bytea THEN 'gzip' WHEN substr(p, 1, 4) = '\\x28b52ffd'::bytea THEN 'zstd' WHEN substr(p, 1, 6) = '\\xfd377a585a00'::bytea THEN 'xz' WHEN substr(p, 1, 3) = '\\x425a68'::bytea THEN 'bzip2' WHEN substr(p, 1, 4) = '\\x04224d18'::bytea THEN 'lz4' WHEN substr(p, 1, 4) = '\\x504b0304'::bytea THEN 'zip' WHEN substr(p, 1, 6) = '\\x377abcaf271c'::bytea THEN '7z' WHEN substr(p, 1, 5) = '\\x255044462d'::bytea THEN 'pdf' WHEN substr(p, 5, 4) = '\\x66747970'::bytea THEN 'mp4' WHEN substr(p, 1, 3) = '\\x494433'::bytea THEN 'mp3' WHEN substr(p, 1, 4) = '\\x4f676753'::bytea THEN 'ogg' ELSE 'other' END AS ct FROM (SELECT v, substr(v, 1, 1024) AS p FROM blob_mix OFFSET 0) s) s2 GROUP BY 1, 2"
+prof="SELECT * FROM storagelab.toast_profile('blob_mix', 'v')"
+
 # On a shared machine the load changes from one second to the next: each
-# SQL anchor and toast_profile are run alternately, and the medians of the
-# pairs are compared.
+# query is run once to warm the caches, then the SQL anchor and
+# toast_profile alternately; medians of the pairs are compared, and the
+# range of the per-pair ratios is printed too.  Besides the elapsed time,
+# each run's on-CPU time of the backend is taken from /proc/self/schedstat
+# (nanoseconds the process ran): waiting for a CPU that other processes hold
+# does not count there, so the CPU ratio moves much less with the load.
 psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
 CREATE FUNCTION public.bench_pair_ms(q1 text, q2 text, runs int) RETURNS text
 LANGUAGE plpgsql AS $$
-DECLARE t timestamptz; a numeric[] := '{}'; b numeric[] := '{}';
+DECLARE
+	t timestamptz; c bigint;
+	a numeric[] := '{}'; b numeric[] := '{}'; ca numeric[] := '{}'; cb numeric[] := '{}';
 BEGIN
+	EXECUTE q1;
+	EXECUTE q2;
 	FOR i IN 1..runs LOOP
+		c := split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint;
 		t := clock_timestamp(); EXECUTE q1;
 		a := a || (extract(epoch FROM clock_timestamp() - t) * 1000)::numeric;
+		ca := ca || (split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint - c) / 1e6;
+		c := split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint;
 		t := clock_timestamp(); EXECUTE q2;
 		b := b || (extract(epoch FROM clock_timestamp() - t) * 1000)::numeric;
+		cb := cb || (split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint - c) / 1e6;
 	END LOOP;
-	RETURN (SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY x)::numeric, 2) FROM unnest(a) x)
-	       || ' ' ||
-	       (SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY x)::numeric, 2) FROM unnest(b) x);
+	RETURN concat_ws(' ',
+		(SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY x)::numeric, 2) FROM unnest(a) x),
+		(SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY x)::numeric, 2) FROM unnest(b) x),
+		(SELECT round(min(x / y), 2) || ' ' || round(max(x / y), 2) FROM unnest(a, b) u(x, y)),
+		(SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY x)::numeric, 2) FROM unnest(ca) x),
+		(SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY x)::numeric, 2) FROM unnest(cb) x),
+		(SELECT round(min(x / y), 2) || ' ' || round(max(x / y), 2) FROM unnest(ca, cb) u(x, y)));
 END $$;
 SQL
 bench_pair_ms() {
-	psql -X -At -v ON_ERROR_STOP=1 -v q1="$1" -v q2="$2" -v runs="$3" \
+	PGOPTIONS="-c jit=off -c max_parallel_workers_per_gather=0" psql -X -At -v ON_ERROR_STOP=1 -v q1="$1" -v q2="$2" -v runs="$3" \
 		<<<'SELECT public.bench_pair_ms(:'"'"'q1'"'"', :'"'"'q2'"'"', :runs)'
 }
-for t in blob_extended blob_external; do
-	read -r s_plain s_prof1 <<<"$(bench_pair_ms "$(printf "$sql_plain" "$t")" "$(printf "$prof" "$t")" 15)"
-	read -r s_class s_prof2 <<<"$(bench_pair_ms "$(printf "$sql_classified" "$t")" "$(printf "$prof" "$t")" 15)"
-	s_entr=$(bench_ms "$(printf "$sql_entropy" "$t")" 3)
-	s_prof=$s_prof2
-	# Ratio = SQL time / toast_profile time: how many times faster toast_profile is.
-	bench_row "SQL equivalent, plain ($t)" "$s_plain" "toast_profile" "$s_prof1"
-	bench_row "SQL equivalent, classified ($t)" "$s_class" "toast_profile" "$s_prof"
-	bench_row "SQL equivalent, with entropy ($t)" "$s_entr" "toast_profile" "$s_prof"
-done
+pair_row() {
+	local label=$1 sql=$2 runs=$3 s p lo hi cs cp clo chi
+	read -r s p lo hi cs cp clo chi <<<"$(bench_pair_ms "$sql" "$prof" "$runs")"
+	bench_row "$label" "$s" "toast_profile" "$p"
+	bench_row "  same, on-CPU time" "$cs" "toast_profile" "$cp"
+	echo "    (per-pair ratios: elapsed $lo-${hi}x, CPU $clo-${chi}x)"
+}
+pair_row "SQL equivalent, subquery (blob_mix)" "$sql_plain" 7
+pair_row "SQL equivalent, lz4 prefix skipped" "$sql_nolz4" 7
+pair_row "SQL equivalent, classified" "$sql_classified" 7
+pair_row "SQL equivalent, GROUP BY form" "$sql_groupby" 5
 
-# TOAST blocks read per value, counted by the statistics system in one
-# transaction (TOAST heap + TOAST index, hits and reads).
-for t in blob_extended blob_external; do
-	psql -X -At -v ON_ERROR_STOP=1 <<SQL
+# TOAST blocks read, counted by the statistics system in one transaction
+# (TOAST heap + TOAST index, hits and reads), per out-of-line value.
+psql -X -q -At -v ON_ERROR_STOP=1 <<SQL
+SET jit = off;
 SELECT reltoastrelid AS trel, (SELECT indexrelid FROM pg_index WHERE indrelid = c.reltoastrelid) AS tidx
-  FROM pg_class c WHERE oid = '$t'::regclass \gset
+  FROM pg_class c WHERE oid = 'blob_mix'::regclass \gset
 BEGIN;
 SELECT pg_stat_get_xact_blocks_fetched(:trel) + pg_stat_get_xact_blocks_fetched(:tidx) AS b0 \gset
-$(printf "$sql_classified" "$t") \g /dev/null
+$sql_plain \g /dev/null
 SELECT pg_stat_get_xact_blocks_fetched(:trel) + pg_stat_get_xact_blocks_fetched(:tidx) AS b1 \gset
-SELECT * FROM storagelab.toast_profile('$t', 'v') \gset p_
+SELECT * FROM storagelab.toast_profile('blob_mix', 'v') \gset p_
 SELECT pg_stat_get_xact_blocks_fetched(:trel) + pg_stat_get_xact_blocks_fetched(:tidx) AS b2 \gset
-SELECT format('  %-46s SQL equivalent %s, toast_profile %s TOAST blocks per value (toast_profile''s own count: %s)',
-              '$t', round((:b1 - :b0)::numeric / :p_rows_scanned, 2), round((:b2 - :b1)::numeric / :p_rows_scanned, 2),
-              round(:p_toast_buffers_accessed::numeric / nullif(:p_toast_values_fetched, 0), 2));
+SELECT format('  TOAST blocks per out-of-line value (%s of them, %s lz4): SQL equivalent %s, toast_profile %s (its own count: %s buffers for %s values fetched)',
+              :p_external_uncompressed + :p_external_compressed, :p_unsniffed_values,
+              round((:b1 - :b0)::numeric / (:p_external_uncompressed + :p_external_compressed), 2),
+              round((:b2 - :b1)::numeric / (:p_external_uncompressed + :p_external_compressed), 2),
+              :p_toast_buffers_accessed, :p_toast_values_fetched);
 COMMIT;
 SQL
-done
-psql -X -q -c 'DROP TABLE blob_extended, blob_external, toast_seed'
+psql -X -q -c 'DROP TABLE blob_mix'
