@@ -718,6 +718,9 @@ BEGIN
                        x, c_name[i]);
     END IF;
     IF q.dflt IS NOT NULL THEN
+      -- a default "nextval(...)::integer" would fail past 2^31 on the new
+      -- bigint column: it moves without the cast (as in the blocking plan)
+      q.dflt := coalesce(substring(q.dflt FROM '^\((nextval\(''.*''::regclass\))\)::(?:integer|smallint)$'), q.dflt);
       s := s || format(E'ALTER TABLE %s ALTER COLUMN %I DROP DEFAULT, ALTER COLUMN %I SET DEFAULT %s;\n', x, c_old[i], c_name[i], q.dflt);
     END IF;
   END LOOP;

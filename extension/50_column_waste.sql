@@ -357,6 +357,11 @@ AS $fn$
 BEGIN
   -- column_profile_scan() checks existence, privilege, kind and row security.
   -- Profiles of dropped tables go too (their OIDs could be reused).
+  -- Two profiles of one table at once: the second waits for the first to
+  -- commit (an advisory lock on the table's OID in a key space of our own),
+  -- then replaces its rows, instead of failing on the primary key.
+  PERFORM pg_advisory_xact_lock(hashtext('storagelab.column_profile'),
+                                (relation::oid::int8 - 2147483648)::int4);
   DELETE FROM storagelab.column_profiles p
    WHERE p.relid = relation
       OR NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = p.relid);

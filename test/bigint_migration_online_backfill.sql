@@ -33,7 +33,7 @@ ANALYZE;
 INSERT INTO storagelab.settings VALUES ('bigint_migration.backfill_batch_time', '0'), ('bigint_migration.backfill_batch_blocks', '10'),
                                        ('bigint_migration.backfill_pause', '0');
 
-SELECT plan(22);
+SELECT plan(24);
 
 SELECT storagelab.bigint_migration_script('public.b', 'b', 'online') \g (format=unaligned tuples_only=on) :tmp/b.sql
 \set rc `for p in expand backfill; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/b.sql >> :tmp/b.out 2>&1 || { echo $p; exit; }; done; echo 0`
@@ -107,6 +107,19 @@ SELECT pg_stat_clear_snapshot();
 SELECT is((SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions
             WHERE funcid = (SELECT tgfoid FROM pg_trigger WHERE tgrelid = 'public.e'::regclass AND tgname LIKE 'zz\_storagelab\_sync\_%')),
           1::numeric, 'the sync function ran once: for the INSERT, not for the 5000 rows the backfill copied');
+
+-- a nextval() default written with a cast to integer: the swap moves it to
+-- the bigint column without the cast, so that keys past 2^31 can be drawn
+CREATE SEQUENCE public.f_id_seq;
+CREATE TABLE public.f (id int PRIMARY KEY DEFAULT nextval('public.f_id_seq')::int, v text);
+ALTER SEQUENCE public.f_id_seq OWNED BY public.f.id;
+INSERT INTO public.f (v) VALUES ('a'), ('b');
+SELECT storagelab.bigint_migration_script('public.f', 'id', 'online') \g (format=unaligned tuples_only=on) :tmp/f.sql
+\set rc `for p in expand backfill prepare swap cleanup; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/f.sql >> :tmp/f.out 2>&1 || { echo $p; exit; }; done; echo 0`
+SELECT is(:'rc'::text, '0', 'every phase runs on a table whose default is nextval()::integer');
+SELECT setval('public.f_id_seq', 3000000000) \g /dev/null
+SELECT results_eq($$INSERT INTO public.f (v) VALUES ('big') RETURNING id$$, $$VALUES (3000000001::bigint)$$,
+          '... and afterwards its default gives keys past 2^31 (the cast to integer is gone)');
 
 SELECT * FROM finish();
 \c :origdb
