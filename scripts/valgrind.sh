@@ -19,7 +19,12 @@
 #   N passed, M failed
 # Exits non-zero on a test failure or any valgrind error.  Logs are kept in
 # .build/valgrind-N/.  Environment: PG_MAJOR (default 15),
-# STORAGELAB_VALGRIND_SUPP (a suppression file to use instead).
+# STORAGELAB_VALGRIND_SUPP (a suppression file to use instead of
+# PostgreSQL's), STORAGELAB_VALGRIND_SCOPE: "all" (default: every suite) or
+# "c" (what CI runs: the suites that run storagelab's C code, i.e. all but
+# the PL/pgSQL migration generators' pgTAP files, test/bigint_migration*,
+# and the TAP scripts test/*.sh, whose fuzzing, standby and pgbench runs
+# take hours under valgrind).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -131,6 +136,17 @@ done
 	exit 1
 }
 
+case "${STORAGELAB_VALGRIND_SCOPE:-all}" in
+all) ;;
+c)
+	export STORAGELAB_TAP_EXCLUDE='^test/bigint_migration' STORAGELAB_NO_SCRIPTS=1
+	log "scope c: skipping test/bigint_migration*.sql and test/*.sh"
+	;;
+*)
+	log "STORAGELAB_VALGRIND_SCOPE must be all or c"
+	exit 2
+	;;
+esac
 export PGHOST=$dir PGPORT=$port PGUSER=postgres PGDATABASE=postgres
 export SUMMARY=$REPO/.build/summary-valgrind-$PG_MAJOR
 echo "0 passed, 1 failed" >"$SUMMARY"
