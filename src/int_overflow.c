@@ -70,6 +70,7 @@
 
 #include "compat.h"
 #include "int_overflow.h"
+#include "storagelab.h"
 
 PG_FUNCTION_INFO_V1(storagelab_int_overflow_sequence_state);
 PG_FUNCTION_INFO_V1(storagelab_int_overflow_index_bounds);
@@ -150,20 +151,12 @@ unreadable_on_this_server(Relation rel)
 static Relation
 open_conditionally(Oid relid, const char **status)
 {
-	Relation	rel;
+	SlOpenStatus open_status;
+	Relation	rel = storagelab_try_open_nowait(relid, &open_status);
 
-	if (!ConditionalLockRelationOid(relid, AccessShareLock))
-	{
-		*status = SL_STATUS_LOCKED;
-		return NULL;
-	}
-	/* Locking processed invalidations: a dropped relation is gone now. */
-	rel = try_relation_open(relid, NoLock);
 	if (rel == NULL)
-	{
-		UnlockRelationOid(relid, AccessShareLock);
-		*status = SL_STATUS_UNAVAILABLE;
-	}
+		*status = open_status == SL_OPEN_LOCKED ?
+			SL_STATUS_LOCKED : SL_STATUS_UNAVAILABLE;
 	return rel;
 }
 

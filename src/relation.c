@@ -91,6 +91,39 @@ storagelab_open_heap_relation(Oid relid, int allowed_kinds, const char *caller)
 }
 
 /*
+ * storagelab_try_open_nowait
+ *		Open relid, of any kind, with AccessShareLock if the lock is granted
+ *		at once; no check of privilege or kind.
+ *
+ * Returns NULL with *status = SL_OPEN_LOCKED when the lock is not free (we
+ * neither wait nor queue in front of an ACCESS EXCLUSIVE request), or
+ * SL_OPEN_UNAVAILABLE when the relation was dropped meanwhile; no lock is
+ * kept then.  The caller closes the relation with
+ * relation_close(rel, AccessShareLock), which releases the lock.
+ */
+Relation
+storagelab_try_open_nowait(Oid relid, SlOpenStatus *status)
+{
+	Relation	rel;
+
+	if (!ConditionalLockRelationOid(relid, AccessShareLock))
+	{
+		*status = SL_OPEN_LOCKED;
+		return NULL;
+	}
+	/* Locking processed invalidations: a dropped relation is gone now. */
+	rel = try_relation_open(relid, NoLock);
+	if (rel == NULL)
+	{
+		UnlockRelationOid(relid, AccessShareLock);
+		*status = SL_OPEN_UNAVAILABLE;
+		return NULL;
+	}
+	*status = SL_OPEN_OK;
+	return rel;
+}
+
+/*
  * storagelab_open_heap_relation_ext
  *		storagelab_open_heap_relation(), with the modes of callers that must
  *		not wait or fail on one relation of many (the views).
@@ -152,15 +185,9 @@ storagelab_open_heap_relation_ext(Oid relid, int flags, const char *caller,
 
 	if (flags & SL_NOWAIT)
 	{
-		if (!ConditionalLockRelationOid(relid, AccessShareLock))
-		{
-			*status = SL_OPEN_LOCKED;
+		rel = storagelab_try_open_nowait(relid, status);
+		if (rel == NULL && *status == SL_OPEN_LOCKED)
 			return NULL;
-		}
-		/* Locking processed invalidations: a dropped relation is gone now. */
-		rel = try_relation_open(relid, NoLock);
-		if (rel == NULL)
-			UnlockRelationOid(relid, AccessShareLock);
 	}
 	else
 		rel = try_relation_open(relid, AccessShareLock);

@@ -49,6 +49,7 @@ typedef enum SlOpenStatus
 extern Relation storagelab_open_heap_relation_ext(Oid relid, int flags,
 												  const char *caller,
 												  SlOpenStatus *status);
+extern Relation storagelab_try_open_nowait(Oid relid, SlOpenStatus *status);
 
 /* column_profile.c: facts of a pg_statistic sample */
 #include "utils/array.h"

@@ -805,6 +805,7 @@ storagelab_toast_lock_nowait(PG_FUNCTION_ARGS)
 	Oid			toastrelid;
 	List	   *locked = NIL;
 	bool		granted = true;
+	SlOpenStatus open_status;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -819,15 +820,10 @@ storagelab_toast_lock_nowait(PG_FUNCTION_ARGS)
 				 errdetail("toast_lock_nowait() locks the table as toast_profile() would, which requires SELECT privilege on the table."),
 				 errhint("Grant SELECT on the table to the calling role.")));
 
-	if (!ConditionalLockRelationOid(relid, AccessShareLock))
-		PG_RETURN_TEXT_P(cstring_to_text("locked"));
-	/* Locking processed invalidations: a dropped relation is gone now. */
-	rel = try_relation_open(relid, NoLock);
+	rel = storagelab_try_open_nowait(relid, &open_status);
 	if (rel == NULL)
-	{
-		UnlockRelationOid(relid, AccessShareLock);
-		PG_RETURN_TEXT_P(cstring_to_text("unavailable"));
-	}
+		PG_RETURN_TEXT_P(cstring_to_text(open_status == SL_OPEN_LOCKED ?
+										 "locked" : "unavailable"));
 	toastrelid = rel->rd_rel->reltoastrelid;
 	relation_close(rel, NoLock);
 
