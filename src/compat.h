@@ -161,4 +161,19 @@ extern BlockNumber block_range_read_stream_cb(ReadStream *stream,
 #define STORAGELAB_ON_ACCESS_PRUNE_SETS_VM false
 #endif
 
+/*
+ * PostgreSQL 16 renamed RelFileNode (spcNode, dbNode, relNode) to
+ * RelFileLocator (spcOid, dbOid, relNumber), the argument of
+ * ReadBufferWithoutRelcache().  storagelab_set_rel_file_locator(loc, spc,
+ * db, relfilenode) fills one on every major (bufmgr.h is included above).
+ */
+#if PG_VERSION_NUM < 160000
+typedef RelFileNode RelFileLocator;
+#define storagelab_set_rel_file_locator(loc, spc, db, relfilenode) \
+	((loc).spcNode = (spc), (loc).dbNode = (db), (loc).relNode = (relfilenode))
+#else
+#define storagelab_set_rel_file_locator(loc, spc, db, relfilenode) \
+	((loc).spcOid = (spc), (loc).dbOid = (db), (loc).relNumber = (relfilenode))
+#endif
+
 #endif							/* STORAGELAB_COMPAT_H */

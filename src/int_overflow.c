@@ -49,6 +49,7 @@
 #include "access/visibilitymap.h"
 #include "access/xlog.h"
 #include "catalog/index.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_statistic.h"
@@ -161,6 +162,42 @@ open_conditionally(Oid relid, const char **status)
 }
 
 /*
+ * read_sequence_tuple
+ *		last_value and is_called from the one tuple of a sequence's page in buf
+ *		(pinned, not locked); seqname names the sequence in errors.
+ *
+ * Takes a share lock on the buffer, reads the tuple the way sequence.c lays
+ * it out, and unlocks and releases the buffer.  Never writes the page
+ * (unlike nextval(), it does not clear a stale xmax).
+ */
+static void
+read_sequence_tuple(Buffer buf, const char *seqname,
+					int64 *last_value, bool *is_called)
+{
+	Page		page;
+	ItemId		lp;
+	HeapTupleHeader tuphdr;
+	Form_pg_sequence_data seq;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (PageGetMaxOffsetNumber(page) < FirstOffsetNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("sequence \"%s\" has no tuple on its page", seqname)));
+	lp = PageGetItemId(page, FirstOffsetNumber);
+	if (!ItemIdIsNormal(lp))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("sequence \"%s\" has an invalid line pointer", seqname)));
+	tuphdr = (HeapTupleHeader) PageGetItem(page, lp);
+	seq = (Form_pg_sequence_data) ((char *) tuphdr + tuphdr->t_hoff);
+	*last_value = seq->last_value;
+	*is_called = seq->is_called;
+	UnlockReleaseBuffer(buf);
+}
+
+/*
  * storagelab_sequence_state
  *		last_value and is_called of sequence seqid as stored on its page (what
  *		pg_sequences shows: with CACHE > 1 that is the end of the range handed
@@ -175,25 +212,34 @@ open_conditionally(Oid relid, const char **status)
  * A relation that is not a sequence is an error, unless known_sequence: the
  * caller found relid in pg_sequence and checks nothing more up front (one
  * catalog lookup less per sequence); a relation that is not a sequence once
- * opened (its OID reused since) is then "unavailable".
+ * locked (its OID reused since) is then "unavailable".
+ *
+ * The sequence is not opened: building a relation cache entry for each of
+ * 10,000 sequences was most of the view's first call in a new session.
+ * After the lock (which processes invalidations, so that a sequence dropped
+ * or given a new relfilenode before it is seen as such) the pg_class row
+ * comes from the syscache, and block 0 is read by its relfilenode with
+ * ReadBufferWithoutRelcache().  The session's own temporary sequences live
+ * in local buffers, which only a relation cache entry reaches: those are
+ * opened as before.  Reads through ReadBufferWithoutRelcache() are not
+ * counted in pg_statio_all_sequences.
  *
  * Takes AccessShareLock conditionally and releases it before returning;
- * reads the page under a share buffer lock and never writes it (unlike
- * nextval(), it does not clear a stale xmax).
+ * reads the page under a share buffer lock and never writes it.
  */
 const char *
 storagelab_sequence_state(Oid relid, bool known_sequence,
 						  int64 *last_value, bool *is_called)
 {
-	const char *status = SL_STATUS_OK;
 	bool		is_missing = false;
 	char		relkind;
-	Relation	rel;
-	Buffer		buf;
-	Page		page;
-	ItemId		lp;
-	HeapTupleHeader tuphdr;
-	Form_pg_sequence_data seq;
+	HeapTuple	classtup;
+	Form_pg_class classform;
+	NameData	seqname;
+	char		relpersistence;
+	Oid			relnamespace;
+	Oid			relfilenode;
+	Oid			reltablespace;
 
 	if (!known_sequence)
 	{
@@ -212,39 +258,63 @@ storagelab_sequence_state(Oid relid, bool known_sequence,
 							  &is_missing) != ACLCHECK_OK)
 		return is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE;
 
-	rel = open_conditionally(relid, &status);
-	if (rel == NULL)
-		return status;
+	if (!ConditionalLockRelationOid(relid, AccessShareLock))
+		return SL_STATUS_LOCKED;
 
-	if (unreadable_on_this_server(rel) ||
-		rel->rd_rel->relkind != RELKIND_SEQUENCE)
+	/* Locking processed invalidations: this row is the committed one. */
+	classtup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(classtup))
 	{
-		relation_close(rel, AccessShareLock);
+		UnlockRelationOid(relid, AccessShareLock);
+		return SL_STATUS_UNAVAILABLE;
+	}
+	classform = (Form_pg_class) GETSTRUCT(classtup);
+	relkind = classform->relkind;
+	relpersistence = classform->relpersistence;
+	relnamespace = classform->relnamespace;
+	relfilenode = classform->relfilenode;
+	reltablespace = classform->reltablespace;
+	namestrcpy(&seqname, NameStr(classform->relname));
+	ReleaseSysCache(classtup);
+
+	/*
+	 * Not a sequence any more (OID reused), another session's temporary
+	 * sequence (its page is in that session's local buffers), or an unlogged
+	 * one on a standby (no main fork there).
+	 */
+	if (relkind != RELKIND_SEQUENCE ||
+		(relpersistence == RELPERSISTENCE_TEMP &&
+		 !isTempOrTempToastNamespace(relnamespace)) ||
+		(relpersistence == RELPERSISTENCE_UNLOGGED && RecoveryInProgress()))
+	{
+		UnlockRelationOid(relid, AccessShareLock);
 		return SL_STATUS_UNAVAILABLE;
 	}
 
-	/* A sequence is one page holding one tuple (see sequence.c). */
-	buf = ReadBuffer(rel, 0);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	if (PageGetMaxOffsetNumber(page) < FirstOffsetNumber)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("sequence \"%s\" has no tuple on its page",
-						RelationGetRelationName(rel))));
-	lp = PageGetItemId(page, FirstOffsetNumber);
-	if (!ItemIdIsNormal(lp))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("sequence \"%s\" has an invalid line pointer",
-						RelationGetRelationName(rel))));
-	tuphdr = (HeapTupleHeader) PageGetItem(page, lp);
-	seq = (Form_pg_sequence_data) ((char *) tuphdr + tuphdr->t_hoff);
-	*last_value = seq->last_value;
-	*is_called = seq->is_called;
-	UnlockReleaseBuffer(buf);
+	if (relpersistence == RELPERSISTENCE_TEMP || !OidIsValid(relfilenode))
+	{
+		/* Our own temporary sequence: local buffers, through the relcache. */
+		Relation	rel = relation_open(relid, NoLock);
 
-	relation_close(rel, AccessShareLock);
+		read_sequence_tuple(ReadBuffer(rel, 0), NameStr(seqname),
+							last_value, is_called);
+		relation_close(rel, NoLock);
+	}
+	else
+	{
+		RelFileLocator locator;
+
+		storagelab_set_rel_file_locator(locator,
+										OidIsValid(reltablespace) ?
+										reltablespace : MyDatabaseTableSpace,
+										MyDatabaseId, relfilenode);
+		read_sequence_tuple(ReadBufferWithoutRelcache(locator, MAIN_FORKNUM, 0,
+													  RBM_NORMAL, NULL,
+													  relpersistence == RELPERSISTENCE_PERMANENT),
+							NameStr(seqname), last_value, is_called);
+	}
+
+	UnlockRelationOid(relid, AccessShareLock);
 
 	return SL_STATUS_OK;
 }

@@ -1,7 +1,7 @@
 -- pgTAP: int_overflow_scan() against min()/max(), and the bad-input errors
 -- of the int_overflow probes.
 BEGIN;
-SELECT plan(17);
+SELECT plan(20);
 
 CREATE SCHEMA iof;
 CREATE TABLE iof.t (a int2, b int, c bigint, d text, e int);
@@ -60,6 +60,24 @@ CREATE UNLOGGED SEQUENCE iof.u;
 SELECT FROM nextval('iof.u');
 SELECT is((storagelab.int_overflow_sequence_state('iof.u')).last_value, 1::bigint,
           'an unlogged sequence is read on a primary');
+
+-- The page is read by the relfilenode pg_class has now, not a cached one:
+-- ALTER SEQUENCE ... RESTART gives the sequence a new relfilenode.
+CREATE SEQUENCE iof.r;
+SELECT FROM setval('iof.r', 5000);
+SELECT pg_relation_filenode('iof.r') AS r_filenode \gset
+ALTER SEQUENCE iof.r RESTART WITH 777;
+SELECT isnt(pg_relation_filenode('iof.r'), :r_filenode::oid,
+            'ALTER SEQUENCE RESTART gave the sequence a new relfilenode');
+SELECT is((SELECT s::text FROM storagelab.int_overflow_sequence_state('iof.r') s),
+          (SELECT format('(%s,%s,ok)', last_value, is_called) FROM iof.r),
+          'sequence_state() reads the new relfilenode, as SELECT FROM the sequence does');
+
+-- Our own temporary sequence lives in local buffers, not shared ones.
+CREATE TEMP SEQUENCE iof_temp_seq;
+SELECT FROM setval('iof_temp_seq', 4242);
+SELECT is((SELECT s::text FROM storagelab.int_overflow_sequence_state('iof_temp_seq') s),
+          '(4242,t,ok)', 'sequence_state() reads the session''s own temporary sequence');
 
 -- The index probe reads keys from the index: an index-only oracle.
 SELECT is((SELECT b::text FROM storagelab.int_overflow_index_bounds('iof.iof_t_b') b),
