@@ -73,6 +73,9 @@
 #include "int_overflow.h"
 #include "storagelab.h"
 
+/* The lock a sequence is read under: see storagelab_sequence_state(). */
+#define SEQUENCE_READ_LOCK	RowExclusiveLock
+
 PG_FUNCTION_INFO_V1(storagelab_int_overflow_sequence_state);
 PG_FUNCTION_INFO_V1(storagelab_int_overflow_index_bounds);
 PG_FUNCTION_INFO_V1(storagelab_int_overflow_stats_bounds);
@@ -224,9 +227,14 @@ read_sequence_tuple(Buffer buf, const char *seqname,
  * opened as before.  Reads through ReadBufferWithoutRelcache() are not
  * counted in pg_statio_all_sequences.
  *
- * Takes AccessShareLock conditionally and releases it before returning;
- * reads the page under a share buffer lock and never writes it.
+ * Takes RowExclusiveLock conditionally, as PostgreSQL's own readers of a
+ * sequence do (pg_sequence_last_value(), nextval()): it conflicts with the
+ * ShareRowExclusiveLock of ALTER SEQUENCE, which may give the sequence a new
+ * relfilenode and truncate the old one while we read it by its number; it is
+ * allowed during recovery.  Released before returning; the page is read
+ * under a share buffer lock and never written.
  */
+
 const char *
 storagelab_sequence_state(Oid relid, bool known_sequence,
 						  int64 *last_value, bool *is_called)
@@ -258,14 +266,14 @@ storagelab_sequence_state(Oid relid, bool known_sequence,
 							  &is_missing) != ACLCHECK_OK)
 		return is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE;
 
-	if (!ConditionalLockRelationOid(relid, AccessShareLock))
+	if (!ConditionalLockRelationOid(relid, SEQUENCE_READ_LOCK))
 		return SL_STATUS_LOCKED;
 
 	/* Locking processed invalidations: this row is the committed one. */
 	classtup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(classtup))
 	{
-		UnlockRelationOid(relid, AccessShareLock);
+		UnlockRelationOid(relid, SEQUENCE_READ_LOCK);
 		return SL_STATUS_UNAVAILABLE;
 	}
 	classform = (Form_pg_class) GETSTRUCT(classtup);
@@ -287,7 +295,7 @@ storagelab_sequence_state(Oid relid, bool known_sequence,
 		 !isTempOrTempToastNamespace(relnamespace)) ||
 		(relpersistence == RELPERSISTENCE_UNLOGGED && RecoveryInProgress()))
 	{
-		UnlockRelationOid(relid, AccessShareLock);
+		UnlockRelationOid(relid, SEQUENCE_READ_LOCK);
 		return SL_STATUS_UNAVAILABLE;
 	}
 
@@ -314,7 +322,7 @@ storagelab_sequence_state(Oid relid, bool known_sequence,
 							NameStr(seqname), last_value, is_called);
 	}
 
-	UnlockRelationOid(relid, AccessShareLock);
+	UnlockRelationOid(relid, SEQUENCE_READ_LOCK);
 
 	return SL_STATUS_OK;
 }
