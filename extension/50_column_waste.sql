@@ -90,16 +90,6 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION storagelab.text_kind(text) IS
   'uuid, integer (no leading zeros, at most 20 bytes), boolean (t f true false y n yes no, any case), date (YYYY-MM-DD), timestamp (date, space or T, HH:MM[:SS[.ffffff]]) or timestamptz (the same with Z or +HH[[:]MM]) when the value is written as one; NULL otherwise';
 
--- sample_facts(stats, typid): the same facts from a pg_statistic row.
-CREATE FUNCTION storagelab.sample_facts(stats pg_catalog.pg_statistic, typid oid,
-  OUT mean_width float8, OUT width_stddev float8, OUT min_value numeric, OUT max_value numeric,
-  OUT all_integers boolean, OUT text_kind text, OUT trimmed_avg_width float8)
-RETURNS record
-AS 'MODULE_PATHNAME', 'storagelab_sample_facts'
-LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION storagelab.sample_facts(pg_catalog.pg_statistic, oid) IS
-  'the facts column_profile() measures, from the sample in a pg_statistic row (most common values by frequency, histogram bounds sharing the rest) of a column of type typid: mean and standard deviation of the stored width (variable-width types), bounds, integer-only numerics, the text kind shared by every value, char(n) width without padding';
-
 -- column_profile_scan(relation): the pass itself (src/column_profile.c).
 CREATE FUNCTION storagelab.column_profile_scan(relation regclass,
   OUT attnum int2, OUT row_count int8, OUT null_count int8, OUT avg_width float8,

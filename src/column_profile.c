@@ -14,10 +14,10 @@
  * text, varchar or char(n) column (text_kind), and the average width of
  * char(n) values without their blank padding.
  *
- * sample_facts() computes the same facts from the values ANALYZE kept in
- * pg_statistic (most common values and histogram bounds), with the same
- * code, so that the exact and the statistics-based rules agree;
- * text_kind(text) classifies one value.
+ * storagelab_summarize_sample() computes the same facts from the values
+ * ANALYZE kept in pg_statistic (most common values and histogram bounds,
+ * for column_stats.c), with the same code, so that the exact and the
+ * statistics-based rules agree; text_kind(text) classifies one value.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,7 +33,6 @@
 #include "access/tableam.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
-#include "executor/executor.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
@@ -53,7 +52,6 @@
 
 PG_FUNCTION_INFO_V1(storagelab_text_kind);
 PG_FUNCTION_INFO_V1(storagelab_column_profile_scan);
-PG_FUNCTION_INFO_V1(storagelab_sample_facts);
 
 /* Text kinds, one bit each, in the order they are tested. */
 #define KIND_UUID			0x01
@@ -827,35 +825,6 @@ accumulate_sample(ColumnState *st, SampleSums *sums, Oid typid, ArrayType *arr,
 }
 
 /*
- * statistic_slot
- *		The values (and, when numbers is not NULL, the numbers) of the first
- *		slot of kind in a pg_statistic row; false when there is none.
- */
-static bool
-statistic_slot(HeapTupleHeader row, int16 kind, ArrayType **values, ArrayType **numbers)
-{
-	for (int k = 0; k < STATISTIC_NUM_SLOTS; k++)
-	{
-		bool		isnull;
-		Datum		d = GetAttributeByNum(row, Anum_pg_statistic_stakind1 + k, &isnull);
-
-		if (isnull || DatumGetInt16(d) != kind)
-			continue;
-		d = GetAttributeByNum(row, Anum_pg_statistic_stavalues1 + k, &isnull);
-		if (isnull)
-			return false;
-		*values = DatumGetArrayTypeP(d);
-		if (numbers != NULL)
-		{
-			d = GetAttributeByNum(row, Anum_pg_statistic_stanumbers1 + k, &isnull);
-			*numbers = isnull ? NULL : DatumGetArrayTypeP(d);
-		}
-		return true;
-	}
-	return false;
-}
-
-/*
  * storagelab_summarize_sample
  *		The facts column_profile_scan() computes from every row, computed with
  *		the same code from the sample ANALYZE kept in one pg_statistic row:
@@ -942,78 +911,4 @@ storagelab_summarize_sample(Oid typid, double null_frac, ArrayType *mcv,
 		out->trimmed_avg_width = sums.trimmed / sums.weight;
 		out->has_trimmed = true;
 	}
-}
-
-/*
- * storagelab_sample_facts
- *		sample_facts(stats pg_statistic, typid oid,
- *					 OUT mean_width float8, OUT width_stddev float8,
- *					 OUT min_value numeric, OUT max_value numeric,
- *					 OUT all_integers bool, OUT text_kind text,
- *					 OUT trimmed_avg_width float8)
- *
- * storagelab_summarize_sample() of one pg_statistic row, as a record: the
- * arrays as stored, typid the column's type (a sample of another type gives
- * NULLs).
- */
-Datum
-storagelab_sample_facts(PG_FUNCTION_ARGS)
-{
-	HeapTupleHeader row;
-	Oid			typid;
-	ArrayType  *mcv = NULL;
-	ArrayType  *freqs = NULL;
-	ArrayType  *hist = NULL;
-	bool		isnull;
-	double		null_frac;
-	SampleFacts facts;
-	TupleDesc	tupdesc;
-	Datum		values[7];
-	bool		nulls[7];
-
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
-	row = PG_GETARG_HEAPTUPLEHEADER(0);
-	typid = PG_GETARG_OID(1);
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-
-	null_frac = DatumGetFloat4(GetAttributeByNum(row, Anum_pg_statistic_stanullfrac, &isnull));
-	if (isnull)
-		null_frac = 0.0;
-	if (!statistic_slot(row, STATISTIC_KIND_MCV, &mcv, &freqs))
-		mcv = NULL;
-	if (!statistic_slot(row, STATISTIC_KIND_HISTOGRAM, &hist, NULL))
-		hist = NULL;
-	storagelab_summarize_sample(typid, null_frac, mcv, freqs, hist, true, &facts);
-
-	memset(nulls, true, sizeof(nulls));
-	if (facts.has_width)
-	{
-		values[0] = Float8GetDatum(facts.mean_width);
-		values[1] = Float8GetDatum(facts.width_stddev);
-		nulls[0] = nulls[1] = false;
-	}
-	if (facts.has_bounds)
-	{
-		values[2] = facts.min_value;
-		values[3] = facts.max_value;
-		nulls[2] = nulls[3] = false;
-	}
-	if (facts.has_all_integers)
-	{
-		values[4] = BoolGetDatum(facts.all_integers);
-		nulls[4] = false;
-	}
-	if (facts.text_kind != NULL)
-	{
-		values[5] = CStringGetTextDatum(facts.text_kind);
-		nulls[5] = false;
-	}
-	if (facts.has_trimmed)
-	{
-		values[6] = Float8GetDatum(facts.trimmed_avg_width);
-		nulls[6] = false;
-	}
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
