@@ -16,6 +16,8 @@
 # written, checkpoints), and pgbench's invariant sum(abalance) =
 # sum(tbalance) = sum(bbalance) = sum(history.delta) afterwards (no lost or
 # doubled transaction).  ONLINE_LOADS="saturating rate-limited" chooses.
+# Then, without clients (ONLINE_FLOOR=0 skips it), the floor of any
+# shadow-column plan against the blocking and online scripts.
 online_tmp=$(mktemp -d)
 
 online_fresh() {
@@ -163,5 +165,36 @@ for load in ${ONLINE_LOADS:-saturating rate-limited}; do
 		online_run rate-limited "$rate"
 	fi
 done
+# The floor of the shadow-column design, without clients: the least work any
+# plan of the phases must do (add the bigint columns, copy every row
+# into them, build the new unique index concurrently), as one UPDATE per
+# table with no trigger, no batches, no NOT NULL / FK validation, against the
+# blocking script and the whole online script on the same fresh data.
+if [ "${ONLINE_FLOOR:-1}" = 1 ]; then
+	echo "  -- no load: the shadow-column design's floor"
+	floor_time() {   # floor_time CMD...: milliseconds CMD takes
+		local t0=$(date +%s%N)
+		"$@" >"$online_tmp/floor.out" 2>&1 || { echo "  floor step failed:"; grep -m3 ERROR "$online_tmp/floor.out"; }
+		echo $(( ($(date +%s%N) - t0) / 1000000 ))
+	}
+	online_fresh
+	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid')" >"$online_tmp/blocking.sql"
+	floor_blocking=$(floor_time psql -X -q -v ON_ERROR_STOP=1 -f "$online_tmp/blocking.sql")
+	online_fresh
+	floor_copy=$(floor_time psql -X -q -v ON_ERROR_STOP=1 \
+		-c 'ALTER TABLE pgbench_accounts ADD COLUMN aid_floor bigint' -c 'ALTER TABLE pgbench_history ADD COLUMN aid_floor bigint' \
+		-c 'UPDATE pgbench_accounts SET aid_floor = aid' -c 'UPDATE pgbench_history SET aid_floor = aid')
+	floor_index=$(floor_time psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE UNIQUE INDEX CONCURRENTLY ON pgbench_accounts (aid_floor)')
+	online_fresh
+	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'online')" >"$online_tmp/online.sql"
+	floor_online=0
+	for phase in expand backfill prepare swap cleanup; do
+		floor_online=$((floor_online + $(floor_time psql -X -q -v ON_ERROR_STOP=1 -v phase=$phase -f "$online_tmp/online.sql")))
+	done
+	bench_row "blocking script, no load" "$floor_blocking" "blocking script" "$floor_blocking"
+	bench_row "floor: one UPDATE per table, no trigger" "$floor_copy" "blocking script" "$floor_blocking"
+	bench_row "floor: that + CREATE UNIQUE INDEX CONC." "$((floor_copy + floor_index))" "blocking script" "$floor_blocking"
+	bench_row "online script (all phases), no load" "$floor_online" "blocking script" "$floor_blocking"
+fi
 dropdb storagelab_bench_online
 rm -rf "$online_tmp"
