@@ -90,6 +90,12 @@ COMMENT ON COLUMN storagelab.int_overflow_history.sequence_name IS 'sequence the
 COMMENT ON COLUMN storagelab.int_overflow_history.value IS 'int_overflow.current_value at taken_at';
 COMMENT ON COLUMN storagelab.int_overflow_history.is_estimate IS 'whether the value was an estimate (pg_stats bounds)';
 SELECT pg_catalog.pg_extension_config_dump('storagelab.int_overflow_history', '');
+-- The view reads only the growth window and snapshot() deletes only what is
+-- past the retention: both by taken_at, so that a year of history costs the
+-- view no more than its window does.
+CREATE INDEX int_overflow_history_taken_at ON storagelab.int_overflow_history (taken_at);
+COMMENT ON INDEX storagelab.int_overflow_history_taken_at IS
+  'history rows by time: the growth window the view reads, the rows snapshot() deletes past int_overflow.history_retention';
 
 -- ---------------------------------------------------------------------------
 -- The view
