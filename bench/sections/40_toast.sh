@@ -13,8 +13,9 @@
 #    inline or out-of-line pglz), images (2.5-32 kB random bytes behind
 #    JPEG/PNG/gzip/zip/MP4 signatures or none, out of line uncompressed),
 #    large documents (32-200 kB, out-of-line pglz and lz4) and archives
-#    (1-4 MB, out of line uncompressed).  Rows print SQL time /
-#    toast_profile time.
+#    (1-4 MB, out of line uncompressed).  Then the same on a file-like
+#    column: the mix's values of 2.5 kB and more, in a table of their own.
+#    Rows print SQL time / toast_profile time.
 #
 # Values: 1000 x SCALE for part 1 (TOAST_BENCH_VALUES overrides, e.g. for a
 # dry run), the mix above x SCALE for part 2.  INSERTs are timed once,
