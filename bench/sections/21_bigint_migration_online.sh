@@ -15,7 +15,8 @@
 # clients see), what the backfill did (rows, batches, longest batch, WAL
 # written, checkpoints), and pgbench's invariant sum(abalance) =
 # sum(tbalance) = sum(bbalance) = sum(history.delta) afterwards (no lost or
-# doubled transaction).  ONLINE_LOADS="saturating rate-limited" chooses.
+# doubled transaction).  ONLINE_LOADS="saturating rate-limited" chooses
+# (ONLINE_LOADS=" ": none).
 # Then, without clients (ONLINE_FLOOR=0 skips it), the floor of any
 # shadow-column plan against the blocking and online scripts.
 online_tmp=$(mktemp -d)
@@ -172,28 +173,31 @@ done
 # blocking script and the whole online script on the same fresh data.
 if [ "${ONLINE_FLOOR:-1}" = 1 ]; then
 	echo "  -- no load: the shadow-column design's floor"
-	floor_time() {   # floor_time CMD...: milliseconds CMD takes
-		local t0=$(date +%s%N)
-		"$@" >"$online_tmp/floor.out" 2>&1 || { echo "  floor step failed:"; grep -m3 ERROR "$online_tmp/floor.out"; }
-		echo $(( ($(date +%s%N) - t0) / 1000000 ))
-	}
+	label=no-load
+	phase_ms=
 	online_fresh
 	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid')" >"$online_tmp/blocking.sql"
-	floor_blocking=$(floor_time psql -X -q -v ON_ERROR_STOP=1 -f "$online_tmp/blocking.sql")
+	phase_total=0
+	online_phase script psql -X -q -v ON_ERROR_STOP=1 -f "$online_tmp/blocking.sql"
+	floor_blocking=$phase_total
 	online_fresh
-	floor_copy=$(floor_time psql -X -q -v ON_ERROR_STOP=1 \
+	phase_total=0
+	online_phase copy psql -X -q -v ON_ERROR_STOP=1 \
 		-c 'ALTER TABLE pgbench_accounts ADD COLUMN aid_floor bigint' -c 'ALTER TABLE pgbench_history ADD COLUMN aid_floor bigint' \
-		-c 'UPDATE pgbench_accounts SET aid_floor = aid' -c 'UPDATE pgbench_history SET aid_floor = aid')
-	floor_index=$(floor_time psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE UNIQUE INDEX CONCURRENTLY ON pgbench_accounts (aid_floor)')
+		-c 'UPDATE pgbench_accounts SET aid_floor = aid' -c 'UPDATE pgbench_history SET aid_floor = aid'
+	floor_copy=$phase_total
+	online_phase index psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE UNIQUE INDEX CONCURRENTLY ON pgbench_accounts (aid_floor)'
+	floor_copy_index=$phase_total
 	online_fresh
 	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'online')" >"$online_tmp/online.sql"
-	floor_online=0
+	phase_total=0
 	for phase in expand backfill prepare swap cleanup; do
-		floor_online=$((floor_online + $(floor_time psql -X -q -v ON_ERROR_STOP=1 -v phase=$phase -f "$online_tmp/online.sql")))
+		online_phase $phase psql -X -q -v ON_ERROR_STOP=1 -v phase=$phase -f "$online_tmp/online.sql"
 	done
+	floor_online=$phase_total
 	bench_row "blocking script, no load" "$floor_blocking" "blocking script" "$floor_blocking"
 	bench_row "floor: one UPDATE per table, no trigger" "$floor_copy" "blocking script" "$floor_blocking"
-	bench_row "floor: that + CREATE UNIQUE INDEX CONC." "$((floor_copy + floor_index))" "blocking script" "$floor_blocking"
+	bench_row "floor: that + CREATE UNIQUE INDEX CONC." "$floor_copy_index" "blocking script" "$floor_blocking"
 	bench_row "online script (all phases), no load" "$floor_online" "blocking script" "$floor_blocking"
 fi
 dropdb storagelab_bench_online
