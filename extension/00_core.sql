@@ -10,6 +10,12 @@
 COMMENT ON SCHEMA storagelab IS
   'storagelab: storage advisor views and migration-script generators';
 
+-- Schema "storagelab_internal": helpers and C entry points behind the public
+-- objects.  No promises: anything in it may change in any version.
+CREATE SCHEMA storagelab_internal;
+COMMENT ON SCHEMA storagelab_internal IS
+  'storagelab internals: helpers behind the public views and functions, no stable API';
+
 -- Settings: defaults ship with the extension; a DBA's overrides go into
 -- storagelab.settings, which pg_dump keeps.
 CREATE TABLE storagelab.setting_defaults (
