@@ -407,20 +407,15 @@ BEGIN
     END IF;
     step := step + 1;
     out := out || format(E'\n-- Step %s: %s on %s.  Takes ACCESS EXCLUSIVE on %s for a catalog update\n'
-                         '-- only (no rewrite); retried up to %s times when lock_timeout (%s) expires.\n',
+                         '-- only (no rewrite); retried up to %s more times when lock_timeout (%s) expires.\n',
                          step,
                          CASE WHEN method IS NULL THEN 'SET STORAGE ' || upper(target)
                               ELSE 'SET STORAGE ' || upper(target) || ' and SET COMPRESSION ' || method END,
                          translate(t.r::text, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), retries, lock_to);
-    out := out || format(E'DO $step$\nDECLARE\n  attempt int := 0;\nBEGIN\n  LOOP\n    BEGIN\n'
-                         '      EXECUTE %L;\n      EXIT;\n'
-                         '    EXCEPTION WHEN lock_not_available THEN\n'
-                         '      attempt := attempt + 1;\n'
-                         '      IF attempt >= %s THEN RAISE; END IF;\n'
-                         '      RAISE NOTICE ''lock_timeout on %%, retry %% of %s'', %L, attempt;\n'
-                         '      PERFORM pg_catalog.pg_sleep(least(attempt, 10));\n'
-                         '    END;\n  END LOOP;\nEND\n$step$;\n',
-                         stmt, retries, retries, t.r::text);
+    out := out || E'DO $step$\nBEGIN\n'
+               || storagelab_internal.retry_loop(format(E'        EXECUTE %L;\n', stmt), retries,
+                                                 'Other sessions keep using the table: run the script again when traffic is lower.')
+               || E'END\n$step$;\n';
   END LOOP;
 
   IF NOT rewrite_existing THEN
@@ -455,30 +450,27 @@ BEGIN
       '  batch_pages constant bigint := 1000;\n'
       '  last_page bigint := pg_catalog.pg_relation_size(%1$L::regclass) / current_setting(''block_size'')::bigint;\n'
       '  first_page bigint := 0;\n'
-      '  attempt int := 0;\n'
       '  n bigint;\n'
       '  total bigint := 0;\n'
       'BEGIN\n'
-      '  WHILE first_page <= last_page LOOP\n'
-      '    BEGIN\n'
-      '      UPDATE ONLY %2$s SET %3$s = %4$s\n'
-      '       WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
-      '         AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid\n'
-      '         AND %5$s;\n'
-      '      GET DIAGNOSTICS n = ROW_COUNT;\n'
-      '    EXCEPTION WHEN lock_not_available THEN\n'
-      '      attempt := attempt + 1;\n'
-      '      IF attempt >= %6$s THEN RAISE; END IF;\n'
-      '      PERFORM pg_catalog.pg_sleep(least(attempt, 10));\n'
-      '      CONTINUE;\n'
-      '    END;\n'
-      '    COMMIT;\n'
+      '  WHILE first_page <= last_page LOOP\n',
+      t.r::text)
+      || storagelab_internal.retry_loop(format(
+           E'        UPDATE ONLY %1$s SET %2$s = %3$s\n'
+           '         WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
+           '           AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid\n'
+           '           AND %4$s;\n'
+           '        GET DIAGNOSTICS n = ROW_COUNT;\n',
+           t.r, col, rewrite_expr, rewrite_cond), retries,
+           'Other sessions keep rows of the table locked: run the script again; rewritten values are skipped.')
+      || format(
+      E'    COMMIT;\n'
       '    total := total + n;\n'
       '    first_page := first_page + batch_pages;\n'
       '    RAISE NOTICE ''%%: pages < %% done, %% values rewritten'', %1$L, first_page, total;\n'
       '  END LOOP;\n'
       'END\n$rewrite$;\n',
-      t.r::text, t.r, col, rewrite_expr, rewrite_cond, retries);
+      t.r::text);
     out := out || format(E'\n-- Then: VACUUM %s (SHARE UPDATE EXCLUSIVE; does not block reads or writes)\n'
                          '-- marks the old row versions and their TOAST chunks reusable; the files shrink\n'
                          '-- only with VACUUM FULL or pg_repack (ACCESS EXCLUSIVE / brief locks).\n'

@@ -7,3 +7,3938 @@
 CREATE SCHEMA storagelab_internal;
 COMMENT ON SCHEMA storagelab_internal IS
   'storagelab internals: helpers behind the public views and functions, no stable API';
+
+-- INT -> BIGINT generator, restructured: one model built once, one function
+-- per kind of object and per script section or phase, internals moved to
+-- storagelab_internal, one lock-retry helper for every generated script
+-- (also the storage script: storage_migration_script), the backfill an
+-- installed procedure, index copies that keep every option.  The 1.0
+-- generator is dropped and the 1.1 one created; the settings and the rows of
+-- storagelab.bigint_migration_progress are kept.
+DROP FUNCTION storagelab.bigint_migration_plan(text);
+DROP FUNCTION storagelab.bigint_migration_script(regclass, name, text);
+DROP FUNCTION storagelab.bigint_migration_group_script(regclass[], name[], text);
+DROP FUNCTION storagelab.bigint_migration_online_script(regclass[], name[]);
+DROP FUNCTION storagelab.bigint_migration_retry_block(text[], int);
+DROP FUNCTION storagelab.bigint_migration_objects(regclass, name);
+DROP FUNCTION storagelab.bigint_migration_group_objects(regclass[], name[]);
+DROP FUNCTION storagelab.bigint_migration_relation_extras(oid);
+DROP FUNCTION storagelab.bigint_migration_acl_sql(text, text, aclitem[], oid);
+DROP FUNCTION storagelab.bigint_migration_dollar_quote(text);
+DROP FUNCTION storagelab.bigint_migration_comment_text(text);
+DROP FUNCTION storagelab.bigint_migration_not_null_name(oid, int2);
+DROP FUNCTION storagelab.bigint_migration_qname(oid);
+DROP TYPE storagelab.bigint_migration_object;
+UPDATE storagelab.setting_defaults
+   SET description = 'how many more times a generated script tries a step after its first attempt hit lock_timeout or a deadlock (0: one attempt); each retry waits 0.1 s longer, at most 2 s'
+ WHERE name = 'scripts.lock_retries';
+-- progress rows: written only by roles that may UPDATE the row's table
+ALTER TABLE storagelab.bigint_migration_progress ENABLE ROW LEVEL SECURITY;
+CREATE POLICY read_all ON storagelab.bigint_migration_progress FOR SELECT USING (true);
+CREATE POLICY table_writers_write ON storagelab.bigint_migration_progress FOR ALL
+  USING (coalesce(pg_catalog.has_table_privilege(pg_catalog.to_regclass(relation), 'UPDATE'), false))
+  WITH CHECK (coalesce(pg_catalog.has_table_privilege(pg_catalog.to_regclass(relation), 'UPDATE'), false));
+COMMENT ON POLICY read_all ON storagelab.bigint_migration_progress IS
+  'every role may read the progress of every migration';
+COMMENT ON POLICY table_writers_write ON storagelab.bigint_migration_progress IS
+  'a progress row is written only by roles that may UPDATE its table (who can run the backfill) and superusers';
+
+-- The 1.1 generator, copied from the install parts by
+--   scripts/upgrade-section.sh bigint extension/storagelab--1.0--1.1.sql \
+--     extension/01_scripts.sql extension/20_bigint_common.sql extension/21_bigint_model.sql \
+--     extension/22_bigint_objects.sql extension/23_bigint_blocking.sql extension/24_bigint_online_model.sql \
+--     extension/25_bigint_online.sql extension/26_bigint_backfill.sql extension/27_bigint_script.sql \
+--     extension/40_toast.sql:storagelab.storage_migration_script
+-- (run it again after changing any of them; add new generator files to it).
+-- BEGIN generated section bigint
+-- from extension/01_scripts.sql
+-- storagelab install script, part 01: helpers of every generated migration
+-- script (INT -> BIGINT, storage): dollar quoting and the one lock-retry
+-- loop they all use.
+
+
+-- A dollar-quoted string whose tag does not occur in body.
+CREATE FUNCTION storagelab_internal.dollar_quote(body text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  tag text := '$storagelab$';
+  i int := 0;
+BEGIN
+  WHILE position(tag IN body) > 0 LOOP
+    i := i + 1;
+    tag := format('$storagelab%s$', i);
+  END LOOP;
+  RETURN tag || body || tag;
+END
+$$;
+COMMENT ON FUNCTION storagelab_internal.dollar_quote(text) IS
+  'dollar-quotes a DO block body with a tag that does not occur in it';
+
+-- The retry loop of generated scripts, as a PL/pgSQL block statement: body
+-- runs in a subtransaction; when it fails on lock_timeout or a deadlock, it
+-- is rolled back and run again, up to retries more times (retries = 0: one
+-- attempt), with a pause of 0.1 s times the attempt number, at most 2 s.
+-- other_handlers: further "WHEN ... THEN ..." clauses, checked first.
+-- give_up_hint: the hint of the error raised after the last attempt.
+CREATE FUNCTION storagelab_internal.retry_loop(body text, retries int, give_up_hint text,
+                                               other_handlers text DEFAULT '')
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT E'  DECLARE\n    attempt int := 0;\n  BEGIN\n    LOOP\n      BEGIN\n'
+      || $1
+      || E'        EXIT;\n'
+      || E'      EXCEPTION\n'
+      || coalesce($4, '')
+      || E'        WHEN lock_not_available OR deadlock_detected THEN\n'
+      || E'          attempt := attempt + 1;\n'
+      || format(E'          IF attempt > %s THEN\n', greatest($2, 0))
+      || E'            RAISE EXCEPTION ''gave up after % lock timeouts or deadlocks'', attempt\n'
+      || format(E'              USING ERRCODE = ''lock_not_available'', DETAIL = SQLERRM, HINT = %L;\n', $3)
+      || E'          END IF;\n'
+      || E'          RAISE NOTICE ''lock attempt %: % (lock_timeout %), retrying'', attempt, SQLERRM, current_setting(''lock_timeout'');\n'
+      || E'          PERFORM pg_catalog.pg_sleep(least(0.1 * attempt, 2));\n'
+      || E'      END;\n    END LOOP;\n  END;\n'
+$$;
+COMMENT ON FUNCTION storagelab_internal.retry_loop(text, int, text, text) IS
+  'PL/pgSQL block that runs body and retries it on lock_timeout or deadlock: retries more attempts after the first, back-off 0.1 s per attempt up to 2 s';
+
+-- A DO statement running stmts in one subtransaction with retry_loop.
+CREATE FUNCTION storagelab_internal.retry_block(stmts text[], retries int,
+                                                give_up_hint text DEFAULT 'Run this phase again later; it is safe to re-run.')
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT 'DO ' || storagelab_internal.dollar_quote(
+    E'\nBEGIN\n'
+    || storagelab_internal.retry_loop(
+         (SELECT string_agg(format(E'        EXECUTE %L;\n', regexp_replace(s, ';\s*$', '')), '' ORDER BY n)
+            FROM unnest($1) WITH ORDINALITY AS u(s, n)),
+         $2, $3)
+    || E'END\n') || E';\n'
+$$;
+COMMENT ON FUNCTION storagelab_internal.retry_block(text[], int, text) IS
+  'a DO statement running statements in one subtransaction, retried on lock_timeout or deadlock (storagelab_internal.retry_loop)';
+
+-- from extension/20_bigint_common.sql
+-- storagelab install script, part 20: INT -> BIGINT migration, what every
+-- part of the generator shares: the row type of the model
+-- (storagelab.bigint_migration_object) and small text helpers.
+--
+-- The generator, by file:
+--   20_bigint_common.sql    the model's row type, helpers
+--   20_bigint_settings.sql  the settings of the generator
+--   21_bigint_model.sql     the model: component, dependency walk, depths
+--                           (storagelab.bigint_migration_objects and _group_objects)
+--   22_bigint_objects.sql   one function per kind of object in the model
+--   23_bigint_blocking.sql  the blocking script, one function per section
+--   24_bigint_online_model.sql  what the online phases need, derived once
+--   25_bigint_online.sql    the online script, one function per phase
+--   26_bigint_backfill.sql  the backfill procedure the online script calls
+--   26_bigint_progress.sql  storagelab.bigint_migration_progress
+--   27_bigint_script.sql    storagelab.bigint_migration_script / _group_script
+--                           and storagelab.bigint_migration_plan
+--
+-- Written in PL/pgSQL: the work is catalog queries plus PostgreSQL's own
+-- deparsers (pg_get_viewdef, pg_get_triggerdef, pg_get_constraintdef,
+-- pg_get_indexdef, pg_get_functiondef, pg_get_ruledef, pg_get_expr), all of
+-- which are SQL-callable; C would add nothing but risk.
+
+
+-- One row of the dependency model.
+CREATE TYPE storagelab.bigint_migration_object AS (
+  kind        text,       -- column, sequence, identity, foreign_key, index, constraint,
+                          -- default, statistics, view, materialized_view, rule, trigger,
+                          -- policy, function, generated_column, publication_table,
+                          -- trigger_function, blocker
+  identity    text,       -- human-readable name (pg_describe_object style)
+  relation    regclass,   -- table or view the object belongs to (NULL for functions, publications)
+  column_name name,       -- the column, for kind column / generated_column / sequence
+  depth       int,        -- 0: component columns and objects rebuilt with them; n: re-created objects, n+1 depends on n
+  lock        text,       -- lock the blocking plan takes on it
+  handling    text,       -- what the script does with it
+  drop_sql    text,       -- statement(s) that drop it (NULL: nothing to drop, or dropped with its parent)
+  create_sql  text,       -- statement(s) that re-create it exactly as it was (kinds column and
+                          -- generated_column: ALTER TABLE clauses, run in one ALTER TABLE per table)
+  post_sql    text,       -- statements run after create_sql (generated_column: comment, privileges, statistics target)
+  check_sql   text,       -- boolean SQL expression, true when the object is in its expected final state
+  blocker     text,       -- why no correct script can be produced (kind blocker only)
+  sqlstate    text,       -- SQLSTATE of the blocker
+  hint        text,       -- what the DBA can do about the blocker
+  classid     oid,        -- catalog of the object (pg_class, pg_trigger, ...)
+  objid       oid,        -- its OID
+  objsubid    int,        -- column number for columns
+  definition  text        -- the object as PostgreSQL prints it (indexes: pg_get_indexdef), for writers that build a changed copy
+);
+COMMENT ON TYPE storagelab.bigint_migration_object IS
+  'one row of storagelab.bigint_migration_objects(): a column of the foreign-key component or an object depending on it';
+
+-- Helpers --------------------------------------------------------------------
+
+CREATE FUNCTION storagelab_internal.bigint_migration_qname(rel oid)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format('%I.%I', n.nspname, c.relname)
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE c.oid = $1
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_qname(oid) IS
+  'schema-qualified, quoted name of a relation, for generated scripts';
+
+-- PostgreSQL version differences of the INT -> BIGINT generator, in one place.
+--
+-- PostgreSQL 18 stores NOT NULL as a constraint: a pg_constraint row with
+-- contype 'n', its own name (default <table>_<column>_not_null) and an auto
+-- pg_depend entry on its column.  For the generator that means:
+--   * ALTER COLUMN TYPE keeps the table's own NOT NULL constraint and its
+--     name (blocking mode), but re-creates the inherited copies of the
+--     partitions (and inheritance children) under the parent's name: an
+--     inherited constraint cannot be renamed, so a partition's NOT NULL
+--     name follows its parent's after the migration;
+--   * the online swap's SET NOT NULL on the new column creates a new
+--     constraint (named after the column, with a digit appended while the old
+--     column's still holds the name); the swap renames it to the old name
+--     once the old column's is dropped (a rename recurses to the partitions).
+-- Before PostgreSQL 18, NOT NULL is only pg_attribute.attnotnull: nothing to
+-- name, re-create or check beyond it.
+CREATE FUNCTION storagelab_internal.bigint_migration_not_null_name(rel oid, attnum int2)
+RETURNS name
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT c.conname
+    FROM pg_constraint c
+   WHERE current_setting('server_version_num')::int >= 180000
+     AND c.conrelid = $1 AND c.contype = 'n' AND c.conkey = ARRAY[$2]
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_not_null_name(oid, int2) IS
+  'name of the NOT NULL constraint of a column (PostgreSQL 18 and later); NULL when the column has none or NOT NULL is not a constraint (PostgreSQL 17 and earlier)';
+
+CREATE FUNCTION storagelab_internal.bigint_migration_comment_text(t text)
+RETURNS text
+LANGUAGE sql IMMUTABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT translate($1, E'\n\r\t', '   ') $$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_comment_text(text) IS
+  'text made safe for a "--" comment line of a generated script (no line breaks)';
+
+CREATE FUNCTION storagelab_internal.bigint_migration_acl_sql(objtype text, objname text, acl aclitem[], owner oid)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  -- objtype is TABLE (views, materialized views) or ROUTINE.  A re-created
+  -- object starts with whatever ALTER DEFAULT PRIVILEGES gives the role that
+  -- runs the script: every grantee of a default privilege of that object type
+  -- is revoked too.  A NULL acl (the built-in default) needs no statement
+  -- unless such default privileges exist; then it is restored as acldefault().
+  WITH k AS (SELECT CASE WHEN $1 = 'TABLE' THEN 'r' ELSE 'f' END::"char" AS t),
+  defs AS (
+    SELECT string_agg(DISTINCT ', ' || quote_ident(pg_get_userbyid(x.grantee)), '') AS extra
+      FROM k, pg_default_acl d, aclexplode(d.defaclacl) x
+     WHERE d.defaclobjtype = k.t AND x.grantee NOT IN (0, $4)
+  )
+  SELECT CASE WHEN $3 IS NULL AND NOT EXISTS (SELECT 1 FROM k, pg_default_acl d WHERE d.defaclobjtype = k.t) THEN '' ELSE
+    format(E'REVOKE ALL ON %s %s FROM PUBLIC, %I%s;\n', $1, $2, pg_get_userbyid($4), coalesce(defs.extra, '')) ||
+    coalesce((SELECT string_agg(format(E'GRANT %s ON %s %s TO %s%s;\n',
+                      a.privilege_type, $1, $2,
+                      CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(a.grantee)) END,
+                      CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '' ORDER BY a.grantee, a.privilege_type)
+                FROM aclexplode(coalesce($3, acldefault(k.t, $4))) a), '')
+  END
+    FROM k, defs
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_acl_sql(text, text, aclitem[], oid) IS
+  'GRANT/REVOKE statements that give a re-created object exactly the privileges in acl';
+
+CREATE FUNCTION storagelab_internal.bigint_migration_relation_extras(rel oid)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  -- owner, privileges, column privileges, comments of a re-created view or
+  -- materialized view (relation-level and column-level)
+  SELECT format(E'ALTER %s %s OWNER TO %I;\n',
+                CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END,
+                storagelab_internal.bigint_migration_qname(c.oid), pg_get_userbyid(c.relowner))
+      || storagelab_internal.bigint_migration_acl_sql('TABLE', storagelab_internal.bigint_migration_qname(c.oid), c.relacl, c.relowner)
+      || coalesce((SELECT string_agg(format(E'GRANT %s (%I) ON TABLE %s TO %s%s;\n',
+                           x.privilege_type, a.attname, storagelab_internal.bigint_migration_qname(c.oid),
+                           CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
+                           CASE WHEN x.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '' ORDER BY a.attnum, x.grantee, x.privilege_type)
+                     FROM pg_attribute a, aclexplode(a.attacl) x
+                    WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attacl IS NOT NULL), '')
+      || CASE WHEN (obj_description(c.oid, 'pg_class')) IS NULL THEN '' ELSE format(E'COMMENT ON %s %s IS %L;\n', CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END, storagelab_internal.bigint_migration_qname(c.oid), obj_description(c.oid, 'pg_class')) END
+      || coalesce((SELECT string_agg(format(E'COMMENT ON COLUMN %s.%I IS %L;\n',
+                           storagelab_internal.bigint_migration_qname(c.oid), a.attname, d.description), '' ORDER BY a.attnum)
+                     FROM pg_attribute a
+                     JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
+                    WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '')
+    FROM pg_class c WHERE c.oid = $1
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_relation_extras(oid) IS
+  'owner, privileges and comments of a view or materialized view, as statements that restore them';
+
+-- from extension/21_bigint_model.sql
+-- storagelab install script, part 21: the INT -> BIGINT dependency model.
+--
+--   storagelab.bigint_migration_group_objects(relations[], column_names[])
+--   storagelab.bigint_migration_objects(relation, column_name)
+--       every column of the foreign-key component of the requested columns
+--       and every object that depends on them, with how a migration handles
+--       it: one row per object (storagelab.bigint_migration_object), built
+--       by the functions of part 22, one per kind.  The script writers
+--       (parts 23 to 25) read only these rows, built once per script.
+
+
+-- The requested columns exist and are integer columns of tables.
+CREATE FUNCTION storagelab_internal.bigint_migration_check_columns(relations regclass[], column_names name[])
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  r record;
+  i int;
+BEGIN
+  IF relations IS NULL OR column_names IS NULL OR cardinality(relations) = 0
+     OR cardinality(relations) <> cardinality(column_names)
+     OR array_position(relations, NULL) IS NOT NULL OR array_position(column_names, NULL) IS NOT NULL THEN
+    RAISE EXCEPTION 'relations and column names must be non-empty arrays of the same length without NULLs'
+      USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'Call storagelab.bigint_migration_group_objects(ARRAY[''schema.table''::regclass], ARRAY[''column''::name]).';
+  END IF;
+  FOR i IN 1 .. cardinality(relations) LOOP
+    SELECT c.relkind, a.attnum INTO r
+      FROM pg_class c LEFT JOIN pg_attribute a
+        ON a.attrelid = c.oid AND a.attname = column_names[i] AND a.attnum > 0 AND NOT a.attisdropped
+     WHERE c.oid = relations[i];
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'relation with OID % does not exist', relations[i]::oid USING ERRCODE = 'undefined_table';
+    ELSIF r.relkind NOT IN ('r', 'p') THEN
+      RAISE EXCEPTION '"%" is not a table', relations[i]
+        USING ERRCODE = 'wrong_object_type',
+              DETAIL = 'Only columns of tables and partitioned tables can be converted to bigint.';
+    ELSIF r.attnum IS NULL THEN
+      RAISE EXCEPTION 'column "%" of relation "%" does not exist', column_names[i], relations[i]
+        USING ERRCODE = 'undefined_column';
+    ELSIF NOT EXISTS (SELECT 1 FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+                       WHERE a.attrelid = relations[i] AND a.attnum = r.attnum
+                         AND (a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+                              OR (t.typtype = 'd' AND t.typbasetype IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)))) THEN
+      RAISE EXCEPTION 'column "%" of relation "%" is not an integer column', column_names[i], relations[i]
+        USING ERRCODE = 'datatype_mismatch',
+              DETAIL = format('Its type is %s.', (SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+                                                   WHERE attrelid = relations[i] AND attnum = r.attnum)),
+              HINT = 'Only smallint and integer columns (and their foreign-key components) are converted to bigint.';
+    END IF;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_check_columns(regclass[], name[]) IS
+  'raises the error for a requested column that is missing or is not an integer column of a table';
+
+-- The component: closure of the start columns over foreign keys (both
+-- directions, composite keys pair by position) and inheritance/partitioning
+-- (a column and the same-named column of every parent and child).
+CREATE FUNCTION storagelab_internal.bigint_migration_component(relations regclass[], column_names name[],
+                                                               OUT crel oid[], OUT catt int2[])
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+  WITH RECURSIVE edges(r1, a1, r2, a2) AS (
+    SELECT c.conrelid, k.a1, c.confrelid, k.a2
+      FROM pg_constraint c, unnest(c.conkey, c.confkey) AS k(a1, a2)
+     WHERE c.contype = 'f'
+    UNION ALL
+    SELECT i.inhrelid, ca.attnum, i.inhparent, pa.attnum
+      FROM pg_inherits i
+      JOIN pg_attribute ca ON ca.attrelid = i.inhrelid AND ca.attnum > 0 AND NOT ca.attisdropped
+      JOIN pg_attribute pa ON pa.attrelid = i.inhparent AND pa.attname = ca.attname AND NOT pa.attisdropped
+  ), und AS (
+    SELECT r1, a1, r2, a2 FROM edges UNION SELECT r2, a2, r1, a1 FROM edges
+  ), intcols AS (
+    -- only integer columns (and domains over them, reported as blockers)
+    -- take part: a composite key's text column pairs are left alone
+    SELECT a.attrelid, a.attnum
+      FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+     WHERE a.attnum > 0 AND NOT a.attisdropped
+       AND (a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+            OR (t.typtype = 'd' AND t.typbasetype IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)))
+  ), comp(relid, attnum) AS (
+    SELECT s.rel::oid, a.attnum
+      FROM unnest(relations, column_names) AS s(rel, col)
+      JOIN pg_attribute a ON a.attrelid = s.rel AND a.attname = s.col
+    UNION
+    SELECT u.r2, u.a2 FROM comp JOIN und u ON u.r1 = comp.relid AND u.a1 = comp.attnum
+     WHERE EXISTS (SELECT 1 FROM intcols ic WHERE ic.attrelid = u.r2 AND ic.attnum = u.a2)
+  )
+  SELECT array_agg(relid ORDER BY relid, attnum), array_agg(attnum ORDER BY relid, attnum) FROM comp
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_component(regclass[], name[]) IS
+  'the foreign-key and inheritance component of the given columns, as parallel arrays of relation OIDs and column numbers sorted by both';
+
+-- The dependency walk: objects depending on the component's columns (the
+-- level-0 frontier), then on every object that has to be dropped (views,
+-- functions, generated columns), level by level.  One function per catalog
+-- of the dependent object (part 22) says what it is and how it is handled.
+-- prior: the rows found so far (columns, sequences, foreign keys, ...);
+-- returns them with the walk's rows appended, and the "child>parent" links
+-- between re-created objects that order them (bigint_migration_depths).
+CREATE FUNCTION storagelab_internal.bigint_migration_walk(crel oid[], catt int2[], prior storagelab.bigint_migration_object[],
+                                                          OUT res storagelab.bigint_migration_object[], OUT links text[])
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o      storagelab.bigint_migration_object;
+  r      record;
+  dep    record;
+  i      int;
+  seen   text[];      -- classid:objid:subid of every object already in res
+  work   text[];      -- classid:objid:subid of dropped objects whose dependents are still to find
+  cur    text;
+  wclass oid; wobj oid; wsub int;
+  from_component boolean;
+  auto   boolean;
+  guard  int := 0;
+BEGIN
+  res := prior;
+  links := '{}';
+  work := ARRAY(SELECT format('%s:%s:%s', 'pg_class'::regclass::oid, x.r, x.a) FROM unnest(crel, catt) AS x(r, a));
+  seen := work || ARRAY(SELECT format('%s:%s:0', p.classid, p.objid) FROM unnest(prior) p WHERE p.kind = 'foreign_key');
+  WHILE cardinality(work) > 0 LOOP
+    guard := guard + 1;
+    IF guard > 10000 THEN
+      RAISE EXCEPTION 'dependency walk did not terminate' USING ERRCODE = 'program_limit_exceeded';
+    END IF;
+    cur := work[1];
+    work := work[2:];
+    wclass := split_part(cur, ':', 1)::oid; wobj := split_part(cur, ':', 2)::oid; wsub := split_part(cur, ':', 3)::int;
+    from_component := wclass = 'pg_class'::regclass AND wsub > 0
+                      AND EXISTS (SELECT 1 FROM unnest(crel, catt) AS x(relid, attnum) WHERE x.relid = wobj AND x.attnum = wsub);
+
+    FOR r IN
+      SELECT DISTINCT d.classid, d.objid, d.deptype,
+             CASE WHEN d.classid = 'pg_class'::regclass THEN d.objsubid ELSE 0 END AS objsubid
+        FROM pg_depend d
+       WHERE d.deptype IN ('n', 'a', 'i')
+         AND (   (d.refclassid = wclass AND d.refobjid = wobj AND (wsub = 0 OR d.refobjsubid = wsub))
+              OR (wclass = 'pg_class'::regclass AND wsub = 0 AND d.refclassid = 'pg_type'::regclass
+                  AND d.refobjid IN (SELECT reltype FROM pg_class WHERE oid = wobj
+                                     UNION SELECT t.typarray FROM pg_type t JOIN pg_class c ON c.reltype = t.oid WHERE c.oid = wobj)))
+       ORDER BY 1, 2
+    LOOP
+      CONTINUE WHEN r.classid = 'pg_type'::regclass AND r.deptype = 'i';   -- a view's own row type
+      o := NULL; o.depth := 0; o.classid := r.classid; o.objid := r.objid; o.objsubid := r.objsubid;
+      auto := CASE WHEN from_component THEN false ELSE r.deptype IN ('a', 'i') END;
+      SELECT * INTO dep FROM storagelab_internal.bigint_migration_dependent(r.classid, r.objid, r.objsubid, r.deptype, wclass, wobj, wsub, o, auto);
+      IF dep.follow IS NOT NULL AND dep.follow <> ALL (work) THEN
+        work := work || dep.follow;
+      END IF;
+      IF dep.link IS NOT NULL THEN
+        links := links || dep.link;
+      END IF;
+      o := dep.o; auto := dep.auto;
+      CONTINUE WHEN o.kind IS NULL;                   -- nothing to do with it
+
+      -- A component column's frontier: objects rebuilt in place are info
+      -- rows; everything else is dropped and re-created (or a blocker).
+      IF o.kind = 'blocker' THEN
+        o.identity := coalesce(o.identity, pg_describe_object(r.classid, r.objid, 0));
+        o.depth := 0;
+        res := res || o;
+        CONTINUE;
+      END IF;
+
+      -- the object's parent (for depth): the frontier object, if it is a re-created object
+      IF NOT from_component THEN
+        links := links || format('%s:%s:%s>%s', o.classid, o.objid, coalesce(o.objsubid, 0), cur);
+      END IF;
+
+      IF format('%s:%s:%s', o.classid, o.objid, coalesce(o.objsubid, 0)) = ANY (seen) THEN
+        -- an index, constraint or statistics object on both a converted
+        -- column and a dropped generated column: re-created, not rebuilt
+        IF o.create_sql IS NOT NULL AND o.kind IN ('index', 'constraint', 'statistics') THEN
+          FOR i IN 1 .. cardinality(res) LOOP
+            IF res[i].classid = o.classid AND res[i].objid = o.objid AND res[i].create_sql IS NULL THEN
+              o.drop_sql := NULL;
+              o.depth := res[i].depth;
+              res[i] := o;
+            END IF;
+          END LOOP;
+        END IF;
+        CONTINUE;
+      END IF;
+      seen := seen || format('%s:%s:%s', o.classid, o.objid, coalesce(o.objsubid, 0));
+      IF auto AND o.kind NOT IN ('generated_column') THEN
+        o.drop_sql := NULL;                           -- removed together with its parent
+      END IF;
+      res := res || o;
+      -- objects that are dropped have dependents of their own
+      IF o.kind IN ('view', 'materialized_view', 'function') THEN
+        work := work || format('%s:%s:0', o.classid, o.objid);
+      ELSIF o.kind = 'generated_column' THEN
+        work := work || format('%s:%s:%s', 'pg_class'::regclass::oid, o.relation::oid,
+                               (SELECT attnum FROM pg_attribute WHERE attrelid = o.relation AND attname = o.column_name));
+      END IF;
+    END LOOP;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_walk(oid[], int2[], storagelab.bigint_migration_object[]) IS
+  'the dependency walk of the INT->BIGINT model: prior rows plus every object depending on the component, and the links that order re-created objects';
+
+-- One dependent object found by the walk: the function of its catalog
+-- (part 22) fills in o.  o.kind NULL: nothing to do with it.  follow: a
+-- further frontier for the walk; link: a "child>parent" ordering link.
+CREATE FUNCTION storagelab_internal.bigint_migration_dependent(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  d record;
+BEGIN
+  CASE p_classid
+    WHEN 'pg_class'::regclass THEN
+      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_relation(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+    WHEN 'pg_attrdef'::regclass THEN
+      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_default(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+    WHEN 'pg_constraint'::regclass THEN
+      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_constraint(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+    WHEN 'pg_statistic_ext'::regclass THEN
+      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_statistics(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+    WHEN 'pg_rewrite'::regclass THEN
+      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_rewrite(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+    WHEN 'pg_trigger'::regclass THEN
+      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_trigger(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+    WHEN 'pg_policy'::regclass THEN
+      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_policy(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+    WHEN 'pg_proc'::regclass THEN
+      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_function(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+    WHEN 'pg_publication_rel'::regclass THEN
+      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_publication(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+    ELSE
+      o.kind := 'blocker';
+      o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, 0), pg_describe_object(wclass, wobj, wsub));
+      o.sqlstate := '0A000'; o.hint := 'storagelab cannot re-create this kind of object; drop it before the migration and re-create it afterwards.';
+      RETURN;
+  END CASE;
+  o := d.o; auto := d.auto; follow := d.follow; link := d.link;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dependent(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'one object found by the dependency walk, handed to the function of its catalog';
+
+-- Depths: a re-created object comes after everything it was found through
+-- (longest path over the walk's links).
+CREATE FUNCTION storagelab_internal.bigint_migration_depths(res storagelab.bigint_migration_object[], links text[])
+RETURNS storagelab.bigint_migration_object[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  i int;
+  dep int;
+  changed boolean;
+  guard int := 0;
+BEGIN
+  LOOP
+    changed := false;
+    FOR i IN 1 .. cardinality(res) LOOP
+      IF res[i].create_sql IS NULL OR res[i].kind IN ('column', 'sequence', 'identity', 'foreign_key') THEN
+        CONTINUE;
+      END IF;
+      SELECT max(p.depth) + 1 INTO dep
+        FROM unnest(links) l, unnest(res) p
+       WHERE split_part(l, '>', 1) = format('%s:%s:%s', res[i].classid, res[i].objid, coalesce(res[i].objsubid, 0))
+         AND split_part(l, '>', 2) = format('%s:%s:%s', p.classid, p.objid,
+                                             CASE WHEN p.kind = 'generated_column'
+                                                  THEN (SELECT attnum FROM pg_attribute WHERE attrelid = p.relation AND attname = p.column_name)
+                                                  ELSE coalesce(p.objsubid, 0) END);
+      dep := greatest(coalesce(dep, 1), 1);
+      IF dep > res[i].depth THEN
+        res[i].depth := dep;
+        changed := true;
+      END IF;
+    END LOOP;
+    EXIT WHEN NOT changed;
+    guard := guard + 1;
+    IF guard > 20000 THEN
+      RAISE EXCEPTION 'dependency depths did not converge' USING ERRCODE = 'program_limit_exceeded';
+    END IF;
+  END LOOP;
+  RETURN res;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_depths(storagelab.bigint_migration_object[], text[]) IS
+  'the model rows with the depth of every re-created object set after everything it depends on';
+
+-- The model: every row, built once; the script writers take it as is.
+-- Rows come from one producer per kind (part 22), then the walk.  A new kind
+-- of row is one more producer here.
+CREATE FUNCTION storagelab_internal.bigint_migration_model(relations regclass[], column_names name[])
+RETURNS storagelab.bigint_migration_object[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  c    record;
+  res  storagelab.bigint_migration_object[];
+  w    record;
+BEGIN
+  PERFORM storagelab_internal.bigint_migration_check_columns(relations, column_names);
+  SELECT * INTO c FROM storagelab_internal.bigint_migration_component(relations, column_names);
+  res := ARRAY(SELECT x FROM storagelab_internal.bigint_migration_column_rows(c.crel, c.catt) x)
+      || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_table_blockers(c.crel, c.catt) x)
+      || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_sequence_rows(c.crel, c.catt) x)
+      || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_foreign_key_rows(c.crel, c.catt) x)
+      || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_trigger_function_rows(c.crel) x);
+  SELECT * INTO w FROM storagelab_internal.bigint_migration_walk(c.crel, c.catt, res);
+  RETURN storagelab_internal.bigint_migration_depths(w.res, w.links);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_model(regclass[], name[]) IS
+  'the INT->BIGINT dependency model of several columns as one array of rows, built once per script';
+
+CREATE FUNCTION storagelab.bigint_migration_group_objects(relations regclass[], column_names name[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT * FROM unnest(storagelab_internal.bigint_migration_model($1, $2)) $$;
+COMMENT ON FUNCTION storagelab.bigint_migration_group_objects(regclass[], name[]) IS
+  'dependency model of an INT->BIGINT migration of several columns: the union of their foreign-key components and every dependent object, with lock, handling and DDL';
+
+CREATE FUNCTION storagelab.bigint_migration_objects(relation regclass, column_name name)
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT * FROM storagelab.bigint_migration_group_objects(ARRAY[$1], ARRAY[$2]) $$;
+COMMENT ON FUNCTION storagelab.bigint_migration_objects(regclass, name) IS
+  'dependency model of an INT->BIGINT migration: every column of the foreign-key component of relation.column_name and every object depending on it, with kind, lock, handling and the DDL to drop and re-create it';
+
+-- from extension/22_bigint_objects.sql
+-- storagelab install script, part 22: the rows of the INT -> BIGINT model,
+-- one function per kind of object (part 21 calls them).  Each fills in
+-- storagelab.bigint_migration_object: what the object is, the lock and
+-- handling of a migration, the SQL that drops, re-creates and checks it, or
+-- why it blocks a migration.
+--
+-- Producers (from the component):  bigint_migration_column_rows,
+--   _table_blockers, _sequence_rows, _foreign_key_rows,
+--   _trigger_function_rows.
+-- Dependents (one per catalog of an object the walk finds): _dep_relation,
+--   _dep_default, _dep_constraint, _dep_statistics, _dep_rewrite,
+--   _dep_trigger, _dep_policy, _dep_function, _dep_publication.
+
+
+
+-- One row per component column: ALTER COLUMN TYPE, or already bigint, or a blocker (another type).
+CREATE FUNCTION storagelab_internal.bigint_migration_column_rows(crel oid[], catt int2[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o       storagelab.bigint_migration_object;
+  r       record;
+  q       record;
+  v_sql   text;
+BEGIN
+  FOR r IN
+    SELECT c.oid AS relid, c.relkind, c.reloftype, a.attnum, a.attname, a.atttypid, a.attinhcount,
+           t.typtype, format_type(a.atttypid, a.atttypmod) AS typ,
+           storagelab_internal.bigint_migration_qname(c.oid) AS qn
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_class c ON c.oid = x.relid
+      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
+      JOIN pg_type t ON t.oid = a.atttypid
+     ORDER BY 1, 4
+  LOOP
+    o := NULL;
+    o.kind := 'column'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('%s.%I', r.qn, r.attname);
+    o.classid := 'pg_class'::regclass; o.objid := r.relid; o.objsubid := r.attnum;
+    o.check_sql := format('(SELECT atttypid = %L::regtype FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L)',
+                          'bigint', r.qn, r.attname);
+    IF r.atttypid IN ('int2'::regtype, 'int4'::regtype) THEN
+      IF r.attinhcount > 0 THEN
+        o.handling := format('%s -> bigint: converted by the ALTER TABLE of its parent (recursive)', r.typ);
+        o.lock := 'ACCESS EXCLUSIVE (through the parent)';
+      ELSE
+        o.handling := format('%s -> bigint: ALTER COLUMN TYPE (rewrites the table and its indexes)', r.typ);
+        o.lock := 'ACCESS EXCLUSIVE';
+        o.create_sql := format('ALTER COLUMN %I TYPE bigint', r.attname);
+        -- a default "nextval(...)::integer" would keep failing past 2^31
+        -- after the type change: it is set again without the cast
+        SELECT substring(pg_get_expr(ad.adbin, ad.adrelid) FROM '^\((nextval\(''.*''::regclass\))\)::(?:integer|smallint)$') INTO v_sql
+          FROM pg_attrdef ad WHERE ad.adrelid = r.relid AND ad.adnum = r.attnum;
+        IF v_sql IS NOT NULL THEN
+          o.handling := o.handling || '; its default drops the cast to ' || r.typ;
+          o.create_sql := o.create_sql || format(E',\n  ALTER COLUMN %I SET DEFAULT %s', r.attname, v_sql);
+        END IF;
+      END IF;
+    ELSIF r.atttypid = 'int8'::regtype THEN
+      o.handling := 'already bigint: unchanged';
+      o.lock := 'ACCESS EXCLUSIVE (held while its foreign keys are re-added)';
+      o.check_sql := NULL;
+    ELSE
+      o.kind := 'blocker';
+      o.blocker := format('column %s.%I has type %s, not smallint, integer or bigint', r.qn, r.attname, r.typ);
+      o.sqlstate := '0A000';
+      o.hint := CASE WHEN r.typtype = 'd'
+                     THEN 'Converting a domain-typed column would drop the domain and its constraints; change the domain or the column by hand.'
+                     ELSE 'Convert this column by hand.' END;
+    END IF;
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_column_rows(oid[], int2[]) IS
+  'One row per component column: ALTER COLUMN TYPE, or already bigint, or a blocker (another type).';
+
+-- Blockers on the tables themselves: typed tables, row types stored elsewhere, partition keys, multiple inheritance.
+CREATE FUNCTION storagelab_internal.bigint_migration_table_blockers(crel oid[], catt int2[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o       storagelab.bigint_migration_object;
+  r       record;
+  q       record;
+  v_sql   text;
+BEGIN
+  FOR r IN
+    SELECT DISTINCT c.oid AS relid, c.reloftype, c.reltype, storagelab_internal.bigint_migration_qname(c.oid) AS qn
+      FROM unnest(crel) AS x(relid) JOIN pg_class c ON c.oid = x.relid
+  LOOP
+    IF r.reloftype <> 0 THEN
+      o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
+      o.blocker := format('table %s is a typed table (OF %s); its column types come from the type', r.qn, r.reloftype::regtype);
+      o.sqlstate := '0A000';
+      o.hint := 'Detach it from the type (ALTER TABLE ... NOT OF), convert, and change the type by hand.';
+      RETURN NEXT o;
+    END IF;
+    FOR q IN
+      SELECT a.attrelid, a.attname
+        FROM pg_attribute a
+       WHERE a.atttypid IN (SELECT r.reltype UNION SELECT t.typarray FROM pg_type t WHERE t.oid = r.reltype
+                            UNION SELECT t.oid FROM pg_type t WHERE t.typbasetype = r.reltype)
+         AND a.attnum > 0 AND NOT a.attisdropped
+    LOOP
+      o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
+      o.blocker := format('the row type of %s is used by column %s.%I', r.qn, storagelab_internal.bigint_migration_qname(q.attrelid), q.attname);
+      o.sqlstate := '0A000';
+      o.hint := 'PostgreSQL cannot change a row type that is stored in another table or view column; drop or change that column first.';
+      RETURN NEXT o;
+    END LOOP;
+  END LOOP;
+  FOR r IN
+    SELECT x.relid, x.attnum, a.attname, storagelab_internal.bigint_migration_qname(x.relid) AS qn
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
+     WHERE EXISTS (SELECT 1 FROM pg_partitioned_table p
+                    WHERE p.partrelid = x.relid AND x.attnum = ANY (p.partattrs::int2[]))
+        OR EXISTS (SELECT 1 FROM pg_depend d
+                    WHERE d.classid = 'pg_class'::regclass AND d.objid = x.relid AND d.objsubid = x.attnum
+                      AND d.refclassid = 'pg_class'::regclass AND d.refobjid = x.relid AND d.refobjsubid = 0
+                      AND d.deptype = 'i')
+  LOOP
+    o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('%s.%I', r.qn, r.attname);
+    o.blocker := format('column %s.%I is part of the partition key of %s', r.qn, r.attname, r.qn);
+    o.sqlstate := '0A000';
+    o.hint := 'A partition-key column cannot be converted in place: create a new partitioned table with a bigint key and move the data into it.';
+    RETURN NEXT o;
+  END LOOP;
+
+  -- A column inherited from parents in separate inheritance trees
+  -- (multiple inheritance): ALTER COLUMN TYPE on one parent fails with
+  -- "cannot alter inherited column", whatever the order.
+  FOR r IN
+    WITH RECURSIVE up(child, anc) AS (
+      SELECT i.inhrelid, i.inhparent FROM pg_inherits i
+       WHERE i.inhrelid IN (SELECT x.relid FROM unnest(crel) AS x(relid))
+      UNION
+      SELECT up.child, i.inhparent FROM up JOIN pg_inherits i ON i.inhrelid = up.anc
+    )
+    SELECT x.relid, a.attname, storagelab_internal.bigint_migration_qname(x.relid) AS qn,
+           string_agg(DISTINCT storagelab_internal.bigint_migration_qname(up.anc), ', ') AS roots
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum AND a.attinhcount > 1
+      JOIN up ON up.child = x.relid AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = up.anc)
+     GROUP BY x.relid, a.attname
+    HAVING count(DISTINCT up.anc) > 1
+  LOOP
+    o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('%s.%I', r.qn, r.attname);
+    o.blocker := format('column %s.%I is inherited from several inheritance trees (%s); ALTER COLUMN TYPE on one parent cannot change it',
+                        r.qn, r.attname, r.roots);
+    o.sqlstate := '0A000';
+    o.hint := 'Detach the table from all but one parent (ALTER TABLE ... NO INHERIT), convert, and attach it again (INHERIT).';
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_table_blockers(oid[], int2[]) IS
+  'Blockers on the tables themselves: typed tables, row types stored elsewhere, partition keys, multiple inheritance.';
+
+-- Sequences feeding the component's columns: serial (OWNED BY), plain nextval() defaults, identity.
+CREATE FUNCTION storagelab_internal.bigint_migration_sequence_rows(crel oid[], catt int2[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o       storagelab.bigint_migration_object;
+  r       record;
+  q       record;
+  v_sql   text;
+BEGIN
+  -- nextval() defaults, identity.
+  FOR r IN
+    WITH seqs AS (
+      -- OWNED BY (serial, deptype a) and identity (deptype i): the sequence depends on the column
+      SELECT d.objid AS seq, x.relid, x.attnum, d.deptype
+        FROM unnest(crel, catt) AS x(relid, attnum)
+        JOIN pg_depend d ON d.refclassid = 'pg_class'::regclass AND d.refobjid = x.relid
+                        AND d.refobjsubid = x.attnum AND d.classid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
+      UNION ALL
+      -- a nextval() default: the default expression depends on the sequence
+      SELECT d.refobjid, x.relid, x.attnum, 'n'
+        FROM unnest(crel, catt) AS x(relid, attnum)
+        JOIN pg_attrdef ad ON ad.adrelid = x.relid AND ad.adnum = x.attnum
+        JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+                        AND d.refclassid = 'pg_class'::regclass
+    )
+    SELECT s.seq, min(s.deptype) AS deptype,
+           (array_agg(s.relid ORDER BY s.relid, s.attnum))[1] AS relid,
+           (array_agg(a.attname ORDER BY s.relid, s.attnum))[1] AS attname,
+           sq.seqtypid, sq.seqmax, sq.seqmin, storagelab_internal.bigint_migration_qname(s.seq) AS sqn
+      FROM seqs s
+      JOIN pg_sequence sq ON sq.seqrelid = s.seq
+      JOIN pg_attribute a ON a.attrelid = s.relid AND a.attnum = s.attnum
+     GROUP BY s.seq, sq.seqtypid, sq.seqmax, sq.seqmin
+     ORDER BY sqn
+  LOOP
+    o := NULL; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('sequence %s', r.sqn);
+    o.classid := 'pg_class'::regclass; o.objid := r.seq; o.objsubid := 0;
+    o.lock := 'SHARE ROW EXCLUSIVE on the sequence';
+    o.check_sql := format('(SELECT seqtypid = %L::regtype FROM pg_sequence WHERE seqrelid = to_regclass(%L))', 'bigint', r.sqn);
+    IF r.deptype = 'i' THEN
+      o.kind := 'identity';
+      o.handling := CASE WHEN r.seqtypid = 'int8'::regtype THEN 'identity sequence, already bigint'
+                         ELSE format('identity sequence: ALTER COLUMN TYPE makes it bigint (MAXVALUE %s)',
+                                     CASE WHEN r.seqmax IN (32767, 2147483647) THEN 'raised to the bigint maximum' ELSE 'kept at ' || r.seqmax END) END;
+    ELSE
+      o.kind := 'sequence';
+      IF r.seqtypid = 'int8'::regtype THEN
+        o.handling := 'already bigint';
+      ELSE
+        o.handling := format('ALTER SEQUENCE ... AS bigint (MAXVALUE %s)',
+                             CASE WHEN r.seqmax IN (32767, 2147483647) THEN 'raised to the bigint maximum' ELSE 'kept at ' || r.seqmax END);
+        o.create_sql := format(E'ALTER SEQUENCE %s AS bigint;\n', r.sqn);
+      END IF;
+    END IF;
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_sequence_rows(oid[], int2[]) IS
+  'Sequences feeding the component''s columns: serial (OWNED BY), plain nextval() defaults, identity.';
+
+-- Foreign keys of the component: dropped before the type change and re-added after it, so that each is validated exactly once.
+CREATE FUNCTION storagelab_internal.bigint_migration_foreign_key_rows(crel oid[], catt int2[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o       storagelab.bigint_migration_object;
+  r       record;
+  q       record;
+  v_sql   text;
+BEGIN
+  -- re-added after it, so that each is validated exactly once.
+  FOR r IN
+    SELECT c.oid, c.conname, c.conrelid, c.confrelid, c.convalidated,
+           pg_get_constraintdef(c.oid) AS def, obj_description(c.oid, 'pg_constraint') AS descr,
+           storagelab_internal.bigint_migration_qname(c.conrelid) AS qn, storagelab_internal.bigint_migration_qname(c.confrelid) AS fqn
+      FROM pg_constraint c
+     WHERE c.contype = 'f' AND c.conparentid = 0
+       AND EXISTS (SELECT 1 FROM unnest(c.conkey) k, unnest(crel, catt) AS x(relid, attnum)
+                    WHERE x.relid = c.conrelid AND x.attnum = k)
+       -- only keys with a column that changes type (ALTER TYPE leaves the others alone)
+       AND EXISTS (SELECT 1 FROM unnest(c.conkey, c.confkey) AS k(a1, a2), pg_attribute a
+                    WHERE ((a.attrelid = c.conrelid AND a.attnum = k.a1) OR (a.attrelid = c.confrelid AND a.attnum = k.a2))
+                      AND a.atttypid IN ('int2'::regtype, 'int4'::regtype))
+     ORDER BY qn, c.conname
+  LOOP
+    o := NULL; o.kind := 'foreign_key'; o.relation := r.conrelid; o.depth := 0;
+    o.identity := format('constraint %I on %s', r.conname, r.qn);
+    o.classid := 'pg_constraint'::regclass; o.objid := r.oid;
+    o.lock := 'ACCESS EXCLUSIVE on both tables (drop), SHARE ROW EXCLUSIVE (re-add)';
+    o.handling := format('dropped before the type change, re-added after it (%s)',
+                         CASE WHEN r.convalidated THEN 'validated once: one scan of ' || r.qn || ' joined to ' || r.fqn
+                              ELSE 'NOT VALID, as it was' END);
+    o.drop_sql := format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', r.qn, r.conname);
+    o.create_sql := format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', r.qn, r.conname, r.def)
+                    || CASE WHEN (r.descr) IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
+    o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L AND contype = %L AND convalidated = %L)',
+                          r.qn, r.conname, 'f', r.convalidated);
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_foreign_key_rows(oid[], int2[]) IS
+  'Foreign keys of the component: dropped before the type change and re-added after it, so that each is validated exactly once.';
+
+-- Trigger functions of the converted tables, in languages that cache plans.
+CREATE FUNCTION storagelab_internal.bigint_migration_trigger_function_rows(crel oid[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o       storagelab.bigint_migration_object;
+  r       record;
+  q       record;
+  v_sql   text;
+BEGIN
+  -- plans (PL/pgSQL and others): a no-op ALTER FUNCTION makes every session
+  -- re-plan them, instead of failing with "type of parameter N (bigint) does
+  -- not match that when preparing the plan (integer)".  COST is set to its
+  -- current value: RESET ALL would drop a SET search_path.
+  FOR r IN
+    SELECT DISTINCT p.oid, p.oid::regprocedure::text AS sig, p.procost, l.lanname
+      FROM pg_trigger t
+      JOIN pg_proc p ON p.oid = t.tgfoid
+      JOIN pg_language l ON l.oid = p.prolang
+     WHERE t.tgrelid IN (SELECT DISTINCT x.r FROM unnest(crel) AS x(r))
+       AND NOT t.tgisinternal AND l.lanname NOT IN ('c', 'internal', 'sql')
+     ORDER BY 2
+  LOOP
+    o := NULL; o.kind := 'trigger_function'; o.depth := 0;
+    o.identity := format('function %s', r.sig);
+    o.classid := 'pg_proc'::regclass; o.objid := r.oid; o.objsubid := 0;
+    o.lock := 'none on tables (updates its pg_proc row)';
+    o.handling := format('ALTER FUNCTION ... COST %s (unchanged) after the type change, so that sessions re-plan its cached %s statements', r.procost, r.lanname);
+    o.create_sql := format(E'ALTER FUNCTION %s COST %s;\n', r.sig, r.procost);
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_trigger_function_rows(oid[]) IS
+  'Trigger functions of the converted tables, in languages that cache plans.';
+
+-- an index of a converted column or of a re-created object (pg_class); other relations are blockers
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_relation(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT c.relkind, c.oid, storagelab_internal.bigint_migration_qname(c.oid) AS qn, i.indrelid INTO q
+    FROM pg_class c LEFT JOIN pg_index i ON i.indexrelid = c.oid WHERE c.oid = p_objid;
+  IF q.relkind = 'S' THEN
+    o := NULL; RETURN;                                   -- sequences: step 4
+  ELSIF q.relkind = 't' AND p_deptype = 'i' THEN
+    o := NULL; RETURN;                                   -- the TOAST table of a dropped materialized view
+  ELSIF p_objid = wobj AND wclass = 'pg_class'::regclass THEN
+    o := NULL; RETURN;                                   -- a relation's own parts (partition key: step 3)
+  ELSIF q.relkind IN ('i', 'I') AND NOT (wclass = 'pg_class'::regclass AND q.indrelid = wobj AND wsub > 0
+                                         AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = wobj AND a.attnum = wsub AND a.attgenerated = '')
+                                         AND NOT EXISTS (SELECT 1 FROM pg_class v WHERE v.oid = wobj AND v.relkind = 'm')) THEN
+    -- an index on a matview or on a generated column being re-created
+    IF (SELECT indisprimary OR indisunique FROM pg_index WHERE indexrelid = p_objid)
+       AND EXISTS (SELECT 1 FROM pg_constraint WHERE conindid = p_objid AND contype IN ('p', 'u', 'x')) THEN
+      o.kind := 'blocker';
+      o.blocker := format('constraint index %s would be dropped with a re-created column', q.qn);
+      o.sqlstate := '0A000'; o.hint := 'Convert this table by hand.';
+    ELSE
+      o.kind := 'index'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
+      o.lock := 'ACCESS EXCLUSIVE on its table';
+      o.handling := 're-created with its table or column';
+      -- a partition's index is attached to its parent's, which is
+      -- re-created first (ON ONLY, as pg_get_indexdef prints it, and
+      -- valid again once every partition's index is attached)
+      SELECT i.inhparent, storagelab_internal.bigint_migration_qname(i.inhparent) AS pqn INTO v_sql, v_qn
+        FROM pg_inherits i WHERE i.inhrelid = p_objid;
+      IF v_sql IS NOT NULL THEN
+        link := format('%s:%s:0>%s:%s:0', 'pg_class'::regclass::oid, p_objid, 'pg_class'::regclass::oid, v_sql);
+      END IF;
+      o.create_sql := pg_get_indexdef(p_objid) || E';\n'
+                      || CASE WHEN v_sql IS NULL THEN '' ELSE format(E'ALTER INDEX %s ATTACH PARTITION %s;\n', v_qn, q.qn) END
+                      -- CLUSTER ON and REPLICA IDENTITY USING INDEX go with the index
+                      || coalesce((SELECT CASE WHEN i.indisclustered
+                                               THEN format(E'ALTER %s %s CLUSTER ON %I;\n', CASE t.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END,
+                                                           storagelab_internal.bigint_migration_qname(t.oid), ic.relname) ELSE '' END
+                                          || CASE WHEN i.indisreplident
+                                               THEN format(E'ALTER TABLE %s REPLICA IDENTITY USING INDEX %I;\n', storagelab_internal.bigint_migration_qname(t.oid), ic.relname) ELSE '' END
+                                     FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+                                    WHERE i.indexrelid = p_objid), '')
+                      || coalesce((SELECT format(E'ALTER INDEX %s SET TABLESPACE %I;\n', q.qn, t.spcname)
+                                     FROM pg_class ic JOIN pg_tablespace t ON t.oid = ic.reltablespace
+                                    WHERE ic.oid = p_objid), '')
+                      || CASE WHEN (obj_description(p_objid, 'pg_class')) IS NULL THEN '' ELSE format(E'COMMENT ON INDEX %s IS %L;\n', q.qn, obj_description(p_objid, 'pg_class')) END;
+      o.check_sql := format('EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid)', q.qn);
+      o.definition := pg_get_indexdef(p_objid);
+      auto := true;
+    END IF;
+  ELSIF q.relkind IN ('i', 'I') AND EXISTS (
+          SELECT 1 FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc
+           WHERE i.indexrelid = p_objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
+             AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault) THEN
+    -- ALTER COLUMN TYPE rebuilds the index with its explicit operator
+    -- class (int4_minmax_multi_ops, int4_bloom_ops, ...), which does
+    -- not accept bigint: the rebuild would fail
+    o.kind := 'blocker'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
+    o.blocker := format('index %s uses operator class %s on %s, which does not accept bigint', q.qn,
+                        (SELECT string_agg(DISTINCT format('%I', oc.opcname), ', ')
+                           FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc
+                          WHERE i.indexrelid = p_objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
+                            AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault),
+                        pg_describe_object(wclass, wobj, wsub));
+    o.sqlstate := '0A000';
+    o.hint := format('Drop the index before the migration and create it again afterwards with the bigint operator class (%s).',
+                     coalesce((SELECT string_agg(DISTINCT format('%I', o8.opcname), ', ')
+                                 FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc, pg_opclass o8
+                                WHERE i.indexrelid = p_objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
+                                  AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault
+                                  AND o8.opcfamily = oc.opcfamily AND o8.opcmethod = oc.opcmethod AND o8.opcintype = 'int8'::regtype),
+                              'one in the same operator family'));
+  ELSIF q.relkind IN ('i', 'I') THEN
+    o.kind := 'index'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
+    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+    o.handling := 'rebuilt by ALTER COLUMN TYPE, definition kept';
+    o.check_sql := format('to_regclass(%L) IS NOT NULL', q.qn);
+    o.definition := pg_get_indexdef(p_objid);
+  ELSE
+    o.kind := 'blocker';
+    o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, p_objsubid), pg_describe_object(wclass, wobj, wsub));
+    o.sqlstate := '0A000'; o.hint := 'storagelab cannot re-create this object; drop it before the migration and re-create it afterwards.';
+  END IF;
+
+END
+$fn$;
+
+-- a column default or generated column expression (pg_attrdef) that uses the column
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_default(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT ad.adrelid, ad.adnum, a.attname, a.attgenerated, a.attinhcount, a.attnotnull, a.attstattarget,
+         a.atttypid, a.atttypmod, a.attcollation, t.typcollation, a.attacl,
+         pg_get_expr(ad.adbin, ad.adrelid) AS expr, c.relkind,
+         storagelab_internal.bigint_migration_qname(ad.adrelid) AS qn,
+         col_description(ad.adrelid, ad.adnum) AS descr
+    INTO q
+    FROM pg_attrdef ad
+    JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+    JOIN pg_type t ON t.oid = a.atttypid
+    JOIN pg_class c ON c.oid = ad.adrelid
+   WHERE ad.oid = p_objid;
+  IF q.adrelid = wobj AND q.adnum = wsub THEN
+    o := NULL; RETURN;                                   -- the column's own default: kept by ALTER TYPE
+  ELSIF q.attgenerated = 's' AND q.attinhcount > 0 THEN
+    -- a partition's (or inheritance child's) copy: dropped and re-added
+    -- by its parent's ALTER TABLE, which also drops the partition's own
+    -- indexes and statistics objects on it: find those too
+    follow := format('%s:%s:%s', 'pg_class'::regclass::oid, q.adrelid, q.adnum);
+    o := NULL; RETURN;
+  ELSIF q.attgenerated = 's' AND q.relkind IN ('r', 'p') THEN
+    o.kind := 'generated_column'; o.relation := q.adrelid; o.column_name := q.attname;
+    o.identity := format('generated column %s.%I', q.qn, q.attname);
+    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+    o.handling := 'dropped and re-added in the same ALTER TABLE as the type change (no extra rewrite); it moves to the last column position';
+    o.drop_sql := format('DROP COLUMN %I', q.attname);
+    o.create_sql := format('ADD COLUMN %I %s%s GENERATED ALWAYS AS (%s) STORED%s',
+                           q.attname, format_type(q.atttypid, q.atttypmod),
+                           CASE WHEN q.attcollation <> q.typcollation AND q.attcollation <> 0
+                                THEN ' COLLATE ' || (SELECT format('%I.%I', n.nspname, co.collname) FROM pg_collation co
+                                                      JOIN pg_namespace n ON n.oid = co.collnamespace WHERE co.oid = q.attcollation)
+                                ELSE '' END,
+                           q.expr, CASE WHEN q.attnotnull THEN ' NOT NULL' ELSE '' END);
+    -- statements to run after the ALTER TABLE: comment, statistics target, column privileges
+    o.post_sql := CASE WHEN (q.descr) IS NULL THEN '' ELSE format(E'COMMENT ON COLUMN %s.%I IS %L;\n', q.qn, q.attname, q.descr) END
+              || CASE WHEN q.attstattarget >= 0 THEN format(E'ALTER TABLE %s ALTER COLUMN %I SET STATISTICS %s;\n', q.qn, q.attname, q.attstattarget) ELSE '' END
+              || coalesce((SELECT string_agg(format(E'GRANT %s (%I) ON TABLE %s TO %s%s;\n', x.privilege_type, q.attname, q.qn,
+                                  CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
+                                  CASE WHEN x.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '')
+                             FROM aclexplode(q.attacl) x), '');
+    o.check_sql := format('(SELECT attgenerated = %L FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND NOT attisdropped)',
+                          's', q.qn, q.attname);
+    auto := false;
+  ELSIF q.relkind = 'v' THEN
+    o.kind := 'default'; o.relation := q.adrelid; o.column_name := q.attname;
+    o.identity := format('default of view column %s.%I', q.qn, q.attname);
+    o.lock := 'ACCESS EXCLUSIVE on the view';
+    o.handling := 're-created with its view';
+    o.create_sql := format(E'ALTER VIEW %s ALTER COLUMN %I SET DEFAULT %s;\n', q.qn, q.attname, q.expr);
+    o.check_sql := format('EXISTS (SELECT 1 FROM pg_attrdef WHERE adrelid = to_regclass(%L) AND adnum = %s)', q.qn, q.adnum);
+    auto := true;
+  ELSE
+    o.kind := 'blocker';
+    o.blocker := format('the default of %s.%I uses %s', q.qn, q.attname, pg_describe_object(wclass, wobj, wsub));
+    o.sqlstate := '0A000'; o.hint := 'Drop the default before the migration and set it again afterwards.';
+  END IF;
+
+END
+$fn$;
+
+-- a constraint (pg_constraint) on the column: rebuilt in place, re-added, or a blocker; foreign keys are foreign_key rows
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_constraint(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT c.conname, c.contype, c.conrelid, c.conparentid, c.coninhcount, storagelab_internal.bigint_migration_qname(c.conrelid) AS qn,
+         (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = c.conrelid AND a.attnum = c.conkey[1]) AS attname,
+         pg_get_constraintdef(c.oid) AS def INTO q
+    FROM pg_constraint c WHERE c.oid = p_objid;
+  IF q.contype = 'f' OR q.conparentid <> 0 THEN
+    o := NULL; RETURN;                                   -- foreign keys: step 5
+  ELSIF q.contype = 'n' AND (auto OR NOT (wclass = 'pg_class'::regclass AND wsub > 0)) THEN
+    o := NULL; RETURN;                                   -- NOT NULL of a re-created generated column: its ADD COLUMN has NOT NULL
+  ELSIF q.contype = 'n' THEN
+    -- PostgreSQL 18+: a NOT NULL constraint (see bigint_migration_not_null_name)
+    o.kind := 'constraint'; o.relation := q.conrelid;
+    o.identity := format('constraint %I on %s', q.conname, q.qn);
+    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+    IF q.coninhcount > 0 THEN
+      o.handling := 'NOT NULL kept; inherited, so it takes the name of its parent''s NOT NULL constraint';
+    ELSE
+      o.handling := 'NOT NULL kept, with its name';
+    END IF;
+    o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]'
+                          ' WHERE c.conrelid = to_regclass(%L) AND c.contype = %L AND a.attname = %L AND a.attnotnull%s)',
+                          q.qn, 'n', q.attname,
+                          CASE WHEN q.coninhcount > 0 THEN '' ELSE format(' AND c.conname = %L', q.conname) END);
+  ELSIF wclass = 'pg_class'::regclass AND wsub > 0 AND auto = false THEN
+    o.kind := 'constraint'; o.relation := q.conrelid;
+    o.identity := format('constraint %I on %s', q.conname, q.qn);
+    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+    o.handling := 'rebuilt by ALTER COLUMN TYPE, name and definition kept';
+    o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L)', q.qn, q.conname);
+  ELSIF q.contype = 'c' AND auto THEN
+    o.kind := 'constraint'; o.relation := q.conrelid;
+    o.identity := format('constraint %I on %s', q.conname, q.qn);
+    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+    o.handling := 're-added after its generated column';
+    o.create_sql := format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', q.qn, q.conname, q.def)
+                    || CASE WHEN obj_description(p_objid, 'pg_constraint') IS NULL THEN ''
+                            ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', q.conname, q.qn, obj_description(p_objid, 'pg_constraint')) END;
+    o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L)', q.qn, q.conname);
+  ELSE
+    o.kind := 'blocker';
+    o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, 0), pg_describe_object(wclass, wobj, wsub));
+    o.sqlstate := '0A000'; o.hint := 'Drop the constraint before the migration and re-create it afterwards.';
+  END IF;
+
+END
+$fn$;
+
+-- an extended statistics object (pg_statistic_ext) on the column
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_statistics(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT s.stxname, s.stxrelid, format('%I.%I', n.nspname, s.stxname) AS qn, s.stxstattarget, s.stxowner INTO q
+    FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE s.oid = p_objid;
+  o.kind := 'statistics'; o.relation := q.stxrelid; o.identity := format('statistics object %s', q.qn);
+  o.check_sql := format('EXISTS (SELECT 1 FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE format(%L, n.nspname, s.stxname) = %L)',
+                        '%I.%I', q.qn);
+  IF wclass = 'pg_class'::regclass AND wsub > 0 AND auto = false THEN
+    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+    o.handling := 'rebuilt by ALTER COLUMN TYPE, definition kept';
+  ELSE
+    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+    o.handling := 're-created after its table or column';
+    o.create_sql := pg_get_statisticsobjdef(p_objid) || E';\n'
+                    || format(E'ALTER STATISTICS %s OWNER TO %I;\n', q.qn, pg_get_userbyid(q.stxowner))
+                    || CASE WHEN q.stxstattarget >= 0 THEN format(E'ALTER STATISTICS %s SET STATISTICS %s;\n', q.qn, q.stxstattarget) ELSE '' END
+                    || CASE WHEN (obj_description(p_objid, 'pg_statistic_ext')) IS NULL THEN '' ELSE format(E'COMMENT ON STATISTICS %s IS %L;\n', q.qn, obj_description(p_objid, 'pg_statistic_ext')) END;
+    auto := true;
+  END IF;
+
+END
+$fn$;
+
+-- a rule (pg_rewrite): the view or materialized view it defines, or a rule of a table
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_rewrite(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT w.rulename, w.ev_class, w.ev_enabled, c.relkind, c.relispopulated, c.reloptions, c.relam, c.reltablespace,
+         storagelab_internal.bigint_migration_qname(w.ev_class) AS qn INTO q
+    FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class WHERE w.oid = p_objid;
+  IF q.ev_class = wobj AND wclass = 'pg_class'::regclass AND wsub = 0 THEN
+    IF q.rulename = '_RETURN' THEN o := NULL; RETURN; END IF;   -- the view's own query
+  END IF;
+  IF q.rulename = '_RETURN' AND q.relkind IN ('v', 'm') THEN
+    -- the object to drop is the view itself
+    o.classid := 'pg_class'::regclass; o.objid := q.ev_class; o.objsubid := 0;
+    o.relation := q.ev_class;
+    auto := false;
+    IF q.relkind = 'v' THEN
+      o.kind := 'view'; o.identity := format('view %s', q.qn);
+      o.lock := 'ACCESS EXCLUSIVE on the view';
+      o.handling := 'dropped and re-created with the same definition, options, owner, privileges and comments';
+      o.drop_sql := format(E'DROP VIEW %s;\n', q.qn);
+      o.create_sql := format(E'CREATE VIEW %s%s AS\n%s\n', q.qn,
+                             CASE WHEN q.reloptions IS NOT NULL THEN
+                               ' WITH (' || (SELECT string_agg(format('%I = %L', split_part(opt, '=', 1), substr(opt, strpos(opt, '=') + 1)), ', ')
+                                               FROM unnest(q.reloptions) opt) || ')' ELSE '' END,
+                             pg_get_viewdef(q.ev_class))
+                      || storagelab_internal.bigint_migration_relation_extras(q.ev_class);
+      o.check_sql := format('(SELECT relkind = %L FROM pg_class WHERE oid = to_regclass(%L))', 'v', q.qn);
+    ELSE
+      o.kind := 'materialized_view'; o.identity := format('materialized view %s', q.qn);
+      o.lock := 'ACCESS EXCLUSIVE on the materialized view';
+      -- created WITH NO DATA and populated by REFRESH once it has its
+      -- owner, as pg_dump does: the query then runs as the owner (row
+      -- security, current_user), not as the role running the script
+      o.handling := CASE WHEN q.relispopulated THEN 'dropped and re-created with the same definition, options, owner, privileges and comments; re-populated by REFRESH as its owner'
+                         ELSE 'dropped and re-created WITH NO DATA, as it was' END;
+      o.drop_sql := format(E'DROP MATERIALIZED VIEW %s;\n', q.qn);
+      o.create_sql := format(E'CREATE MATERIALIZED VIEW %s%s%s%s AS\n%s\n  WITH %s;\n', q.qn,
+                             CASE WHEN q.relam <> (SELECT oid FROM pg_am WHERE amname = 'heap')
+                                  THEN format(' USING %I', (SELECT amname FROM pg_am WHERE oid = q.relam)) ELSE '' END,
+                             CASE WHEN q.reloptions IS NOT NULL THEN
+                               ' WITH (' || (SELECT string_agg(format('%I = %L', split_part(opt, '=', 1), substr(opt, strpos(opt, '=') + 1)), ', ')
+                                               FROM unnest(q.reloptions) opt) || ')' ELSE '' END,
+                             CASE WHEN q.reltablespace <> 0
+                                  THEN format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = q.reltablespace)) ELSE '' END,
+                             regexp_replace(pg_get_viewdef(q.ev_class), ';\s*$', ''),
+                             'NO DATA')
+                      || storagelab_internal.bigint_migration_relation_extras(q.ev_class)
+                      || CASE WHEN q.relispopulated THEN format(E'REFRESH MATERIALIZED VIEW %s;\n', q.qn) ELSE '' END;
+      o.check_sql := format('(SELECT relkind = %L AND relispopulated = %L FROM pg_class WHERE oid = to_regclass(%L))',
+                            'm', q.relispopulated, q.qn);
+    END IF;
+  ELSE
+    o.kind := 'rule'; o.relation := q.ev_class;
+    o.identity := format('rule %I on %s', q.rulename, q.qn);
+    o.lock := 'ACCESS EXCLUSIVE on its table';
+    o.handling := 'dropped and re-created with the same definition';
+    o.drop_sql := format(E'DROP RULE %I ON %s;\n', q.rulename, q.qn);
+    o.create_sql := pg_get_ruledef(p_objid) || E'\n'
+                    || CASE q.ev_enabled WHEN 'D' THEN format(E'ALTER TABLE %s DISABLE RULE %I;\n', q.qn, q.rulename)
+                                         WHEN 'R' THEN format(E'ALTER TABLE %s ENABLE REPLICA RULE %I;\n', q.qn, q.rulename)
+                                         WHEN 'A' THEN format(E'ALTER TABLE %s ENABLE ALWAYS RULE %I;\n', q.qn, q.rulename)
+                                         ELSE '' END
+                    || CASE WHEN (obj_description(p_objid, 'pg_rewrite')) IS NULL THEN '' ELSE format(E'COMMENT ON RULE %I ON %s IS %L;\n', q.rulename, q.qn, obj_description(p_objid, 'pg_rewrite')) END;
+    o.check_sql := format('EXISTS (SELECT 1 FROM pg_rewrite WHERE ev_class = to_regclass(%L) AND rulename = %L)', q.qn, q.rulename);
+  END IF;
+
+END
+$fn$;
+
+-- a trigger (pg_trigger) whose column list or WHEN clause uses the column
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_trigger(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT t.tgname, t.tgrelid, t.tgenabled, t.tgparentid, t.tgisinternal, storagelab_internal.bigint_migration_qname(t.tgrelid) AS qn INTO q
+    FROM pg_trigger t WHERE t.oid = p_objid;
+  IF q.tgparentid <> 0 OR q.tgisinternal THEN
+    o := NULL; RETURN;                                   -- partition clones and FK triggers go with their parent
+  END IF;
+  o.kind := 'trigger'; o.relation := q.tgrelid;
+  o.identity := format('trigger %I on %s', q.tgname, q.qn);
+  o.lock := 'SHARE ROW EXCLUSIVE on its table (held ACCESS EXCLUSIVE anyway)';
+  o.handling := 'dropped and re-created with the same definition and enabled state';
+  o.drop_sql := format(E'DROP TRIGGER %I ON %s;\n', q.tgname, q.qn);
+  o.create_sql := pg_get_triggerdef(p_objid) || E';\n'
+                  || CASE q.tgenabled WHEN 'D' THEN format(E'ALTER TABLE %s DISABLE TRIGGER %I;\n', q.qn, q.tgname)
+                                      WHEN 'R' THEN format(E'ALTER TABLE %s ENABLE REPLICA TRIGGER %I;\n', q.qn, q.tgname)
+                                      WHEN 'A' THEN format(E'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I;\n', q.qn, q.tgname)
+                                      ELSE '' END
+                  || CASE WHEN (obj_description(p_objid, 'pg_trigger')) IS NULL THEN '' ELSE format(E'COMMENT ON TRIGGER %I ON %s IS %L;\n', q.tgname, q.qn, obj_description(p_objid, 'pg_trigger')) END
+                  -- the clones on partitions that were enabled or disabled on their own
+                  || coalesce((WITH RECURSIVE cl(oid, tgrelid, tgname, tgenabled, lvl) AS (
+                                 SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, 1 FROM pg_trigger t WHERE t.tgparentid = p_objid
+                                 UNION ALL
+                                 SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, cl.lvl + 1 FROM pg_trigger t JOIN cl ON t.tgparentid = cl.oid)
+                               SELECT string_agg(format(E'ALTER TABLE %s %s TRIGGER %I;\n', storagelab_internal.bigint_migration_qname(cl.tgrelid),
+                                                        CASE cl.tgenabled WHEN 'D' THEN 'DISABLE' WHEN 'R' THEN 'ENABLE REPLICA'
+                                                                          WHEN 'A' THEN 'ENABLE ALWAYS' ELSE 'ENABLE' END, cl.tgname),
+                                                 '' ORDER BY cl.lvl, cl.tgrelid)
+                                 FROM cl
+                                WHERE cl.tgenabled <> coalesce((SELECT p.tgenabled FROM pg_trigger c JOIN pg_trigger p ON p.oid = c.tgparentid
+                                                                 WHERE c.oid = cl.oid), q.tgenabled)), '');
+  o.check_sql := format('EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(%L) AND tgname = %L AND tgenabled = %L)',
+                        q.qn, q.tgname, q.tgenabled);
+
+END
+$fn$;
+
+-- a row-level security policy (pg_policy) using the column
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_policy(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT p.polname, p.polrelid, p.polpermissive, p.polcmd, p.polroles,
+         pg_get_expr(p.polqual, p.polrelid) AS qual, pg_get_expr(p.polwithcheck, p.polrelid) AS wcheck,
+         storagelab_internal.bigint_migration_qname(p.polrelid) AS qn INTO q
+    FROM pg_policy p WHERE p.oid = p_objid;
+  o.kind := 'policy'; o.relation := q.polrelid;
+  o.identity := format('policy %I on %s', q.polname, q.qn);
+  o.lock := 'ACCESS EXCLUSIVE on its table';
+  o.handling := 'dropped and re-created with the same roles, command and expressions';
+  o.drop_sql := format(E'DROP POLICY %I ON %s;\n', q.polname, q.qn);
+  o.create_sql := format(E'CREATE POLICY %I ON %s AS %s FOR %s TO %s%s%s;\n',
+                         q.polname, q.qn,
+                         CASE WHEN q.polpermissive THEN 'PERMISSIVE' ELSE 'RESTRICTIVE' END,
+                         CASE q.polcmd WHEN 'r' THEN 'SELECT' WHEN 'a' THEN 'INSERT' WHEN 'w' THEN 'UPDATE'
+                                       WHEN 'd' THEN 'DELETE' ELSE 'ALL' END,
+                         (SELECT string_agg(CASE WHEN x = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x)) END, ', ' ORDER BY ord)
+                            FROM unnest(q.polroles) WITH ORDINALITY AS u(x, ord)),
+                         ' USING (' || q.qual || ')', ' WITH CHECK (' || q.wcheck || ')')
+                  || CASE WHEN (obj_description(p_objid, 'pg_policy')) IS NULL THEN '' ELSE format(E'COMMENT ON POLICY %I ON %s IS %L;\n', q.polname, q.qn, obj_description(p_objid, 'pg_policy')) END;
+  o.check_sql := format('EXISTS (SELECT 1 FROM pg_policy WHERE polrelid = to_regclass(%L) AND polname = %L)', q.qn, q.polname);
+
+END
+$fn$;
+
+-- a function or procedure (pg_proc) whose SQL-standard body uses the column
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_function(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT p.oid, p.prokind, p.proowner, p.proacl, p.oid::regprocedure::text AS sig,
+         obj_description(p.oid, 'pg_proc') AS descr INTO q
+    FROM pg_proc p WHERE p.oid = p_objid;
+  IF q.prokind NOT IN ('f', 'p') THEN
+    o.kind := 'blocker';
+    o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, 0), pg_describe_object(wclass, wobj, wsub));
+    o.sqlstate := '0A000'; o.hint := 'Drop it before the migration and re-create it afterwards.';
+  ELSE
+    o.kind := 'function';
+    o.identity := format('%s %s', CASE q.prokind WHEN 'p' THEN 'procedure' ELSE 'function' END, q.sig);
+    o.lock := 'ACCESS EXCLUSIVE on the function object';
+    o.handling := 'dropped and re-created with the same definition, owner, privileges and comment';
+    o.drop_sql := format(E'DROP %s %s;\n', CASE q.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, q.sig);
+    o.create_sql := rtrim(pg_get_functiondef(p_objid), E'\n') || E';\n'
+                    || format(E'ALTER %s %s OWNER TO %I;\n', CASE q.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
+                              q.sig, pg_get_userbyid(q.proowner))
+                    || storagelab_internal.bigint_migration_acl_sql('ROUTINE', q.sig, q.proacl, q.proowner)
+                    || CASE WHEN (q.descr) IS NULL THEN '' ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', q.sig, q.descr) END;
+    o.check_sql := format('to_regprocedure(%L) IS NOT NULL', q.sig);
+    o.objsubid := 0;
+  END IF;
+
+END
+$fn$;
+
+-- a publications row filter or column list (pg_publication_rel) naming the column
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_publication(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT p.pubname, pr.prrelid, pr.prattrs, pg_get_expr(pr.prqual, pr.prrelid) AS qual,
+         storagelab_internal.bigint_migration_qname(pr.prrelid) AS qn INTO q
+    FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid WHERE pr.oid = p_objid;
+  o.kind := 'publication_table'; o.relation := q.prrelid;
+  o.identity := format('table %s in publication %I', q.qn, q.pubname);
+  o.lock := 'SHARE UPDATE EXCLUSIVE on the table';
+  o.handling := 'dropped from the publication and added back with the same column list and row filter';
+  o.drop_sql := format(E'ALTER PUBLICATION %I DROP TABLE %s;\n', q.pubname, q.qn);
+  o.create_sql := format(E'ALTER PUBLICATION %I ADD TABLE %s%s%s;\n', q.pubname, q.qn,
+                         CASE WHEN q.prattrs IS NOT NULL THEN
+                           ' (' || (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY u.ord)
+                                      FROM unnest(q.prattrs::int2[]) WITH ORDINALITY AS u(n, ord)
+                                      JOIN pg_attribute a ON a.attrelid = q.prrelid AND a.attnum = u.n) || ')' ELSE '' END,
+                         ' WHERE (' || q.qual || ')');
+  o.check_sql := format('EXISTS (SELECT 1 FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid WHERE p.pubname = %L AND pr.prrelid = to_regclass(%L))',
+                        q.pubname, q.qn);
+
+END
+$fn$;
+
+-- from extension/23_bigint_blocking.sql
+-- storagelab install script, part 23: the blocking INT -> BIGINT script
+-- (bigint_migration_script(..., mode => 'blocking')): one transaction, every
+-- table locked in one order, each table rewritten once.  One function per
+-- section of the script, in the order the script has them; each reads only
+-- the model rows (part 21).
+--
+--   header      what the script does, to whom, how long it may take
+--   preflight   the database still looks as the model says; privileges;
+--               long transactions and anti-wraparound vacuums
+--   locks       every table, one order, retried on lock_timeout
+--   drops       dependents that would make ALTER COLUMN TYPE fail
+--   convert     ALTER TABLE per table, sequences, foreign keys re-added
+--   recreate    dropped objects, then trigger functions touched
+--   postchecks  every row's check_sql; constraints valid
+--   finish      COMMIT (or ROLLBACK on -v dry_run=1), ANALYZE
+
+
+-- The comment header of a blocking script: columns, tables and sizes, locks, foreign keys, sequences, objects re-created, estimated duration.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_header(objs storagelab.bigint_migration_object[], relations regclass[], column_names name[], lock_list text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+  n          int;
+  heap_b     numeric;
+  idx_b      numeric;
+  est_bytes  numeric := 0;
+  fk_bytes   numeric := 0;
+  mbps       numeric := greatest(coalesce(nullif(storagelab.setting('bigint_migration.rewrite_mb_per_second'), '')::numeric, 50), 1);
+  lt         text := storagelab.setting('scripts.lock_timeout');
+  retries    int := storagelab.setting('scripts.lock_retries')::int;
+BEGIN
+  s := s || format(E'-- storagelab %s: INT to BIGINT migration (mode blocking)\n',
+                   (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'));
+  s := s || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
+              (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(x.r), x.c), ', ')
+                 FROM unnest(relations, column_names) AS x(r, c))) || E'\n';
+  s := s || format(E'-- generated %s in database %s by %s (%s)\n',
+                   to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'),
+                   storagelab_internal.bigint_migration_comment_text(quote_ident(current_database())),
+                   storagelab_internal.bigint_migration_comment_text(quote_ident(current_user)),
+                   split_part(version(), ',', 1));
+  s := s || E'-- run with: psql -v ON_ERROR_STOP=1 -f <this file>   (as the owner of the objects, or a superuser)\n'
+         || E'-- dry run: add -v dry_run=1 to do everything and ROLLBACK (e.g. on a pg_dump --schema-only copy)\n'
+         || E'-- One transaction: if any step fails, nothing is changed, and the script can simply be run again.\n--\n';
+  s := s || E'-- Columns of the foreign-key component:\n';
+  FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'column' ORDER BY x.identity LOOP
+    s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity || ': ' || o.handling) || E'\n';
+  END LOOP;
+
+  s := s || E'-- Tables rewritten, with their indexes (partitions and inheritance children included):\n';
+  FOR r IN
+    SELECT x.relation, storagelab_internal.bigint_migration_qname(x.relation) AS qn
+      FROM unnest(objs) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL
+     GROUP BY x.relation ORDER BY 2
+  LOOP
+    WITH RECURSIVE tree(oid) AS (
+      SELECT r.relation::oid UNION SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.oid)
+    SELECT coalesce(sum(pg_total_relation_size(tree.oid) - pg_indexes_size(tree.oid)), 0),
+           coalesce(sum(pg_indexes_size(tree.oid)), 0)
+      INTO heap_b, idx_b FROM tree;
+    est_bytes := est_bytes + heap_b + idx_b;
+    s := s || format(E'--   %s: %s table (with TOAST) + %s indexes\n',
+                     storagelab_internal.bigint_migration_comment_text(r.qn), pg_size_pretty(heap_b), pg_size_pretty(idx_b));
+  END LOOP;
+
+  s := s || format(E'-- Locks: ACCESS EXCLUSIVE on these tables (and their partitions/children) until COMMIT,\n'
+                   '-- taken in this one order with lock_timeout %s and up to %s retries:\n--   %s\n',
+                   storagelab_internal.bigint_migration_comment_text(lt), retries,
+                   storagelab_internal.bigint_migration_comment_text(lock_list));
+
+  s := s || E'-- Foreign keys dropped before the type change and re-added after it (each re-validated once):\n';
+  n := 0;
+  FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'foreign_key' ORDER BY x.identity LOOP
+    s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity || ': ' || o.handling) || E'\n';
+    SELECT coalesce(sum(pg_relation_size(t)), 0) INTO heap_b
+      FROM pg_constraint c, LATERAL (VALUES (c.conrelid), (c.confrelid)) v(t) WHERE c.oid = o.objid;
+    fk_bytes := fk_bytes + heap_b;
+    n := n + 1;
+  END LOOP;
+  IF n = 0 THEN s := s || E'--   (none)\n'; END IF;
+
+  s := s || E'-- Sequences:\n';
+  n := 0;
+  FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind IN ('sequence', 'identity') ORDER BY x.identity LOOP
+    s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity || ' (' || o.relation::text || '.' || quote_ident(o.column_name) || '): ' || o.handling) || E'\n';
+    n := n + 1;
+  END LOOP;
+  IF n = 0 THEN s := s || E'--   (none)\n'; END IF;
+
+  s := s || E'-- Objects dropped and re-created inside the transaction:\n';
+  n := 0;
+  FOR o IN SELECT * FROM unnest(objs) x
+            WHERE x.kind NOT IN ('column', 'foreign_key', 'sequence', 'identity', 'trigger_function') AND x.create_sql IS NOT NULL
+            ORDER BY x.depth, x.identity LOOP
+    s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity || ': ' || o.handling) || E'\n';
+    n := n + 1;
+  END LOOP;
+  IF n = 0 THEN s := s || E'--   (none)\n'; END IF;
+  s := s || E'-- Trigger functions touched so that other sessions re-plan them:\n';
+  n := 0;
+  FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'trigger_function' ORDER BY x.identity LOOP
+    s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity) || E'\n';
+    n := n + 1;
+  END LOOP;
+  IF n = 0 THEN s := s || E'--   (none)\n'; END IF;
+
+  s := s || E'-- Rebuilt in place by ALTER COLUMN TYPE (definitions, names, comments kept):\n';
+  n := 0;
+  FOR o IN SELECT * FROM unnest(objs) x
+            WHERE x.kind IN ('index', 'constraint', 'statistics') AND x.create_sql IS NULL
+            ORDER BY x.identity LOOP
+    s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity) || E'\n';
+    n := n + 1;
+  END LOOP;
+  IF n = 0 THEN s := s || E'--   (none)\n'; END IF;
+
+  s := s || format(E'-- Estimated duration: about %s s (%s of tables and indexes rewritten at an assumed %s MB/s,\n'
+                   '-- plus %s of foreign-key validation scans at 4 times that rate; setting bigint_migration.rewrite_mb_per_second)\n\n',
+                   ceil((est_bytes + fk_bytes / 4) / (mbps * 1048576)),
+                   pg_size_pretty(est_bytes), mbps, pg_size_pretty(fk_bytes));
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_header(storagelab.bigint_migration_object[], regclass[], name[], text) IS
+  'The comment header of a blocking script: columns, tables and sizes, locks, foreign keys, sequences, objects re-created, estimated duration.';
+
+-- The session settings of a blocking script, and its BEGIN.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_settings()
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  s          text := '';
+  lt         text := storagelab.setting('scripts.lock_timeout');
+BEGIN
+  s := s || E'\\set ON_ERROR_STOP on\n';
+  s := s || format(E'SET lock_timeout = %L;\n', lt);
+  s := s || E'SET statement_timeout = 0;     -- the rewrite may take long; lock waits are bounded by lock_timeout\n';
+  s := s || E'SET search_path = pg_catalog, pg_temp;   -- every name below is schema-qualified\n';
+  s := s || E'SET check_function_bodies = off;   -- functions are re-created as they were, like pg_dump does\n\n';
+  s := s || E'BEGIN;\n\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_settings() IS
+  'The session settings of a blocking script, and its BEGIN.';
+
+-- The pre-flight DO block of a blocking script: the database still looks as it did at generation, the role may do every step, no long transaction or anti-wraparound vacuum holds the tables.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_preflight(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+  body       text;
+  max_age    text := storagelab.setting('bigint_migration.max_blocking_transaction_age');
+BEGIN
+  body := E'\nDECLARE\n  problems text[] := ''{}'';\n  who text;\nBEGIN\n'
+       || E'  -- the database must still look as it did when this script was generated\n';
+  FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'column' ORDER BY x.identity LOOP
+    body := body || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND NOT attisdropped\n'
+                           '                 AND atttypid = %L::regtype) THEN\n'
+                           '    problems := problems || %L::text;\n  END IF;\n',
+                           storagelab_internal.bigint_migration_qname(o.relation), o.column_name,
+                           (SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = o.relation AND attname = o.column_name),
+                           format('column %s is no longer %s', o.identity,
+                                  (SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = o.relation AND attname = o.column_name)));
+  END LOOP;
+  FOR o IN SELECT * FROM unnest(objs) x
+            WHERE x.kind IN ('foreign_key', 'view', 'materialized_view', 'rule', 'trigger', 'policy', 'function', 'publication_table', 'generated_column')
+              AND x.check_sql IS NOT NULL AND x.drop_sql IS NOT NULL
+            ORDER BY x.identity LOOP
+    body := body || format(E'  IF NOT coalesce(%s, false) THEN\n    problems := problems || %L::text;\n  END IF;\n',
+                           o.check_sql, o.identity || ' is missing or changed');
+  END LOOP;
+  -- objects that make ALTER COLUMN TYPE fail (views, rules, triggers,
+  -- policies, publications, functions, generated columns) or that would be
+  -- left out (foreign keys), created on the converted columns since generation
+  body := body || format(E'  SELECT string_agg(DISTINCT pg_describe_object(d.classid, d.objid, 0), ''; '') INTO who\n'
+                         '    FROM pg_depend d JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid\n'
+                         '   WHERE d.refclassid = ''pg_class''::regclass AND d.deptype IN (''n'', ''a'')\n'
+                         '     AND (d.refobjid, a.attname) IN (%s)\n'
+                         '     AND d.classid IN (''pg_rewrite''::regclass, ''pg_trigger''::regclass, ''pg_policy''::regclass, ''pg_publication_rel''::regclass,\n'
+                         '                       ''pg_proc''::regclass, ''pg_attrdef''::regclass, ''pg_constraint''::regclass)\n'
+                         '     AND NOT (d.classid = ''pg_constraint''::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.oid = d.objid AND c.contype = ''f''))\n'
+                         '     AND format(''%%s:%%s'', d.classid, d.objid) <> ALL (ARRAY[%s]::text[]);\n'
+                         '  IF who IS NOT NULL THEN\n    problems := problems || (''new objects depend on the columns to convert: '' || who);\n  END IF;\n',
+                         (SELECT string_agg(format('(to_regclass(%L)::oid, %L::name)', storagelab_internal.bigint_migration_qname(x.relation), x.column_name), ', ' ORDER BY x.identity)
+                            FROM unnest(objs) x WHERE x.kind = 'column'),
+                         coalesce((SELECT string_agg(DISTINCT format('%L', format('%s:%s', d.classid, d.objid)), ', ')
+                                     FROM unnest(objs) x
+                                     JOIN pg_attribute a ON a.attrelid = x.relation AND a.attname = x.column_name
+                                     JOIN pg_depend d ON d.refclassid = 'pg_class'::regclass AND d.refobjid = a.attrelid AND d.refobjsubid = a.attnum
+                                    WHERE x.kind = 'column' AND d.deptype IN ('n', 'a')), ''));
+  body := body || E'  IF cardinality(problems) > 0 THEN\n'
+       || E'    RAISE EXCEPTION ''the database changed since this script was generated''\n'
+       || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
+       || E'            HINT = ''Generate the script again with storagelab.bigint_migration_script().'';\n  END IF;\n'
+       || E'  -- the role running the script must be able to do every step: own (be a member of the owner of)\n'
+       || E'  -- every object it alters, drops or re-creates, and have CREATE on the schemas it re-creates them in\n'
+       || format(E'  SELECT string_agg(x, ''; '') INTO who FROM (\n'
+                 '    SELECT format(''%%s (owner %%s)'', c.oid::regclass, pg_get_userbyid(c.relowner)) AS x\n'
+                 '      FROM pg_class c WHERE c.oid = ANY (ARRAY[%s]::regclass[]) AND NOT pg_has_role(c.relowner, ''USAGE'')\n'
+                 '    UNION ALL\n'
+                 '    SELECT format(''function %%s (owner %%s)'', p.oid::regprocedure, pg_get_userbyid(p.proowner))\n'
+                 '      FROM pg_proc p WHERE p.oid = ANY (ARRAY[%s]::regprocedure[]) AND NOT pg_has_role(p.proowner, ''USAGE'')\n'
+                 '    UNION ALL\n'
+                 '    SELECT format(''publication %%I (owner %%s)'', b.pubname, pg_get_userbyid(b.pubowner))\n'
+                 '      FROM pg_publication b WHERE b.pubname = ANY (ARRAY[%s]::name[]) AND NOT pg_has_role(b.pubowner, ''USAGE'')\n'
+                 '    UNION ALL\n'
+                 '    SELECT format(''schema %%I (no CREATE privilege)'', n.nspname)\n'
+                 '      FROM pg_namespace n WHERE n.nspname = ANY (ARRAY[%s]::name[]) AND NOT has_schema_privilege(n.oid, ''CREATE'')) y;\n',
+                 coalesce((SELECT string_agg(format('%L', q), ', ' ORDER BY q) FROM (
+                             SELECT DISTINCT storagelab_internal.bigint_migration_qname(x.relation) AS q FROM unnest(objs) x WHERE x.relation IS NOT NULL
+                             UNION
+                             SELECT storagelab_internal.bigint_migration_qname(x.objid) FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL) z), ''),
+                 coalesce((SELECT string_agg(DISTINCT format('%L', x.objid::regprocedure::text), ', ')
+                             FROM unnest(objs) x WHERE x.kind IN ('function', 'trigger_function')), ''),
+                 coalesce((SELECT string_agg(DISTINCT format('%L', b.pubname), ', ')
+                             FROM unnest(objs) x JOIN pg_publication_rel pr ON pr.oid = x.objid JOIN pg_publication b ON b.oid = pr.prpubid
+                            WHERE x.kind = 'publication_table'), ''),
+                 coalesce((SELECT string_agg(DISTINCT format('%L', n.nspname), ', ')
+                             FROM unnest(objs) x
+                             JOIN pg_namespace n ON n.oid = CASE WHEN x.kind IN ('view', 'materialized_view') THEN (SELECT relnamespace FROM pg_class WHERE oid = x.objid)
+                                                                 WHEN x.kind = 'function' THEN (SELECT pronamespace FROM pg_proc WHERE oid = x.objid)
+                                                                 WHEN x.kind = 'statistics' THEN (SELECT stxnamespace FROM pg_statistic_ext WHERE oid = x.objid) END
+                            WHERE x.create_sql IS NOT NULL), ''))
+       || E'  IF who IS NOT NULL THEN\n'
+       || E'    RAISE EXCEPTION ''the role running this script cannot do every step of it''\n'
+       || E'      USING ERRCODE = ''insufficient_privilege'', DETAIL = who,\n'
+       || E'            HINT = ''Run the script as a superuser, or as a role that owns these objects (and may create objects in these schemas).'';\n  END IF;\n'
+       || E'  -- a long-running transaction holding a lock on these tables would make every lock attempt time out\n'
+       || format(E'  SELECT string_agg(DISTINCT format(''pid %%s (transaction started %%s ago, state %%s)'', a.pid, now() - a.xact_start, a.state), ''; '')\n'
+                 '    INTO who\n'
+                 '    FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid\n'
+                 '   WHERE l.pid <> pg_backend_pid() AND l.relation = ANY (ARRAY[%s]::regclass[])\n'
+                 '     AND a.xact_start < now() - %L::interval;\n',
+                 (SELECT string_agg(format('%L', storagelab_internal.bigint_migration_qname(x.relation)), ', ' ORDER BY 1)
+                    FROM (SELECT DISTINCT x.relation FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
+                           WHERE c.relkind IN ('r', 'p')) x),
+                 max_age)
+       || E'  IF who IS NOT NULL THEN\n'
+       || E'    RAISE EXCEPTION ''long-running transactions hold locks on tables this migration converts''\n'
+       || E'      USING ERRCODE = ''object_in_use'', DETAIL = who,\n'
+       || E'            HINT = ''Wait for them to finish or end them (pg_cancel_backend / pg_terminate_backend), then run the script again.'';\n  END IF;\n'
+       || E'  -- an anti-wraparound autovacuum does not give way to the ACCESS EXCLUSIVE lock\n'
+       || format(E'  SELECT string_agg(format(''pid %%s on %%s'', v.pid, v.relid::regclass), ''; '')\n'
+                 '    INTO who\n'
+                 '    FROM pg_stat_progress_vacuum v JOIN pg_stat_activity a ON a.pid = v.pid\n'
+                 '   WHERE v.relid = ANY (ARRAY[%s]::regclass[]) AND a.query LIKE ''%%to prevent wraparound%%'';\n',
+                 (SELECT string_agg(format('%L', storagelab_internal.bigint_migration_qname(x.relation)), ', ' ORDER BY 1)
+                    FROM (SELECT DISTINCT x.relation FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
+                           WHERE c.relkind IN ('r', 'p')) x))
+       || E'  IF who IS NOT NULL THEN\n'
+       || E'    RAISE EXCEPTION ''an anti-wraparound autovacuum is running on a table this migration converts''\n'
+       || E'      USING ERRCODE = ''object_in_use'', DETAIL = who,\n'
+       || E'            HINT = ''Let it finish (it does not yield its lock), then run the script again.'';\n  END IF;\n'
+       || E'END\n';
+  s := s || E'-- Pre-flight checks (no locks taken yet beyond catalog reads).\n'
+         || 'DO ' || storagelab_internal.dollar_quote(body) || E';\n\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_preflight(storagelab.bigint_migration_object[]) IS
+  'The pre-flight DO block of a blocking script: the database still looks as it did at generation, the role may do every step, no long transaction or anti-wraparound vacuum holds the tables.';
+
+-- Locks every table of a blocking script in one statement, retried on lock_timeout.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_locks(lock_list text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+  retries    int := storagelab.setting('scripts.lock_retries')::int;
+BEGIN
+  s := E'-- Lock every table, in one order, all or none; retried on lock_timeout.\n'
+       || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries,
+                                          'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
+       || E'\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_locks(text) IS
+  'Locks every table of a blocking script in one statement, retried on lock_timeout.';
+
+-- Drops, dependents first, the objects that would make ALTER COLUMN TYPE fail, then the foreign keys of the component.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_drops(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+  n          int;
+BEGIN
+  s := s || E'-- Drop the objects that would make ALTER COLUMN TYPE fail (dependents first).\n';
+  n := 0;
+  FOR o IN SELECT * FROM unnest(objs) x
+            WHERE x.kind NOT IN ('column', 'generated_column', 'foreign_key') AND x.drop_sql IS NOT NULL
+            ORDER BY x.depth DESC, x.identity LOOP
+    s := s || '-- ' || storagelab_internal.bigint_migration_comment_text(o.identity) || E'\n' || o.drop_sql;
+    n := n + 1;
+  END LOOP;
+  IF n = 0 THEN s := s || E'-- (none)\n'; END IF;
+  s := s || E'\n-- Drop the foreign keys of the component (ACCESS EXCLUSIVE on both tables, held already).\n';
+  FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'foreign_key' ORDER BY x.identity LOOP
+    s := s || o.drop_sql;
+  END LOOP;
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_drops(storagelab.bigint_migration_object[]) IS
+  'Drops, dependents first, the objects that would make ALTER COLUMN TYPE fail, then the foreign keys of the component.';
+
+-- The type changes (one ALTER TABLE per table, generated columns re-added in it), the sequences, and the foreign keys re-added.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_convert(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+  n          int;
+BEGIN
+  s := s || E'\n-- Convert: one ALTER TABLE per table, so each table and its indexes are rewritten once.\n';
+  FOR r IN
+    SELECT x.relation, storagelab_internal.bigint_migration_qname(x.relation) AS qn
+      FROM unnest(objs) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL
+     GROUP BY x.relation ORDER BY 2
+  LOOP
+    s := s || format(E'ALTER TABLE %s\n  ', r.qn)
+           || (SELECT string_agg(c, E',\n  ' ORDER BY ord, c)
+                 FROM (SELECT 1 AS ord, x.drop_sql AS c FROM unnest(objs) x WHERE x.kind = 'generated_column' AND x.relation = r.relation
+                       UNION ALL
+                       SELECT 2, x.create_sql FROM unnest(objs) x WHERE x.kind = 'column' AND x.relation = r.relation AND x.create_sql IS NOT NULL
+                       UNION ALL
+                       SELECT 3, x.create_sql FROM unnest(objs) x WHERE x.kind = 'generated_column' AND x.relation = r.relation) y)
+           || E';\n'
+           || coalesce((SELECT string_agg(x.post_sql, '' ORDER BY x.identity) FROM unnest(objs) x
+                         WHERE x.kind = 'generated_column' AND x.relation = r.relation), '');
+  END LOOP;
+
+  s := s || E'\n-- Sequences (SHARE ROW EXCLUSIVE on each sequence).\n';
+  n := 0;
+  FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity LOOP
+    s := s || o.create_sql;
+    n := n + 1;
+  END LOOP;
+  IF n = 0 THEN s := s || E'-- (none: identity sequences follow ALTER COLUMN TYPE)\n'; END IF;
+
+  s := s || E'\n-- Re-add the foreign keys with their names, actions, deferrability and comments; each is validated once here.\n';
+  FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'foreign_key' ORDER BY x.identity LOOP
+    s := s || o.create_sql;
+  END LOOP;
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_convert(storagelab.bigint_migration_object[]) IS
+  'The type changes (one ALTER TABLE per table, generated columns re-added in it), the sequences, and the foreign keys re-added.';
+
+-- Re-creates the dropped objects in dependency order, then touches the trigger functions so that other sessions re-plan them.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_recreate(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+  n          int;
+BEGIN
+  s := s || E'\n-- Re-create the dropped objects exactly as they were (in dependency order).\n';
+  n := 0;
+  FOR o IN SELECT * FROM unnest(objs) x
+            WHERE x.kind NOT IN ('column', 'generated_column', 'foreign_key', 'sequence', 'identity', 'trigger_function') AND x.create_sql IS NOT NULL
+            ORDER BY x.depth, x.identity LOOP
+    s := s || '-- ' || storagelab_internal.bigint_migration_comment_text(o.identity) || E'\n' || o.create_sql;
+    n := n + 1;
+  END LOOP;
+  IF n = 0 THEN s := s || E'-- (none)\n'; END IF;
+
+  s := s || E'\n-- Make other sessions re-plan the trigger functions of the converted tables (their cached plans\n'
+         || E'-- have integer parameters); COST is set to its current value, nothing else changes.\n';
+  n := 0;
+  FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'trigger_function' ORDER BY x.identity LOOP
+    s := s || o.create_sql;
+    n := n + 1;
+  END LOOP;
+  IF n = 0 THEN s := s || E'-- (none)\n'; END IF;
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_recreate(storagelab.bigint_migration_object[]) IS
+  'Re-creates the dropped objects in dependency order, then touches the trigger functions so that other sessions re-plan them.';
+
+-- The post-check DO block of a blocking script: every row's check_sql holds, no constraint on a converted table is left not valid; else the transaction rolls back.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_postchecks(objs storagelab.bigint_migration_object[], all_tables text[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+  body       text;
+BEGIN
+  body := E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n';
+  FOR o IN SELECT * FROM unnest(objs) x WHERE x.check_sql IS NOT NULL ORDER BY x.kind, x.identity LOOP
+    body := body || format(E'  IF NOT coalesce(%s, false) THEN\n    problems := problems || %L::text;\n  END IF;\n',
+                           o.check_sql,
+                           CASE o.kind WHEN 'column' THEN o.identity || ' is not bigint'
+                                       WHEN 'sequence' THEN o.identity || ' is not bigint'
+                                       WHEN 'identity' THEN o.identity || ' is not bigint'
+                                       ELSE o.identity || ' was not re-created as it was' END);
+  END LOOP;
+  body := body || format(E'  IF EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = ANY (ARRAY[%s]::regclass[]) AND NOT convalidated\n'
+                         '               AND conname <> ALL (ARRAY[%s]::name[])) THEN\n'
+                         '    problems := problems || ''a constraint on a converted table is not valid''::text;\n  END IF;\n',
+                         (SELECT string_agg(format('%L', t), ', ') FROM unnest(all_tables) t),
+                         coalesce((SELECT string_agg(format('%L', c.conname), ', ')
+                                     FROM pg_constraint c
+                                    WHERE c.conrelid IN (SELECT x.relation FROM unnest(objs) x) AND NOT c.convalidated), ''));
+  body := body || E'  IF cardinality(problems) > 0 THEN\n'
+       || E'    RAISE EXCEPTION ''post-migration check failed; rolling back''\n'
+       || E'      USING ERRCODE = ''data_exception'', DETAIL = array_to_string(problems, ''; ''),\n'
+       || E'            HINT = ''Nothing was changed.  Report this with the script and storagelab.bigint_migration_objects() output.'';\n  END IF;\nEND\n';
+  s := s || E'\n-- Post-checks: every converted column and sequence is bigint, every object is back, constraints valid.\n'
+         || 'DO ' || storagelab_internal.dollar_quote(body) || E';\n\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_postchecks(storagelab.bigint_migration_object[], text[]) IS
+  'The post-check DO block of a blocking script: every row''s check_sql holds, no constraint on a converted table is left not valid; else the transaction rolls back.';
+
+-- COMMIT (ROLLBACK with -v dry_run=1), then ANALYZE of every rewritten table.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_finish(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+BEGIN
+  -- -v dry_run=1: everything above, then ROLLBACK (try it on a schema-only copy first)
+  s := s || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n';
+  s := s || E'-- ALTER COLUMN TYPE discards the column statistics: gather them again (SHARE UPDATE EXCLUSIVE, no blocking of DML).\n';
+  FOR r IN
+    SELECT storagelab_internal.bigint_migration_qname(x.relation) AS qn
+      FROM unnest(objs) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL
+     GROUP BY x.relation ORDER BY 1
+  LOOP
+    s := s || format(E'ANALYZE %s;\n', r.qn);
+  END LOOP;
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_finish(storagelab.bigint_migration_object[]) IS
+  'COMMIT (ROLLBACK with -v dry_run=1), then ANALYZE of every rewritten table.';
+
+-- The blocking script of a model: refuses when the model has blockers or
+-- nothing to convert, else the sections above in order.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_script(objs storagelab.bigint_migration_object[],
+                                                                     relations regclass[], column_names name[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  lock_list  text;
+  all_tables text[];
+BEGIN
+  PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
+  -- Tables: every table whose columns change or that carries a re-created object.
+  all_tables := ARRAY(SELECT DISTINCT storagelab_internal.bigint_migration_qname(x.relation)
+                        FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
+                       WHERE c.relkind IN ('r', 'p') ORDER BY 1);
+  -- LOCK TABLE recurses to partitions and inheritance children: name only the others.
+  lock_list := (SELECT string_agg(t, ', ' ORDER BY t) FROM unnest(all_tables) t
+                 WHERE NOT EXISTS (SELECT 1 FROM pg_inherits i
+                                    WHERE i.inhrelid = t::regclass
+                                      AND storagelab_internal.bigint_migration_qname(i.inhparent) = ANY (all_tables)));
+  RETURN storagelab_internal.bigint_migration_blocking_header(objs, relations, column_names, lock_list)
+      || storagelab_internal.bigint_migration_blocking_settings()
+      || storagelab_internal.bigint_migration_blocking_preflight(objs)
+      || storagelab_internal.bigint_migration_blocking_locks(lock_list)
+      || storagelab_internal.bigint_migration_blocking_drops(objs)
+      || storagelab_internal.bigint_migration_blocking_convert(objs)
+      || storagelab_internal.bigint_migration_blocking_recreate(objs)
+      || storagelab_internal.bigint_migration_blocking_postchecks(objs, all_tables)
+      || storagelab_internal.bigint_migration_blocking_finish(objs);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_script(storagelab.bigint_migration_object[], regclass[], name[]) IS
+  'the blocking INT->BIGINT script of a model: one transaction, sections header to finish';
+
+-- Refuses, listing every blocker, when no correct script can be produced:
+-- the model's blocker rows plus what the writer of that mode cannot do
+-- (more_blockers); also when nothing is left to convert.
+CREATE FUNCTION storagelab_internal.bigint_migration_refuse(objs storagelab.bigint_migration_object[], more_blockers text[], mode text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  blockers text[];
+  codes    text[];
+BEGIN
+  blockers := ARRAY(SELECT format('%s (SQLSTATE %s): %s', b.blocker, b.sqlstate, b.hint)
+                      FROM unnest(objs) b WHERE b.kind = 'blocker' ORDER BY b.identity, b.blocker);
+  codes := ARRAY(SELECT DISTINCT b.sqlstate FROM unnest(objs) b WHERE b.kind = 'blocker');
+  IF mode = 'blocking' AND cardinality(blockers) > 0 THEN
+    RAISE EXCEPTION 'cannot generate a correct INT to BIGINT migration: % blocker(s)', cardinality(blockers)
+      USING ERRCODE = CASE WHEN cardinality(codes) = 1 THEN codes[1] ELSE '0A000' END,
+            DETAIL = array_to_string(blockers, E'\n'),
+            HINT = 'Resolve each blocker listed in the detail (storagelab.bigint_migration_objects() shows them with kind ''blocker'') and generate the script again.';
+  ELSIF cardinality(blockers || more_blockers) > 0 THEN
+    RAISE EXCEPTION 'cannot generate a correct online INT to BIGINT migration: % blocker(s)', cardinality(blockers || more_blockers)
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = array_to_string(blockers || more_blockers, E'\n'),
+            HINT = 'Resolve each blocker listed in the detail, or use mode ''blocking''.';
+  END IF;
+  IF mode = 'blocking' AND NOT EXISTS (SELECT 1 FROM unnest(objs) x
+                                        WHERE x.kind IN ('column', 'sequence') AND x.create_sql IS NOT NULL) THEN
+    RAISE EXCEPTION 'nothing to convert: every column of the foreign-key component and its sequences are already bigint'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'storagelab.bigint_migration_objects() lists the component.';
+  ELSIF mode = 'online' AND NOT EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL) THEN
+    RAISE EXCEPTION 'nothing to convert: every column of the foreign-key component is already bigint'
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'storagelab.bigint_migration_objects() lists the component.';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_refuse(storagelab.bigint_migration_object[], text[], text) IS
+  'raises the error that lists every blocker of a model (and of the mode), or that nothing is left to convert';
+
+-- from extension/24_bigint_online_model.sql
+-- storagelab install script, part 24: what the online INT -> BIGINT phases
+-- (part 25) need, derived once from the model rows of part 21: the
+-- converted columns and their shadow columns, the trees of partitions and
+-- inheritance children, the indexes and keys to build on the shadow columns,
+-- and the reasons the online mode refuses.  Also the new index's DDL, from
+-- the old index's definition in the model.
+
+
+CREATE TYPE storagelab_internal.bigint_online_model AS (
+  objs         storagelab.bigint_migration_object[],  -- the model rows
+  relations    regclass[],   -- the requested columns
+  column_names name[],
+  mid          text,         -- migration id: sl + 12 hex digits of a hash of the converted columns
+  c_rel        oid[],        -- per converted column: its table,
+  c_att        int2[],       --   column number,
+  c_name       name[],       --   name,
+  c_new        name[],       --   shadow column,
+  c_old        name[],       --   name of the old column after the swap,
+  c_nn         boolean[],    --   NOT NULL
+  tabs         oid[],        -- tables with converted columns (roots of their trees)
+  tree         oid[],        -- those tables, their partitions and inheritance children
+  leaves       oid[],        -- members of tree with storage (backfilled one by one)
+  targets      oid[],        -- where the sync trigger is created (partitions get clones)
+  t_rel        oid[],        -- per member of tree and converted column: relation,
+  t_att        int2[],       --   its column number there,
+  t_new        name[],       --   the shadow column,
+  t_name       name[],       --   the column name,
+  t_root       oid[],        --   the root whose ALTER converts it
+  late_idx     oid[],        -- indexes using the column in an expression or predicate: re-built after the swap
+  late_chk     oid[],        -- CHECK constraints on the column: re-added NOT VALID in the swap, validated in cleanup
+  fk_oid       oid[],        -- per new foreign key: the old one (of the component),
+  fk_rel       oid[],        --   the table it is added to (each partition, for a key on a partitioned table),
+  fk_new       name[],       --   its name until the swap,
+  fk_final     name[],       --   its name after the swap
+  lock_list    text,         -- every table, for LOCK TABLE
+  pre          text          -- PL/pgSQL statements that set "swapped" once the swap has happened
+);
+COMMENT ON TYPE storagelab_internal.bigint_online_model IS
+  'what the phases of an online INT->BIGINT script need, derived once from the model';
+
+-- The online model: refuses (with every reason) what the online mode cannot do.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_model(objs storagelab.bigint_migration_object[],
+                                                                  relations regclass[], column_names name[])
+RETURNS storagelab_internal.bigint_online_model
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  m            storagelab_internal.bigint_online_model;
+  o            storagelab.bigint_migration_object;
+  r            record;
+  q            record;
+  i            int;
+  blockers     text[] := '{}';
+  all_tables   text[];
+  mid          text;
+  c_rel        oid[] := '{}';
+  c_att        int2[] := '{}';
+  c_name       name[] := '{}';
+  c_new        name[] := '{}';
+  c_old        name[] := '{}';
+  c_nn         boolean[] := '{}';
+  tabs         oid[] := '{}';
+  tree         oid[] := '{}';
+  leaves       oid[] := '{}';
+  targets      oid[] := '{}';
+  t_rel        oid[] := '{}';
+  t_att        int2[] := '{}';
+  t_new        name[] := '{}';
+  t_name       name[] := '{}';
+  t_root       oid[] := '{}';
+  late_idx     oid[] := '{}';
+  late_chk     oid[] := '{}';
+  fk_oid       oid[] := '{}';
+  fk_rel       oid[] := '{}';
+  fk_new       name[] := '{}';
+  fk_final     name[] := '{}';
+  lock_list    text;
+  pre          text;
+BEGIN
+  -- Blockers of the model itself, then what the online plan cannot do yet.
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'blocker' LOOP
+    blockers := blockers || format('%s (SQLSTATE %s): %s', o.blocker, o.sqlstate, o.hint);
+  END LOOP;
+  FOR o IN SELECT * FROM unnest(objs) b
+            WHERE b.kind = 'generated_column'
+               OR (b.kind = 'identity' AND (EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = b.relation OR h.inhparent = b.relation)
+                                            OR (SELECT relkind FROM pg_class WHERE oid = b.relation) <> 'r'))
+               OR (b.kind = 'constraint' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.oid = b.objid AND c.contype NOT IN ('p', 'u', 'c', 'n')))   -- 'n': NOT NULL, PostgreSQL 18+
+  LOOP
+    blockers := blockers || format('%s: %s is not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', o.identity, o.kind);
+  END LOOP;
+  -- Converted columns.
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'column' AND b.create_sql IS NOT NULL ORDER BY b.relation::oid, b.objsubid LOOP
+    c_rel := c_rel || o.relation::oid; c_att := c_att || o.objsubid::int2; c_name := c_name || o.column_name;
+    c_new := c_new || format('storagelab_new_%s', o.objsubid)::name;
+    c_old := c_old || format('storagelab_old_%s', o.objsubid)::name;
+    c_nn := c_nn || (SELECT attnotnull FROM pg_attribute WHERE attrelid = o.relation AND attnum = o.objsubid);
+    IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = o.relation AND NOT attisdropped
+                  AND attname IN (format('storagelab_new_%s', o.objsubid), format('storagelab_old_%s', o.objsubid))) THEN
+      -- a previous run of this very migration left them: fine, phases are re-runnable
+      NULL;
+    END IF;
+  END LOOP;
+  tabs := ARRAY(SELECT DISTINCT u FROM unnest(c_rel) u ORDER BY 1);
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    FOR r IN
+      WITH RECURSIVE tr(oid) AS (SELECT c_rel[i] UNION SELECT h.inhrelid FROM pg_inherits h JOIN tr ON h.inhparent = tr.oid)
+      SELECT tr.oid, a.attnum FROM tr JOIN pg_attribute a ON a.attrelid = tr.oid AND a.attname = c_name[i] AND NOT a.attisdropped
+       ORDER BY 1
+    LOOP
+      t_rel := t_rel || r.oid; t_att := t_att || r.attnum; t_new := t_new || c_new[i]; t_name := t_name || c_name[i];
+      t_root := t_root || c_rel[i];
+    END LOOP;
+  END LOOP;
+  tree := ARRAY(SELECT DISTINCT u FROM unnest(t_rel) u ORDER BY 1);
+  late_chk := ARRAY(SELECT c.oid FROM pg_constraint c
+                     WHERE c.contype = 'c' AND c.conrelid = ANY (tree) AND c.coninhcount = 0
+                       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = c.conrelid AND cc.a = ANY (c.conkey))
+                     ORDER BY 1);
+  leaves := ARRAY(SELECT c.oid FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind = 'r' ORDER BY 1);
+  targets := ARRAY(SELECT c.oid FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1);
+  FOR r IN SELECT c.oid, storagelab_internal.bigint_migration_qname(c.oid) AS qn FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind NOT IN ('r', 'p') LOOP
+    blockers := blockers || format('%s is a foreign table in the tree of a converted table: not supported by the online mode (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+  END LOOP;
+  FOR r IN
+    SELECT c.conname, storagelab_internal.bigint_migration_qname(c.conrelid) AS qn, storagelab_internal.bigint_migration_qname(c.confrelid) AS fqn
+      FROM pg_constraint c JOIN pg_class t ON t.oid = c.confrelid
+     WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key') AND t.relkind = 'p'
+  LOOP
+    blockers := blockers || format('foreign key %I on %s references the partitioned table %s, whose new unique key exists only after the swap: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.conname, r.qn, r.fqn);
+  END LOOP;
+  -- the new foreign keys: PostgreSQL 15 cannot add one NOT VALID to a partitioned table, so a key
+  -- of a partitioned table is added to each partition, and in the swap to the parent, which
+  -- attaches the partitions' validated keys without a scan
+  FOR r IN
+    SELECT c.oid, c.conname, c.conrelid, t.relkind FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+     WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key') ORDER BY 1
+  LOOP
+    IF r.relkind = 'p' THEN
+      FOR q IN
+        WITH RECURSIVE tr(oid) AS (SELECT r.conrelid UNION SELECT h.inhrelid FROM pg_inherits h JOIN tr ON h.inhparent = tr.oid)
+        SELECT tr.oid, (SELECT cc.conname FROM pg_constraint cc WHERE cc.conrelid = tr.oid AND cc.conparentid = r.oid) AS clone
+          FROM tr JOIN pg_class k ON k.oid = tr.oid WHERE k.relkind = 'r' ORDER BY 1
+      LOOP
+        fk_oid := fk_oid || r.oid; fk_rel := fk_rel || q.oid;
+        fk_new := fk_new || format('storagelab_new_%s_%s', r.oid, q.oid)::name; fk_final := fk_final || coalesce(q.clone, r.conname);
+      END LOOP;
+    ELSE
+      fk_oid := fk_oid || r.oid; fk_rel := fk_rel || r.conrelid;
+      fk_new := fk_new || format('storagelab_new_%s', r.oid)::name; fk_final := fk_final || r.conname;
+    END IF;
+  END LOOP;
+
+  -- Indexes containing a converted column: their key columns must be plain
+  -- columns (an expression or a predicate using the column cannot be moved
+  -- by name).
+  FOR r IN
+    SELECT DISTINCT i.indexrelid, storagelab_internal.bigint_migration_qname(i.indexrelid) AS qn
+      FROM pg_index i
+      JOIN pg_depend d ON d.classid = 'pg_class'::regclass AND d.objid = i.indexrelid AND d.refclassid = 'pg_class'::regclass
+      JOIN unnest(t_rel, t_att) AS cc(r, a) ON cc.r = d.refobjid AND cc.a = d.refobjsubid
+     WHERE i.indrelid = ANY (tree)
+  LOOP
+    IF (SELECT count(*) FROM pg_depend d, unnest(t_rel, t_att) AS cc(r, a)
+         WHERE d.classid = 'pg_class'::regclass AND d.objid = r.indexrelid AND d.refobjid = cc.r AND d.refobjsubid = cc.a)
+       > (SELECT count(*) FROM pg_index i, unnest(i.indkey::int2[]) AS kk(v), unnest(t_rel, t_att) AS cc(r, a)
+           WHERE i.indexrelid = r.indexrelid AND cc.r = i.indrelid AND cc.a = kk.v) THEN
+      IF (SELECT i.indisunique OR i.indisreplident OR ic.relkind = 'I' FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid WHERE i.indexrelid = r.indexrelid) THEN
+        blockers := blockers || format('index %s uses a converted column in an expression or predicate and is unique, partitioned or the replica identity: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+      ELSE
+        late_idx := late_idx || r.indexrelid;
+      END IF;
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_index i, unnest(i.indkey::int2[], i.indclass::oid[]) WITH ORDINALITY AS u(a, opc, n), unnest(t_rel, t_att) AS cc(r, a2)
+                WHERE i.indexrelid = r.indexrelid AND cc.r = i.indrelid AND cc.a2 = u.a AND u.n <= i.indnkeyatts
+                  AND NOT EXISTS (SELECT 1 FROM pg_opclass oc WHERE oc.oid = u.opc AND oc.opcdefault)) THEN
+      blockers := blockers || format('index %s uses a non-default operator class on a converted column: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = r.indexrelid AND c.contype = 'x') THEN
+      blockers := blockers || format('index %s backs an exclusion constraint: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+    END IF;
+  END LOOP;
+  FOR r IN
+    SELECT c.conname, storagelab_internal.bigint_migration_qname(c.conrelid) AS qn FROM pg_constraint c
+     WHERE c.contype = 'f' AND c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key')
+       AND c.confdelsetcols IS NOT NULL
+  LOOP
+    blockers := blockers || format('foreign key %I on %s uses ON DELETE SET NULL/DEFAULT (columns): not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.conname, r.qn);
+  END LOOP;
+
+  PERFORM storagelab_internal.bigint_migration_refuse(objs, blockers, 'online');
+
+  mid := 'sl' || left(md5(array_to_string(ARRAY(SELECT format('%s.%s', a, b) FROM unnest(c_rel, c_att) AS u(a, b) ORDER BY 1), ',')), 12);
+  all_tables := ARRAY(SELECT DISTINCT storagelab_internal.bigint_migration_qname(x1.relation)
+                        FROM unnest(objs) x1 JOIN pg_class c ON c.oid = x1.relation
+                       WHERE c.relkind IN ('r', 'p') ORDER BY 1);
+  lock_list := array_to_string(all_tables, ', ');
+
+  -- a state check used by several phases: has the swap happened?
+  pre := '';
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    pre := pre || format(E'  IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND NOT attisdropped) THEN swapped := true; END IF;\n',
+                         storagelab_internal.bigint_migration_qname(c_rel[i]), c_old[i]);
+  END LOOP;
+  m := ROW(objs, relations, column_names, mid, c_rel, c_att, c_name, c_new, c_old, c_nn, tabs, tree, leaves, targets, t_rel, t_att, t_new, t_name, t_root, late_idx, late_chk, fk_oid, fk_rel, fk_new, fk_final, lock_list, pre);
+  RETURN m;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_model(storagelab.bigint_migration_object[], regclass[], name[]) IS
+  'derives what the online phases need from the model rows; refuses, listing every reason, what the online mode cannot do';
+
+-- The elements of a parenthesized, comma-separated list that starts at
+-- position pos of def (just after its "("), as PostgreSQL's deparsers print
+-- it: commas inside parentheses, quoted identifiers and string literals do
+-- not separate elements.  Returns the elements and the position just after
+-- the closing ")".
+CREATE FUNCTION storagelab_internal.bigint_migration_split_list(def text, pos int, OUT elems text[], OUT next_pos int)
+LANGUAGE plpgsql IMMUTABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  depth int := 0;
+  quote text := NULL;      -- '"' or '''' while inside one
+  ch text;
+  start int := pos;
+  i int := pos;
+BEGIN
+  elems := '{}';
+  WHILE i <= length(def) LOOP
+    ch := substr(def, i, 1);
+    IF quote IS NOT NULL THEN
+      IF ch = quote THEN
+        IF substr(def, i + 1, 1) = quote THEN
+          i := i + 1;               -- a doubled quote inside the quoted text
+        ELSE
+          quote := NULL;
+        END IF;
+      END IF;
+    ELSIF ch IN ('"', '''') THEN
+      quote := ch;
+    ELSIF ch = '(' OR ch = '[' THEN
+      depth := depth + 1;
+    ELSIF (ch = ')' OR ch = ']') AND depth > 0 THEN
+      depth := depth - 1;
+    ELSIF ch = ')' THEN
+      elems := elems || substr(def, start, i - start);
+      next_pos := i + 1;
+      RETURN;
+    ELSIF ch = ',' AND depth = 0 THEN
+      elems := elems || substr(def, start, i - start);
+      start := i + 2;               -- ", "
+      i := i + 1;
+    END IF;
+    i := i + 1;
+  END LOOP;
+  RAISE EXCEPTION 'cannot read the column list of an index definition'
+    USING ERRCODE = 'internal_error', DETAIL = def;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_split_list(text, int) IS
+  'the top-level elements of a parenthesized list in a deparsed definition, and the position after it';
+
+-- The DDL of a copy of index idx under the name new_name, from its
+-- definition def (pg_get_indexdef, from the model): every column keeps its
+-- ordering, NULLS FIRST/LAST, operator class, collation; INCLUDE columns,
+-- NULLS NOT DISTINCT, storage parameters and the predicate are kept as
+-- printed; the columns numbered renamed_atts become new_names.  With
+-- concurrent, CREATE INDEX CONCURRENTLY.  The tablespace is added
+-- (pg_get_indexdef does not print it).
+CREATE FUNCTION storagelab_internal.bigint_migration_index_copy(def text, idx oid, new_name name, concurrent boolean,
+                                                                renamed_atts int2[], new_names name[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  ix      record;
+  head    text;
+  pos     int;
+  keys    record;
+  incl    record;
+  elems   text[];
+  k       int;
+  att     int2;
+  j       int;
+  rest    text;
+  pred    text;
+BEGIN
+  SELECT i.indisunique, i.indnkeyatts, i.indnatts, string_to_array(i.indkey::text, ' ')::int2[] AS indkey,
+         ic.relname, ic.reltablespace, am.amname, i.indrelid,
+         pg_get_expr(i.indpred, i.indrelid) AS pred
+    INTO ix
+    FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
+   WHERE i.indexrelid = idx;
+  head := format('CREATE %sINDEX %I ON ', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, ix.relname);
+  pos := strpos(substr(def, length(head) + 1), format(' USING %I (', ix.amname));
+  IF left(def, length(head)) <> head OR pos = 0 THEN
+    RAISE EXCEPTION 'unexpected index definition' USING ERRCODE = 'internal_error', DETAIL = def;
+  END IF;
+  pos := length(head) + pos + length(format(' USING %I (', ix.amname));
+  SELECT * INTO keys FROM storagelab_internal.bigint_migration_split_list(def, pos);
+  elems := keys.elems;
+  rest := substr(def, keys.next_pos);
+  IF starts_with(rest, ' INCLUDE (') THEN
+    SELECT * INTO incl FROM storagelab_internal.bigint_migration_split_list(def, keys.next_pos + length(' INCLUDE ('));
+    elems := elems || incl.elems;
+    rest := substr(def, incl.next_pos);
+  END IF;
+  IF cardinality(elems) <> ix.indnatts THEN
+    RAISE EXCEPTION 'unexpected index definition' USING ERRCODE = 'internal_error', DETAIL = def;
+  END IF;
+  -- rename the plain columns that are converted: each element starts with the column's name
+  FOR k IN 1 .. ix.indnatts LOOP
+    att := ix.indkey[k];
+    j := array_position(renamed_atts, att);
+    CONTINUE WHEN att = 0 OR j IS NULL;
+    pred := quote_ident((SELECT attname FROM pg_attribute WHERE attrelid = ix.indrelid AND attnum = att));
+    IF NOT (elems[k] = pred OR starts_with(elems[k], pred || ' ')) THEN
+      RAISE EXCEPTION 'unexpected index definition' USING ERRCODE = 'internal_error', DETAIL = def;
+    END IF;
+    elems[k] := quote_ident(new_names[j]) || substr(elems[k], length(pred) + 1);
+  END LOOP;
+  -- the tablespace goes before the predicate
+  IF ix.reltablespace <> 0 THEN
+    pred := CASE WHEN ix.pred IS NULL THEN '' ELSE ' WHERE ' || ix.pred END;
+    IF right(rest, length(pred)) <> pred THEN
+      RAISE EXCEPTION 'unexpected index definition' USING ERRCODE = 'internal_error', DETAIL = def;
+    END IF;
+    rest := left(rest, length(rest) - length(pred))
+            || format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = ix.reltablespace)) || pred;
+  END IF;
+  RETURN format('CREATE %sINDEX %s%I ON ', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END,
+                CASE WHEN concurrent THEN 'CONCURRENTLY ' ELSE '' END, new_name)
+      || substr(def, length(head) + 1, pos - length(head) - 1)
+      || array_to_string(elems[1:ix.indnkeyatts], ', ') || ')'
+      || CASE WHEN ix.indnatts > ix.indnkeyatts
+              THEN ' INCLUDE (' || array_to_string(elems[ix.indnkeyatts + 1:], ', ') || ')' ELSE '' END
+      || rest;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_index_copy(text, oid, name, boolean, int2[], name[]) IS
+  'DDL of a copy of an index under a new name, with some of its columns renamed, from its definition: every option of every column kept';
+
+-- from extension/25_bigint_online.sql
+-- storagelab install script, part 25: the online INT -> BIGINT script
+-- (bigint_migration_script(..., mode => 'online')): one psql file in
+-- phases, chosen with -v phase=..., one function per phase (or part of one):
+--   expand    shadow bigint columns, a sync trigger, sequences AS bigint (brief locks)
+--   backfill  CALLs of storagelab.bigint_migration_backfill (part 26), resumable
+--   prepare   NOT NULL proofs, concurrent indexes, new FKs NOT VALID + VALIDATE
+--   swap      one short transaction: renames, constraints USING INDEX, objects re-created
+--   cleanup   drop the old columns
+--   rollback_prepare, rollback_expand: undo, until swap
+-- Every phase checks the state it needs and can be run again.  Each
+-- function reads the online model (part 24) only.
+
+
+-- The comment header and psql preamble of an online script: phases, columns, objects re-created, phase selection.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_header(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  objs         storagelab.bigint_migration_object[] := m.objs;
+  relations    regclass[] := m.relations;
+  column_names name[] := m.column_names;
+  mid          text := m.mid;
+  c_rel        oid[] := m.c_rel;
+  c_name       name[] := m.c_name;
+  c_new        name[] := m.c_new;
+  c_old        name[] := m.c_old;
+  o            storagelab.bigint_migration_object;
+  r            record;
+  s            text := '';
+  i            int;
+  lt           text := storagelab.setting('scripts.lock_timeout');
+BEGIN
+  ------------------------------------------------------------------ header
+  s := s || format(E'-- storagelab %s: INT to BIGINT migration (mode online), migration id %s\n',
+                   (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid);
+  s := s || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
+              (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(u.r), u.c), ', ')
+                 FROM unnest(relations, column_names) AS u(r, c))) || E'\n';
+  s := s || format(E'-- generated %s in database %s by %s\n',
+                   to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'),
+                   storagelab_internal.bigint_migration_comment_text(quote_ident(current_database())),
+                   storagelab_internal.bigint_migration_comment_text(quote_ident(current_user)));
+  s := s || E'--\n-- Run one phase at a time, in this order (each can be run again after a failure):\n'
+         || E'--   psql -v ON_ERROR_STOP=1 -v phase=expand   -f <this file>  -- shadow bigint columns, sync trigger, sequences AS bigint (brief ACCESS EXCLUSIVE, retried)\n'
+         || E'--   psql -v ON_ERROR_STOP=1 -v phase=backfill -f <this file>  -- copy in batches (ROW EXCLUSIVE); resumes where it stopped; -v backfill_batches=N stops after N batches\n'
+         || E'--   psql -v ON_ERROR_STOP=1 -v phase=prepare  -f <this file>  -- NOT NULL proofs, CREATE INDEX CONCURRENTLY, new FKs NOT VALID + VALIDATE (no blocking locks)\n'
+         || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE: the point of no return\n'
+         || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old int columns (brief ACCESS EXCLUSIVE)\n'
+         || E'-- Before swap, undo with phase=rollback_prepare, then phase=rollback_expand.\n'
+         || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n--\n';
+  s := s || E'-- Columns converted (shadow column -> final name):\n';
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(format('%s.%I via %I (old values kept in %I until cleanup)',
+                storagelab_internal.bigint_migration_qname(c_rel[i]), c_name[i], c_new[i], c_old[i])) || E'\n';
+  END LOOP;
+  s := s || E'-- Objects dropped and re-created in the swap:\n';
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind NOT IN ('column', 'foreign_key', 'sequence', 'identity', 'trigger_function')
+                                          AND b.create_sql IS NOT NULL ORDER BY b.depth, b.identity LOOP
+    s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity) || E'\n';
+  END LOOP;
+  s := s || E'\n\\set ON_ERROR_STOP on\n'
+         || format(E'SET lock_timeout = %L;\n', lt)
+         || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
+         || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+         || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+         || E'SELECT :''phase'' = ''expand'' AS ph_expand, :''phase'' = ''backfill'' AS ph_backfill, :''phase'' = ''prepare'' AS ph_prepare,\n'
+         || E'       :''phase'' = ''swap'' AS ph_swap, :''phase'' = ''cleanup'' AS ph_cleanup,\n'
+         || E'       :''phase'' = ''rollback_prepare'' AS ph_rollback_prepare, :''phase'' = ''rollback_expand'' AS ph_rollback_expand \\gset\n'
+         || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n';
+  -- refuse an unknown phase
+  s := s || E'SELECT :''phase'' NOT IN (''expand'', ''backfill'', ''prepare'', ''swap'', ''cleanup'', ''rollback_prepare'', ''rollback_expand'') AS ph_bad \\gset\n'
+         || E'\\if :ph_bad\n\\echo ''choose a phase: psql -v ON_ERROR_STOP=1 -v phase=expand|backfill|prepare|swap|cleanup|rollback_prepare|rollback_expand -f <this file>''\n'
+         || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=expand (then backfill, prepare, swap, cleanup).'';\nEND\n') || E';\n\\endif\n\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_header(storagelab_internal.bigint_online_model) IS
+  'The comment header and psql preamble of an online script: phases, columns, objects re-created, phase selection.';
+
+-- Phase expand: shadow columns, sync function and trigger, backfill bounds, sequences AS bigint.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_expand(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  objs         storagelab.bigint_migration_object[] := m.objs;
+  mid          text := m.mid;
+  c_rel        oid[] := m.c_rel;
+  c_name       name[] := m.c_name;
+  c_new        name[] := m.c_new;
+  tabs         oid[] := m.tabs;
+  leaves       oid[] := m.leaves;
+  targets      oid[] := m.targets;
+  t_rel        oid[] := m.t_rel;
+  t_root       oid[] := m.t_root;
+  pre          text := m.pre;
+  o            storagelab.bigint_migration_object;
+  r            record;
+  s            text := '';
+  x            text;
+  k            int;
+  stmts        text[];
+  retries      int := storagelab.setting('scripts.lock_retries')::int;
+BEGIN
+  ------------------------------------------------------------------ expand
+  s := s || E'\\if :ph_expand\n-- Phase expand.\n';
+  s := s || 'DO ' || storagelab_internal.dollar_quote(
+            E'\nDECLARE swapped boolean := false;\nBEGIN\n' || pre
+            || E'  IF swapped THEN\n    RAISE EXCEPTION ''this migration is already swapped'' USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase cleanup.'';\n  END IF;\n'
+            || (SELECT string_agg(format(E'  IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND atttypid IN (''int2''::regtype, ''int4''::regtype)) THEN\n'
+                                         '    RAISE EXCEPTION ''column %%.%% is not an integer column any more'', %L, %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again.'';\n  END IF;\n',
+                                         storagelab_internal.bigint_migration_qname(u.r), u.nm, storagelab_internal.bigint_migration_qname(u.r), u.nm), '')
+                  FROM unnest(c_rel, c_name) AS u(r, nm))
+            || E'END\n') || E';\n';
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    x := storagelab_internal.bigint_migration_qname(tabs[k]);
+    stmts := ARRAY[format('ALTER TABLE %s %s', x,
+                          (SELECT string_agg(format('ADD COLUMN IF NOT EXISTS %I bigint', u.nw), ', ')
+                             FROM unnest(c_rel, c_new) AS u(r, nw) WHERE u.r = tabs[k])),
+                   format(E'CREATE OR REPLACE FUNCTION %I.%I() RETURNS trigger LANGUAGE plpgsql AS %s',
+                          (SELECT nspname FROM pg_namespace WHERE oid = (SELECT relnamespace FROM pg_class WHERE oid = tabs[k])),
+                          format('storagelab_sync_%s_%s', mid, tabs[k]),
+                          storagelab_internal.dollar_quote(
+                            E'\nBEGIN\n'
+                            || (SELECT string_agg(format(E'  NEW.%I := NEW.%I;\n', u.nw, u.nm), '')
+                                  FROM unnest(c_rel, c_new, c_name) AS u(r, nw, nm) WHERE u.r = tabs[k])
+                            || E'  RETURN NEW;\nEND\n'))];
+    s := s || '-- ' || storagelab_internal.bigint_migration_comment_text(x) || E': shadow columns (added to partitions and children too) and the sync function\n'
+           || storagelab_internal.retry_block(stmts, retries);
+  END LOOP;
+  -- the sync trigger: on each table that is not a partition (partitions get
+  -- clones of their parent's trigger); named zz_... so that it fires after
+  -- the application's own BEFORE triggers.  Its WHEN clause (a shadow column
+  -- differs from its original) is evaluated just before the function would
+  -- run, on NEW as the earlier triggers left it, so the function runs only
+  -- when it has something to copy: INSERTs, UPDATEs of the key, UPDATEs of a
+  -- row not yet backfilled; not for the backfill's own UPDATEs (without
+  -- superuser rights they fire triggers) or rows already in sync.  Either
+  -- way NEW leaves the trigger with every shadow column equal to its original.
+  FOR r IN
+    SELECT DISTINCT u.r2, u.root FROM unnest(t_rel, t_root) AS u(r2, root) WHERE u.r2 = ANY (targets) ORDER BY 1, 2
+  LOOP
+    x := storagelab_internal.bigint_migration_qname(r.r2);
+    s := s || storagelab_internal.retry_block(ARRAY[
+                format('DROP TRIGGER IF EXISTS %I ON %s', format('zz_storagelab_sync_%s_%s', mid, r.root), x),
+                format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE ON %s FOR EACH ROW WHEN (%s) EXECUTE FUNCTION %I.%I()',
+                       format('zz_storagelab_sync_%s_%s', mid, r.root), x,
+                       (SELECT string_agg(format('NEW.%I IS DISTINCT FROM NEW.%I', u.nw, u.nm), ' OR ' ORDER BY u.nw)
+                          FROM unnest(c_rel, c_new, c_name) AS u(r3, nw, nm) WHERE u.r3 = r.root),
+                       (SELECT nspname FROM pg_namespace WHERE oid = (SELECT relnamespace FROM pg_class WHERE oid = r.root)),
+                       format('storagelab_sync_%s_%s', mid, r.root))], retries);
+  END LOOP;
+  -- the backfill bound of each table with storage: its size once the trigger exists
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(leaves))) LOOP
+    x := storagelab_internal.bigint_migration_qname(leaves[k]);
+    s := s || format(E'INSERT INTO storagelab.bigint_migration_progress (migration, relation, max_block)\n'
+                     '  VALUES (%L, %L, pg_relation_size(%L) / current_setting(''block_size'')::bigint)\n'
+                     '  ON CONFLICT (migration, relation) DO NOTHING;\n', mid, x, x);
+  END LOOP;
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'sequence' AND b.create_sql IS NOT NULL ORDER BY b.identity LOOP
+    s := s || storagelab_internal.retry_block(ARRAY[o.create_sql], retries);
+  END LOOP;
+  s := s || E'\\endif\n\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_expand(storagelab_internal.bigint_online_model) IS
+  'Phase expand: shadow columns, sync function and trigger, backfill bounds, sequences AS bigint.';
+
+-- Phase backfill: one CALL of storagelab_internal.bigint_migration_backfill per table with storage.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_backfill(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  batch        int := greatest(storagelab.setting('bigint_migration.backfill_batch_blocks')::int, 1);
+  btime        numeric := greatest(round(extract(epoch FROM storagelab.setting('bigint_migration.backfill_batch_time')::interval) * 1000), 0);
+  pause        text := storagelab.setting('bigint_migration.backfill_pause');
+  mid          text := m.mid;
+  leaves       oid[] := m.leaves;
+  t_rel        oid[] := m.t_rel;
+  t_new        name[] := m.t_new;
+  t_name       name[] := m.t_name;
+  r            record;
+  s            text := '';
+  k            int;
+  retries      int := storagelab.setting('scripts.lock_retries')::int;
+BEGIN
+  s := s || E'\\if :ph_backfill\n-- Phase backfill: one COMMIT per batch of heap blocks, bounded by the table size when the\n'
+         || E'-- sync trigger was installed (later rows are written by the trigger); progress in\n'
+         || E'-- storagelab.bigint_migration_progress, so an interrupted backfill resumes.  Each batch is\n'
+         || CASE WHEN btime > 0 THEN format(E'-- sized so that its copy takes about %s ms (its row locks are held that long, plus the\n', btime)
+                 ELSE format(E'-- %s heap blocks (backfill_batch_time = 0; its row locks are held until its\n', batch) END
+         || E'-- COMMIT).  As a superuser the batches run with session_replication_role = replica, so that\n'
+         || E'-- user triggers (last_update columns, audit) do not fire for the copy.\n';
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(leaves))) LOOP
+    s := s || format(E'CALL storagelab.bigint_migration_backfill(%L, %L, %L, %L, %s, %s, %L, %s);\n',
+                     mid, storagelab_internal.bigint_migration_qname(leaves[k]),
+                     ARRAY(SELECT u.nw FROM unnest(t_rel, t_new, t_name) AS u(r, nw, nm) WHERE u.r = leaves[k] ORDER BY u.nw),
+                     ARRAY(SELECT u.nm FROM unnest(t_rel, t_new, t_name) AS u(r, nw, nm) WHERE u.r = leaves[k] ORDER BY u.nw),
+                     btime, batch, pause, retries);
+  END LOOP;
+  s := s || E'\\endif\n\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_backfill(storagelab_internal.bigint_online_model) IS
+  'Phase backfill: one CALL of storagelab_internal.bigint_migration_backfill per table with storage.';
+
+-- Phase prepare, first part: the backfill is complete; the CHECK that proves the shadow columns exact (and NOT NULL), added NOT VALID and validated.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_prepare_checks(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  mid          text := m.mid;
+  c_rel        oid[] := m.c_rel;
+  c_name       name[] := m.c_name;
+  c_new        name[] := m.c_new;
+  c_nn         boolean[] := m.c_nn;
+  tabs         oid[] := m.tabs;
+  leaves       oid[] := m.leaves;
+  pre          text := m.pre;
+  r            record;
+  s            text := '';
+  x            text;
+  k            int;
+  cols         text;
+  retries      int := storagelab.setting('scripts.lock_retries')::int;
+BEGIN
+  ------------------------------------------------------------------ prepare
+  s := s || E'\\if :ph_prepare\n-- Phase prepare: nothing here blocks reads or writes for long.\n';
+  -- the backfill must be complete and exact
+  s := s || 'DO ' || storagelab_internal.dollar_quote(
+            E'\nDECLARE swapped boolean := false;\nBEGIN\n' || pre
+            || E'  IF swapped THEN\n    RAISE EXCEPTION ''this migration is already swapped'' USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase cleanup.'';\n  END IF;\n'
+            || format(E'  IF EXISTS (SELECT 1 FROM storagelab.bigint_migration_progress WHERE migration = %L AND NOT done)\n'
+                      '     OR (SELECT count(*) FROM storagelab.bigint_migration_progress WHERE migration = %L) < %s THEN\n'
+                      '    RAISE EXCEPTION ''the backfill is not complete'' USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase backfill (again).'';\n'
+                      '  END IF;\n', mid, mid, cardinality(leaves))
+            || E'END\n') || E';\n';
+  -- The proof that the shadow columns are exact, and the NOT NULL proof, in
+  -- one scan per table: a CHECK constraint (shadow = original, and shadow
+  -- IS NOT NULL where the original is NOT NULL), added NOT VALID (brief
+  -- ACCESS EXCLUSIVE, retried), then VALIDATEd (one scan under SHARE UPDATE
+  -- EXCLUSIVE: reads and writes continue).  This replaces a separate
+  -- comparison scan and is stronger: the comparison proved equality only at
+  -- the moment it ran, while the constraint also holds every row written
+  -- between prepare and swap, so a write that bypasses the sync trigger (a
+  -- disabled trigger, session_replication_role = replica) fails instead of
+  -- leaving a wrong value for the swap to keep.  The validated constraint
+  -- also lets the swap's SET NOT NULL skip its scan (PostgreSQL proves
+  -- NOT NULL from an AND of validated CHECK clauses).  The swap drops it.
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    x := storagelab_internal.bigint_migration_qname(tabs[k]);
+    cols := (SELECT string_agg(CASE WHEN u.nn THEN format('%I IS NOT NULL AND ', u.nw) ELSE '' END
+                               || format('%I IS NOT DISTINCT FROM %I', u.nw, u.nm), ' AND ' ORDER BY u.nw)
+               FROM unnest(c_rel, c_new, c_name, c_nn) AS u(r, nw, nm, nn) WHERE u.r = tabs[k]);
+    s := s || '-- ' || storagelab_internal.bigint_migration_comment_text(x) || E': the shadow columns equal the originals (and NOT NULL where they are)\n'
+           || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L) AS need \\gset\n\\if :need\n',
+                     x, format('storagelab_eq_%s', mid))
+           || storagelab_internal.retry_block(ARRAY[format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%s) NOT VALID', x, format('storagelab_eq_%s', mid), cols)], retries)
+           || E'\\endif\n'
+           || 'DO ' || storagelab_internal.dollar_quote(
+                E'\nBEGIN\n'
+                || storagelab_internal.retry_loop(
+                     format(E'        EXECUTE %L;\n', format('ALTER TABLE %s VALIDATE CONSTRAINT %I', x, format('storagelab_eq_%s', mid))),
+                     retries, 'Run this phase again later; it is safe to re-run.',
+                     format(E'        WHEN check_violation THEN\n'
+                            '          RAISE EXCEPTION ''shadow columns of %% differ from the originals'', %L USING ERRCODE = ''data_exception'', DETAIL = SQLERRM, HINT = %L;\n',
+                            x, format('Check that the sync trigger is enabled and that no writer runs with session_replication_role = replica, then UPDATE storagelab.bigint_migration_progress SET done = false, next_block = 0 WHERE migration = %L and run phase backfill again.', mid)))
+                || E'END\n') || E';\n';
+  END LOOP;
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_prepare_checks(storagelab_internal.bigint_online_model) IS
+  'Phase prepare, first part: the backfill is complete; the CHECK that proves the shadow columns exact (and NOT NULL), added NOT VALID and validated.';
+
+-- Phase prepare: the indexes of the shadow columns, concurrently, each a copy of its old index with every option.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_prepare_indexes(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  objs         storagelab.bigint_migration_object[] := m.objs;
+  tree         oid[] := m.tree;
+  t_rel        oid[] := m.t_rel;
+  t_att        int2[] := m.t_att;
+  t_new        name[] := m.t_new;
+  late_idx     oid[] := m.late_idx;
+  r            record;
+  q            record;
+  s            text := '';
+  x            text;
+  i            int;
+  lt           text := storagelab.setting('scripts.lock_timeout');
+  retries      int := storagelab.setting('scripts.lock_retries')::int;
+BEGIN
+  -- indexes, concurrently
+  FOR r IN
+    SELECT i.indexrelid, i.indrelid, i.indisunique, i.indnkeyatts, i.indnatts,
+           string_to_array(i.indkey::text, ' ')::int2[] AS keys, string_to_array(i.indoption::text, ' ')::int2[] AS opts,   -- 1-based
+           i.indnullsnotdistinct, ic.reloptions, ic.reltablespace, am.amname,
+           pg_get_expr(i.indpred, i.indrelid) AS pred,
+           storagelab_internal.bigint_migration_qname(i.indexrelid) AS qn, ic.relname,
+           format('storagelab_new_%s', i.indexrelid) AS newname, ic.relkind,
+           (SELECT nspname FROM pg_namespace WHERE oid = ic.relnamespace) AS nsp
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
+     WHERE i.indrelid = ANY (tree) AND NOT (i.indexrelid = ANY (late_idx))
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+     -- indexes of tables with storage first, then partitioned ones, deepest first
+     ORDER BY ic.relkind = 'I',
+              (WITH RECURSIVE up(oid) AS (SELECT i.indrelid UNION SELECT h.inhparent FROM pg_inherits h JOIN up ON h.inhrelid = up.oid)
+               SELECT count(*) FROM up) DESC, qn
+  LOOP
+    -- a copy of the old index on the shadow columns, from its definition in the model
+    x := storagelab_internal.bigint_migration_index_copy(
+           coalesce((SELECT b.definition FROM unnest(objs) b WHERE b.kind = 'index' AND b.objid = r.indexrelid LIMIT 1),
+                    pg_get_indexdef(r.indexrelid)),
+           r.indexrelid, r.newname::name, r.relkind <> 'I',
+           ARRAY(SELECT u.a FROM unnest(t_rel, t_att) AS u(r2, a) WHERE u.r2 = r.indrelid ORDER BY u.a),
+           ARRAY(SELECT u.nw FROM unnest(t_rel, t_att, t_new) AS u(r2, a, nw) WHERE u.r2 = r.indrelid ORDER BY u.a));
+    IF r.relkind = 'I' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = r.indexrelid AND c.contype IN ('p', 'u')) THEN
+      s := s || '-- ' || storagelab_internal.bigint_migration_comment_text(r.qn) || E': the partitioned key index is re-created by ADD PRIMARY KEY/UNIQUE in the swap, over its partitions'' new indexes\n';
+    ELSIF r.relkind = 'I' THEN
+      -- a partitioned index: created ON ONLY the parent (catalog only, brief SHARE lock), then
+      -- the new indexes of its partitions are attached; it is valid once all are
+      s := s || '-- for partitioned index ' || storagelab_internal.bigint_migration_comment_text(r.qn) || E'\n'
+             || format(E'SELECT to_regclass(%L) IS NULL AS need \\gset\n', format('%I.%I', r.nsp, r.newname))
+             || E'\\if :need\n' || storagelab_internal.retry_block(ARRAY[x], retries) || E'\\endif\n';
+      FOR q IN
+        SELECT format('%I.%I', n.nspname, 'storagelab_new_' || h.inhrelid) AS child
+          FROM pg_inherits h JOIN pg_class ci ON ci.oid = h.inhrelid JOIN pg_namespace n ON n.oid = ci.relnamespace
+         WHERE h.inhparent = r.indexrelid
+         ORDER BY ci.relkind = 'I', 1
+      LOOP
+        s := s || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass(%L) AND inhparent = to_regclass(%L)) AS need \\gset\n',
+                         q.child, format('%I.%I', r.nsp, r.newname))
+               || E'\\if :need\n'
+               || storagelab_internal.retry_block(ARRAY[format('ALTER INDEX %I.%I ATTACH PARTITION %s', r.nsp, r.newname, q.child)], retries)
+               || E'\\endif\n';
+      END LOOP;
+    ELSE
+      s := s || '-- for index ' || storagelab_internal.bigint_migration_comment_text(r.qn) || E' (SHARE UPDATE EXCLUSIVE: reads and writes continue)\n'
+             || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid) AS need \\gset\n',
+                       format('%I.%I', r.nsp, r.newname))
+             || E'\\if :need\n'
+             || format(E'DROP INDEX CONCURRENTLY IF EXISTS %I.%I;   -- an invalid leftover of an interrupted run\n', r.nsp, r.newname)
+             -- no lock_timeout here: the build waits for older transactions to finish (lock waits),
+             -- and its SHARE UPDATE EXCLUSIVE lock does not hold up reads or writes
+             || E'SET lock_timeout = 0;\n'
+             || x || E';\n'
+             || format(E'SET lock_timeout = %L;\n', lt)
+             || E'\\endif\n';
+    END IF;
+  END LOOP;
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_prepare_indexes(storagelab_internal.bigint_online_model) IS
+  'Phase prepare: the indexes of the shadow columns, concurrently, each a copy of its old index with every option.';
+
+-- Phase prepare, last part: new foreign keys on the shadow columns, NOT VALID then VALIDATE.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_prepare_keys(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  objs         storagelab.bigint_migration_object[] := m.objs;
+  t_rel        oid[] := m.t_rel;
+  t_att        int2[] := m.t_att;
+  t_new        name[] := m.t_new;
+  fk_oid       oid[] := m.fk_oid;
+  fk_rel       oid[] := m.fk_rel;
+  fk_new       name[] := m.fk_new;
+  r            record;
+  q            record;
+  s            text := '';
+  x            text;
+  retries      int := storagelab.setting('scripts.lock_retries')::int;
+BEGIN
+  -- new foreign keys on the shadow columns, NOT VALID then VALIDATE
+  FOR r IN
+    SELECT c.oid, c.conname, c.conrelid, c.confrelid, c.conkey::int2[] AS ck, c.confkey::int2[] AS fk, c.confupdtype, c.confdeltype,
+           c.confmatchtype, c.condeferrable, c.condeferred, c.convalidated,
+           storagelab_internal.bigint_migration_qname(c.conrelid) AS qn, storagelab_internal.bigint_migration_qname(c.confrelid) AS fqn
+      FROM pg_constraint c
+     WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key')
+     ORDER BY qn, c.conname
+  LOOP
+    x := format('FOREIGN KEY (%s) REFERENCES %s (%s)%s ON UPDATE %s ON DELETE %s%s NOT VALID',
+                (SELECT string_agg(quote_ident(coalesce((SELECT u.nw FROM unnest(t_rel, t_att, t_new) AS u(r2, a, nw) WHERE u.r2 = r.conrelid AND u.a = k1.a),
+                                                        (SELECT attname FROM pg_attribute WHERE attrelid = r.conrelid AND attnum = k1.a))), ', ' ORDER BY k1.n)
+                   FROM unnest(r.ck) WITH ORDINALITY AS k1(a, n)),
+                r.fqn,
+                (SELECT string_agg(quote_ident(coalesce((SELECT u.nw FROM unnest(t_rel, t_att, t_new) AS u(r2, a, nw) WHERE u.r2 = r.confrelid AND u.a = k1.a),
+                                                        (SELECT attname FROM pg_attribute WHERE attrelid = r.confrelid AND attnum = k1.a))), ', ' ORDER BY k1.n)
+                   FROM unnest(r.fk) WITH ORDINALITY AS k1(a, n)),
+                CASE r.confmatchtype WHEN 'f' THEN ' MATCH FULL' ELSE '' END,
+                CASE r.confupdtype WHEN 'a' THEN 'NO ACTION' WHEN 'r' THEN 'RESTRICT' WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' ELSE 'SET DEFAULT' END,
+                CASE r.confdeltype WHEN 'a' THEN 'NO ACTION' WHEN 'r' THEN 'RESTRICT' WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' ELSE 'SET DEFAULT' END,
+                CASE WHEN r.condeferrable THEN ' DEFERRABLE INITIALLY ' || CASE WHEN r.condeferred THEN 'DEFERRED' ELSE 'IMMEDIATE' END ELSE '' END);
+    s := s || '-- for foreign key ' || storagelab_internal.bigint_migration_comment_text(format('%I on %s', r.conname, r.qn)) || E'\n';
+    FOR q IN SELECT u.rel, u.nn, storagelab_internal.bigint_migration_qname(u.rel) AS tq FROM unnest(fk_oid, fk_rel, fk_new) AS u(o2, rel, nn) WHERE u.o2 = r.oid ORDER BY 3 LOOP
+      s := s || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L) AS need \\gset\n\\if :need\n',
+                       q.tq, q.nn)
+             -- referenced table first, as applications do (parent row, then child rows):
+             -- the other order deadlocks with them
+             || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s, %s IN SHARE ROW EXCLUSIVE MODE', r.fqn, q.tq),
+                                                              format('ALTER TABLE %s ADD CONSTRAINT %I %s', q.tq, q.nn, x)], retries)
+             || E'\\endif\n';
+      IF r.convalidated THEN
+        s := s || storagelab_internal.retry_block(ARRAY[format('ALTER TABLE %s VALIDATE CONSTRAINT %I', q.tq, q.nn)], retries);
+      END IF;
+    END LOOP;
+  END LOOP;
+  s := s || E'\\endif\n\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_prepare_keys(storagelab_internal.bigint_online_model) IS
+  'Phase prepare, last part: new foreign keys on the shadow columns, NOT VALID then VALIDATE.';
+
+-- Phase swap, first part: BEGIN, the state checks, every table locked.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_swap_begin(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  mid          text := m.mid;
+  tabs         oid[] := m.tabs;
+  tree         oid[] := m.tree;
+  t_rel        oid[] := m.t_rel;
+  t_att        int2[] := m.t_att;
+  late_idx     oid[] := m.late_idx;
+  fk_oid       oid[] := m.fk_oid;
+  fk_rel       oid[] := m.fk_rel;
+  fk_new       name[] := m.fk_new;
+  lock_list    text := m.lock_list;
+  pre          text := m.pre;
+  r            record;
+  s            text := '';
+  x            text;
+  i            int;
+  k            int;
+  retries      int := storagelab.setting('scripts.lock_retries')::int;
+BEGIN
+  ------------------------------------------------------------------ swap
+  s := s || E'\\if :ph_swap\n-- Phase swap: one transaction; every table locked at once (retried on lock_timeout), then\n'
+         || E'-- only catalog work: no scan, no rewrite.\nBEGIN;\n';
+  -- pre-checks: prepare complete
+  x := E'\nDECLARE swapped boolean := false;\nBEGIN\n' || pre
+       || E'  IF swapped THEN\n    RAISE EXCEPTION ''this migration is already swapped'' USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase cleanup.'';\n  END IF;\n';
+  FOR r IN
+    SELECT format('%I.%I', (SELECT nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid WHERE c.oid = i.indexrelid),
+                  format('storagelab_new_%s', i.indexrelid)) AS nq
+      FROM pg_index i
+     WHERE i.indrelid = ANY (tree) AND NOT (i.indexrelid = ANY (late_idx))
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+       AND NOT ((SELECT relkind FROM pg_class WHERE oid = i.indexrelid) = 'I'
+                AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')))
+  LOOP
+    x := x || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid) THEN\n'
+                     '    RAISE EXCEPTION ''index %% is missing or invalid'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
+                     r.nq, r.nq);
+  END LOOP;
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    x := x || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L AND convalidated) THEN\n'
+                     '    RAISE EXCEPTION ''the check that the shadow columns of %% are exact is missing or not validated'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
+                     storagelab_internal.bigint_migration_qname(tabs[k]), format('storagelab_eq_%s', mid), storagelab_internal.bigint_migration_qname(tabs[k]));
+  END LOOP;
+  FOR r IN SELECT u.o2, u.rel, u.nn FROM unnest(fk_oid, fk_rel, fk_new) AS u(o2, rel, nn) ORDER BY 1, 2 LOOP
+    x := x || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L AND convalidated = (SELECT convalidated FROM pg_constraint WHERE oid = %s)) THEN\n'
+                     '    RAISE EXCEPTION ''the new foreign key %% is missing or not validated'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
+                     storagelab_internal.bigint_migration_qname(r.rel), r.nn, r.o2, r.nn);
+  END LOOP;
+  x := x || E'END\n';
+  s := s || 'DO ' || storagelab_internal.dollar_quote(x) || E';\n';
+  s := s || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries);
+  s := s || E'-- the shadow columns are exact (the trigger kept them; nothing can write now)\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_swap_begin(storagelab_internal.bigint_online_model) IS
+  'Phase swap, first part: BEGIN, the state checks, every table locked.';
+
+-- Phase swap: drop what names the old columns (dependent objects, statistics, old keys, CHECKs), old indexes renamed away.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_swap_drop(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  objs         storagelab.bigint_migration_object[] := m.objs;
+  tree         oid[] := m.tree;
+  t_rel        oid[] := m.t_rel;
+  t_att        int2[] := m.t_att;
+  late_idx     oid[] := m.late_idx;
+  late_chk     oid[] := m.late_chk;
+  o            storagelab.bigint_migration_object;
+  r            record;
+  s            text := '';
+  i            int;
+BEGIN
+  -- drop dependent objects
+  s := s || E'-- drop the objects that name the columns (re-created below on the new columns)\n';
+  FOR o IN SELECT * FROM unnest(objs) b
+            WHERE b.kind NOT IN ('column', 'generated_column', 'foreign_key', 'sequence', 'identity', 'trigger_function', 'index', 'constraint', 'statistics')
+              AND b.drop_sql IS NOT NULL ORDER BY b.depth DESC, b.identity LOOP
+    s := s || o.drop_sql;
+  END LOOP;
+  FOR r IN
+    SELECT DISTINCT s2.oid, format('%I.%I', n.nspname, s2.stxname) AS qn, pg_get_statisticsobjdef(s2.oid) AS def, s2.stxstattarget,
+           obj_description(s2.oid, 'pg_statistic_ext') AS descr
+      FROM pg_statistic_ext s2 JOIN pg_namespace n ON n.oid = s2.stxnamespace, unnest(t_rel, t_att) AS cc(r2, a)
+     WHERE s2.stxrelid = cc.r2 AND cc.a = ANY (s2.stxkeys::int2[])
+  LOOP
+    s := s || format(E'DROP STATISTICS %s;\n', r.qn);
+  END LOOP;
+  -- old foreign keys, then old constraints
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'foreign_key' ORDER BY b.identity LOOP
+    s := s || o.drop_sql;
+  END LOOP;
+  FOR r IN
+    SELECT c.conname, storagelab_internal.bigint_migration_qname(c.conrelid) AS qn
+      FROM pg_constraint c
+     WHERE c.contype IN ('p', 'u') AND c.conrelid = ANY (tree) AND c.conparentid = 0
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = c.conrelid AND cc.a = ANY (c.conkey))
+     ORDER BY 2, 1
+  LOOP
+    s := s || format(E'ALTER TABLE %s DROP CONSTRAINT %I;   -- with its partitions'' copies\n', r.qn, r.conname);
+  END LOOP;
+  -- other old indexes on the columns: renamed out of the way, dropped with the old column in cleanup
+  FOR r IN
+    SELECT i.indexrelid, storagelab_internal.bigint_migration_qname(i.indexrelid) AS qn
+      FROM pg_index i
+     WHERE i.indrelid = ANY (tree) AND NOT (i.indexrelid = ANY (late_idx))
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+       AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u'))
+     ORDER BY 2
+  LOOP
+    s := s || format(E'ALTER INDEX %s RENAME TO %I;\n', r.qn, format('storagelab_old_%s', r.indexrelid));
+  END LOOP;
+  -- indexes that use the column in an expression or predicate: the old ones out of the way
+  -- (dropped with the old column); cleanup builds them again, concurrently, on the new column
+  FOR r IN SELECT i.indexrelid, storagelab_internal.bigint_migration_qname(i.indexrelid) AS qn FROM pg_index i WHERE i.indexrelid = ANY (late_idx) ORDER BY 2 LOOP
+    s := s || format(E'ALTER INDEX %s RENAME TO %I;\n', r.qn, format('storagelab_old_%s', r.indexrelid));
+  END LOOP;
+  -- CHECK constraints on the column: dropped here, re-added NOT VALID after the renames (enforced
+  -- for new rows at once, no scan), validated in cleanup
+  FOR r IN SELECT c.conname, storagelab_internal.bigint_migration_qname(c.conrelid) AS qn FROM pg_constraint c WHERE c.oid = ANY (late_chk) ORDER BY 2, 1 LOOP
+    s := s || format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', r.qn, r.conname);
+  END LOOP;
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_swap_drop(storagelab_internal.bigint_online_model) IS
+  'Phase swap: drop what names the old columns (dependent objects, statistics, old keys, CHECKs), old indexes renamed away.';
+
+-- Phase swap: the columns renamed, NOT NULL, defaults, identity, statistics targets, comments, privileges, sequence ownership.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_swap_columns(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  objs         storagelab.bigint_migration_object[] := m.objs;
+  mid          text := m.mid;
+  c_rel        oid[] := m.c_rel;
+  c_att        int2[] := m.c_att;
+  c_name       name[] := m.c_name;
+  c_new        name[] := m.c_new;
+  c_old        name[] := m.c_old;
+  tabs         oid[] := m.tabs;
+  tree         oid[] := m.tree;
+  targets      oid[] := m.targets;
+  t_rel        oid[] := m.t_rel;
+  t_att        int2[] := m.t_att;
+  t_name       name[] := m.t_name;
+  o            storagelab.bigint_migration_object;
+  r            record;
+  q            record;
+  s            text := '';
+  x            text;
+  i            int;
+  k            int;
+BEGIN
+  -- columns: renames, NOT NULL, defaults, sequence ownership, properties
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    x := storagelab_internal.bigint_migration_qname(c_rel[i]);
+    SELECT a.attnotnull, a.attstattarget, a.attacl, col_description(a.attrelid, a.attnum) AS descr,
+           pg_get_expr(d.adbin, d.adrelid) AS dflt INTO q
+      FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+     WHERE a.attrelid = c_rel[i] AND a.attnum = c_att[i];
+    s := s || format(E'ALTER TABLE %s RENAME COLUMN %I TO %I;\n', x, c_name[i], c_old[i])
+           || format(E'ALTER TABLE %s RENAME COLUMN %I TO %I;\n', x, c_new[i], c_name[i]);
+    IF q.attnotnull THEN
+      s := s || format(E'ALTER TABLE %s ALTER COLUMN %I SET NOT NULL;   -- proven by the validated CHECK: no scan\n',
+                       x, c_name[i]);
+    END IF;
+    IF q.dflt IS NOT NULL THEN
+      -- a default "nextval(...)::integer" would fail past 2^31 on the new
+      -- bigint column: it moves without the cast (as in the blocking plan)
+      q.dflt := coalesce(substring(q.dflt FROM '^\((nextval\(''.*''::regclass\))\)::(?:integer|smallint)$'), q.dflt);
+      s := s || format(E'ALTER TABLE %s ALTER COLUMN %I DROP DEFAULT, ALTER COLUMN %I SET DEFAULT %s;\n', x, c_old[i], c_name[i], q.dflt);
+    END IF;
+  END LOOP;
+  -- prepare's CHECK (shadow = original) has done its work: the old columns stop being written now
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    s := s || format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', storagelab_internal.bigint_migration_qname(tabs[k]), format('storagelab_eq_%s', mid));
+  END LOOP;
+  -- identity columns: the old column gives its identity up, the new one gets the same sequence
+  -- name and options (AS bigint; a custom MAXVALUE kept) and continues where the old one was
+  FOR r IN
+    SELECT a.attrelid, a.attname, a.attidentity, sq.seqrelid, sq.seqstart, sq.seqincrement, sq.seqmin, sq.seqmax, sq.seqcache, sq.seqcycle,
+           storagelab_internal.bigint_migration_qname(sq.seqrelid) AS sqn, storagelab_internal.bigint_migration_qname(a.attrelid) AS qn, u.od
+      FROM unnest(c_rel, c_att, c_old) AS u(r2, a2, od)
+      JOIN pg_attribute a ON a.attrelid = u.r2 AND a.attnum = u.a2
+      JOIN pg_depend d ON d.refclassid = 'pg_class'::regclass AND d.refobjid = a.attrelid AND d.refobjsubid = a.attnum
+                      AND d.classid = 'pg_class'::regclass AND d.deptype = 'i'
+      JOIN pg_sequence sq ON sq.seqrelid = d.objid
+     WHERE a.attidentity <> ''
+  LOOP
+    s := s || 'DO ' || storagelab_internal.dollar_quote(format(
+      E'\nDECLARE\n  lv bigint;\n  called boolean;\nBEGIN\n'
+      '  SELECT last_value, is_called INTO lv, called FROM %s;\n'
+      '  ALTER TABLE %s ALTER COLUMN %I DROP IDENTITY;\n'
+      '  ALTER TABLE %s ALTER COLUMN %I ADD GENERATED %s AS IDENTITY (SEQUENCE NAME %s INCREMENT BY %s%s%s START WITH %s CACHE %s%s);\n'
+      '  PERFORM setval(%L, lv, called);\n'
+      'END\n',
+      r.sqn, r.qn, r.od, r.qn, r.attname, CASE r.attidentity WHEN 'a' THEN 'ALWAYS' ELSE 'BY DEFAULT' END, r.sqn, r.seqincrement,
+      CASE WHEN r.seqmin IN (-2147483648, -32768, 1) THEN '' ELSE ' MINVALUE ' || r.seqmin END,
+      CASE WHEN r.seqmax IN (2147483647, 32767, -1) THEN '' ELSE ' MAXVALUE ' || r.seqmax END,
+      r.seqstart, r.seqcache, CASE WHEN r.seqcycle THEN ' CYCLE' ELSE '' END, r.sqn)) || E';\n';
+  END LOOP;
+  -- statistics targets, comments, column privileges: each table of each tree has its own
+  FOR i IN 1 .. cardinality(t_rel) LOOP
+    x := storagelab_internal.bigint_migration_qname(t_rel[i]);
+    SELECT a.attstattarget, a.attacl, col_description(a.attrelid, a.attnum) AS descr INTO q
+      FROM pg_attribute a WHERE a.attrelid = t_rel[i] AND a.attnum = t_att[i];
+    IF q.attstattarget >= 0 THEN
+      s := s || format(E'ALTER TABLE ONLY %s ALTER COLUMN %I SET STATISTICS %s;\n', x, t_name[i], q.attstattarget);
+    END IF;
+    IF q.descr IS NOT NULL THEN
+      s := s || format(E'COMMENT ON COLUMN %s.%I IS %L;\n', x, t_name[i], q.descr);
+    END IF;
+    s := s || coalesce((SELECT string_agg(format(E'GRANT %s (%I) ON TABLE %s TO %s%s;\n', g.privilege_type, t_name[i], x,
+                                                 CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(g.grantee)) END,
+                                                 CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '')
+                          FROM aclexplode(q.attacl) g), '');
+  END LOOP;
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'sequence' ORDER BY b.identity LOOP
+    IF EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = o.objid AND d.deptype = 'a'
+                  AND d.refobjid = ANY (tree)) THEN
+      SELECT d.refobjid, a.attname INTO q FROM pg_depend d JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+       WHERE d.classid = 'pg_class'::regclass AND d.objid = o.objid AND d.deptype = 'a';
+      s := s || format(E'ALTER SEQUENCE %s OWNED BY %s.%I;   -- else cleanup would drop it with the old column\n',
+                       storagelab_internal.bigint_migration_qname(o.objid), storagelab_internal.bigint_migration_qname(q.refobjid), q.attname);
+    END IF;
+  END LOOP;
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_swap_columns(storagelab_internal.bigint_online_model) IS
+  'Phase swap: the columns renamed, NOT NULL, defaults, identity, statistics targets, comments, privileges, sequence ownership.';
+
+-- Phase swap: primary and unique keys on the new indexes, index names, replica identity, clustering, CHECKs re-added.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_swap_keys(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  tree         oid[] := m.tree;
+  t_rel        oid[] := m.t_rel;
+  t_att        int2[] := m.t_att;
+  t_new        name[] := m.t_new;
+  t_name       name[] := m.t_name;
+  late_idx     oid[] := m.late_idx;
+  late_chk     oid[] := m.late_chk;
+  r            record;
+  s            text := '';
+  i            int;
+  k            int;
+  cols         text;
+BEGIN
+  -- constraints on the new indexes, index names, replica identity, clustering
+  FOR r IN
+    SELECT c.conname, c.contype, c.conindid, c.conrelid, storagelab_internal.bigint_migration_qname(c.conrelid) AS qn, c.condeferrable, c.condeferred,
+           obj_description(c.oid, 'pg_constraint') AS descr, ic.relname AS idxname, t.relkind,
+           (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.n) FROM unnest(c.conkey) WITH ORDINALITY AS k(a, n)
+              JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.a) AS cols
+      FROM pg_constraint c JOIN pg_class ic ON ic.oid = c.conindid JOIN pg_class t ON t.oid = c.conrelid
+     WHERE c.contype IN ('p', 'u') AND c.conrelid = ANY (tree)
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = c.conrelid AND cc.a = ANY (c.conkey))
+     -- partitions first, then their partitioned parents, deepest first
+     ORDER BY t.relkind = 'p',
+              (WITH RECURSIVE up(oid) AS (SELECT c.conrelid UNION SELECT h.inhparent FROM pg_inherits h JOIN up ON h.inhrelid = up.oid)
+               SELECT count(*) FROM up) DESC, 3, 1
+  LOOP
+    IF r.relkind = 'p' THEN
+      -- attaches the partitions' new constraints and indexes (no scan)
+      s := s || format(E'ALTER TABLE %s ADD CONSTRAINT %I %s (%s)%s;\n', r.qn, r.conname,
+                       CASE r.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END, r.cols,
+                       CASE WHEN r.condeferrable THEN ' DEFERRABLE INITIALLY ' || CASE WHEN r.condeferred THEN 'DEFERRED' ELSE 'IMMEDIATE' END ELSE '' END);
+    ELSE
+      s := s || format(E'ALTER INDEX %s RENAME TO %I;\n', (SELECT format('%I.%I', n.nspname, 'storagelab_new_' || r.conindid)
+                                                            FROM pg_class ic JOIN pg_namespace n ON n.oid = ic.relnamespace WHERE ic.oid = r.conindid), r.idxname)
+             || format(E'ALTER TABLE %s ADD CONSTRAINT %I %s USING INDEX %I%s;\n', r.qn, r.conname,
+                       CASE r.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END, r.idxname,
+                       CASE WHEN r.condeferrable THEN ' DEFERRABLE INITIALLY ' || CASE WHEN r.condeferred THEN 'DEFERRED' ELSE 'IMMEDIATE' END ELSE '' END);
+    END IF;
+    s := s || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
+  END LOOP;
+  FOR r IN
+    SELECT i.indexrelid, ic.relname, n.nspname, i.indisreplident, i.indisclustered, storagelab_internal.bigint_migration_qname(i.indrelid) AS tqn,
+           obj_description(i.indexrelid, 'pg_class') AS descr,
+           EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')) AS iscon
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace
+     WHERE i.indrelid = ANY (tree) AND NOT (i.indexrelid = ANY (late_idx))
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+     ORDER BY 2
+  LOOP
+    IF NOT r.iscon THEN
+      s := s || format(E'ALTER INDEX %I.%I RENAME TO %I;\n', r.nspname, 'storagelab_new_' || r.indexrelid, r.relname);
+    END IF;
+    IF r.descr IS NOT NULL THEN
+      s := s || format(E'COMMENT ON INDEX %I.%I IS %L;\n', r.nspname, r.relname, r.descr);
+    END IF;
+    IF r.indisreplident THEN
+      s := s || format(E'ALTER TABLE %s REPLICA IDENTITY USING INDEX %I;\n', r.tqn, r.relname);
+    END IF;
+    IF r.indisclustered THEN
+      s := s || format(E'ALTER TABLE %s CLUSTER ON %I;\n', r.tqn, r.relname);
+    END IF;
+  END LOOP;
+  -- index column names follow the table's (cosmetic: \d of the index)
+  FOR r IN
+    SELECT i.indexrelid, coalesce((SELECT c.conname FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')), ic.relname) AS finalname,
+           n.nspname, u.nw, u.nm
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace,
+           unnest(t_rel, t_att, t_new, t_name) AS u(r2, a, nw, nm)
+     WHERE i.indrelid = u.r2 AND u.a = ANY (i.indkey::int2[]) AND NOT (i.indexrelid = ANY (late_idx))
+       -- a partitioned key index is new from ADD PRIMARY KEY/UNIQUE, with the right names
+       AND NOT (ic.relkind = 'I' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')))
+       -- the partitions of another partitioned index are renamed with it
+       AND NOT EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = i.indexrelid
+                          AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = h.inhparent AND c.contype IN ('p', 'u')))
+     ORDER BY 2, 4
+  LOOP
+    s := s || format(E'ALTER TABLE %I.%I RENAME COLUMN %I TO %I;\n', r.nspname, r.finalname, r.nw, r.nm);
+  END LOOP;
+  FOR r IN
+    SELECT c.conname, storagelab_internal.bigint_migration_qname(c.conrelid) AS qn, pg_get_constraintdef(c.oid) AS def, c.convalidated,
+           obj_description(c.oid, 'pg_constraint') AS descr
+      FROM pg_constraint c WHERE c.oid = ANY (late_chk) ORDER BY 2, 1
+  LOOP
+    s := s || format(E'ALTER TABLE %s ADD CONSTRAINT %I %s%s;\n', r.qn, r.conname, r.def, CASE WHEN r.convalidated THEN ' NOT VALID' ELSE '' END)
+           || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
+  END LOOP;
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_swap_keys(storagelab_internal.bigint_online_model) IS
+  'Phase swap: primary and unique keys on the new indexes, index names, replica identity, clustering, CHECKs re-added.';
+
+-- Phase swap: NOT NULL names, foreign key names, sync triggers dropped, statistics and dependent objects re-created, trigger functions touched.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_swap_finish(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  objs         storagelab.bigint_migration_object[] := m.objs;
+  mid          text := m.mid;
+  c_rel        oid[] := m.c_rel;
+  c_att        int2[] := m.c_att;
+  c_name       name[] := m.c_name;
+  c_old        name[] := m.c_old;
+  c_nn         boolean[] := m.c_nn;
+  tabs         oid[] := m.tabs;
+  targets      oid[] := m.targets;
+  t_rel        oid[] := m.t_rel;
+  t_att        int2[] := m.t_att;
+  t_root       oid[] := m.t_root;
+  fk_rel       oid[] := m.fk_rel;
+  fk_new       name[] := m.fk_new;
+  fk_final     name[] := m.fk_final;
+  o            storagelab.bigint_migration_object;
+  r            record;
+  s            text := '';
+  x            text;
+  i            int;
+  k            int;
+BEGIN
+  -- the old columns stop being written: no NOT NULL on them (after the
+  -- replica identity moved off their indexes)
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    CONTINUE WHEN NOT c_nn[i];
+    s := s || format(E'ALTER TABLE %s ALTER COLUMN %I DROP NOT NULL;\n', storagelab_internal.bigint_migration_qname(c_rel[i]), c_old[i]);
+  END LOOP;
+  -- PostgreSQL 18+: the new column's NOT NULL constraint takes the old one's
+  -- name, now free (see bigint_migration_not_null_name; the rename reaches
+  -- the partitions' inherited copies)
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    x := storagelab_internal.bigint_migration_not_null_name(c_rel[i], c_att[i]);
+    CONTINUE WHEN NOT c_nn[i] OR x IS NULL;
+    s := s || 'DO ' || storagelab_internal.dollar_quote(format(
+      E'\nDECLARE\n  cn name;\nBEGIN\n'
+      '  SELECT c.conname INTO cn FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]\n'
+      '   WHERE c.conrelid = %L::regclass AND c.contype = %L AND a.attname = %L;\n'
+      '  IF cn IS DISTINCT FROM %L THEN\n'
+      '    EXECUTE format(%L, %L, cn, %L);\n'
+      '  END IF;\n'
+      'END\n',
+      storagelab_internal.bigint_migration_qname(c_rel[i]), 'n', c_name[i], x,
+      'ALTER TABLE %s RENAME CONSTRAINT %I TO %I', storagelab_internal.bigint_migration_qname(c_rel[i]), x)) || E';\n';
+  END LOOP;
+  -- new foreign keys take the old names
+  FOR r IN SELECT u.rel, u.nn, u.fin FROM unnest(fk_rel, fk_new, fk_final) AS u(rel, nn, fin) ORDER BY 1, 2 LOOP
+    s := s || format(E'ALTER TABLE %s RENAME CONSTRAINT %I TO %I;\n', storagelab_internal.bigint_migration_qname(r.rel), r.nn, r.fin);
+  END LOOP;
+  FOR r IN
+    SELECT c.oid, c.conname, t.relkind, pg_get_constraintdef(c.oid) AS def, storagelab_internal.bigint_migration_qname(c.conrelid) AS qn,
+           obj_description(c.oid, 'pg_constraint') AS descr
+      FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+     WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key') ORDER BY 5, 2
+  LOOP
+    IF r.relkind = 'p' THEN
+      -- attaches the partitions' validated keys (no scan)
+      s := s || format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', r.qn, r.conname, r.def);
+    END IF;
+    s := s || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
+  END LOOP;
+  -- the sync triggers go now: never copy bigint values into the old int columns
+  FOR r IN
+    SELECT DISTINCT u.r2, u.root FROM unnest(t_rel, t_root) AS u(r2, root) WHERE u.r2 = ANY (targets) ORDER BY 1, 2
+  LOOP
+    s := s || format(E'DROP TRIGGER %I ON %s;\n', format('zz_storagelab_sync_%s_%s', mid, r.root), storagelab_internal.bigint_migration_qname(r.r2));
+  END LOOP;
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    s := s || format(E'DROP FUNCTION %I.%I();\n',
+                     (SELECT nspname FROM pg_namespace WHERE oid = (SELECT relnamespace FROM pg_class WHERE oid = tabs[k])),
+                     format('storagelab_sync_%s_%s', mid, tabs[k]));
+  END LOOP;
+  -- statistics objects and the other dropped objects, re-created by name on the new columns
+  FOR r IN
+    SELECT DISTINCT s2.oid, format('%I.%I', n.nspname, s2.stxname) AS qn, pg_get_statisticsobjdef(s2.oid) AS def, s2.stxstattarget,
+           obj_description(s2.oid, 'pg_statistic_ext') AS descr
+      FROM pg_statistic_ext s2 JOIN pg_namespace n ON n.oid = s2.stxnamespace, unnest(t_rel, t_att) AS cc(r2, a)
+     WHERE s2.stxrelid = cc.r2 AND cc.a = ANY (s2.stxkeys::int2[])
+  LOOP
+    s := s || r.def || E';\n'
+           || CASE WHEN r.stxstattarget >= 0 THEN format(E'ALTER STATISTICS %s SET STATISTICS %s;\n', r.qn, r.stxstattarget) ELSE '' END
+           || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON STATISTICS %s IS %L;\n', r.qn, r.descr) END;
+  END LOOP;
+  -- (index, constraint and statistics rows with create_sql are those that
+  -- depend on a dropped object, e.g. the indexes of a materialized view)
+  FOR o IN SELECT * FROM unnest(objs) b
+            WHERE b.kind NOT IN ('column', 'generated_column', 'foreign_key', 'sequence', 'identity', 'trigger_function')
+              AND b.create_sql IS NOT NULL ORDER BY b.depth, b.identity LOOP
+    s := s || '-- ' || storagelab_internal.bigint_migration_comment_text(o.identity) || E'\n' || o.create_sql;
+  END LOOP;
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'trigger_function' ORDER BY b.identity LOOP
+    s := s || o.create_sql;
+  END LOOP;
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_swap_finish(storagelab_internal.bigint_online_model) IS
+  'Phase swap: NOT NULL names, foreign key names, sync triggers dropped, statistics and dependent objects re-created, trigger functions touched.';
+
+-- Phase swap, last part: the post-checks (roll back on any problem), COMMIT, ANALYZE.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_swap_postchecks(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  objs         storagelab.bigint_migration_object[] := m.objs;
+  c_rel        oid[] := m.c_rel;
+  c_name       name[] := m.c_name;
+  tabs         oid[] := m.tabs;
+  late_idx     oid[] := m.late_idx;
+  o            storagelab.bigint_migration_object;
+  s            text := '';
+  x            text;
+  i            int;
+BEGIN
+  -- post-checks
+  x := E'\nDECLARE problems text[] := ''{}'';\nBEGIN\n';
+  FOR i IN 1 .. cardinality(c_rel) LOOP
+    x := x || format(E'  IF NOT coalesce((SELECT atttypid = ''int8''::regtype FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND NOT attisdropped), false) THEN\n'
+                     '    problems := problems || %L::text;\n  END IF;\n',
+                     storagelab_internal.bigint_migration_qname(c_rel[i]), c_name[i],
+                     format('%s.%I is not bigint', storagelab_internal.bigint_migration_qname(c_rel[i]), c_name[i]));
+  END LOOP;
+  FOR o IN SELECT * FROM unnest(objs) b WHERE b.check_sql IS NOT NULL AND b.kind <> 'column'
+                                          AND NOT (b.kind = 'index' AND b.objid = ANY (late_idx)) ORDER BY b.identity LOOP   -- those come back in cleanup
+    x := x || format(E'  IF NOT coalesce(%s, false) THEN\n    problems := problems || %L::text;\n  END IF;\n', o.check_sql, o.identity || ' is not as it should be');
+  END LOOP;
+  x := x || E'  IF cardinality(problems) > 0 THEN\n'
+       || E'    RAISE EXCEPTION ''post-swap check failed; rolling back'' USING ERRCODE = ''data_exception'', DETAIL = array_to_string(problems, ''; ''),\n'
+       || E'          HINT = ''Nothing was changed by this phase.'';\n  END IF;\nEND\n';
+  s := s || 'DO ' || storagelab_internal.dollar_quote(x) || E';\nCOMMIT;\n';
+  s := s || (SELECT string_agg(format(E'ANALYZE %s;\n', storagelab_internal.bigint_migration_qname(t1)), '') FROM unnest(tabs) t1);
+  s := s || E'\\endif\n\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_swap_postchecks(storagelab_internal.bigint_online_model) IS
+  'Phase swap, last part: the post-checks (roll back on any problem), COMMIT, ANALYZE.';
+
+-- Phase cleanup: validate re-added CHECKs, rebuild expression and partial indexes, drop the old columns.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_cleanup(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  mid          text := m.mid;
+  c_rel        oid[] := m.c_rel;
+  c_old        name[] := m.c_old;
+  tabs         oid[] := m.tabs;
+  late_idx     oid[] := m.late_idx;
+  late_chk     oid[] := m.late_chk;
+  pre          text := m.pre;
+  r            record;
+  s            text := '';
+  x            text;
+  i            int;
+  k            int;
+  lt           text := storagelab.setting('scripts.lock_timeout');
+  retries      int := storagelab.setting('scripts.lock_retries')::int;
+BEGIN
+  ------------------------------------------------------------------ cleanup
+  s := s || E'\\if :ph_cleanup\n-- Phase cleanup: drop the old int columns (brief ACCESS EXCLUSIVE, no rewrite).\n';
+  s := s || 'DO ' || storagelab_internal.dollar_quote(
+            E'\nDECLARE swapped boolean := false;\nBEGIN\n' || pre
+            || E'  IF NOT swapped AND EXISTS (SELECT 1 FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E') THEN\n'
+            || E'    RAISE EXCEPTION ''the swap has not run yet'' USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase swap first.'';\n  END IF;\nEND\n') || E';\n';
+  FOR r IN
+    SELECT c.conname, storagelab_internal.bigint_migration_qname(c.conrelid) AS qn FROM pg_constraint c
+     WHERE c.oid = ANY (late_chk) AND c.convalidated ORDER BY 2, 1
+  LOOP
+    s := s || '-- validate ' || storagelab_internal.bigint_migration_comment_text(r.conname) || E' (SHARE UPDATE EXCLUSIVE: reads and writes continue)\n'
+           || storagelab_internal.retry_block(ARRAY[format('ALTER TABLE %s VALIDATE CONSTRAINT %I', r.qn, r.conname)], retries);
+  END LOOP;
+  FOR r IN
+    SELECT i.indexrelid, ic.relname, n.nspname, pg_get_indexdef(i.indexrelid) AS def, obj_description(i.indexrelid, 'pg_class') AS descr,
+           i.indisclustered, storagelab_internal.bigint_migration_qname(i.indrelid) AS tqn
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace
+     WHERE i.indexrelid = ANY (late_idx) ORDER BY 2
+  LOOP
+    s := s || '-- re-build ' || storagelab_internal.bigint_migration_comment_text(r.relname) || E' on the new column, concurrently\n'
+           || format(E'SELECT NOT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid) AS need \\gset\n',
+                     format('%I.%I', r.nspname, r.relname))
+           || E'\\if :need\n'
+           || format(E'DROP INDEX CONCURRENTLY IF EXISTS %I.%I;   -- an invalid leftover of an interrupted run\n', r.nspname, r.relname)
+           || E'SET lock_timeout = 0;   -- waits for older transactions; does not hold up reads or writes\n'
+           || regexp_replace(r.def, '^CREATE (UNIQUE )?INDEX ', 'CREATE \1INDEX CONCURRENTLY ') || E';\n'
+           || format(E'SET lock_timeout = %L;\n', lt) || E'\\endif\n'
+           || CASE WHEN r.descr IS NULL THEN '' ELSE format(E'COMMENT ON INDEX %I.%I IS %L;\n', r.nspname, r.relname, r.descr) END
+           || CASE WHEN r.indisclustered THEN format(E'ALTER TABLE %s CLUSTER ON %I;\n', r.tqn, r.relname) ELSE '' END;
+  END LOOP;
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    x := storagelab_internal.bigint_migration_qname(tabs[k]);
+    s := s || storagelab_internal.retry_block(ARRAY[format('ALTER TABLE %s %s', x,
+                 (SELECT string_agg(format('DROP COLUMN IF EXISTS %I', u.od), ', ') FROM unnest(c_rel, c_old) AS u(r2, od) WHERE u.r2 = tabs[k]))], retries);
+  END LOOP;
+  s := s || format(E'DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L;\n', mid);
+  s := s || E'\\endif\n\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_cleanup(storagelab_internal.bigint_online_model) IS
+  'Phase cleanup: validate re-added CHECKs, rebuild expression and partial indexes, drop the old columns.';
+
+-- Phases rollback_prepare and rollback_expand: undo prepare, then expand and backfill (before the swap only).
+CREATE FUNCTION storagelab_internal.bigint_migration_online_rollback(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  mid          text := m.mid;
+  c_rel        oid[] := m.c_rel;
+  c_new        name[] := m.c_new;
+  tabs         oid[] := m.tabs;
+  tree         oid[] := m.tree;
+  targets      oid[] := m.targets;
+  t_rel        oid[] := m.t_rel;
+  t_att        int2[] := m.t_att;
+  t_root       oid[] := m.t_root;
+  late_idx     oid[] := m.late_idx;
+  fk_rel       oid[] := m.fk_rel;
+  fk_new       name[] := m.fk_new;
+  pre          text := m.pre;
+  r            record;
+  s            text := '';
+  x            text;
+  i            int;
+  k            int;
+  retries      int := storagelab.setting('scripts.lock_retries')::int;
+BEGIN
+  ------------------------------------------------------------------ rollbacks
+  s := s || E'\\if :ph_rollback_prepare\n-- Undo phase prepare (before swap only).\n';
+  s := s || 'DO ' || storagelab_internal.dollar_quote(
+            E'\nDECLARE swapped boolean := false;\nBEGIN\n' || pre
+            || E'  IF swapped THEN\n    RAISE EXCEPTION ''this migration is already swapped: it cannot be rolled back'' USING ERRCODE = ''object_not_in_prerequisite_state'';\n  END IF;\nEND\n') || E';\n';
+  FOR r IN SELECT u.rel, u.nn FROM unnest(fk_rel, fk_new) AS u(rel, nn) ORDER BY 1, 2 LOOP
+    s := s || storagelab_internal.retry_block(ARRAY[format('ALTER TABLE %s DROP CONSTRAINT IF EXISTS %I',
+                                                                   storagelab_internal.bigint_migration_qname(r.rel), r.nn)], retries);
+  END LOOP;
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    s := s || storagelab_internal.retry_block(ARRAY[format('ALTER TABLE %s DROP CONSTRAINT IF EXISTS %I',
+                                                                   storagelab_internal.bigint_migration_qname(tabs[k]), format('storagelab_eq_%s', mid))], retries);
+  END LOOP;
+  FOR r IN
+    SELECT i.indexrelid, n.nspname, ic.relkind
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_namespace n ON n.oid = ic.relnamespace
+     WHERE i.indrelid = ANY (tree) AND NOT (i.indexrelid = ANY (late_idx))
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+     ORDER BY ic.relkind = 'I' DESC, 1     -- partitioned indexes first (that drops their partitions' too)
+  LOOP
+    IF r.relkind = 'I' THEN
+      s := s || storagelab_internal.retry_block(ARRAY[format('DROP INDEX IF EXISTS %I.%I', r.nspname, 'storagelab_new_' || r.indexrelid)], retries);
+    ELSE
+      s := s || format(E'DROP INDEX CONCURRENTLY IF EXISTS %I.%I;\n', r.nspname, 'storagelab_new_' || r.indexrelid);
+    END IF;
+  END LOOP;
+  s := s || E'\\endif\n\n';
+  s := s || E'\\if :ph_rollback_expand\n-- Undo phases expand and backfill (before swap only; run rollback_prepare first).\n';
+  s := s || 'DO ' || storagelab_internal.dollar_quote(
+            E'\nDECLARE swapped boolean := false;\nBEGIN\n' || pre
+            || E'  IF swapped THEN\n    RAISE EXCEPTION ''this migration is already swapped: it cannot be rolled back'' USING ERRCODE = ''object_not_in_prerequisite_state'';\n  END IF;\nEND\n') || E';\n';
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    x := storagelab_internal.bigint_migration_qname(tabs[k]);
+    s := s || storagelab_internal.retry_block(
+                ARRAY(SELECT format('DROP TRIGGER IF EXISTS %I ON %s', format('zz_storagelab_sync_%s_%s', mid, u.root), storagelab_internal.bigint_migration_qname(u.r2))
+                        FROM unnest(t_rel, t_root) AS u(r2, root) WHERE u.root = tabs[k] AND u.r2 = ANY (targets) ORDER BY 1) || ARRAY[
+                format('DROP FUNCTION IF EXISTS %I.%I()', (SELECT nspname FROM pg_namespace WHERE oid = (SELECT relnamespace FROM pg_class WHERE oid = tabs[k])),
+                       format('storagelab_sync_%s_%s', mid, tabs[k])),
+                format('ALTER TABLE %s %s', x, (SELECT string_agg(format('DROP COLUMN IF EXISTS %I', u.nw), ', ') FROM unnest(c_rel, c_new) AS u(r2, nw) WHERE u.r2 = tabs[k]))],
+              retries);
+  END LOOP;
+  s := s || format(E'DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L;\n', mid)
+         || E'-- the sequences stay AS bigint (harmless: the columns are still integer, so they stop at 2^31-1 as before)\n';
+  s := s || E'\\endif\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_rollback(storagelab_internal.bigint_online_model) IS
+  'Phases rollback_prepare and rollback_expand: undo prepare, then expand and backfill (before the swap only).';
+
+-- The online script of a model: the phases above in order.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_script(objs storagelab.bigint_migration_object[],
+                                                                   relations regclass[], column_names name[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  m storagelab_internal.bigint_online_model := storagelab_internal.bigint_migration_online_model(objs, relations, column_names);
+BEGIN
+  RETURN storagelab_internal.bigint_migration_online_header(m)
+      || storagelab_internal.bigint_migration_online_expand(m)
+      || storagelab_internal.bigint_migration_online_backfill(m)
+      || storagelab_internal.bigint_migration_online_prepare_checks(m)
+      || storagelab_internal.bigint_migration_online_prepare_indexes(m)
+      || storagelab_internal.bigint_migration_online_prepare_keys(m)
+      || storagelab_internal.bigint_migration_online_swap_begin(m)
+      || storagelab_internal.bigint_migration_online_swap_drop(m)
+      || storagelab_internal.bigint_migration_online_swap_columns(m)
+      || storagelab_internal.bigint_migration_online_swap_keys(m)
+      || storagelab_internal.bigint_migration_online_swap_finish(m)
+      || storagelab_internal.bigint_migration_online_swap_postchecks(m)
+      || storagelab_internal.bigint_migration_online_cleanup(m)
+      || storagelab_internal.bigint_migration_online_rollback(m);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_script(storagelab.bigint_migration_object[], regclass[], name[]) IS
+  'the online INT->BIGINT script of a model: phases expand, backfill, prepare, swap, cleanup, and rollbacks';
+
+-- from extension/26_bigint_backfill.sql
+-- storagelab install script, part 26: storagelab.bigint_migration_backfill,
+-- the procedure that the phase backfill of an online INT -> BIGINT script
+-- CALLs, one table at a time; its progress is in
+-- storagelab.bigint_migration_progress (26_bigint_progress.sql).
+
+
+-- The backfill of one table: copies old_columns into new_columns in batches
+-- of heap blocks (TID range scans), one COMMIT each, from the progress row's
+-- next_block up to its max_block (the table's size when the sync trigger
+-- was installed: later rows are written by the trigger).
+--
+-- Batch sizing (when batch_time_ms > 0): after each batch, the next one gets
+-- as many blocks as the measured copy rate (rows per ms of the last batch
+-- that copied rows, which includes any wait for a client's row lock) fills
+-- in the time budget, at the denser of the table's average density and the
+-- last batch's; it at most doubles from one batch to the next, and does not
+-- grow before a rate is known.  A batch that meets a client's row lock past
+-- lock_timeout is rolled back and retried with half its blocks, up to
+-- lock_retries more times (pause as in storagelab_internal.retry_loop).
+--
+-- A procedure with transaction control cannot pin search_path (SET): every
+-- name here is schema-qualified.  The setting storagelab.backfill_batches
+-- (the script's -v backfill_batches=N) stops it after N batches.
+CREATE PROCEDURE storagelab.bigint_migration_backfill(migration text, relation regclass,
+                                                      new_columns name[], old_columns name[],
+                                                      batch_time_ms numeric, batch_blocks int,
+                                                      pause interval, lock_retries int)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+  qn       text := (SELECT pg_catalog.format('%I.%I', n.nspname, c.relname)      -- as the script names it
+                      FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                     WHERE c.oid = relation);
+  copy_sql text;
+  b        bigint;
+  maxb     bigint;
+  isdone   boolean;
+  n        bigint;             -- blocks per batch
+  nbatch   int := 0;
+  tries    int;
+  nb       bigint;             -- blocks in this batch: n, or fewer at the end of the table
+  nrows    bigint;
+  repl     boolean := false;   -- session_replication_role was set (superusers only)
+  t_start  timestamptz := pg_catalog.clock_timestamp();
+  t0       timestamptz;
+  ms       numeric;
+  rate     numeric;            -- rows copied per ms by the last batch that copied rows
+  avgdens  numeric;            -- rows per block, table average
+  limit_batches int := coalesce(nullif(pg_catalog.current_setting('storagelab.backfill_batches', true), ''), '0')::int;
+BEGIN
+  IF cardinality(new_columns) IS DISTINCT FROM cardinality(old_columns) OR cardinality(new_columns) = 0 THEN
+    RAISE EXCEPTION 'new_columns and old_columns must be non-empty arrays of the same length'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  -- dynamic, with parameters: no PL/pgSQL variable can be mistaken for a column of the table
+  copy_sql := pg_catalog.format('UPDATE ONLY %s SET %s WHERE ctid >= $1 AND ctid < $2 AND (%s)', qn,
+                (SELECT pg_catalog.string_agg(pg_catalog.format('%I = %I', u.nw, u.od), ', ')
+                   FROM unnest(new_columns, old_columns) AS u(nw, od)),
+                (SELECT pg_catalog.string_agg(pg_catalog.format('%I IS DISTINCT FROM %I', u.nw, u.od), ' OR ')
+                   FROM unnest(new_columns, old_columns) AS u(nw, od)));
+  SELECT p.next_block, p.max_block, p.done, coalesce(p.batch_blocks, bigint_migration_backfill.batch_blocks) INTO b, maxb, isdone, n
+    FROM storagelab.bigint_migration_progress p
+   WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'phase expand has not run for %', qn
+      USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'Run phase expand first.';
+  END IF;
+  IF isdone THEN RETURN; END IF;
+  SELECT CASE WHEN c.relpages > 0 AND c.reltuples > 0 THEN c.reltuples / c.relpages ELSE 1 END INTO avgdens
+    FROM pg_catalog.pg_class c WHERE c.oid = relation;
+  IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
+    SET session_replication_role = replica;
+    repl := true;
+  END IF;
+  WHILE b <= maxb LOOP
+    tries := 0;
+    LOOP
+      nb := greatest(least(n, maxb + 1 - b), 1);
+      t0 := pg_catalog.clock_timestamp();
+      BEGIN
+        EXECUTE copy_sql USING pg_catalog.format('(%s,0)', b)::tid, pg_catalog.format('(%s,0)', b + nb)::tid;
+        GET DIAGNOSTICS nrows = ROW_COUNT;
+        EXIT;
+      EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+        -- a row of this batch is locked by a client: give way, retry the batch with half its blocks
+        tries := tries + 1;
+        IF tries > lock_retries THEN RAISE; END IF;
+        n := greatest(n / 2, 1);
+        PERFORM pg_catalog.pg_sleep(least(0.1 * tries, 2));
+      END;
+    END LOOP;
+    ms := extract(epoch FROM pg_catalog.clock_timestamp() - t0) * 1000;
+    b := b + nb;
+    IF batch_time_ms > 0 AND nrows > 0 THEN
+      rate := nrows / greatest(ms, 0.01);
+    END IF;
+    IF batch_time_ms > 0 AND rate IS NOT NULL THEN
+      n := greatest(1, least(2 * n, floor(rate * batch_time_ms / greatest(avgdens, nrows::numeric / nb))));
+    END IF;
+    UPDATE storagelab.bigint_migration_progress p
+       SET next_block = b, batch_blocks = n, batches = p.batches + 1, rows_copied = p.rows_copied + nrows,
+           last_batch_ms = round(ms, 1), max_batch_ms = greatest(p.max_batch_ms, round(ms, 1)),
+           started_at = coalesce(p.started_at, t_start), updated_at = pg_catalog.now()
+     WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;
+    COMMIT;
+    nbatch := nbatch + 1;
+    IF limit_batches > 0 AND nbatch >= limit_batches THEN
+      RAISE NOTICE '% stopped after % batches at block % of %; run phase backfill again to resume', qn, nbatch, b, maxb;
+      IF repl THEN RESET session_replication_role; END IF;
+      RETURN;
+    END IF;
+    IF nrows > 0 THEN
+      PERFORM pg_catalog.pg_sleep(extract(epoch FROM pause));
+    END IF;
+  END LOOP;
+  IF repl THEN RESET session_replication_role; END IF;
+  UPDATE storagelab.bigint_migration_progress p SET done = true, updated_at = pg_catalog.now()
+   WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;
+  COMMIT;
+END
+$fn$;
+COMMENT ON PROCEDURE storagelab.bigint_migration_backfill(text, regclass, name[], name[], numeric, int, interval, int) IS
+  'backfill of one table of an online INT->BIGINT migration (its script''s phase backfill CALLs it): batches of heap blocks, one COMMIT each, resumable from storagelab.bigint_migration_progress';
+
+-- from extension/27_bigint_script.sql
+-- storagelab install script, part 27: the public INT -> BIGINT script
+-- generators.
+--
+--   storagelab.bigint_migration_script(relation, column_name, mode)
+--   storagelab.bigint_migration_group_script(relations[], column_names[], mode)
+--       the model of part 21, built once, written by part 23 (mode
+--       'blocking') or part 25 (mode 'online')
+--   storagelab.bigint_migration_plan(mode)
+--       one script per group of columns that int_overflow rates warning or
+--       critical
+
+
+CREATE FUNCTION storagelab.bigint_migration_group_script(relations regclass[], column_names name[], mode text DEFAULT 'blocking')
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF mode IS NULL THEN
+    RAISE EXCEPTION 'mode must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+      HINT = 'Use mode => ''blocking''.';
+  ELSIF mode NOT IN ('blocking', 'online') THEN
+    RAISE EXCEPTION 'invalid mode "%"', mode
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Valid modes are ''blocking'' and ''online''.';
+  END IF;
+  RETURN storagelab_internal.bigint_migration_write(
+           storagelab_internal.bigint_migration_model(relations, column_names), relations, column_names, mode);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.bigint_migration_group_script(regclass[], name[], text) IS
+  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint: mode blocking (one transaction, each table rewritten once) or online';
+
+CREATE FUNCTION storagelab.bigint_migration_script(relation regclass, column_name name, mode text DEFAULT 'blocking')
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF relation IS NULL OR column_name IS NULL THEN
+    RAISE EXCEPTION 'relation and column_name must not be NULL'
+      USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'Call storagelab.bigint_migration_script(''schema.table'', ''column'').';
+  END IF;
+  RETURN storagelab.bigint_migration_group_script(ARRAY[relation], ARRAY[column_name], mode);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.bigint_migration_script(regclass, name, text) IS
+  'psql script (run with psql -v ON_ERROR_STOP=1 -f) converting relation.column_name, its whole foreign-key component and every dependent object from int to bigint; mode blocking (one transaction) or online (phases chosen with -v phase=...)';
+
+-- The script of a model in a mode (checked by the callers).
+CREATE FUNCTION storagelab_internal.bigint_migration_write(objs storagelab.bigint_migration_object[],
+                                                           relations regclass[], column_names name[], mode text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE $4 WHEN 'online' THEN storagelab_internal.bigint_migration_online_script($1, $2, $3)
+                 ELSE storagelab_internal.bigint_migration_blocking_script($1, $2, $3) END
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_write(storagelab.bigint_migration_object[], regclass[], name[], text) IS
+  'the INT->BIGINT script of a model, in mode blocking or online';
+
+-- The plan ------------------------------------------------------------------
+
+-- Columns that storagelab.int_overflow rates warning or critical, grouped so
+-- that columns whose components share a table are converted by one script
+-- (each table rewritten once): union-find by repeated relaxation.  Critical
+-- groups first, then in the view's order.
+CREATE FUNCTION storagelab_internal.bigint_migration_plan_groups(
+    OUT grp int, OUT critical boolean, OUT relations regclass[], OUT column_names name[])
+RETURNS SETOF record
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  r        record;
+  g        int[];
+  rels     regclass[] := '{}';
+  cols     name[] := '{}';
+  sevs     text[] := '{}';
+  tabs     text[] := '{}';    -- per row: its component's tables, comma-joined ('' when it has none)
+  i int; j int; changed boolean;
+  sevcol   text;
+BEGIN
+  -- storagelab.int_overflow (another part of storagelab) is resolved when
+  -- this runs, not when it is created; its rating column is severity
+  -- (risk in storagelab 1.0).
+  IF to_regclass('storagelab.int_overflow') IS NULL THEN
+    RAISE EXCEPTION 'storagelab.int_overflow does not exist'
+      USING ERRCODE = 'undefined_table',
+            HINT = 'Install the storagelab version that provides the int_overflow view.';
+  END IF;
+  sevcol := (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = 'storagelab.int_overflow'::regclass
+              AND a.attname IN ('severity', 'risk') AND NOT a.attisdropped ORDER BY a.attname = 'risk' LIMIT 1);
+  FOR r IN EXECUTE format(
+    'SELECT o.relation::regclass AS relation, o.column_name::name AS column_name, o.%1$I::text AS severity
+       FROM storagelab.int_overflow o
+      WHERE o.%1$I IN (''warning'', ''critical'')
+      ORDER BY (o.%1$I = ''critical'') DESC, o.relation::regclass::text, o.column_name', sevcol)
+  LOOP
+    IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = r.relation AND c.relkind IN ('r', 'p')) THEN
+      CONTINUE;                                   -- sequences or views, if the view lists them
+    END IF;
+    rels := rels || r.relation; cols := cols || r.column_name; sevs := sevs || r.severity;
+    BEGIN
+      tabs := tabs || coalesce((SELECT string_agg(DISTINCT x::text, ',')
+                                  FROM unnest((storagelab_internal.bigint_migration_component(ARRAY[r.relation], ARRAY[r.column_name])).crel) x), '');
+    EXCEPTION WHEN OTHERS THEN
+      tabs := tabs || ''::text;
+    END;
+  END LOOP;
+  g := ARRAY(SELECT generate_series(1, cardinality(rels)));
+  LOOP
+    changed := false;
+    FOR i IN 1 .. cardinality(rels) LOOP
+      FOR j IN i + 1 .. cardinality(rels) LOOP
+        IF g[i] <> g[j] AND tabs[i] <> '' AND tabs[j] <> ''
+           AND string_to_array(tabs[i], ',') && string_to_array(tabs[j], ',') THEN
+          g[j] := least(g[i], g[j]); g[i] := g[j]; changed := true;
+        END IF;
+      END LOOP;
+    END LOOP;
+    EXIT WHEN NOT changed;
+  END LOOP;
+  RETURN QUERY
+    SELECT u.g, bool_or(u.sev = 'critical'), array_agg(u.rel ORDER BY u.ord), array_agg(u.col ORDER BY u.ord)
+      FROM unnest(g, rels, cols, sevs) WITH ORDINALITY AS u(g, rel, col, sev, ord)
+     GROUP BY u.g
+     ORDER BY bool_or(u.sev = 'critical') DESC, min(u.ord);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_plan_groups() IS
+  'the columns storagelab.int_overflow rates warning or critical, grouped by shared tables of their components, critical groups first';
+
+CREATE FUNCTION storagelab.bigint_migration_plan(mode text DEFAULT 'blocking')
+RETURNS TABLE (step int, severity text, columns text[], relations regclass[], script text, blockers text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  g    record;
+  objs storagelab.bigint_migration_object[];
+  msg text; det text; st text;
+BEGIN
+  IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
+    RAISE EXCEPTION 'invalid mode "%"', mode
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid modes are ''blocking'' and ''online''.';
+  END IF;
+  step := 0;
+  FOR g IN SELECT * FROM storagelab_internal.bigint_migration_plan_groups() LOOP
+    step := step + 1;
+    severity := CASE WHEN g.critical THEN 'critical' ELSE 'warning' END;
+    columns := ARRAY(SELECT format('%s.%I', storagelab_internal.bigint_migration_qname(x.r), x.c)
+                       FROM unnest(g.relations, g.column_names) AS x(r, c));
+    relations := NULL; script := NULL; blockers := NULL;
+    BEGIN
+      objs := storagelab_internal.bigint_migration_model(g.relations, g.column_names);
+      relations := ARRAY(SELECT d.rel FROM (SELECT DISTINCT x.relation AS rel FROM unnest(objs) x WHERE x.kind = 'column') d
+                          ORDER BY storagelab_internal.bigint_migration_qname(d.rel));
+      script := storagelab_internal.bigint_migration_write(objs, g.relations, g.column_names, mode);
+    EXCEPTION WHEN OTHERS THEN
+      GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;
+      script := NULL;
+      blockers := format('%s: %s%s', st, msg, CASE WHEN det <> '' THEN E'\n' || det ELSE '' END);
+    END;
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.bigint_migration_plan(text) IS
+  'one INT->BIGINT migration script (mode blocking or online) per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';
+
+-- from extension/40_toast.sql: storagelab.storage_migration_script
+CREATE OR REPLACE FUNCTION storagelab.storage_migration_script(
+    relation regclass, column_name name, storage text DEFAULT 'external',
+    rewrite_existing boolean DEFAULT false)
+RETURNS text
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  rel         pg_class;
+  att         pg_attribute;
+  words       text[];
+  target      text;            -- external | extended | main
+  method      text;            -- pglz | lz4 | NULL (unchanged)
+  lock_to     text := storagelab.setting('scripts.lock_timeout');
+  retries     int  := storagelab.setting('scripts.lock_retries')::int;
+  typ         text;
+  rewrite_expr text;
+  rewrite_cond text;
+  col         text := quote_ident(column_name);
+  out         text;
+  step        int := 0;
+  t           record;
+  stmt        text;
+BEGIN
+  SELECT * INTO rel FROM pg_class WHERE oid = relation;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'relation with OID % does not exist', relation::oid
+      USING ERRCODE = 'undefined_table',
+            HINT = 'Pass an existing table as a regclass, for example ''public.files''::regclass.';
+  END IF;
+  IF rel.relkind NOT IN ('r', 'p') THEN
+    RAISE EXCEPTION '"%" is not a table', relation
+      USING ERRCODE = 'wrong_object_type',
+            DETAIL = 'storage_migration_script() writes ALTER TABLE and UPDATE statements, which apply to tables and partitioned tables only.',
+            HINT = 'For a materialized view, run ALTER MATERIALIZED VIEW ... ALTER COLUMN ... SET STORAGE, then REFRESH MATERIALIZED VIEW.';
+  END IF;
+  SELECT * INTO att FROM pg_attribute
+   WHERE attrelid = relation AND attname = column_name AND attnum > 0 AND NOT attisdropped;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'column "%" of relation "%" does not exist', column_name, relation
+      USING ERRCODE = 'undefined_column',
+            HINT = 'Pass the name of one of the table''s columns, as stored (case-sensitive).';
+  END IF;
+  typ := format_type(att.atttypid, NULL);
+  -- Names are interpolated into comment lines too: there, line breaks in a
+  -- (quoted) name become spaces, so that no name can end a comment.
+  rewrite_expr := CASE att.atttypid
+    WHEN 'bytea'::regtype   THEN format('%s || ''''::bytea', col)
+    WHEN 'text'::regtype    THEN format('%s || ''''::text', col)
+    WHEN 'varchar'::regtype THEN format('%s || ''''::text', col)
+    WHEN 'jsonb'::regtype   THEN format('%s::text::jsonb', col)
+    END;
+  IF rewrite_expr IS NULL THEN
+    RAISE EXCEPTION 'column "%" of relation "%" has type %, which storage_migration_script() does not handle', column_name, relation, typ
+      USING ERRCODE = 'datatype_mismatch',
+            DETAIL = 'Supported types are bytea, text, character varying and jsonb.',
+            HINT = 'Write ALTER TABLE ... ALTER COLUMN ... SET STORAGE by hand for other types.';
+  END IF;
+
+  -- The DO blocks below are dollar-quoted; names must not end them early.
+  IF relation::text ~ '\$(step|rewrite)\$' OR col ~ '\$(step|rewrite)\$' THEN
+    RAISE EXCEPTION 'relation or column name contains a dollar-quote tag of the generated script'
+      USING ERRCODE = 'invalid_name',
+            HINT = 'Write the ALTER TABLE statements by hand for this object.';
+  END IF;
+
+  words := regexp_split_to_array(lower(btrim(storage)), '\s+');
+  IF array_length(words, 1) = 1 AND words[1] IN ('pglz', 'lz4') THEN
+    words := ARRAY['extended', words[1]];
+  END IF;
+  target := words[1];
+  method := words[2];
+  IF target NOT IN ('external', 'extended', 'main') OR array_length(words, 1) > 2
+     OR (method IS NOT NULL AND method NOT IN ('pglz', 'lz4'))
+     OR (target = 'external' AND method IS NOT NULL) THEN
+    RAISE EXCEPTION 'invalid storage "%"', storage
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'storage is one of external, extended or main, optionally followed by a compression method (pglz or lz4) for extended and main; lz4 alone means extended lz4.',
+            HINT = 'PLAIN is not offered: it makes rows with large values fail to insert.';
+  END IF;
+  IF method = 'lz4' AND NOT (SELECT 'lz4' = ANY (enumvals) FROM pg_settings
+                              WHERE name = 'default_toast_compression') THEN
+    RAISE EXCEPTION 'this server was built without lz4 support'
+      USING ERRCODE = 'feature_not_supported',
+            HINT = 'Use pglz, or a server built with --with-lz4.';
+  END IF;
+
+  rewrite_cond := CASE
+    WHEN target = 'external' THEN format('pg_catalog.pg_column_compression(%s) IS NOT NULL', col)
+    WHEN method IS NOT NULL THEN format(
+      '(pg_catalog.pg_column_compression(%1$s) IS DISTINCT FROM %2$L AND pg_catalog.octet_length(%1$s) >= %3$s)',
+      col, method, 2032)
+    ELSE format('(pg_catalog.pg_column_compression(%1$s) IS NULL AND pg_catalog.octet_length(%1$s) >= %2$s)', col, 2032)
+    END;
+
+  out := format(E'-- storagelab %s: storage migration script\n'
+                '-- generated %s by storagelab.storage_migration_script()\n'
+                '-- table:   %s (%s)\n'
+                '-- column:  %s %s, now STORAGE %s, COMPRESSION %s\n'
+                '-- target:  STORAGE %s%s; rewrite existing values: %s\n'
+                '--\n'
+                '-- Run with psql outside a transaction block (each step commits):\n'
+                '--   psql -v ON_ERROR_STOP=1 -f this_script.sql\n'
+                '--\n'
+                '-- ALTER TABLE ... SET STORAGE and SET COMPRESSION change the catalog only.\n'
+                '-- Values already stored keep their form: SET STORAGE does not touch them, nor does\n'
+                '-- UPDATE ... SET c = c (it reuses the same TOAST pointer and carries inline\n'
+                '-- compressed values as they are), nor VACUUM FULL, nor CLUSTER.  Only new or\n'
+                '-- rebuilt values (c = c || ''''), or the rewrite step below, follow the new setting.\n'
+                '-- Plain ALTER TABLE recurses and takes ACCESS EXCLUSIVE on every partition at once;\n'
+                '-- this script alters one table at a time with ALTER TABLE ONLY.\n',
+                (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'),
+                to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'),
+                translate(relation::text, E'\n\r', '  '), CASE rel.relkind WHEN 'p' THEN 'partitioned table' ELSE 'table' END,
+                translate(col, E'\n\r', '  '), typ,
+                upper(CASE att.attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
+                                          WHEN 'm' THEN 'main' ELSE 'plain' END),
+                coalesce(CASE att.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END,
+                         'default (' || current_setting('default_toast_compression') || ')'),
+                upper(target), coalesce(', COMPRESSION ' || method, ''),
+                CASE WHEN rewrite_existing THEN 'yes' ELSE 'no' END);
+  out := out || format(E'\n\\set ON_ERROR_STOP on\nSET lock_timeout = %L;\n', lock_to);
+
+  -- The tree: the table, its partitions and inheritance children (the
+  -- column has the same name in all of them), parents before children.
+  FOR t IN
+    WITH RECURSIVE tree(relid, depth) AS (
+      SELECT relation::oid, 0
+      UNION ALL
+      SELECT i.inhrelid, tree.depth + 1 FROM pg_inherits i JOIN tree ON i.inhparent = tree.relid
+    )
+    SELECT tree.relid::regclass AS r, c.relkind, min(tree.depth) AS depth
+      FROM tree JOIN pg_class c ON c.oid = tree.relid
+     WHERE c.relkind IN ('r', 'p', 'f')
+     GROUP BY tree.relid, c.relkind
+     ORDER BY min(tree.depth), tree.relid::regclass::text
+  LOOP
+    CONTINUE WHEN t.relkind = 'f';
+    stmt := format('ALTER TABLE ONLY %s ALTER COLUMN %s SET STORAGE %s', t.r, col, upper(target));
+    IF method IS NOT NULL THEN
+      stmt := stmt || format(', ALTER COLUMN %s SET COMPRESSION %s', col, method);
+    END IF;
+    step := step + 1;
+    out := out || format(E'\n-- Step %s: %s on %s.  Takes ACCESS EXCLUSIVE on %s for a catalog update\n'
+                         '-- only (no rewrite); retried up to %s more times when lock_timeout (%s) expires.\n',
+                         step,
+                         CASE WHEN method IS NULL THEN 'SET STORAGE ' || upper(target)
+                              ELSE 'SET STORAGE ' || upper(target) || ' and SET COMPRESSION ' || method END,
+                         translate(t.r::text, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), retries, lock_to);
+    out := out || E'DO $step$\nBEGIN\n'
+               || storagelab_internal.retry_loop(format(E'        EXECUTE %L;\n', stmt), retries,
+                                                 'Other sessions keep using the table: run the script again when traffic is lower.')
+               || E'END\n$step$;\n';
+  END LOOP;
+
+  IF NOT rewrite_existing THEN
+    out := out || E'\n-- Existing values are left as they are (rewrite_existing => false).  To see how\n'
+               || format(E'-- they are stored: SELECT * FROM storagelab.toast_profile(%L, %L);\n',
+                         translate(relation::text, E'\n\r', '  '), translate(column_name::text, E'\n\r', '  '));
+    RETURN out;
+  END IF;
+
+  -- The rewrite: per table that holds rows, walk it in ranges of pages,
+  -- COMMIT after each batch; a rerun skips values already rewritten.
+  FOR t IN
+    WITH RECURSIVE tree(relid) AS (
+      SELECT relation::oid
+      UNION
+      SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.relid
+    )
+    SELECT tree.relid::regclass AS r
+      FROM tree JOIN pg_class c ON c.oid = tree.relid
+     WHERE c.relkind = 'r'
+     ORDER BY tree.relid::regclass::text
+  LOOP
+    step := step + 1;
+    out := out || format(E'\n-- Step %s: rewrite the values of %s in %s whose stored form differs from the\n'
+                         '-- new setting (%s), 1,000 pages per transaction.  Takes ROW EXCLUSIVE on the\n'
+                         '-- table and row locks on the rewritten rows; fires UPDATE triggers; writes WAL and\n'
+                         '-- dead row versions (the table and its TOAST table grow until VACUUM).  Resumable:\n'
+                         '-- run it again and values already rewritten are skipped.\n',
+                         step, translate(col, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), translate(rewrite_cond, E'\n\r', '  '));
+    out := out || format(
+      E'DO $rewrite$\nDECLARE\n'
+      '  batch_pages constant bigint := 1000;\n'
+      '  last_page bigint := pg_catalog.pg_relation_size(%1$L::regclass) / current_setting(''block_size'')::bigint;\n'
+      '  first_page bigint := 0;\n'
+      '  n bigint;\n'
+      '  total bigint := 0;\n'
+      'BEGIN\n'
+      '  WHILE first_page <= last_page LOOP\n',
+      t.r::text)
+      || storagelab_internal.retry_loop(format(
+           E'        UPDATE ONLY %1$s SET %2$s = %3$s\n'
+           '         WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
+           '           AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid\n'
+           '           AND %4$s;\n'
+           '        GET DIAGNOSTICS n = ROW_COUNT;\n',
+           t.r, col, rewrite_expr, rewrite_cond), retries,
+           'Other sessions keep rows of the table locked: run the script again; rewritten values are skipped.')
+      || format(
+      E'    COMMIT;\n'
+      '    total := total + n;\n'
+      '    first_page := first_page + batch_pages;\n'
+      '    RAISE NOTICE ''%%: pages < %% done, %% values rewritten'', %1$L, first_page, total;\n'
+      '  END LOOP;\n'
+      'END\n$rewrite$;\n',
+      t.r::text);
+    out := out || format(E'\n-- Then: VACUUM %s (SHARE UPDATE EXCLUSIVE; does not block reads or writes)\n'
+                         '-- marks the old row versions and their TOAST chunks reusable; the files shrink\n'
+                         '-- only with VACUUM FULL or pg_repack (ACCESS EXCLUSIVE / brief locks).\n'
+                         'VACUUM (ANALYZE) %s;\n', translate(t.r::text, E'\n\r', '  '), t.r);
+  END LOOP;
+  RETURN out;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.storage_migration_script(regclass, name, text, boolean) IS
+  'psql script that sets a column''s STORAGE (external, extended, main; optionally with COMPRESSION pglz/lz4) table by table with lock_timeout and retries, and with rewrite_existing a batched, resumable rewrite of the values stored in the old form, then VACUUM';
+
+-- END generated section bigint

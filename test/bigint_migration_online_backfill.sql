@@ -6,7 +6,8 @@
 -- bypassed the sync trigger before prepare makes prepare refuse (and the
 -- hint's recovery works), one after prepare fails; and a backfill by a role
 -- without superuser rights, during which the sync trigger's function does not
--- run for the rows the copy makes equal.
+-- run for the rows the copy makes equal; and that a role that may not
+-- UPDATE a table cannot write the progress rows of its backfill.
 \set QUIET 1
 \set ON_ERROR_STOP 1
 \set origdb :DBNAME
@@ -20,6 +21,8 @@ CREATE EXTENSION storagelab;
 \set tmp `mktemp -d`
 DROP ROLE IF EXISTS storagelab_tap_backfiller;
 CREATE ROLE storagelab_tap_backfiller;
+DROP ROLE IF EXISTS storagelab_tap_intruder;
+CREATE ROLE storagelab_tap_intruder;
 
 -- columns named like the variables of the generated backfill block
 CREATE TABLE public.b (b serial PRIMARY KEY, n int, ms int, rate int, target int, nrows int, maxb int, tries int);
@@ -33,7 +36,7 @@ ANALYZE;
 INSERT INTO storagelab.settings VALUES ('bigint_migration.backfill_batch_time', '0'), ('bigint_migration.backfill_batch_blocks', '10'),
                                        ('bigint_migration.backfill_pause', '0');
 
-SELECT plan(24);
+SELECT plan(29);
 
 SELECT storagelab.bigint_migration_script('public.b', 'b', 'online') \g (format=unaligned tuples_only=on) :tmp/b.sql
 \set rc `for p in expand backfill; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/b.sql >> :tmp/b.out 2>&1 || { echo $p; exit; }; done; echo 0`
@@ -108,6 +111,21 @@ SELECT is((SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions
             WHERE funcid = (SELECT tgfoid FROM pg_trigger WHERE tgrelid = 'public.e'::regclass AND tgname LIKE 'zz\_storagelab\_sync\_%')),
           1::numeric, 'the sync function ran once: for the INSERT, not for the 5000 rows the backfill copied');
 
+-- progress rows: every role reads them; only roles that may UPDATE the
+-- table (and superusers) write them
+SET ROLE storagelab_tap_intruder;
+SELECT is((SELECT count(*) FROM storagelab.bigint_migration_progress WHERE relation = 'public.e'), 1::bigint,
+          'a role without privileges on the table reads its progress row');
+WITH u AS (UPDATE storagelab.bigint_migration_progress SET done = false, next_block = 0 WHERE relation = 'public.e' RETURNING 1)
+SELECT is((SELECT count(*) FROM u), 0::bigint, '... but cannot change it');
+WITH d AS (DELETE FROM storagelab.bigint_migration_progress WHERE relation = 'public.e' RETURNING 1)
+SELECT is((SELECT count(*) FROM d), 0::bigint, '... nor delete it');
+SELECT throws_ok($$INSERT INTO storagelab.bigint_migration_progress (migration, relation, max_block) VALUES ('sl0', 'public.e', 0)$$,
+                 '42501', NULL, '... nor add one');
+RESET ROLE;
+SELECT is((SELECT (done, next_block > 0) FROM storagelab.bigint_migration_progress WHERE relation = 'public.e'), (true, true),
+          'the progress row is as the backfill left it');
+
 -- a nextval() default written with a cast to integer: the swap moves it to
 -- the bigint column without the cast, so that keys past 2^31 can be drawn
 CREATE SEQUENCE public.f_id_seq;
@@ -126,4 +144,5 @@ SELECT * FROM finish();
 SET client_min_messages = warning;
 DROP DATABASE storagelab_tap_bigint_online_backfill;
 DROP ROLE storagelab_tap_backfiller;
+DROP ROLE storagelab_tap_intruder;
 \set rc `rm -rf :tmp`

@@ -1,107 +1,61 @@
--- storagelab install script, part 21: INT -> BIGINT script writers on the
--- dependency model of part 20.
+-- storagelab install script, part 23: the blocking INT -> BIGINT script
+-- (bigint_migration_script(..., mode => 'blocking')): one transaction, every
+-- table locked in one order, each table rewritten once.  One function per
+-- section of the script, in the order the script has them; each reads only
+-- the model rows (part 21).
 --
---   storagelab.bigint_migration_script(relation, column_name, mode)
---   storagelab.bigint_migration_group_script(relations[], column_names[], mode)
---       mode 'blocking': one transaction, written here; mode 'online': part 22
---   storagelab.bigint_migration_plan(mode)
---       one script per group of columns that int_overflow rates warning or
---       critical
+--   header      what the script does, to whom, how long it may take
+--   preflight   the database still looks as the model says; privileges;
+--               long transactions and anti-wraparound vacuums
+--   locks       every table, one order, retried on lock_timeout
+--   drops       dependents that would make ALTER COLUMN TYPE fail
+--   convert     ALTER TABLE per table, sequences, foreign keys re-added
+--   recreate    dropped objects, then trigger functions touched
+--   postchecks  every row's check_sql; constraints valid
+--   finish      COMMIT (or ROLLBACK on -v dry_run=1), ANALYZE
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
--- The script writer ----------------------------------------------------------
-
-CREATE FUNCTION storagelab.bigint_migration_group_script(relations regclass[], column_names name[], mode text DEFAULT 'blocking')
+-- The comment header of a blocking script: columns, tables and sizes, locks, foreign keys, sequences, objects re-created, estimated duration.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_header(objs storagelab.bigint_migration_object[], relations regclass[], column_names name[], lock_list text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  objs       storagelab.bigint_migration_object[];
   o          storagelab.bigint_migration_object;
   r          record;
   s          text := '';
-  body       text;
-  lock_list  text;
-  all_tables text[];
-  blockers   text;
-  codes      text[];
+  n          int;
   heap_b     numeric;
   idx_b      numeric;
   est_bytes  numeric := 0;
   fk_bytes   numeric := 0;
-  mbps       numeric;
+  mbps       numeric := greatest(coalesce(nullif(storagelab.setting('bigint_migration.rewrite_mb_per_second'), '')::numeric, 50), 1);
   lt         text := storagelab.setting('scripts.lock_timeout');
   retries    int := storagelab.setting('scripts.lock_retries')::int;
-  max_age    text := storagelab.setting('bigint_migration.max_blocking_transaction_age');
-  n          int;
 BEGIN
-  IF mode IS NULL THEN
-    RAISE EXCEPTION 'mode must not be NULL' USING ERRCODE = 'null_value_not_allowed',
-      HINT = 'Use mode => ''blocking''.';
-  ELSIF mode = 'online' THEN
-    -- part 22: phases expand, backfill, prepare, swap, cleanup on the same model
-    RETURN storagelab.bigint_migration_online_script(relations, column_names);
-  ELSIF mode <> 'blocking' THEN
-    RAISE EXCEPTION 'invalid mode "%"', mode
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Valid modes are ''blocking'' and ''online''.';
-  END IF;
-  mbps := greatest(coalesce(nullif(storagelab.setting('bigint_migration.rewrite_mb_per_second'), '')::numeric, 50), 1);
-
-  SELECT array_agg(x) INTO objs FROM storagelab.bigint_migration_group_objects(relations, column_names) x;
-
-  -- Refuse, listing every blocker, when no correct script can be produced.
-  SELECT string_agg(format('%s (SQLSTATE %s): %s', b.blocker, b.sqlstate, b.hint), E'\n' ORDER BY b.identity, b.blocker),
-         array_agg(DISTINCT b.sqlstate), count(*)
-    INTO blockers, codes, n
-    FROM unnest(objs) b WHERE b.kind = 'blocker';
-  IF n > 0 THEN
-    RAISE EXCEPTION 'cannot generate a correct INT to BIGINT migration: % blocker(s)', n
-      USING ERRCODE = CASE WHEN cardinality(codes) = 1 THEN codes[1] ELSE '0A000' END,
-            DETAIL = blockers,
-            HINT = 'Resolve each blocker listed in the detail (storagelab.bigint_migration_objects() shows them with kind ''blocker'') and generate the script again.';
-  END IF;
-  IF NOT EXISTS (SELECT 1 FROM unnest(objs) x
-                  WHERE x.kind IN ('column', 'sequence') AND x.create_sql IS NOT NULL) THEN
-    RAISE EXCEPTION 'nothing to convert: every column of the foreign-key component and its sequences are already bigint'
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'storagelab.bigint_migration_objects() lists the component.';
-  END IF;
-
-  -- Tables: every table whose columns change or that carries a re-created object.
-  all_tables := ARRAY(SELECT DISTINCT storagelab.bigint_migration_qname(x.relation)
-                        FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
-                       WHERE c.relkind IN ('r', 'p') ORDER BY 1);
-  -- LOCK TABLE recurses to partitions and inheritance children: name only the others.
-  lock_list := (SELECT string_agg(t, ', ' ORDER BY t) FROM unnest(all_tables) t
-                 WHERE NOT EXISTS (SELECT 1 FROM pg_inherits i
-                                    WHERE i.inhrelid = t::regclass
-                                      AND storagelab.bigint_migration_qname(i.inhparent) = ANY (all_tables)));
-
-  ---------------------------------------------------------------- header
   s := s || format(E'-- storagelab %s: INT to BIGINT migration (mode blocking)\n',
                    (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'));
-  s := s || '-- requested: ' || storagelab.bigint_migration_comment_text(
-              (SELECT string_agg(format('%s.%I', storagelab.bigint_migration_qname(x.r), x.c), ', ')
+  s := s || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
+              (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(x.r), x.c), ', ')
                  FROM unnest(relations, column_names) AS x(r, c))) || E'\n';
   s := s || format(E'-- generated %s in database %s by %s (%s)\n',
                    to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'),
-                   storagelab.bigint_migration_comment_text(quote_ident(current_database())),
-                   storagelab.bigint_migration_comment_text(quote_ident(current_user)),
+                   storagelab_internal.bigint_migration_comment_text(quote_ident(current_database())),
+                   storagelab_internal.bigint_migration_comment_text(quote_ident(current_user)),
                    split_part(version(), ',', 1));
   s := s || E'-- run with: psql -v ON_ERROR_STOP=1 -f <this file>   (as the owner of the objects, or a superuser)\n'
          || E'-- dry run: add -v dry_run=1 to do everything and ROLLBACK (e.g. on a pg_dump --schema-only copy)\n'
          || E'-- One transaction: if any step fails, nothing is changed, and the script can simply be run again.\n--\n';
   s := s || E'-- Columns of the foreign-key component:\n';
   FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'column' ORDER BY x.identity LOOP
-    s := s || '--   ' || storagelab.bigint_migration_comment_text(o.identity || ': ' || o.handling) || E'\n';
+    s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity || ': ' || o.handling) || E'\n';
   END LOOP;
 
   s := s || E'-- Tables rewritten, with their indexes (partitions and inheritance children included):\n';
   FOR r IN
-    SELECT x.relation, storagelab.bigint_migration_qname(x.relation) AS qn
+    SELECT x.relation, storagelab_internal.bigint_migration_qname(x.relation) AS qn
       FROM unnest(objs) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL
      GROUP BY x.relation ORDER BY 2
   LOOP
@@ -112,18 +66,18 @@ BEGIN
       INTO heap_b, idx_b FROM tree;
     est_bytes := est_bytes + heap_b + idx_b;
     s := s || format(E'--   %s: %s table (with TOAST) + %s indexes\n',
-                     storagelab.bigint_migration_comment_text(r.qn), pg_size_pretty(heap_b), pg_size_pretty(idx_b));
+                     storagelab_internal.bigint_migration_comment_text(r.qn), pg_size_pretty(heap_b), pg_size_pretty(idx_b));
   END LOOP;
 
   s := s || format(E'-- Locks: ACCESS EXCLUSIVE on these tables (and their partitions/children) until COMMIT,\n'
                    '-- taken in this one order with lock_timeout %s and up to %s retries:\n--   %s\n',
-                   storagelab.bigint_migration_comment_text(lt), retries,
-                   storagelab.bigint_migration_comment_text(lock_list));
+                   storagelab_internal.bigint_migration_comment_text(lt), retries,
+                   storagelab_internal.bigint_migration_comment_text(lock_list));
 
   s := s || E'-- Foreign keys dropped before the type change and re-added after it (each re-validated once):\n';
   n := 0;
   FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'foreign_key' ORDER BY x.identity LOOP
-    s := s || '--   ' || storagelab.bigint_migration_comment_text(o.identity || ': ' || o.handling) || E'\n';
+    s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity || ': ' || o.handling) || E'\n';
     SELECT coalesce(sum(pg_relation_size(t)), 0) INTO heap_b
       FROM pg_constraint c, LATERAL (VALUES (c.conrelid), (c.confrelid)) v(t) WHERE c.oid = o.objid;
     fk_bytes := fk_bytes + heap_b;
@@ -134,7 +88,7 @@ BEGIN
   s := s || E'-- Sequences:\n';
   n := 0;
   FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind IN ('sequence', 'identity') ORDER BY x.identity LOOP
-    s := s || '--   ' || storagelab.bigint_migration_comment_text(o.identity || ' (' || o.relation::text || '.' || quote_ident(o.column_name) || '): ' || o.handling) || E'\n';
+    s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity || ' (' || o.relation::text || '.' || quote_ident(o.column_name) || '): ' || o.handling) || E'\n';
     n := n + 1;
   END LOOP;
   IF n = 0 THEN s := s || E'--   (none)\n'; END IF;
@@ -144,14 +98,14 @@ BEGIN
   FOR o IN SELECT * FROM unnest(objs) x
             WHERE x.kind NOT IN ('column', 'foreign_key', 'sequence', 'identity', 'trigger_function') AND x.create_sql IS NOT NULL
             ORDER BY x.depth, x.identity LOOP
-    s := s || '--   ' || storagelab.bigint_migration_comment_text(o.identity || ': ' || o.handling) || E'\n';
+    s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity || ': ' || o.handling) || E'\n';
     n := n + 1;
   END LOOP;
   IF n = 0 THEN s := s || E'--   (none)\n'; END IF;
   s := s || E'-- Trigger functions touched so that other sessions re-plan them:\n';
   n := 0;
   FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'trigger_function' ORDER BY x.identity LOOP
-    s := s || '--   ' || storagelab.bigint_migration_comment_text(o.identity) || E'\n';
+    s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity) || E'\n';
     n := n + 1;
   END LOOP;
   IF n = 0 THEN s := s || E'--   (none)\n'; END IF;
@@ -161,7 +115,7 @@ BEGIN
   FOR o IN SELECT * FROM unnest(objs) x
             WHERE x.kind IN ('index', 'constraint', 'statistics') AND x.create_sql IS NULL
             ORDER BY x.identity LOOP
-    s := s || '--   ' || storagelab.bigint_migration_comment_text(o.identity) || E'\n';
+    s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity) || E'\n';
     n := n + 1;
   END LOOP;
   IF n = 0 THEN s := s || E'--   (none)\n'; END IF;
@@ -170,23 +124,54 @@ BEGIN
                    '-- plus %s of foreign-key validation scans at 4 times that rate; setting bigint_migration.rewrite_mb_per_second)\n\n',
                    ceil((est_bytes + fk_bytes / 4) / (mbps * 1048576)),
                    pg_size_pretty(est_bytes), mbps, pg_size_pretty(fk_bytes));
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_header(storagelab.bigint_migration_object[], regclass[], name[], text) IS
+  'The comment header of a blocking script: columns, tables and sizes, locks, foreign keys, sequences, objects re-created, estimated duration.';
 
-  ---------------------------------------------------------------- settings
+-- The session settings of a blocking script, and its BEGIN.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_settings()
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  s          text := '';
+  lt         text := storagelab.setting('scripts.lock_timeout');
+BEGIN
   s := s || E'\\set ON_ERROR_STOP on\n';
   s := s || format(E'SET lock_timeout = %L;\n', lt);
   s := s || E'SET statement_timeout = 0;     -- the rewrite may take long; lock waits are bounded by lock_timeout\n';
   s := s || E'SET search_path = pg_catalog, pg_temp;   -- every name below is schema-qualified\n';
   s := s || E'SET check_function_bodies = off;   -- functions are re-created as they were, like pg_dump does\n\n';
   s := s || E'BEGIN;\n\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_settings() IS
+  'The session settings of a blocking script, and its BEGIN.';
 
-  ---------------------------------------------------------------- pre-flight
+-- The pre-flight DO block of a blocking script: the database still looks as it did at generation, the role may do every step, no long transaction or anti-wraparound vacuum holds the tables.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_preflight(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+  body       text;
+  max_age    text := storagelab.setting('bigint_migration.max_blocking_transaction_age');
+BEGIN
   body := E'\nDECLARE\n  problems text[] := ''{}'';\n  who text;\nBEGIN\n'
        || E'  -- the database must still look as it did when this script was generated\n';
   FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'column' ORDER BY x.identity LOOP
     body := body || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND NOT attisdropped\n'
                            '                 AND atttypid = %L::regtype) THEN\n'
                            '    problems := problems || %L::text;\n  END IF;\n',
-                           storagelab.bigint_migration_qname(o.relation), o.column_name,
+                           storagelab_internal.bigint_migration_qname(o.relation), o.column_name,
                            (SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = o.relation AND attname = o.column_name),
                            format('column %s is no longer %s', o.identity,
                                   (SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = o.relation AND attname = o.column_name)));
@@ -210,7 +195,7 @@ BEGIN
                          '     AND NOT (d.classid = ''pg_constraint''::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.oid = d.objid AND c.contype = ''f''))\n'
                          '     AND format(''%%s:%%s'', d.classid, d.objid) <> ALL (ARRAY[%s]::text[]);\n'
                          '  IF who IS NOT NULL THEN\n    problems := problems || (''new objects depend on the columns to convert: '' || who);\n  END IF;\n',
-                         (SELECT string_agg(format('(to_regclass(%L)::oid, %L::name)', storagelab.bigint_migration_qname(x.relation), x.column_name), ', ' ORDER BY x.identity)
+                         (SELECT string_agg(format('(to_regclass(%L)::oid, %L::name)', storagelab_internal.bigint_migration_qname(x.relation), x.column_name), ', ' ORDER BY x.identity)
                             FROM unnest(objs) x WHERE x.kind = 'column'),
                          coalesce((SELECT string_agg(DISTINCT format('%L', format('%s:%s', d.classid, d.objid)), ', ')
                                      FROM unnest(objs) x
@@ -236,9 +221,9 @@ BEGIN
                  '    SELECT format(''schema %%I (no CREATE privilege)'', n.nspname)\n'
                  '      FROM pg_namespace n WHERE n.nspname = ANY (ARRAY[%s]::name[]) AND NOT has_schema_privilege(n.oid, ''CREATE'')) y;\n',
                  coalesce((SELECT string_agg(format('%L', q), ', ' ORDER BY q) FROM (
-                             SELECT DISTINCT storagelab.bigint_migration_qname(x.relation) AS q FROM unnest(objs) x WHERE x.relation IS NOT NULL
+                             SELECT DISTINCT storagelab_internal.bigint_migration_qname(x.relation) AS q FROM unnest(objs) x WHERE x.relation IS NOT NULL
                              UNION
-                             SELECT storagelab.bigint_migration_qname(x.objid) FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL) z), ''),
+                             SELECT storagelab_internal.bigint_migration_qname(x.objid) FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL) z), ''),
                  coalesce((SELECT string_agg(DISTINCT format('%L', x.objid::regprocedure::text), ', ')
                              FROM unnest(objs) x WHERE x.kind IN ('function', 'trigger_function')), ''),
                  coalesce((SELECT string_agg(DISTINCT format('%L', b.pubname), ', ')
@@ -260,7 +245,7 @@ BEGIN
                  '    FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid\n'
                  '   WHERE l.pid <> pg_backend_pid() AND l.relation = ANY (ARRAY[%s]::regclass[])\n'
                  '     AND a.xact_start < now() - %L::interval;\n',
-                 (SELECT string_agg(format('%L', storagelab.bigint_migration_qname(x.relation)), ', ' ORDER BY 1)
+                 (SELECT string_agg(format('%L', storagelab_internal.bigint_migration_qname(x.relation)), ', ' ORDER BY 1)
                     FROM (SELECT DISTINCT x.relation FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
                            WHERE c.relkind IN ('r', 'p')) x),
                  max_age)
@@ -273,7 +258,7 @@ BEGIN
                  '    INTO who\n'
                  '    FROM pg_stat_progress_vacuum v JOIN pg_stat_activity a ON a.pid = v.pid\n'
                  '   WHERE v.relid = ANY (ARRAY[%s]::regclass[]) AND a.query LIKE ''%%to prevent wraparound%%'';\n',
-                 (SELECT string_agg(format('%L', storagelab.bigint_migration_qname(x.relation)), ', ' ORDER BY 1)
+                 (SELECT string_agg(format('%L', storagelab_internal.bigint_migration_qname(x.relation)), ', ' ORDER BY 1)
                     FROM (SELECT DISTINCT x.relation FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
                            WHERE c.relkind IN ('r', 'p')) x))
        || E'  IF who IS NOT NULL THEN\n'
@@ -282,30 +267,53 @@ BEGIN
        || E'            HINT = ''Let it finish (it does not yield its lock), then run the script again.'';\n  END IF;\n'
        || E'END\n';
   s := s || E'-- Pre-flight checks (no locks taken yet beyond catalog reads).\n'
-         || 'DO ' || storagelab.bigint_migration_dollar_quote(body) || E';\n\n';
+         || 'DO ' || storagelab_internal.dollar_quote(body) || E';\n\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_preflight(storagelab.bigint_migration_object[]) IS
+  'The pre-flight DO block of a blocking script: the database still looks as it did at generation, the role may do every step, no long transaction or anti-wraparound vacuum holds the tables.';
 
-  ---------------------------------------------------------------- locks
-  body := format(E'\nDECLARE\n  attempt int := 0;\nBEGIN\n  LOOP\n    BEGIN\n      LOCK TABLE %s IN ACCESS EXCLUSIVE MODE;\n      EXIT;\n'
-                 '    EXCEPTION WHEN lock_not_available THEN\n'
-                 '      attempt := attempt + 1;\n'
-                 '      IF attempt > %s THEN\n'
-                 '        RAISE EXCEPTION ''could not lock the tables to convert after %% attempts'', attempt\n'
-                 '          USING ERRCODE = ''lock_not_available'',\n'
-                 '                HINT = ''Other sessions keep using these tables: run the script when traffic is lower, or stop the application.'';\n'
-                 '      END IF;\n'
-                 '      RAISE NOTICE ''lock attempt %%: timed out after %%, retrying'', attempt, current_setting(''lock_timeout'');\n'
-                 '      PERFORM pg_sleep(least(0.1 * attempt, 2));\n'
-                 '    END;\n  END LOOP;\nEND\n', lock_list, retries);
-  s := s || E'-- Lock every table, in one order, all or none; retried on lock_timeout.\n'
-         || 'DO ' || storagelab.bigint_migration_dollar_quote(body) || E';\n\n';
+-- Locks every table of a blocking script in one statement, retried on lock_timeout.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_locks(lock_list text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+  retries    int := storagelab.setting('scripts.lock_retries')::int;
+BEGIN
+  s := E'-- Lock every table, in one order, all or none; retried on lock_timeout.\n'
+       || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries,
+                                          'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
+       || E'\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_locks(text) IS
+  'Locks every table of a blocking script in one statement, retried on lock_timeout.';
 
-  ---------------------------------------------------------------- drops
+-- Drops, dependents first, the objects that would make ALTER COLUMN TYPE fail, then the foreign keys of the component.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_drops(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+  n          int;
+BEGIN
   s := s || E'-- Drop the objects that would make ALTER COLUMN TYPE fail (dependents first).\n';
   n := 0;
   FOR o IN SELECT * FROM unnest(objs) x
             WHERE x.kind NOT IN ('column', 'generated_column', 'foreign_key') AND x.drop_sql IS NOT NULL
             ORDER BY x.depth DESC, x.identity LOOP
-    s := s || '-- ' || storagelab.bigint_migration_comment_text(o.identity) || E'\n' || o.drop_sql;
+    s := s || '-- ' || storagelab_internal.bigint_migration_comment_text(o.identity) || E'\n' || o.drop_sql;
     n := n + 1;
   END LOOP;
   IF n = 0 THEN s := s || E'-- (none)\n'; END IF;
@@ -313,11 +321,27 @@ BEGIN
   FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'foreign_key' ORDER BY x.identity LOOP
     s := s || o.drop_sql;
   END LOOP;
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_drops(storagelab.bigint_migration_object[]) IS
+  'Drops, dependents first, the objects that would make ALTER COLUMN TYPE fail, then the foreign keys of the component.';
 
-  ---------------------------------------------------------------- type changes
+-- The type changes (one ALTER TABLE per table, generated columns re-added in it), the sequences, and the foreign keys re-added.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_convert(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+  n          int;
+BEGIN
   s := s || E'\n-- Convert: one ALTER TABLE per table, so each table and its indexes are rewritten once.\n';
   FOR r IN
-    SELECT x.relation, storagelab.bigint_migration_qname(x.relation) AS qn
+    SELECT x.relation, storagelab_internal.bigint_migration_qname(x.relation) AS qn
       FROM unnest(objs) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL
      GROUP BY x.relation ORDER BY 2
   LOOP
@@ -345,13 +369,30 @@ BEGIN
   FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'foreign_key' ORDER BY x.identity LOOP
     s := s || o.create_sql;
   END LOOP;
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_convert(storagelab.bigint_migration_object[]) IS
+  'The type changes (one ALTER TABLE per table, generated columns re-added in it), the sequences, and the foreign keys re-added.';
 
+-- Re-creates the dropped objects in dependency order, then touches the trigger functions so that other sessions re-plan them.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_recreate(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+  n          int;
+BEGIN
   s := s || E'\n-- Re-create the dropped objects exactly as they were (in dependency order).\n';
   n := 0;
   FOR o IN SELECT * FROM unnest(objs) x
             WHERE x.kind NOT IN ('column', 'generated_column', 'foreign_key', 'sequence', 'identity', 'trigger_function') AND x.create_sql IS NOT NULL
             ORDER BY x.depth, x.identity LOOP
-    s := s || '-- ' || storagelab.bigint_migration_comment_text(o.identity) || E'\n' || o.create_sql;
+    s := s || '-- ' || storagelab_internal.bigint_migration_comment_text(o.identity) || E'\n' || o.create_sql;
     n := n + 1;
   END LOOP;
   IF n = 0 THEN s := s || E'-- (none)\n'; END IF;
@@ -364,8 +405,24 @@ BEGIN
     n := n + 1;
   END LOOP;
   IF n = 0 THEN s := s || E'-- (none)\n'; END IF;
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_recreate(storagelab.bigint_migration_object[]) IS
+  'Re-creates the dropped objects in dependency order, then touches the trigger functions so that other sessions re-plan them.';
 
-  ---------------------------------------------------------------- post-checks
+-- The post-check DO block of a blocking script: every row's check_sql holds, no constraint on a converted table is left not valid; else the transaction rolls back.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_postchecks(objs storagelab.bigint_migration_object[], all_tables text[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+  body       text;
+BEGIN
   body := E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n';
   FOR o IN SELECT * FROM unnest(objs) x WHERE x.check_sql IS NOT NULL ORDER BY x.kind, x.identity LOOP
     body := body || format(E'  IF NOT coalesce(%s, false) THEN\n    problems := problems || %L::text;\n  END IF;\n',
@@ -387,12 +444,29 @@ BEGIN
        || E'      USING ERRCODE = ''data_exception'', DETAIL = array_to_string(problems, ''; ''),\n'
        || E'            HINT = ''Nothing was changed.  Report this with the script and storagelab.bigint_migration_objects() output.'';\n  END IF;\nEND\n';
   s := s || E'\n-- Post-checks: every converted column and sequence is bigint, every object is back, constraints valid.\n'
-         || 'DO ' || storagelab.bigint_migration_dollar_quote(body) || E';\n\n';
+         || 'DO ' || storagelab_internal.dollar_quote(body) || E';\n\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_postchecks(storagelab.bigint_migration_object[], text[]) IS
+  'The post-check DO block of a blocking script: every row''s check_sql holds, no constraint on a converted table is left not valid; else the transaction rolls back.';
+
+-- COMMIT (ROLLBACK with -v dry_run=1), then ANALYZE of every rewritten table.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_finish(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+BEGIN
   -- -v dry_run=1: everything above, then ROLLBACK (try it on a schema-only copy first)
   s := s || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n';
   s := s || E'-- ALTER COLUMN TYPE discards the column statistics: gather them again (SHARE UPDATE EXCLUSIVE, no blocking of DML).\n';
   FOR r IN
-    SELECT storagelab.bigint_migration_qname(x.relation) AS qn
+    SELECT storagelab_internal.bigint_migration_qname(x.relation) AS qn
       FROM unnest(objs) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL
      GROUP BY x.relation ORDER BY 1
   LOOP
@@ -401,119 +475,81 @@ BEGIN
   RETURN s;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab.bigint_migration_group_script(regclass[], name[], text) IS
-  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint: mode blocking (one transaction, each table rewritten once) or online';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_finish(storagelab.bigint_migration_object[]) IS
+  'COMMIT (ROLLBACK with -v dry_run=1), then ANALYZE of every rewritten table.';
 
-CREATE FUNCTION storagelab.bigint_migration_script(relation regclass, column_name name, mode text DEFAULT 'blocking')
+-- The blocking script of a model: refuses when the model has blockers or
+-- nothing to convert, else the sections above in order.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_script(objs storagelab.bigint_migration_object[],
+                                                                     relations regclass[], column_names name[])
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
+DECLARE
+  lock_list  text;
+  all_tables text[];
 BEGIN
-  IF relation IS NULL OR column_name IS NULL THEN
-    RAISE EXCEPTION 'relation and column_name must not be NULL'
-      USING ERRCODE = 'null_value_not_allowed',
-            HINT = 'Call storagelab.bigint_migration_script(''schema.table'', ''column'').';
-  END IF;
-  RETURN storagelab.bigint_migration_group_script(ARRAY[relation], ARRAY[column_name], mode);
+  PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
+  -- Tables: every table whose columns change or that carries a re-created object.
+  all_tables := ARRAY(SELECT DISTINCT storagelab_internal.bigint_migration_qname(x.relation)
+                        FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
+                       WHERE c.relkind IN ('r', 'p') ORDER BY 1);
+  -- LOCK TABLE recurses to partitions and inheritance children: name only the others.
+  lock_list := (SELECT string_agg(t, ', ' ORDER BY t) FROM unnest(all_tables) t
+                 WHERE NOT EXISTS (SELECT 1 FROM pg_inherits i
+                                    WHERE i.inhrelid = t::regclass
+                                      AND storagelab_internal.bigint_migration_qname(i.inhparent) = ANY (all_tables)));
+  RETURN storagelab_internal.bigint_migration_blocking_header(objs, relations, column_names, lock_list)
+      || storagelab_internal.bigint_migration_blocking_settings()
+      || storagelab_internal.bigint_migration_blocking_preflight(objs)
+      || storagelab_internal.bigint_migration_blocking_locks(lock_list)
+      || storagelab_internal.bigint_migration_blocking_drops(objs)
+      || storagelab_internal.bigint_migration_blocking_convert(objs)
+      || storagelab_internal.bigint_migration_blocking_recreate(objs)
+      || storagelab_internal.bigint_migration_blocking_postchecks(objs, all_tables)
+      || storagelab_internal.bigint_migration_blocking_finish(objs);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab.bigint_migration_script(regclass, name, text) IS
-  'psql script (run with psql -v ON_ERROR_STOP=1 -f) converting relation.column_name, its whole foreign-key component and every dependent object from int to bigint; mode blocking (one transaction) or online (phases chosen with -v phase=...)';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_script(storagelab.bigint_migration_object[], regclass[], name[]) IS
+  'the blocking INT->BIGINT script of a model: one transaction, sections header to finish';
 
--- The plan ------------------------------------------------------------------
-
-CREATE FUNCTION storagelab.bigint_migration_plan(mode text DEFAULT 'blocking')
-RETURNS TABLE (step int, risk text, columns text[], tables text[], script text, blockers text)
+-- Refuses, listing every blocker, when no correct script can be produced:
+-- the model's blocker rows plus what the writer of that mode cannot do
+-- (more_blockers); also when nothing is left to convert.
+CREATE FUNCTION storagelab_internal.bigint_migration_refuse(objs storagelab.bigint_migration_object[], more_blockers text[], mode text)
+RETURNS void
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  r        record;
-  g        record;
-  grp      int[];        -- group of every candidate row (union of components sharing a table)
-  rels     regclass[] := '{}';
-  cols     name[] := '{}';
-  risks    text[] := '{}';
-  tabsets  text[] := '{}';   -- per row: its component's tables, comma-joined
-  i int; j int; changed boolean;
-  msg text; det text; st text;
+  blockers text[];
+  codes    text[];
 BEGIN
-  IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
-    RAISE EXCEPTION 'invalid mode "%"', mode
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid modes are ''blocking'' and ''online''.';
+  blockers := ARRAY(SELECT format('%s (SQLSTATE %s): %s', b.blocker, b.sqlstate, b.hint)
+                      FROM unnest(objs) b WHERE b.kind = 'blocker' ORDER BY b.identity, b.blocker);
+  codes := ARRAY(SELECT DISTINCT b.sqlstate FROM unnest(objs) b WHERE b.kind = 'blocker');
+  IF mode = 'blocking' AND cardinality(blockers) > 0 THEN
+    RAISE EXCEPTION 'cannot generate a correct INT to BIGINT migration: % blocker(s)', cardinality(blockers)
+      USING ERRCODE = CASE WHEN cardinality(codes) = 1 THEN codes[1] ELSE '0A000' END,
+            DETAIL = array_to_string(blockers, E'\n'),
+            HINT = 'Resolve each blocker listed in the detail (storagelab.bigint_migration_objects() shows them with kind ''blocker'') and generate the script again.';
+  ELSIF cardinality(blockers || more_blockers) > 0 THEN
+    RAISE EXCEPTION 'cannot generate a correct online INT to BIGINT migration: % blocker(s)', cardinality(blockers || more_blockers)
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = array_to_string(blockers || more_blockers, E'\n'),
+            HINT = 'Resolve each blocker listed in the detail, or use mode ''blocking''.';
   END IF;
-  -- storagelab.int_overflow (another part of storagelab) is resolved when
-  -- this runs, not when it is created.
-  IF to_regclass('storagelab.int_overflow') IS NULL THEN
-    RAISE EXCEPTION 'storagelab.int_overflow does not exist'
-      USING ERRCODE = 'undefined_table',
-            HINT = 'Install the storagelab version that provides the int_overflow view.';
+  IF mode = 'blocking' AND NOT EXISTS (SELECT 1 FROM unnest(objs) x
+                                        WHERE x.kind IN ('column', 'sequence') AND x.create_sql IS NOT NULL) THEN
+    RAISE EXCEPTION 'nothing to convert: every column of the foreign-key component and its sequences are already bigint'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'storagelab.bigint_migration_objects() lists the component.';
+  ELSIF mode = 'online' AND NOT EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL) THEN
+    RAISE EXCEPTION 'nothing to convert: every column of the foreign-key component is already bigint'
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'storagelab.bigint_migration_objects() lists the component.';
   END IF;
-  FOR r IN EXECUTE
-    'SELECT o.relation, o.column_name, o.risk FROM storagelab.int_overflow o
-      WHERE o.risk IN (''warning'', ''critical'')
-      ORDER BY (o.risk = ''critical'') DESC, o.relation::text, o.column_name'
-  LOOP
-    IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = r.relation AND c.relkind IN ('r', 'p')) THEN
-      CONTINUE;                                   -- sequences or views, if the view lists them
-    END IF;
-    rels := rels || r.relation::regclass; cols := cols || r.column_name::name; risks := risks || r.risk::text;
-    BEGIN
-      tabsets := tabsets || coalesce((SELECT string_agg(DISTINCT x.relation::oid::text, ',')
-                                        FROM storagelab.bigint_migration_objects(r.relation, r.column_name) x
-                                       WHERE x.kind = 'column'), '');
-    EXCEPTION WHEN OTHERS THEN
-      tabsets := tabsets || ''::text;
-    END;
-  END LOOP;
-  IF cardinality(rels) = 0 THEN
-    RETURN;
-  END IF;
-
-  -- Group the columns whose components share a table, so that every table
-  -- is rewritten once: union-find by repeated relaxation.
-  grp := ARRAY(SELECT generate_series(1, cardinality(rels)));
-  LOOP
-    changed := false;
-    FOR i IN 1 .. cardinality(rels) LOOP
-      FOR j IN i + 1 .. cardinality(rels) LOOP
-        IF grp[i] <> grp[j] AND tabsets[i] <> '' AND tabsets[j] <> ''
-           AND string_to_array(tabsets[i], ',') && string_to_array(tabsets[j], ',') THEN
-          grp[j] := least(grp[i], grp[j]); grp[i] := grp[j]; changed := true;
-        END IF;
-      END LOOP;
-    END LOOP;
-    EXIT WHEN NOT changed;
-  END LOOP;
-
-  step := 0;
-  FOR g IN
-    SELECT u.grp AS id,
-           array_agg(u.rel ORDER BY u.ord) AS grels, array_agg(u.col ORDER BY u.ord) AS gcols,
-           bool_or(u.risk = 'critical') AS crit, min(u.ord) AS first
-      FROM unnest(grp, rels, cols, risks) WITH ORDINALITY AS u(grp, rel, col, risk, ord)
-     GROUP BY u.grp
-     ORDER BY bool_or(u.risk = 'critical') DESC, min(u.ord)
-  LOOP
-    step := step + 1;
-    risk := CASE WHEN g.crit THEN 'critical' ELSE 'warning' END;
-    columns := ARRAY(SELECT format('%s.%I', storagelab.bigint_migration_qname(x.r), x.c)
-                       FROM unnest(g.grels, g.gcols) AS x(r, c));
-    tables := ARRAY(SELECT DISTINCT storagelab.bigint_migration_qname(x.relation)
-                      FROM storagelab.bigint_migration_group_objects(g.grels, g.gcols) x
-                     WHERE x.kind = 'column' ORDER BY 1);
-    BEGIN
-      script := storagelab.bigint_migration_group_script(g.grels, g.gcols, mode);
-      blockers := NULL;
-    EXCEPTION WHEN OTHERS THEN
-      GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;
-      script := NULL;
-      blockers := format('%s: %s%s', st, msg, CASE WHEN det <> '' THEN E'\n' || det ELSE '' END);
-    END;
-    RETURN NEXT;
-  END LOOP;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab.bigint_migration_plan(text) IS
-  'one INT->BIGINT migration script (mode blocking or online) per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_refuse(storagelab.bigint_migration_object[], text[], text) IS
+  'raises the error that lists every blocker of a model (and of the mode), or that nothing is left to convert';

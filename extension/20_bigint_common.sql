@@ -1,0 +1,160 @@
+-- storagelab install script, part 20: INT -> BIGINT migration, what every
+-- part of the generator shares: the row type of the model
+-- (storagelab.bigint_migration_object) and small text helpers.
+--
+-- The generator, by file:
+--   20_bigint_common.sql    the model's row type, helpers
+--   20_bigint_settings.sql  the settings of the generator
+--   21_bigint_model.sql     the model: component, dependency walk, depths
+--                           (storagelab.bigint_migration_objects and _group_objects)
+--   22_bigint_objects.sql   one function per kind of object in the model
+--   23_bigint_blocking.sql  the blocking script, one function per section
+--   24_bigint_online_model.sql  what the online phases need, derived once
+--   25_bigint_online.sql    the online script, one function per phase
+--   26_bigint_backfill.sql  the backfill procedure the online script calls
+--   26_bigint_progress.sql  storagelab.bigint_migration_progress
+--   27_bigint_script.sql    storagelab.bigint_migration_script / _group_script
+--                           and storagelab.bigint_migration_plan
+--
+-- Written in PL/pgSQL: the work is catalog queries plus PostgreSQL's own
+-- deparsers (pg_get_viewdef, pg_get_triggerdef, pg_get_constraintdef,
+-- pg_get_indexdef, pg_get_functiondef, pg_get_ruledef, pg_get_expr), all of
+-- which are SQL-callable; C would add nothing but risk.
+
+\echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+-- One row of the dependency model.
+CREATE TYPE storagelab.bigint_migration_object AS (
+  kind        text,       -- column, sequence, identity, foreign_key, index, constraint,
+                          -- default, statistics, view, materialized_view, rule, trigger,
+                          -- policy, function, generated_column, publication_table,
+                          -- trigger_function, blocker
+  identity    text,       -- human-readable name (pg_describe_object style)
+  relation    regclass,   -- table or view the object belongs to (NULL for functions, publications)
+  column_name name,       -- the column, for kind column / generated_column / sequence
+  depth       int,        -- 0: component columns and objects rebuilt with them; n: re-created objects, n+1 depends on n
+  lock        text,       -- lock the blocking plan takes on it
+  handling    text,       -- what the script does with it
+  drop_sql    text,       -- statement(s) that drop it (NULL: nothing to drop, or dropped with its parent)
+  create_sql  text,       -- statement(s) that re-create it exactly as it was (kinds column and
+                          -- generated_column: ALTER TABLE clauses, run in one ALTER TABLE per table)
+  post_sql    text,       -- statements run after create_sql (generated_column: comment, privileges, statistics target)
+  check_sql   text,       -- boolean SQL expression, true when the object is in its expected final state
+  blocker     text,       -- why no correct script can be produced (kind blocker only)
+  sqlstate    text,       -- SQLSTATE of the blocker
+  hint        text,       -- what the DBA can do about the blocker
+  classid     oid,        -- catalog of the object (pg_class, pg_trigger, ...)
+  objid       oid,        -- its OID
+  objsubid    int,        -- column number for columns
+  definition  text        -- the object as PostgreSQL prints it (indexes: pg_get_indexdef), for writers that build a changed copy
+);
+COMMENT ON TYPE storagelab.bigint_migration_object IS
+  'one row of storagelab.bigint_migration_objects(): a column of the foreign-key component or an object depending on it';
+
+-- Helpers --------------------------------------------------------------------
+
+CREATE FUNCTION storagelab_internal.bigint_migration_qname(rel oid)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format('%I.%I', n.nspname, c.relname)
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE c.oid = $1
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_qname(oid) IS
+  'schema-qualified, quoted name of a relation, for generated scripts';
+
+-- PostgreSQL version differences of the INT -> BIGINT generator, in one place.
+--
+-- PostgreSQL 18 stores NOT NULL as a constraint: a pg_constraint row with
+-- contype 'n', its own name (default <table>_<column>_not_null) and an auto
+-- pg_depend entry on its column.  For the generator that means:
+--   * ALTER COLUMN TYPE keeps the table's own NOT NULL constraint and its
+--     name (blocking mode), but re-creates the inherited copies of the
+--     partitions (and inheritance children) under the parent's name: an
+--     inherited constraint cannot be renamed, so a partition's NOT NULL
+--     name follows its parent's after the migration;
+--   * the online swap's SET NOT NULL on the new column creates a new
+--     constraint (named after the column, with a digit appended while the old
+--     column's still holds the name); the swap renames it to the old name
+--     once the old column's is dropped (a rename recurses to the partitions).
+-- Before PostgreSQL 18, NOT NULL is only pg_attribute.attnotnull: nothing to
+-- name, re-create or check beyond it.
+CREATE FUNCTION storagelab_internal.bigint_migration_not_null_name(rel oid, attnum int2)
+RETURNS name
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT c.conname
+    FROM pg_constraint c
+   WHERE current_setting('server_version_num')::int >= 180000
+     AND c.conrelid = $1 AND c.contype = 'n' AND c.conkey = ARRAY[$2]
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_not_null_name(oid, int2) IS
+  'name of the NOT NULL constraint of a column (PostgreSQL 18 and later); NULL when the column has none or NOT NULL is not a constraint (PostgreSQL 17 and earlier)';
+
+CREATE FUNCTION storagelab_internal.bigint_migration_comment_text(t text)
+RETURNS text
+LANGUAGE sql IMMUTABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT translate($1, E'\n\r\t', '   ') $$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_comment_text(text) IS
+  'text made safe for a "--" comment line of a generated script (no line breaks)';
+
+CREATE FUNCTION storagelab_internal.bigint_migration_acl_sql(objtype text, objname text, acl aclitem[], owner oid)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  -- objtype is TABLE (views, materialized views) or ROUTINE.  A re-created
+  -- object starts with whatever ALTER DEFAULT PRIVILEGES gives the role that
+  -- runs the script: every grantee of a default privilege of that object type
+  -- is revoked too.  A NULL acl (the built-in default) needs no statement
+  -- unless such default privileges exist; then it is restored as acldefault().
+  WITH k AS (SELECT CASE WHEN $1 = 'TABLE' THEN 'r' ELSE 'f' END::"char" AS t),
+  defs AS (
+    SELECT string_agg(DISTINCT ', ' || quote_ident(pg_get_userbyid(x.grantee)), '') AS extra
+      FROM k, pg_default_acl d, aclexplode(d.defaclacl) x
+     WHERE d.defaclobjtype = k.t AND x.grantee NOT IN (0, $4)
+  )
+  SELECT CASE WHEN $3 IS NULL AND NOT EXISTS (SELECT 1 FROM k, pg_default_acl d WHERE d.defaclobjtype = k.t) THEN '' ELSE
+    format(E'REVOKE ALL ON %s %s FROM PUBLIC, %I%s;\n', $1, $2, pg_get_userbyid($4), coalesce(defs.extra, '')) ||
+    coalesce((SELECT string_agg(format(E'GRANT %s ON %s %s TO %s%s;\n',
+                      a.privilege_type, $1, $2,
+                      CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(a.grantee)) END,
+                      CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '' ORDER BY a.grantee, a.privilege_type)
+                FROM aclexplode(coalesce($3, acldefault(k.t, $4))) a), '')
+  END
+    FROM k, defs
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_acl_sql(text, text, aclitem[], oid) IS
+  'GRANT/REVOKE statements that give a re-created object exactly the privileges in acl';
+
+CREATE FUNCTION storagelab_internal.bigint_migration_relation_extras(rel oid)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  -- owner, privileges, column privileges, comments of a re-created view or
+  -- materialized view (relation-level and column-level)
+  SELECT format(E'ALTER %s %s OWNER TO %I;\n',
+                CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END,
+                storagelab_internal.bigint_migration_qname(c.oid), pg_get_userbyid(c.relowner))
+      || storagelab_internal.bigint_migration_acl_sql('TABLE', storagelab_internal.bigint_migration_qname(c.oid), c.relacl, c.relowner)
+      || coalesce((SELECT string_agg(format(E'GRANT %s (%I) ON TABLE %s TO %s%s;\n',
+                           x.privilege_type, a.attname, storagelab_internal.bigint_migration_qname(c.oid),
+                           CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
+                           CASE WHEN x.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '' ORDER BY a.attnum, x.grantee, x.privilege_type)
+                     FROM pg_attribute a, aclexplode(a.attacl) x
+                    WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attacl IS NOT NULL), '')
+      || CASE WHEN (obj_description(c.oid, 'pg_class')) IS NULL THEN '' ELSE format(E'COMMENT ON %s %s IS %L;\n', CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END, storagelab_internal.bigint_migration_qname(c.oid), obj_description(c.oid, 'pg_class')) END
+      || coalesce((SELECT string_agg(format(E'COMMENT ON COLUMN %s.%I IS %L;\n',
+                           storagelab_internal.bigint_migration_qname(c.oid), a.attname, d.description), '' ORDER BY a.attnum)
+                     FROM pg_attribute a
+                     JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
+                    WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '')
+    FROM pg_class c WHERE c.oid = $1
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_relation_extras(oid) IS
+  'owner, privileges and comments of a view or materialized view, as statements that restore them';

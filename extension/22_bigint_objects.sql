@@ -1,0 +1,800 @@
+-- storagelab install script, part 22: the rows of the INT -> BIGINT model,
+-- one function per kind of object (part 21 calls them).  Each fills in
+-- storagelab.bigint_migration_object: what the object is, the lock and
+-- handling of a migration, the SQL that drops, re-creates and checks it, or
+-- why it blocks a migration.
+--
+-- Producers (from the component):  bigint_migration_column_rows,
+--   _table_blockers, _sequence_rows, _foreign_key_rows,
+--   _trigger_function_rows.
+-- Dependents (one per catalog of an object the walk finds): _dep_relation,
+--   _dep_default, _dep_constraint, _dep_statistics, _dep_rewrite,
+--   _dep_trigger, _dep_policy, _dep_function, _dep_publication.
+
+\echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+
+-- One row per component column: ALTER COLUMN TYPE, or already bigint, or a blocker (another type).
+CREATE FUNCTION storagelab_internal.bigint_migration_column_rows(crel oid[], catt int2[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o       storagelab.bigint_migration_object;
+  r       record;
+  q       record;
+  v_sql   text;
+BEGIN
+  FOR r IN
+    SELECT c.oid AS relid, c.relkind, c.reloftype, a.attnum, a.attname, a.atttypid, a.attinhcount,
+           t.typtype, format_type(a.atttypid, a.atttypmod) AS typ,
+           storagelab_internal.bigint_migration_qname(c.oid) AS qn
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_class c ON c.oid = x.relid
+      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
+      JOIN pg_type t ON t.oid = a.atttypid
+     ORDER BY 1, 4
+  LOOP
+    o := NULL;
+    o.kind := 'column'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('%s.%I', r.qn, r.attname);
+    o.classid := 'pg_class'::regclass; o.objid := r.relid; o.objsubid := r.attnum;
+    o.check_sql := format('(SELECT atttypid = %L::regtype FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L)',
+                          'bigint', r.qn, r.attname);
+    IF r.atttypid IN ('int2'::regtype, 'int4'::regtype) THEN
+      IF r.attinhcount > 0 THEN
+        o.handling := format('%s -> bigint: converted by the ALTER TABLE of its parent (recursive)', r.typ);
+        o.lock := 'ACCESS EXCLUSIVE (through the parent)';
+      ELSE
+        o.handling := format('%s -> bigint: ALTER COLUMN TYPE (rewrites the table and its indexes)', r.typ);
+        o.lock := 'ACCESS EXCLUSIVE';
+        o.create_sql := format('ALTER COLUMN %I TYPE bigint', r.attname);
+        -- a default "nextval(...)::integer" would keep failing past 2^31
+        -- after the type change: it is set again without the cast
+        SELECT substring(pg_get_expr(ad.adbin, ad.adrelid) FROM '^\((nextval\(''.*''::regclass\))\)::(?:integer|smallint)$') INTO v_sql
+          FROM pg_attrdef ad WHERE ad.adrelid = r.relid AND ad.adnum = r.attnum;
+        IF v_sql IS NOT NULL THEN
+          o.handling := o.handling || '; its default drops the cast to ' || r.typ;
+          o.create_sql := o.create_sql || format(E',\n  ALTER COLUMN %I SET DEFAULT %s', r.attname, v_sql);
+        END IF;
+      END IF;
+    ELSIF r.atttypid = 'int8'::regtype THEN
+      o.handling := 'already bigint: unchanged';
+      o.lock := 'ACCESS EXCLUSIVE (held while its foreign keys are re-added)';
+      o.check_sql := NULL;
+    ELSE
+      o.kind := 'blocker';
+      o.blocker := format('column %s.%I has type %s, not smallint, integer or bigint', r.qn, r.attname, r.typ);
+      o.sqlstate := '0A000';
+      o.hint := CASE WHEN r.typtype = 'd'
+                     THEN 'Converting a domain-typed column would drop the domain and its constraints; change the domain or the column by hand.'
+                     ELSE 'Convert this column by hand.' END;
+    END IF;
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_column_rows(oid[], int2[]) IS
+  'One row per component column: ALTER COLUMN TYPE, or already bigint, or a blocker (another type).';
+
+-- Blockers on the tables themselves: typed tables, row types stored elsewhere, partition keys, multiple inheritance.
+CREATE FUNCTION storagelab_internal.bigint_migration_table_blockers(crel oid[], catt int2[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o       storagelab.bigint_migration_object;
+  r       record;
+  q       record;
+  v_sql   text;
+BEGIN
+  FOR r IN
+    SELECT DISTINCT c.oid AS relid, c.reloftype, c.reltype, storagelab_internal.bigint_migration_qname(c.oid) AS qn
+      FROM unnest(crel) AS x(relid) JOIN pg_class c ON c.oid = x.relid
+  LOOP
+    IF r.reloftype <> 0 THEN
+      o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
+      o.blocker := format('table %s is a typed table (OF %s); its column types come from the type', r.qn, r.reloftype::regtype);
+      o.sqlstate := '0A000';
+      o.hint := 'Detach it from the type (ALTER TABLE ... NOT OF), convert, and change the type by hand.';
+      RETURN NEXT o;
+    END IF;
+    FOR q IN
+      SELECT a.attrelid, a.attname
+        FROM pg_attribute a
+       WHERE a.atttypid IN (SELECT r.reltype UNION SELECT t.typarray FROM pg_type t WHERE t.oid = r.reltype
+                            UNION SELECT t.oid FROM pg_type t WHERE t.typbasetype = r.reltype)
+         AND a.attnum > 0 AND NOT a.attisdropped
+    LOOP
+      o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
+      o.blocker := format('the row type of %s is used by column %s.%I', r.qn, storagelab_internal.bigint_migration_qname(q.attrelid), q.attname);
+      o.sqlstate := '0A000';
+      o.hint := 'PostgreSQL cannot change a row type that is stored in another table or view column; drop or change that column first.';
+      RETURN NEXT o;
+    END LOOP;
+  END LOOP;
+  FOR r IN
+    SELECT x.relid, x.attnum, a.attname, storagelab_internal.bigint_migration_qname(x.relid) AS qn
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
+     WHERE EXISTS (SELECT 1 FROM pg_partitioned_table p
+                    WHERE p.partrelid = x.relid AND x.attnum = ANY (p.partattrs::int2[]))
+        OR EXISTS (SELECT 1 FROM pg_depend d
+                    WHERE d.classid = 'pg_class'::regclass AND d.objid = x.relid AND d.objsubid = x.attnum
+                      AND d.refclassid = 'pg_class'::regclass AND d.refobjid = x.relid AND d.refobjsubid = 0
+                      AND d.deptype = 'i')
+  LOOP
+    o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('%s.%I', r.qn, r.attname);
+    o.blocker := format('column %s.%I is part of the partition key of %s', r.qn, r.attname, r.qn);
+    o.sqlstate := '0A000';
+    o.hint := 'A partition-key column cannot be converted in place: create a new partitioned table with a bigint key and move the data into it.';
+    RETURN NEXT o;
+  END LOOP;
+
+  -- A column inherited from parents in separate inheritance trees
+  -- (multiple inheritance): ALTER COLUMN TYPE on one parent fails with
+  -- "cannot alter inherited column", whatever the order.
+  FOR r IN
+    WITH RECURSIVE up(child, anc) AS (
+      SELECT i.inhrelid, i.inhparent FROM pg_inherits i
+       WHERE i.inhrelid IN (SELECT x.relid FROM unnest(crel) AS x(relid))
+      UNION
+      SELECT up.child, i.inhparent FROM up JOIN pg_inherits i ON i.inhrelid = up.anc
+    )
+    SELECT x.relid, a.attname, storagelab_internal.bigint_migration_qname(x.relid) AS qn,
+           string_agg(DISTINCT storagelab_internal.bigint_migration_qname(up.anc), ', ') AS roots
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum AND a.attinhcount > 1
+      JOIN up ON up.child = x.relid AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = up.anc)
+     GROUP BY x.relid, a.attname
+    HAVING count(DISTINCT up.anc) > 1
+  LOOP
+    o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('%s.%I', r.qn, r.attname);
+    o.blocker := format('column %s.%I is inherited from several inheritance trees (%s); ALTER COLUMN TYPE on one parent cannot change it',
+                        r.qn, r.attname, r.roots);
+    o.sqlstate := '0A000';
+    o.hint := 'Detach the table from all but one parent (ALTER TABLE ... NO INHERIT), convert, and attach it again (INHERIT).';
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_table_blockers(oid[], int2[]) IS
+  'Blockers on the tables themselves: typed tables, row types stored elsewhere, partition keys, multiple inheritance.';
+
+-- Sequences feeding the component's columns: serial (OWNED BY), plain nextval() defaults, identity.
+CREATE FUNCTION storagelab_internal.bigint_migration_sequence_rows(crel oid[], catt int2[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o       storagelab.bigint_migration_object;
+  r       record;
+  q       record;
+  v_sql   text;
+BEGIN
+  -- nextval() defaults, identity.
+  FOR r IN
+    WITH seqs AS (
+      -- OWNED BY (serial, deptype a) and identity (deptype i): the sequence depends on the column
+      SELECT d.objid AS seq, x.relid, x.attnum, d.deptype
+        FROM unnest(crel, catt) AS x(relid, attnum)
+        JOIN pg_depend d ON d.refclassid = 'pg_class'::regclass AND d.refobjid = x.relid
+                        AND d.refobjsubid = x.attnum AND d.classid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
+      UNION ALL
+      -- a nextval() default: the default expression depends on the sequence
+      SELECT d.refobjid, x.relid, x.attnum, 'n'
+        FROM unnest(crel, catt) AS x(relid, attnum)
+        JOIN pg_attrdef ad ON ad.adrelid = x.relid AND ad.adnum = x.attnum
+        JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+                        AND d.refclassid = 'pg_class'::regclass
+    )
+    SELECT s.seq, min(s.deptype) AS deptype,
+           (array_agg(s.relid ORDER BY s.relid, s.attnum))[1] AS relid,
+           (array_agg(a.attname ORDER BY s.relid, s.attnum))[1] AS attname,
+           sq.seqtypid, sq.seqmax, sq.seqmin, storagelab_internal.bigint_migration_qname(s.seq) AS sqn
+      FROM seqs s
+      JOIN pg_sequence sq ON sq.seqrelid = s.seq
+      JOIN pg_attribute a ON a.attrelid = s.relid AND a.attnum = s.attnum
+     GROUP BY s.seq, sq.seqtypid, sq.seqmax, sq.seqmin
+     ORDER BY sqn
+  LOOP
+    o := NULL; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('sequence %s', r.sqn);
+    o.classid := 'pg_class'::regclass; o.objid := r.seq; o.objsubid := 0;
+    o.lock := 'SHARE ROW EXCLUSIVE on the sequence';
+    o.check_sql := format('(SELECT seqtypid = %L::regtype FROM pg_sequence WHERE seqrelid = to_regclass(%L))', 'bigint', r.sqn);
+    IF r.deptype = 'i' THEN
+      o.kind := 'identity';
+      o.handling := CASE WHEN r.seqtypid = 'int8'::regtype THEN 'identity sequence, already bigint'
+                         ELSE format('identity sequence: ALTER COLUMN TYPE makes it bigint (MAXVALUE %s)',
+                                     CASE WHEN r.seqmax IN (32767, 2147483647) THEN 'raised to the bigint maximum' ELSE 'kept at ' || r.seqmax END) END;
+    ELSE
+      o.kind := 'sequence';
+      IF r.seqtypid = 'int8'::regtype THEN
+        o.handling := 'already bigint';
+      ELSE
+        o.handling := format('ALTER SEQUENCE ... AS bigint (MAXVALUE %s)',
+                             CASE WHEN r.seqmax IN (32767, 2147483647) THEN 'raised to the bigint maximum' ELSE 'kept at ' || r.seqmax END);
+        o.create_sql := format(E'ALTER SEQUENCE %s AS bigint;\n', r.sqn);
+      END IF;
+    END IF;
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_sequence_rows(oid[], int2[]) IS
+  'Sequences feeding the component''s columns: serial (OWNED BY), plain nextval() defaults, identity.';
+
+-- Foreign keys of the component: dropped before the type change and re-added after it, so that each is validated exactly once.
+CREATE FUNCTION storagelab_internal.bigint_migration_foreign_key_rows(crel oid[], catt int2[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o       storagelab.bigint_migration_object;
+  r       record;
+  q       record;
+  v_sql   text;
+BEGIN
+  -- re-added after it, so that each is validated exactly once.
+  FOR r IN
+    SELECT c.oid, c.conname, c.conrelid, c.confrelid, c.convalidated,
+           pg_get_constraintdef(c.oid) AS def, obj_description(c.oid, 'pg_constraint') AS descr,
+           storagelab_internal.bigint_migration_qname(c.conrelid) AS qn, storagelab_internal.bigint_migration_qname(c.confrelid) AS fqn
+      FROM pg_constraint c
+     WHERE c.contype = 'f' AND c.conparentid = 0
+       AND EXISTS (SELECT 1 FROM unnest(c.conkey) k, unnest(crel, catt) AS x(relid, attnum)
+                    WHERE x.relid = c.conrelid AND x.attnum = k)
+       -- only keys with a column that changes type (ALTER TYPE leaves the others alone)
+       AND EXISTS (SELECT 1 FROM unnest(c.conkey, c.confkey) AS k(a1, a2), pg_attribute a
+                    WHERE ((a.attrelid = c.conrelid AND a.attnum = k.a1) OR (a.attrelid = c.confrelid AND a.attnum = k.a2))
+                      AND a.atttypid IN ('int2'::regtype, 'int4'::regtype))
+     ORDER BY qn, c.conname
+  LOOP
+    o := NULL; o.kind := 'foreign_key'; o.relation := r.conrelid; o.depth := 0;
+    o.identity := format('constraint %I on %s', r.conname, r.qn);
+    o.classid := 'pg_constraint'::regclass; o.objid := r.oid;
+    o.lock := 'ACCESS EXCLUSIVE on both tables (drop), SHARE ROW EXCLUSIVE (re-add)';
+    o.handling := format('dropped before the type change, re-added after it (%s)',
+                         CASE WHEN r.convalidated THEN 'validated once: one scan of ' || r.qn || ' joined to ' || r.fqn
+                              ELSE 'NOT VALID, as it was' END);
+    o.drop_sql := format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', r.qn, r.conname);
+    o.create_sql := format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', r.qn, r.conname, r.def)
+                    || CASE WHEN (r.descr) IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
+    o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L AND contype = %L AND convalidated = %L)',
+                          r.qn, r.conname, 'f', r.convalidated);
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_foreign_key_rows(oid[], int2[]) IS
+  'Foreign keys of the component: dropped before the type change and re-added after it, so that each is validated exactly once.';
+
+-- Trigger functions of the converted tables, in languages that cache plans.
+CREATE FUNCTION storagelab_internal.bigint_migration_trigger_function_rows(crel oid[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o       storagelab.bigint_migration_object;
+  r       record;
+  q       record;
+  v_sql   text;
+BEGIN
+  -- plans (PL/pgSQL and others): a no-op ALTER FUNCTION makes every session
+  -- re-plan them, instead of failing with "type of parameter N (bigint) does
+  -- not match that when preparing the plan (integer)".  COST is set to its
+  -- current value: RESET ALL would drop a SET search_path.
+  FOR r IN
+    SELECT DISTINCT p.oid, p.oid::regprocedure::text AS sig, p.procost, l.lanname
+      FROM pg_trigger t
+      JOIN pg_proc p ON p.oid = t.tgfoid
+      JOIN pg_language l ON l.oid = p.prolang
+     WHERE t.tgrelid IN (SELECT DISTINCT x.r FROM unnest(crel) AS x(r))
+       AND NOT t.tgisinternal AND l.lanname NOT IN ('c', 'internal', 'sql')
+     ORDER BY 2
+  LOOP
+    o := NULL; o.kind := 'trigger_function'; o.depth := 0;
+    o.identity := format('function %s', r.sig);
+    o.classid := 'pg_proc'::regclass; o.objid := r.oid; o.objsubid := 0;
+    o.lock := 'none on tables (updates its pg_proc row)';
+    o.handling := format('ALTER FUNCTION ... COST %s (unchanged) after the type change, so that sessions re-plan its cached %s statements', r.procost, r.lanname);
+    o.create_sql := format(E'ALTER FUNCTION %s COST %s;\n', r.sig, r.procost);
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_trigger_function_rows(oid[]) IS
+  'Trigger functions of the converted tables, in languages that cache plans.';
+
+-- an index of a converted column or of a re-created object (pg_class); other relations are blockers
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_relation(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT c.relkind, c.oid, storagelab_internal.bigint_migration_qname(c.oid) AS qn, i.indrelid INTO q
+    FROM pg_class c LEFT JOIN pg_index i ON i.indexrelid = c.oid WHERE c.oid = p_objid;
+  IF q.relkind = 'S' THEN
+    o := NULL; RETURN;                                   -- sequences: step 4
+  ELSIF q.relkind = 't' AND p_deptype = 'i' THEN
+    o := NULL; RETURN;                                   -- the TOAST table of a dropped materialized view
+  ELSIF p_objid = wobj AND wclass = 'pg_class'::regclass THEN
+    o := NULL; RETURN;                                   -- a relation's own parts (partition key: step 3)
+  ELSIF q.relkind IN ('i', 'I') AND NOT (wclass = 'pg_class'::regclass AND q.indrelid = wobj AND wsub > 0
+                                         AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = wobj AND a.attnum = wsub AND a.attgenerated = '')
+                                         AND NOT EXISTS (SELECT 1 FROM pg_class v WHERE v.oid = wobj AND v.relkind = 'm')) THEN
+    -- an index on a matview or on a generated column being re-created
+    IF (SELECT indisprimary OR indisunique FROM pg_index WHERE indexrelid = p_objid)
+       AND EXISTS (SELECT 1 FROM pg_constraint WHERE conindid = p_objid AND contype IN ('p', 'u', 'x')) THEN
+      o.kind := 'blocker';
+      o.blocker := format('constraint index %s would be dropped with a re-created column', q.qn);
+      o.sqlstate := '0A000'; o.hint := 'Convert this table by hand.';
+    ELSE
+      o.kind := 'index'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
+      o.lock := 'ACCESS EXCLUSIVE on its table';
+      o.handling := 're-created with its table or column';
+      -- a partition's index is attached to its parent's, which is
+      -- re-created first (ON ONLY, as pg_get_indexdef prints it, and
+      -- valid again once every partition's index is attached)
+      SELECT i.inhparent, storagelab_internal.bigint_migration_qname(i.inhparent) AS pqn INTO v_sql, v_qn
+        FROM pg_inherits i WHERE i.inhrelid = p_objid;
+      IF v_sql IS NOT NULL THEN
+        link := format('%s:%s:0>%s:%s:0', 'pg_class'::regclass::oid, p_objid, 'pg_class'::regclass::oid, v_sql);
+      END IF;
+      o.create_sql := pg_get_indexdef(p_objid) || E';\n'
+                      || CASE WHEN v_sql IS NULL THEN '' ELSE format(E'ALTER INDEX %s ATTACH PARTITION %s;\n', v_qn, q.qn) END
+                      -- CLUSTER ON and REPLICA IDENTITY USING INDEX go with the index
+                      || coalesce((SELECT CASE WHEN i.indisclustered
+                                               THEN format(E'ALTER %s %s CLUSTER ON %I;\n', CASE t.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END,
+                                                           storagelab_internal.bigint_migration_qname(t.oid), ic.relname) ELSE '' END
+                                          || CASE WHEN i.indisreplident
+                                               THEN format(E'ALTER TABLE %s REPLICA IDENTITY USING INDEX %I;\n', storagelab_internal.bigint_migration_qname(t.oid), ic.relname) ELSE '' END
+                                     FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+                                    WHERE i.indexrelid = p_objid), '')
+                      || coalesce((SELECT format(E'ALTER INDEX %s SET TABLESPACE %I;\n', q.qn, t.spcname)
+                                     FROM pg_class ic JOIN pg_tablespace t ON t.oid = ic.reltablespace
+                                    WHERE ic.oid = p_objid), '')
+                      || CASE WHEN (obj_description(p_objid, 'pg_class')) IS NULL THEN '' ELSE format(E'COMMENT ON INDEX %s IS %L;\n', q.qn, obj_description(p_objid, 'pg_class')) END;
+      o.check_sql := format('EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid)', q.qn);
+      o.definition := pg_get_indexdef(p_objid);
+      auto := true;
+    END IF;
+  ELSIF q.relkind IN ('i', 'I') AND EXISTS (
+          SELECT 1 FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc
+           WHERE i.indexrelid = p_objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
+             AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault) THEN
+    -- ALTER COLUMN TYPE rebuilds the index with its explicit operator
+    -- class (int4_minmax_multi_ops, int4_bloom_ops, ...), which does
+    -- not accept bigint: the rebuild would fail
+    o.kind := 'blocker'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
+    o.blocker := format('index %s uses operator class %s on %s, which does not accept bigint', q.qn,
+                        (SELECT string_agg(DISTINCT format('%I', oc.opcname), ', ')
+                           FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc
+                          WHERE i.indexrelid = p_objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
+                            AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault),
+                        pg_describe_object(wclass, wobj, wsub));
+    o.sqlstate := '0A000';
+    o.hint := format('Drop the index before the migration and create it again afterwards with the bigint operator class (%s).',
+                     coalesce((SELECT string_agg(DISTINCT format('%I', o8.opcname), ', ')
+                                 FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc, pg_opclass o8
+                                WHERE i.indexrelid = p_objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
+                                  AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault
+                                  AND o8.opcfamily = oc.opcfamily AND o8.opcmethod = oc.opcmethod AND o8.opcintype = 'int8'::regtype),
+                              'one in the same operator family'));
+  ELSIF q.relkind IN ('i', 'I') THEN
+    o.kind := 'index'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
+    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+    o.handling := 'rebuilt by ALTER COLUMN TYPE, definition kept';
+    o.check_sql := format('to_regclass(%L) IS NOT NULL', q.qn);
+    o.definition := pg_get_indexdef(p_objid);
+  ELSE
+    o.kind := 'blocker';
+    o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, p_objsubid), pg_describe_object(wclass, wobj, wsub));
+    o.sqlstate := '0A000'; o.hint := 'storagelab cannot re-create this object; drop it before the migration and re-create it afterwards.';
+  END IF;
+
+END
+$fn$;
+
+-- a column default or generated column expression (pg_attrdef) that uses the column
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_default(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT ad.adrelid, ad.adnum, a.attname, a.attgenerated, a.attinhcount, a.attnotnull, a.attstattarget,
+         a.atttypid, a.atttypmod, a.attcollation, t.typcollation, a.attacl,
+         pg_get_expr(ad.adbin, ad.adrelid) AS expr, c.relkind,
+         storagelab_internal.bigint_migration_qname(ad.adrelid) AS qn,
+         col_description(ad.adrelid, ad.adnum) AS descr
+    INTO q
+    FROM pg_attrdef ad
+    JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+    JOIN pg_type t ON t.oid = a.atttypid
+    JOIN pg_class c ON c.oid = ad.adrelid
+   WHERE ad.oid = p_objid;
+  IF q.adrelid = wobj AND q.adnum = wsub THEN
+    o := NULL; RETURN;                                   -- the column's own default: kept by ALTER TYPE
+  ELSIF q.attgenerated = 's' AND q.attinhcount > 0 THEN
+    -- a partition's (or inheritance child's) copy: dropped and re-added
+    -- by its parent's ALTER TABLE, which also drops the partition's own
+    -- indexes and statistics objects on it: find those too
+    follow := format('%s:%s:%s', 'pg_class'::regclass::oid, q.adrelid, q.adnum);
+    o := NULL; RETURN;
+  ELSIF q.attgenerated = 's' AND q.relkind IN ('r', 'p') THEN
+    o.kind := 'generated_column'; o.relation := q.adrelid; o.column_name := q.attname;
+    o.identity := format('generated column %s.%I', q.qn, q.attname);
+    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+    o.handling := 'dropped and re-added in the same ALTER TABLE as the type change (no extra rewrite); it moves to the last column position';
+    o.drop_sql := format('DROP COLUMN %I', q.attname);
+    o.create_sql := format('ADD COLUMN %I %s%s GENERATED ALWAYS AS (%s) STORED%s',
+                           q.attname, format_type(q.atttypid, q.atttypmod),
+                           CASE WHEN q.attcollation <> q.typcollation AND q.attcollation <> 0
+                                THEN ' COLLATE ' || (SELECT format('%I.%I', n.nspname, co.collname) FROM pg_collation co
+                                                      JOIN pg_namespace n ON n.oid = co.collnamespace WHERE co.oid = q.attcollation)
+                                ELSE '' END,
+                           q.expr, CASE WHEN q.attnotnull THEN ' NOT NULL' ELSE '' END);
+    -- statements to run after the ALTER TABLE: comment, statistics target, column privileges
+    o.post_sql := CASE WHEN (q.descr) IS NULL THEN '' ELSE format(E'COMMENT ON COLUMN %s.%I IS %L;\n', q.qn, q.attname, q.descr) END
+              || CASE WHEN q.attstattarget >= 0 THEN format(E'ALTER TABLE %s ALTER COLUMN %I SET STATISTICS %s;\n', q.qn, q.attname, q.attstattarget) ELSE '' END
+              || coalesce((SELECT string_agg(format(E'GRANT %s (%I) ON TABLE %s TO %s%s;\n', x.privilege_type, q.attname, q.qn,
+                                  CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
+                                  CASE WHEN x.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '')
+                             FROM aclexplode(q.attacl) x), '');
+    o.check_sql := format('(SELECT attgenerated = %L FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND NOT attisdropped)',
+                          's', q.qn, q.attname);
+    auto := false;
+  ELSIF q.relkind = 'v' THEN
+    o.kind := 'default'; o.relation := q.adrelid; o.column_name := q.attname;
+    o.identity := format('default of view column %s.%I', q.qn, q.attname);
+    o.lock := 'ACCESS EXCLUSIVE on the view';
+    o.handling := 're-created with its view';
+    o.create_sql := format(E'ALTER VIEW %s ALTER COLUMN %I SET DEFAULT %s;\n', q.qn, q.attname, q.expr);
+    o.check_sql := format('EXISTS (SELECT 1 FROM pg_attrdef WHERE adrelid = to_regclass(%L) AND adnum = %s)', q.qn, q.adnum);
+    auto := true;
+  ELSE
+    o.kind := 'blocker';
+    o.blocker := format('the default of %s.%I uses %s', q.qn, q.attname, pg_describe_object(wclass, wobj, wsub));
+    o.sqlstate := '0A000'; o.hint := 'Drop the default before the migration and set it again afterwards.';
+  END IF;
+
+END
+$fn$;
+
+-- a constraint (pg_constraint) on the column: rebuilt in place, re-added, or a blocker; foreign keys are foreign_key rows
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_constraint(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT c.conname, c.contype, c.conrelid, c.conparentid, c.coninhcount, storagelab_internal.bigint_migration_qname(c.conrelid) AS qn,
+         (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = c.conrelid AND a.attnum = c.conkey[1]) AS attname,
+         pg_get_constraintdef(c.oid) AS def INTO q
+    FROM pg_constraint c WHERE c.oid = p_objid;
+  IF q.contype = 'f' OR q.conparentid <> 0 THEN
+    o := NULL; RETURN;                                   -- foreign keys: step 5
+  ELSIF q.contype = 'n' AND (auto OR NOT (wclass = 'pg_class'::regclass AND wsub > 0)) THEN
+    o := NULL; RETURN;                                   -- NOT NULL of a re-created generated column: its ADD COLUMN has NOT NULL
+  ELSIF q.contype = 'n' THEN
+    -- PostgreSQL 18+: a NOT NULL constraint (see bigint_migration_not_null_name)
+    o.kind := 'constraint'; o.relation := q.conrelid;
+    o.identity := format('constraint %I on %s', q.conname, q.qn);
+    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+    IF q.coninhcount > 0 THEN
+      o.handling := 'NOT NULL kept; inherited, so it takes the name of its parent''s NOT NULL constraint';
+    ELSE
+      o.handling := 'NOT NULL kept, with its name';
+    END IF;
+    o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]'
+                          ' WHERE c.conrelid = to_regclass(%L) AND c.contype = %L AND a.attname = %L AND a.attnotnull%s)',
+                          q.qn, 'n', q.attname,
+                          CASE WHEN q.coninhcount > 0 THEN '' ELSE format(' AND c.conname = %L', q.conname) END);
+  ELSIF wclass = 'pg_class'::regclass AND wsub > 0 AND auto = false THEN
+    o.kind := 'constraint'; o.relation := q.conrelid;
+    o.identity := format('constraint %I on %s', q.conname, q.qn);
+    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+    o.handling := 'rebuilt by ALTER COLUMN TYPE, name and definition kept';
+    o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L)', q.qn, q.conname);
+  ELSIF q.contype = 'c' AND auto THEN
+    o.kind := 'constraint'; o.relation := q.conrelid;
+    o.identity := format('constraint %I on %s', q.conname, q.qn);
+    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+    o.handling := 're-added after its generated column';
+    o.create_sql := format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', q.qn, q.conname, q.def)
+                    || CASE WHEN obj_description(p_objid, 'pg_constraint') IS NULL THEN ''
+                            ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', q.conname, q.qn, obj_description(p_objid, 'pg_constraint')) END;
+    o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L)', q.qn, q.conname);
+  ELSE
+    o.kind := 'blocker';
+    o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, 0), pg_describe_object(wclass, wobj, wsub));
+    o.sqlstate := '0A000'; o.hint := 'Drop the constraint before the migration and re-create it afterwards.';
+  END IF;
+
+END
+$fn$;
+
+-- an extended statistics object (pg_statistic_ext) on the column
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_statistics(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT s.stxname, s.stxrelid, format('%I.%I', n.nspname, s.stxname) AS qn, s.stxstattarget, s.stxowner INTO q
+    FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE s.oid = p_objid;
+  o.kind := 'statistics'; o.relation := q.stxrelid; o.identity := format('statistics object %s', q.qn);
+  o.check_sql := format('EXISTS (SELECT 1 FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE format(%L, n.nspname, s.stxname) = %L)',
+                        '%I.%I', q.qn);
+  IF wclass = 'pg_class'::regclass AND wsub > 0 AND auto = false THEN
+    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+    o.handling := 'rebuilt by ALTER COLUMN TYPE, definition kept';
+  ELSE
+    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+    o.handling := 're-created after its table or column';
+    o.create_sql := pg_get_statisticsobjdef(p_objid) || E';\n'
+                    || format(E'ALTER STATISTICS %s OWNER TO %I;\n', q.qn, pg_get_userbyid(q.stxowner))
+                    || CASE WHEN q.stxstattarget >= 0 THEN format(E'ALTER STATISTICS %s SET STATISTICS %s;\n', q.qn, q.stxstattarget) ELSE '' END
+                    || CASE WHEN (obj_description(p_objid, 'pg_statistic_ext')) IS NULL THEN '' ELSE format(E'COMMENT ON STATISTICS %s IS %L;\n', q.qn, obj_description(p_objid, 'pg_statistic_ext')) END;
+    auto := true;
+  END IF;
+
+END
+$fn$;
+
+-- a rule (pg_rewrite): the view or materialized view it defines, or a rule of a table
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_rewrite(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT w.rulename, w.ev_class, w.ev_enabled, c.relkind, c.relispopulated, c.reloptions, c.relam, c.reltablespace,
+         storagelab_internal.bigint_migration_qname(w.ev_class) AS qn INTO q
+    FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class WHERE w.oid = p_objid;
+  IF q.ev_class = wobj AND wclass = 'pg_class'::regclass AND wsub = 0 THEN
+    IF q.rulename = '_RETURN' THEN o := NULL; RETURN; END IF;   -- the view's own query
+  END IF;
+  IF q.rulename = '_RETURN' AND q.relkind IN ('v', 'm') THEN
+    -- the object to drop is the view itself
+    o.classid := 'pg_class'::regclass; o.objid := q.ev_class; o.objsubid := 0;
+    o.relation := q.ev_class;
+    auto := false;
+    IF q.relkind = 'v' THEN
+      o.kind := 'view'; o.identity := format('view %s', q.qn);
+      o.lock := 'ACCESS EXCLUSIVE on the view';
+      o.handling := 'dropped and re-created with the same definition, options, owner, privileges and comments';
+      o.drop_sql := format(E'DROP VIEW %s;\n', q.qn);
+      o.create_sql := format(E'CREATE VIEW %s%s AS\n%s\n', q.qn,
+                             CASE WHEN q.reloptions IS NOT NULL THEN
+                               ' WITH (' || (SELECT string_agg(format('%I = %L', split_part(opt, '=', 1), substr(opt, strpos(opt, '=') + 1)), ', ')
+                                               FROM unnest(q.reloptions) opt) || ')' ELSE '' END,
+                             pg_get_viewdef(q.ev_class))
+                      || storagelab_internal.bigint_migration_relation_extras(q.ev_class);
+      o.check_sql := format('(SELECT relkind = %L FROM pg_class WHERE oid = to_regclass(%L))', 'v', q.qn);
+    ELSE
+      o.kind := 'materialized_view'; o.identity := format('materialized view %s', q.qn);
+      o.lock := 'ACCESS EXCLUSIVE on the materialized view';
+      -- created WITH NO DATA and populated by REFRESH once it has its
+      -- owner, as pg_dump does: the query then runs as the owner (row
+      -- security, current_user), not as the role running the script
+      o.handling := CASE WHEN q.relispopulated THEN 'dropped and re-created with the same definition, options, owner, privileges and comments; re-populated by REFRESH as its owner'
+                         ELSE 'dropped and re-created WITH NO DATA, as it was' END;
+      o.drop_sql := format(E'DROP MATERIALIZED VIEW %s;\n', q.qn);
+      o.create_sql := format(E'CREATE MATERIALIZED VIEW %s%s%s%s AS\n%s\n  WITH %s;\n', q.qn,
+                             CASE WHEN q.relam <> (SELECT oid FROM pg_am WHERE amname = 'heap')
+                                  THEN format(' USING %I', (SELECT amname FROM pg_am WHERE oid = q.relam)) ELSE '' END,
+                             CASE WHEN q.reloptions IS NOT NULL THEN
+                               ' WITH (' || (SELECT string_agg(format('%I = %L', split_part(opt, '=', 1), substr(opt, strpos(opt, '=') + 1)), ', ')
+                                               FROM unnest(q.reloptions) opt) || ')' ELSE '' END,
+                             CASE WHEN q.reltablespace <> 0
+                                  THEN format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = q.reltablespace)) ELSE '' END,
+                             regexp_replace(pg_get_viewdef(q.ev_class), ';\s*$', ''),
+                             'NO DATA')
+                      || storagelab_internal.bigint_migration_relation_extras(q.ev_class)
+                      || CASE WHEN q.relispopulated THEN format(E'REFRESH MATERIALIZED VIEW %s;\n', q.qn) ELSE '' END;
+      o.check_sql := format('(SELECT relkind = %L AND relispopulated = %L FROM pg_class WHERE oid = to_regclass(%L))',
+                            'm', q.relispopulated, q.qn);
+    END IF;
+  ELSE
+    o.kind := 'rule'; o.relation := q.ev_class;
+    o.identity := format('rule %I on %s', q.rulename, q.qn);
+    o.lock := 'ACCESS EXCLUSIVE on its table';
+    o.handling := 'dropped and re-created with the same definition';
+    o.drop_sql := format(E'DROP RULE %I ON %s;\n', q.rulename, q.qn);
+    o.create_sql := pg_get_ruledef(p_objid) || E'\n'
+                    || CASE q.ev_enabled WHEN 'D' THEN format(E'ALTER TABLE %s DISABLE RULE %I;\n', q.qn, q.rulename)
+                                         WHEN 'R' THEN format(E'ALTER TABLE %s ENABLE REPLICA RULE %I;\n', q.qn, q.rulename)
+                                         WHEN 'A' THEN format(E'ALTER TABLE %s ENABLE ALWAYS RULE %I;\n', q.qn, q.rulename)
+                                         ELSE '' END
+                    || CASE WHEN (obj_description(p_objid, 'pg_rewrite')) IS NULL THEN '' ELSE format(E'COMMENT ON RULE %I ON %s IS %L;\n', q.rulename, q.qn, obj_description(p_objid, 'pg_rewrite')) END;
+    o.check_sql := format('EXISTS (SELECT 1 FROM pg_rewrite WHERE ev_class = to_regclass(%L) AND rulename = %L)', q.qn, q.rulename);
+  END IF;
+
+END
+$fn$;
+
+-- a trigger (pg_trigger) whose column list or WHEN clause uses the column
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_trigger(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT t.tgname, t.tgrelid, t.tgenabled, t.tgparentid, t.tgisinternal, storagelab_internal.bigint_migration_qname(t.tgrelid) AS qn INTO q
+    FROM pg_trigger t WHERE t.oid = p_objid;
+  IF q.tgparentid <> 0 OR q.tgisinternal THEN
+    o := NULL; RETURN;                                   -- partition clones and FK triggers go with their parent
+  END IF;
+  o.kind := 'trigger'; o.relation := q.tgrelid;
+  o.identity := format('trigger %I on %s', q.tgname, q.qn);
+  o.lock := 'SHARE ROW EXCLUSIVE on its table (held ACCESS EXCLUSIVE anyway)';
+  o.handling := 'dropped and re-created with the same definition and enabled state';
+  o.drop_sql := format(E'DROP TRIGGER %I ON %s;\n', q.tgname, q.qn);
+  o.create_sql := pg_get_triggerdef(p_objid) || E';\n'
+                  || CASE q.tgenabled WHEN 'D' THEN format(E'ALTER TABLE %s DISABLE TRIGGER %I;\n', q.qn, q.tgname)
+                                      WHEN 'R' THEN format(E'ALTER TABLE %s ENABLE REPLICA TRIGGER %I;\n', q.qn, q.tgname)
+                                      WHEN 'A' THEN format(E'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I;\n', q.qn, q.tgname)
+                                      ELSE '' END
+                  || CASE WHEN (obj_description(p_objid, 'pg_trigger')) IS NULL THEN '' ELSE format(E'COMMENT ON TRIGGER %I ON %s IS %L;\n', q.tgname, q.qn, obj_description(p_objid, 'pg_trigger')) END
+                  -- the clones on partitions that were enabled or disabled on their own
+                  || coalesce((WITH RECURSIVE cl(oid, tgrelid, tgname, tgenabled, lvl) AS (
+                                 SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, 1 FROM pg_trigger t WHERE t.tgparentid = p_objid
+                                 UNION ALL
+                                 SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, cl.lvl + 1 FROM pg_trigger t JOIN cl ON t.tgparentid = cl.oid)
+                               SELECT string_agg(format(E'ALTER TABLE %s %s TRIGGER %I;\n', storagelab_internal.bigint_migration_qname(cl.tgrelid),
+                                                        CASE cl.tgenabled WHEN 'D' THEN 'DISABLE' WHEN 'R' THEN 'ENABLE REPLICA'
+                                                                          WHEN 'A' THEN 'ENABLE ALWAYS' ELSE 'ENABLE' END, cl.tgname),
+                                                 '' ORDER BY cl.lvl, cl.tgrelid)
+                                 FROM cl
+                                WHERE cl.tgenabled <> coalesce((SELECT p.tgenabled FROM pg_trigger c JOIN pg_trigger p ON p.oid = c.tgparentid
+                                                                 WHERE c.oid = cl.oid), q.tgenabled)), '');
+  o.check_sql := format('EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(%L) AND tgname = %L AND tgenabled = %L)',
+                        q.qn, q.tgname, q.tgenabled);
+
+END
+$fn$;
+
+-- a row-level security policy (pg_policy) using the column
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_policy(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT p.polname, p.polrelid, p.polpermissive, p.polcmd, p.polroles,
+         pg_get_expr(p.polqual, p.polrelid) AS qual, pg_get_expr(p.polwithcheck, p.polrelid) AS wcheck,
+         storagelab_internal.bigint_migration_qname(p.polrelid) AS qn INTO q
+    FROM pg_policy p WHERE p.oid = p_objid;
+  o.kind := 'policy'; o.relation := q.polrelid;
+  o.identity := format('policy %I on %s', q.polname, q.qn);
+  o.lock := 'ACCESS EXCLUSIVE on its table';
+  o.handling := 'dropped and re-created with the same roles, command and expressions';
+  o.drop_sql := format(E'DROP POLICY %I ON %s;\n', q.polname, q.qn);
+  o.create_sql := format(E'CREATE POLICY %I ON %s AS %s FOR %s TO %s%s%s;\n',
+                         q.polname, q.qn,
+                         CASE WHEN q.polpermissive THEN 'PERMISSIVE' ELSE 'RESTRICTIVE' END,
+                         CASE q.polcmd WHEN 'r' THEN 'SELECT' WHEN 'a' THEN 'INSERT' WHEN 'w' THEN 'UPDATE'
+                                       WHEN 'd' THEN 'DELETE' ELSE 'ALL' END,
+                         (SELECT string_agg(CASE WHEN x = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x)) END, ', ' ORDER BY ord)
+                            FROM unnest(q.polroles) WITH ORDINALITY AS u(x, ord)),
+                         ' USING (' || q.qual || ')', ' WITH CHECK (' || q.wcheck || ')')
+                  || CASE WHEN (obj_description(p_objid, 'pg_policy')) IS NULL THEN '' ELSE format(E'COMMENT ON POLICY %I ON %s IS %L;\n', q.polname, q.qn, obj_description(p_objid, 'pg_policy')) END;
+  o.check_sql := format('EXISTS (SELECT 1 FROM pg_policy WHERE polrelid = to_regclass(%L) AND polname = %L)', q.qn, q.polname);
+
+END
+$fn$;
+
+-- a function or procedure (pg_proc) whose SQL-standard body uses the column
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_function(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT p.oid, p.prokind, p.proowner, p.proacl, p.oid::regprocedure::text AS sig,
+         obj_description(p.oid, 'pg_proc') AS descr INTO q
+    FROM pg_proc p WHERE p.oid = p_objid;
+  IF q.prokind NOT IN ('f', 'p') THEN
+    o.kind := 'blocker';
+    o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, 0), pg_describe_object(wclass, wobj, wsub));
+    o.sqlstate := '0A000'; o.hint := 'Drop it before the migration and re-create it afterwards.';
+  ELSE
+    o.kind := 'function';
+    o.identity := format('%s %s', CASE q.prokind WHEN 'p' THEN 'procedure' ELSE 'function' END, q.sig);
+    o.lock := 'ACCESS EXCLUSIVE on the function object';
+    o.handling := 'dropped and re-created with the same definition, owner, privileges and comment';
+    o.drop_sql := format(E'DROP %s %s;\n', CASE q.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, q.sig);
+    o.create_sql := rtrim(pg_get_functiondef(p_objid), E'\n') || E';\n'
+                    || format(E'ALTER %s %s OWNER TO %I;\n', CASE q.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
+                              q.sig, pg_get_userbyid(q.proowner))
+                    || storagelab_internal.bigint_migration_acl_sql('ROUTINE', q.sig, q.proacl, q.proowner)
+                    || CASE WHEN (q.descr) IS NULL THEN '' ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', q.sig, q.descr) END;
+    o.check_sql := format('to_regprocedure(%L) IS NOT NULL', q.sig);
+    o.objsubid := 0;
+  END IF;
+
+END
+$fn$;
+
+-- a publications row filter or column list (pg_publication_rel) naming the column
+CREATE FUNCTION storagelab_internal.bigint_migration_dep_publication(
+    p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
+    INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  q      record;
+  v_sql  text;
+  v_qn   text;
+BEGIN
+  SELECT p.pubname, pr.prrelid, pr.prattrs, pg_get_expr(pr.prqual, pr.prrelid) AS qual,
+         storagelab_internal.bigint_migration_qname(pr.prrelid) AS qn INTO q
+    FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid WHERE pr.oid = p_objid;
+  o.kind := 'publication_table'; o.relation := q.prrelid;
+  o.identity := format('table %s in publication %I', q.qn, q.pubname);
+  o.lock := 'SHARE UPDATE EXCLUSIVE on the table';
+  o.handling := 'dropped from the publication and added back with the same column list and row filter';
+  o.drop_sql := format(E'ALTER PUBLICATION %I DROP TABLE %s;\n', q.pubname, q.qn);
+  o.create_sql := format(E'ALTER PUBLICATION %I ADD TABLE %s%s%s;\n', q.pubname, q.qn,
+                         CASE WHEN q.prattrs IS NOT NULL THEN
+                           ' (' || (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY u.ord)
+                                      FROM unnest(q.prattrs::int2[]) WITH ORDINALITY AS u(n, ord)
+                                      JOIN pg_attribute a ON a.attrelid = q.prrelid AND a.attnum = u.n) || ')' ELSE '' END,
+                         ' WHERE (' || q.qual || ')');
+  o.check_sql := format('EXISTS (SELECT 1 FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid WHERE p.pubname = %L AND pr.prrelid = to_regclass(%L))',
+                        q.pubname, q.qn);
+
+END
+$fn$;

@@ -1,0 +1,124 @@
+-- storagelab install script, part 26: storagelab.bigint_migration_backfill,
+-- the procedure that the phase backfill of an online INT -> BIGINT script
+-- CALLs, one table at a time; its progress is in
+-- storagelab.bigint_migration_progress (26_bigint_progress.sql).
+
+\echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+-- The backfill of one table: copies old_columns into new_columns in batches
+-- of heap blocks (TID range scans), one COMMIT each, from the progress row's
+-- next_block up to its max_block (the table's size when the sync trigger
+-- was installed: later rows are written by the trigger).
+--
+-- Batch sizing (when batch_time_ms > 0): after each batch, the next one gets
+-- as many blocks as the measured copy rate (rows per ms of the last batch
+-- that copied rows, which includes any wait for a client's row lock) fills
+-- in the time budget, at the denser of the table's average density and the
+-- last batch's; it at most doubles from one batch to the next, and does not
+-- grow before a rate is known.  A batch that meets a client's row lock past
+-- lock_timeout is rolled back and retried with half its blocks, up to
+-- lock_retries more times (pause as in storagelab_internal.retry_loop).
+--
+-- A procedure with transaction control cannot pin search_path (SET): every
+-- name here is schema-qualified.  The setting storagelab.backfill_batches
+-- (the script's -v backfill_batches=N) stops it after N batches.
+CREATE PROCEDURE storagelab.bigint_migration_backfill(migration text, relation regclass,
+                                                      new_columns name[], old_columns name[],
+                                                      batch_time_ms numeric, batch_blocks int,
+                                                      pause interval, lock_retries int)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+  qn       text := (SELECT pg_catalog.format('%I.%I', n.nspname, c.relname)      -- as the script names it
+                      FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                     WHERE c.oid = relation);
+  copy_sql text;
+  b        bigint;
+  maxb     bigint;
+  isdone   boolean;
+  n        bigint;             -- blocks per batch
+  nbatch   int := 0;
+  tries    int;
+  nb       bigint;             -- blocks in this batch: n, or fewer at the end of the table
+  nrows    bigint;
+  repl     boolean := false;   -- session_replication_role was set (superusers only)
+  t_start  timestamptz := pg_catalog.clock_timestamp();
+  t0       timestamptz;
+  ms       numeric;
+  rate     numeric;            -- rows copied per ms by the last batch that copied rows
+  avgdens  numeric;            -- rows per block, table average
+  limit_batches int := coalesce(nullif(pg_catalog.current_setting('storagelab.backfill_batches', true), ''), '0')::int;
+BEGIN
+  IF cardinality(new_columns) IS DISTINCT FROM cardinality(old_columns) OR cardinality(new_columns) = 0 THEN
+    RAISE EXCEPTION 'new_columns and old_columns must be non-empty arrays of the same length'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  -- dynamic, with parameters: no PL/pgSQL variable can be mistaken for a column of the table
+  copy_sql := pg_catalog.format('UPDATE ONLY %s SET %s WHERE ctid >= $1 AND ctid < $2 AND (%s)', qn,
+                (SELECT pg_catalog.string_agg(pg_catalog.format('%I = %I', u.nw, u.od), ', ')
+                   FROM unnest(new_columns, old_columns) AS u(nw, od)),
+                (SELECT pg_catalog.string_agg(pg_catalog.format('%I IS DISTINCT FROM %I', u.nw, u.od), ' OR ')
+                   FROM unnest(new_columns, old_columns) AS u(nw, od)));
+  SELECT p.next_block, p.max_block, p.done, coalesce(p.batch_blocks, bigint_migration_backfill.batch_blocks) INTO b, maxb, isdone, n
+    FROM storagelab.bigint_migration_progress p
+   WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'phase expand has not run for %', qn
+      USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'Run phase expand first.';
+  END IF;
+  IF isdone THEN RETURN; END IF;
+  SELECT CASE WHEN c.relpages > 0 AND c.reltuples > 0 THEN c.reltuples / c.relpages ELSE 1 END INTO avgdens
+    FROM pg_catalog.pg_class c WHERE c.oid = relation;
+  IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
+    SET session_replication_role = replica;
+    repl := true;
+  END IF;
+  WHILE b <= maxb LOOP
+    tries := 0;
+    LOOP
+      nb := greatest(least(n, maxb + 1 - b), 1);
+      t0 := pg_catalog.clock_timestamp();
+      BEGIN
+        EXECUTE copy_sql USING pg_catalog.format('(%s,0)', b)::tid, pg_catalog.format('(%s,0)', b + nb)::tid;
+        GET DIAGNOSTICS nrows = ROW_COUNT;
+        EXIT;
+      EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+        -- a row of this batch is locked by a client: give way, retry the batch with half its blocks
+        tries := tries + 1;
+        IF tries > lock_retries THEN RAISE; END IF;
+        n := greatest(n / 2, 1);
+        PERFORM pg_catalog.pg_sleep(least(0.1 * tries, 2));
+      END;
+    END LOOP;
+    ms := extract(epoch FROM pg_catalog.clock_timestamp() - t0) * 1000;
+    b := b + nb;
+    IF batch_time_ms > 0 AND nrows > 0 THEN
+      rate := nrows / greatest(ms, 0.01);
+    END IF;
+    IF batch_time_ms > 0 AND rate IS NOT NULL THEN
+      n := greatest(1, least(2 * n, floor(rate * batch_time_ms / greatest(avgdens, nrows::numeric / nb))));
+    END IF;
+    UPDATE storagelab.bigint_migration_progress p
+       SET next_block = b, batch_blocks = n, batches = p.batches + 1, rows_copied = p.rows_copied + nrows,
+           last_batch_ms = round(ms, 1), max_batch_ms = greatest(p.max_batch_ms, round(ms, 1)),
+           started_at = coalesce(p.started_at, t_start), updated_at = pg_catalog.now()
+     WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;
+    COMMIT;
+    nbatch := nbatch + 1;
+    IF limit_batches > 0 AND nbatch >= limit_batches THEN
+      RAISE NOTICE '% stopped after % batches at block % of %; run phase backfill again to resume', qn, nbatch, b, maxb;
+      IF repl THEN RESET session_replication_role; END IF;
+      RETURN;
+    END IF;
+    IF nrows > 0 THEN
+      PERFORM pg_catalog.pg_sleep(extract(epoch FROM pause));
+    END IF;
+  END LOOP;
+  IF repl THEN RESET session_replication_role; END IF;
+  UPDATE storagelab.bigint_migration_progress p SET done = true, updated_at = pg_catalog.now()
+   WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;
+  COMMIT;
+END
+$fn$;
+COMMENT ON PROCEDURE storagelab.bigint_migration_backfill(text, regclass, name[], name[], numeric, int, interval, int) IS
+  'backfill of one table of an online INT->BIGINT migration (its script''s phase backfill CALLs it): batches of heap blocks, one COMMIT each, resumable from storagelab.bigint_migration_progress';

@@ -1,0 +1,173 @@
+-- storagelab install script, part 27: the public INT -> BIGINT script
+-- generators.
+--
+--   storagelab.bigint_migration_script(relation, column_name, mode)
+--   storagelab.bigint_migration_group_script(relations[], column_names[], mode)
+--       the model of part 21, built once, written by part 23 (mode
+--       'blocking') or part 25 (mode 'online')
+--   storagelab.bigint_migration_plan(mode)
+--       one script per group of columns that int_overflow rates warning or
+--       critical
+
+\echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+CREATE FUNCTION storagelab.bigint_migration_group_script(relations regclass[], column_names name[], mode text DEFAULT 'blocking')
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF mode IS NULL THEN
+    RAISE EXCEPTION 'mode must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+      HINT = 'Use mode => ''blocking''.';
+  ELSIF mode NOT IN ('blocking', 'online') THEN
+    RAISE EXCEPTION 'invalid mode "%"', mode
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Valid modes are ''blocking'' and ''online''.';
+  END IF;
+  RETURN storagelab_internal.bigint_migration_write(
+           storagelab_internal.bigint_migration_model(relations, column_names), relations, column_names, mode);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.bigint_migration_group_script(regclass[], name[], text) IS
+  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint: mode blocking (one transaction, each table rewritten once) or online';
+
+CREATE FUNCTION storagelab.bigint_migration_script(relation regclass, column_name name, mode text DEFAULT 'blocking')
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF relation IS NULL OR column_name IS NULL THEN
+    RAISE EXCEPTION 'relation and column_name must not be NULL'
+      USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'Call storagelab.bigint_migration_script(''schema.table'', ''column'').';
+  END IF;
+  RETURN storagelab.bigint_migration_group_script(ARRAY[relation], ARRAY[column_name], mode);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.bigint_migration_script(regclass, name, text) IS
+  'psql script (run with psql -v ON_ERROR_STOP=1 -f) converting relation.column_name, its whole foreign-key component and every dependent object from int to bigint; mode blocking (one transaction) or online (phases chosen with -v phase=...)';
+
+-- The script of a model in a mode (checked by the callers).
+CREATE FUNCTION storagelab_internal.bigint_migration_write(objs storagelab.bigint_migration_object[],
+                                                           relations regclass[], column_names name[], mode text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE $4 WHEN 'online' THEN storagelab_internal.bigint_migration_online_script($1, $2, $3)
+                 ELSE storagelab_internal.bigint_migration_blocking_script($1, $2, $3) END
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_write(storagelab.bigint_migration_object[], regclass[], name[], text) IS
+  'the INT->BIGINT script of a model, in mode blocking or online';
+
+-- The plan ------------------------------------------------------------------
+
+-- Columns that storagelab.int_overflow rates warning or critical, grouped so
+-- that columns whose components share a table are converted by one script
+-- (each table rewritten once): union-find by repeated relaxation.  Critical
+-- groups first, then in the view's order.
+CREATE FUNCTION storagelab_internal.bigint_migration_plan_groups(
+    OUT grp int, OUT critical boolean, OUT relations regclass[], OUT column_names name[])
+RETURNS SETOF record
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  r        record;
+  g        int[];
+  rels     regclass[] := '{}';
+  cols     name[] := '{}';
+  sevs     text[] := '{}';
+  tabs     text[] := '{}';    -- per row: its component's tables, comma-joined ('' when it has none)
+  i int; j int; changed boolean;
+  sevcol   text;
+BEGIN
+  -- storagelab.int_overflow (another part of storagelab) is resolved when
+  -- this runs, not when it is created; its rating column is severity
+  -- (risk in storagelab 1.0).
+  IF to_regclass('storagelab.int_overflow') IS NULL THEN
+    RAISE EXCEPTION 'storagelab.int_overflow does not exist'
+      USING ERRCODE = 'undefined_table',
+            HINT = 'Install the storagelab version that provides the int_overflow view.';
+  END IF;
+  sevcol := (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = 'storagelab.int_overflow'::regclass
+              AND a.attname IN ('severity', 'risk') AND NOT a.attisdropped ORDER BY a.attname = 'risk' LIMIT 1);
+  FOR r IN EXECUTE format(
+    'SELECT o.relation::regclass AS relation, o.column_name::name AS column_name, o.%1$I::text AS severity
+       FROM storagelab.int_overflow o
+      WHERE o.%1$I IN (''warning'', ''critical'')
+      ORDER BY (o.%1$I = ''critical'') DESC, o.relation::regclass::text, o.column_name', sevcol)
+  LOOP
+    IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = r.relation AND c.relkind IN ('r', 'p')) THEN
+      CONTINUE;                                   -- sequences or views, if the view lists them
+    END IF;
+    rels := rels || r.relation; cols := cols || r.column_name; sevs := sevs || r.severity;
+    BEGIN
+      tabs := tabs || coalesce((SELECT string_agg(DISTINCT x::text, ',')
+                                  FROM unnest((storagelab_internal.bigint_migration_component(ARRAY[r.relation], ARRAY[r.column_name])).crel) x), '');
+    EXCEPTION WHEN OTHERS THEN
+      tabs := tabs || ''::text;
+    END;
+  END LOOP;
+  g := ARRAY(SELECT generate_series(1, cardinality(rels)));
+  LOOP
+    changed := false;
+    FOR i IN 1 .. cardinality(rels) LOOP
+      FOR j IN i + 1 .. cardinality(rels) LOOP
+        IF g[i] <> g[j] AND tabs[i] <> '' AND tabs[j] <> ''
+           AND string_to_array(tabs[i], ',') && string_to_array(tabs[j], ',') THEN
+          g[j] := least(g[i], g[j]); g[i] := g[j]; changed := true;
+        END IF;
+      END LOOP;
+    END LOOP;
+    EXIT WHEN NOT changed;
+  END LOOP;
+  RETURN QUERY
+    SELECT u.g, bool_or(u.sev = 'critical'), array_agg(u.rel ORDER BY u.ord), array_agg(u.col ORDER BY u.ord)
+      FROM unnest(g, rels, cols, sevs) WITH ORDINALITY AS u(g, rel, col, sev, ord)
+     GROUP BY u.g
+     ORDER BY bool_or(u.sev = 'critical') DESC, min(u.ord);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_plan_groups() IS
+  'the columns storagelab.int_overflow rates warning or critical, grouped by shared tables of their components, critical groups first';
+
+CREATE FUNCTION storagelab.bigint_migration_plan(mode text DEFAULT 'blocking')
+RETURNS TABLE (step int, severity text, columns text[], relations regclass[], script text, blockers text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  g    record;
+  objs storagelab.bigint_migration_object[];
+  msg text; det text; st text;
+BEGIN
+  IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
+    RAISE EXCEPTION 'invalid mode "%"', mode
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid modes are ''blocking'' and ''online''.';
+  END IF;
+  step := 0;
+  FOR g IN SELECT * FROM storagelab_internal.bigint_migration_plan_groups() LOOP
+    step := step + 1;
+    severity := CASE WHEN g.critical THEN 'critical' ELSE 'warning' END;
+    columns := ARRAY(SELECT format('%s.%I', storagelab_internal.bigint_migration_qname(x.r), x.c)
+                       FROM unnest(g.relations, g.column_names) AS x(r, c));
+    relations := NULL; script := NULL; blockers := NULL;
+    BEGIN
+      objs := storagelab_internal.bigint_migration_model(g.relations, g.column_names);
+      relations := ARRAY(SELECT d.rel FROM (SELECT DISTINCT x.relation AS rel FROM unnest(objs) x WHERE x.kind = 'column') d
+                          ORDER BY storagelab_internal.bigint_migration_qname(d.rel));
+      script := storagelab_internal.bigint_migration_write(objs, g.relations, g.column_names, mode);
+    EXCEPTION WHEN OTHERS THEN
+      GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;
+      script := NULL;
+      blockers := format('%s: %s%s', st, msg, CASE WHEN det <> '' THEN E'\n' || det ELSE '' END);
+    END;
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.bigint_migration_plan(text) IS
+  'one INT->BIGINT migration script (mode blocking or online) per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';

@@ -1,0 +1,46 @@
+#!/bin/sh
+# Regenerates a generated section of an upgrade script from the install
+# parts: the objects that the upgrade drops and creates again, copied from
+# extension/[0-9]*.sql.
+#
+#   scripts/upgrade-section.sh NAME UPGRADE_SCRIPT PART...
+#
+# Replaces the lines between "-- BEGIN generated section NAME" and
+# "-- END generated section NAME" of UPGRADE_SCRIPT with the PARTs, in the
+# order given, without their "\echo ... \quit" guard.  A PART is a file
+# (copied whole) or FILE:FUNCTION (only the CREATE FUNCTION FUNCTION(...)
+# statement and the COMMENT after it, as CREATE OR REPLACE).
+# scripts/upgrade-test.sh proves that the result equals a fresh install.
+set -eu
+name=$1 up=$2
+shift 2
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+for part in "$@"; do
+	case $part in
+	*:*)
+		file=${part%%:*} fn=${part#*:}
+		echo "-- from $file: $fn"
+		awk -v fn="$fn" '
+			index($0, "CREATE FUNCTION " fn "(") == 1 { on = 1; sub(/^CREATE FUNCTION/, "CREATE OR REPLACE FUNCTION") }
+			on { print }
+			on && /^COMMENT ON FUNCTION/ { comment = 1 }
+			on && comment && /;$/ { exit }
+		' "$file"
+		echo
+		;;
+	*)
+		echo "-- from $part"
+		grep -v '^\\echo Use ' "$part"
+		echo
+		;;
+	esac
+done > "$out.body"
+awk -v name="$name" -v body="$out.body" '
+	$0 == "-- BEGIN generated section " name { print; while ((getline line < body) > 0) print line; skip = 1; next }
+	$0 == "-- END generated section " name { skip = 0 }
+	!skip { print }
+' "$up" > "$out"
+rm -f "$out.body"
+grep -qx -- "-- END generated section $name" "$out" || { echo "no section $name in $up" >&2; exit 1; }
+cat "$out" > "$up"
