@@ -3,7 +3,9 @@
 -- executed with psql -v ON_ERROR_STOP=1 -f in a scratch database; then the
 -- script's safety nets: the pre-flight check refuses a database that changed
 -- since generation, a long-running lock holder aborts it before it locks
--- anything, and a short one is waited out by the lock retries.
+-- anything, and a short one is waited out by the lock retries.  Other
+-- sessions are synchronized through pg_locks and catalog state, polled with
+-- a deadline, never by sleeping for a guessed time.
 \set QUIET 1
 \set ON_ERROR_STOP 1
 \set origdb :DBNAME
@@ -18,6 +20,40 @@ CREATE EXTENSION storagelab;
 \i test/fixtures/pgbench.sql
 \i test/fixtures/bigint_migration_helpers.sql
 \set tmp `mktemp -d`
+-- For the sessions started below: hold_until_retried(rel), called by a
+-- session that holds a lock on rel, returns once another session's request
+-- for a lock on rel has waited and timed out (so that the waiter retries),
+-- or after 60 s (false); wait_for_bigint(rel, col) returns once the column
+-- is bigint, or after 60 s (false).
+CREATE FUNCTION public.hold_until_retried(rel regclass) RETURNS boolean LANGUAGE plpgsql AS $f$
+DECLARE
+  deadline timestamptz := clock_timestamp() + interval '60 s';
+  seen boolean := false;
+BEGIN
+  WHILE clock_timestamp() < deadline LOOP
+    IF EXISTS (SELECT 1 FROM pg_locks WHERE relation = rel AND NOT granted) THEN
+      seen := true;
+    ELSIF seen THEN
+      RETURN true;
+    END IF;
+    PERFORM pg_sleep(0.01);
+  END LOOP;
+  RETURN false;
+END
+$f$;
+CREATE FUNCTION public.wait_for_bigint(rel regclass, col name) RETURNS boolean LANGUAGE plpgsql AS $f$
+DECLARE
+  deadline timestamptz := clock_timestamp() + interval '60 s';
+BEGIN
+  WHILE clock_timestamp() < deadline LOOP
+    IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = rel AND attname = col AND atttypid = 'int8'::regtype) THEN
+      RETURN true;
+    END IF;
+    PERFORM pg_sleep(0.01);
+  END LOOP;
+  RETURN false;
+END
+$f$;
 CREATE TABLE snap.before AS SELECT * FROM snap.data();
 CREATE TABLE snap.catalog_before AS SELECT * FROM snap.catalog();
 CREATE TABLE snap.twelve (rel regclass, col name);
@@ -27,7 +63,7 @@ INSERT INTO snap.twelve VALUES
   ('pgbench_accounts', 'aid'), ('pgbench_accounts', 'bid'), ('pgbench_accounts', 'abalance'),
   ('pgbench_branches', 'bid'), ('pgbench_branches', 'bbalance');
 
-SELECT plan(19);
+SELECT plan(20);
 
 SELECT storagelab.bigint_migration_group_script(array_agg(rel), array_agg(col)) FROM snap.twelve
 \g (format=unaligned tuples_only=on) :tmp/twelve.sql
@@ -85,12 +121,17 @@ INSERT INTO storagelab.settings VALUES ('bigint_migration.max_blocking_transacti
 SELECT storagelab.bigint_migration_script('t_pre', 'id') \g (format=unaligned tuples_only=on) :tmp/long.sql
 DELETE FROM storagelab.settings WHERE name = 'bigint_migration.max_blocking_transaction_age';
 SELECT storagelab.bigint_migration_script('t_pre', 'id') \g (format=unaligned tuples_only=on) :tmp/retry.sql
-\set bg `(psql -X -q -d :DBNAME -c 'BEGIN' -c 'LOCK TABLE public.t_pre_child IN ACCESS SHARE MODE' -c 'SELECT pg_sleep(2)' -c 'COMMIT' >/dev/null 2>&1 &); sleep 0.5; echo started`
+-- The holder keeps its lock until this session releases advisory lock 4242.
+SELECT pg_advisory_lock(4242) \gset
+\set bg `(psql -X -q -d :DBNAME -c 'BEGIN' -c 'LOCK TABLE public.t_pre_child IN ACCESS SHARE MODE' -c 'SELECT pg_advisory_xact_lock(4242)' -c 'COMMIT' >/dev/null 2>&1 &); for i in $(seq 600); do [ "$(psql -X -At -d :DBNAME -c "SELECT count(*) FROM pg_locks WHERE relation = 'public.t_pre_child'::regclass AND granted AND pid <> pg_backend_pid()")" = 1 ] && break; sleep 0.1; done; echo started`
 \set rc `psql -X -q -v ON_ERROR_STOP=1 -d :DBNAME -f :tmp/long.sql > :tmp/long.out 2>&1; echo $?`
+SELECT pg_advisory_unlock(4242) \gset
+\set bg `for i in $(seq 600); do [ "$(psql -X -At -d :DBNAME -c "SELECT count(*) FROM pg_locks WHERE relation = 'public.t_pre_child'::regclass AND pid <> pg_backend_pid()")" = 0 ] && break; sleep 0.1; done; echo done`
 \set msg `grep -o 'long-running transactions hold locks' :tmp/long.out | head -1`
 SELECT is(:'msg'::text, 'long-running transactions hold locks', 'a long-running lock holder aborts the script in its pre-flight check');
--- A short lock holder is waited out: lock_timeout 100ms, retried.
-\set bg `(psql -X -q -d :DBNAME -c 'BEGIN' -c 'LOCK TABLE public.t_pre_child IN ACCESS SHARE MODE' -c 'SELECT pg_sleep(1)' -c 'COMMIT' >/dev/null 2>&1 &); sleep 0.3; echo started`
+-- A short lock holder is waited out: lock_timeout 100ms, retried.  The
+-- holder commits once the script's lock request has timed out once.
+\set bg `(psql -X -q -d :DBNAME -c 'BEGIN' -c 'LOCK TABLE public.t_pre_child IN ACCESS SHARE MODE' -c "SELECT public.hold_until_retried('public.t_pre_child')" -c 'COMMIT' >/dev/null 2>&1 &); for i in $(seq 600); do [ "$(psql -X -At -d :DBNAME -c "SELECT count(*) FROM pg_locks WHERE relation = 'public.t_pre_child'::regclass AND granted AND pid <> pg_backend_pid()")" = 1 ] && break; sleep 0.1; done; echo started`
 \set rc `psql -X -v ON_ERROR_STOP=1 -d :DBNAME -f :tmp/retry.sql > :tmp/retry.out 2>&1; echo $?`
 \set retried `grep -c 'lock attempt' :tmp/retry.out`
 SELECT ok(:'rc' = '0' AND :'retried'::int > 0, 'a short lock holder is waited out by the retries, and the script commits');
@@ -105,10 +146,13 @@ CREATE FUNCTION public.tf_trg() RETURNS trigger LANGUAGE plpgsql
   AS $f$ DECLARE x int; BEGIN x := NEW.id; INSERT INTO public.tf_log VALUES (NEW.id); RETURN NEW; END $f$;
 CREATE TRIGGER tf AFTER INSERT ON public.tf_t FOR EACH ROW EXECUTE FUNCTION public.tf_trg();
 SELECT storagelab.bigint_migration_script('tf_t', 'id') \g (format=unaligned tuples_only=on) :tmp/tf.sql
-\set bg `(psql -X -d :DBNAME -c 'INSERT INTO public.tf_t VALUES (1, 1)' -c 'SELECT pg_sleep(3)' -c 'INSERT INTO public.tf_t VALUES (2, 2)' > :tmp/tf_bg.out 2>&1 &); for i in $(seq 100); do [ "$(psql -X -At -d :DBNAME -c 'SELECT count(*) FROM public.tf_log')" = 1 ] && break; sleep 0.1; done; echo started`
+-- The session inserts (its plan cached), waits until the column is bigint, and inserts again.
+\set bg `(psql -X -d :DBNAME -c 'INSERT INTO public.tf_t VALUES (1, 1)' -c "SELECT public.wait_for_bigint('public.tf_t', 'id')" -c 'INSERT INTO public.tf_t VALUES (2, 2)' > :tmp/tf_bg.out 2>&1 &); for i in $(seq 600); do [ "$(psql -X -At -d :DBNAME -c 'SELECT count(*) FROM public.tf_log')" = 1 ] && break; sleep 0.1; done; echo started`
 \set rc `psql -X -q -v ON_ERROR_STOP=1 -d :DBNAME -f :tmp/tf.sql > :tmp/tf.out 2>&1; echo $?`
-\set mismatch `for i in $(seq 100); do grep -q 'INSERT 0 1' :tmp/tf_bg.out && [ "$(grep -c 'INSERT\|ERROR' :tmp/tf_bg.out)" -ge 2 ] && break; sleep 0.1; done; grep -c 'does not match' :tmp/tf_bg.out`
+\set mismatch `for i in $(seq 600); do [ "$(grep -c 'INSERT 0 1\|ERROR' :tmp/tf_bg.out)" -ge 2 ] && break; sleep 0.1; done; grep -c 'does not match' :tmp/tf_bg.out`
+\set waited `grep -c '^ t$' :tmp/tf_bg.out`
 SELECT is(:'rc'::text, '0', 'the script for a table with a PL/pgSQL trigger ran to COMMIT');
+SELECT is(:'waited'::text, '1', 'the session saw the column become bigint before its second insert');
 SELECT is(:'mismatch'::text, '0', 'a session with the trigger function''s plan cached does not fail afterwards');
 SELECT is((SELECT count(*) FROM public.tf_log), 2::bigint, '... and its insert after the migration fired the trigger');
 
