@@ -409,6 +409,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_relation(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'an index of a converted column or of a re-created object (pg_class); other relations are blockers';
 
 -- a column default or generated column expression (pg_attrdef) that uses the column
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_default(
@@ -480,6 +482,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_default(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'a column default or generated column expression (pg_attrdef) that uses the column';
 
 -- a constraint (pg_constraint) on the column: rebuilt in place, re-added, or a blocker; foreign keys are foreign_key rows
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_constraint(
@@ -538,6 +542,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_constraint(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'a constraint (pg_constraint) on the column: rebuilt in place, re-added, or a blocker; foreign keys are foreign_key rows';
 
 -- an extended statistics object (pg_statistic_ext) on the column
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_statistics(
@@ -571,6 +577,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_statistics(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'an extended statistics object (pg_statistic_ext) on the column';
 
 -- a rule (pg_rewrite): the view or materialized view it defines, or a rule of a table
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_rewrite(
@@ -648,6 +656,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_rewrite(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'a rule (pg_rewrite): the view or materialized view it defines, or a rule of a table';
 
 -- a trigger (pg_trigger) whose column list or WHEN clause uses the column
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_trigger(
@@ -694,6 +704,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_trigger(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'a trigger (pg_trigger) whose column list or WHEN clause uses the column';
 
 -- a row-level security policy (pg_policy) using the column
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_policy(
@@ -729,6 +741,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_policy(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'a row-level security policy (pg_policy) using the column';
 
 -- a function or procedure (pg_proc) whose SQL-standard body uses the column
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_function(
@@ -766,8 +780,10 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_function(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'a function or procedure (pg_proc) whose SQL-standard body uses the column';
 
--- a publications row filter or column list (pg_publication_rel) naming the column
+-- a publication's row filter or column list (pg_publication_rel) naming the column
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_publication(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
@@ -798,3 +814,5 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_publication(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'a publication''s row filter or column list (pg_publication_rel) naming the column';

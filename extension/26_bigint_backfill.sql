@@ -19,8 +19,9 @@
 -- lock_timeout is rolled back and retried with half its blocks, up to
 -- lock_retries more times (pause as in storagelab_internal.retry_loop).
 --
--- A procedure with transaction control cannot pin search_path (SET): every
--- name here is schema-qualified.  The setting storagelab.backfill_batches
+-- A procedure with transaction control cannot pin search_path with a SET
+-- clause: it sets it for each of its transactions (SET LOCAL, again after
+-- every COMMIT) and qualifies the names it calls.  The setting storagelab.backfill_batches
 -- (the script's -v backfill_batches=N) stops it after N batches.
 CREATE PROCEDURE storagelab.bigint_migration_backfill(migration text, relation regclass,
                                                       new_columns name[], old_columns name[],
@@ -49,16 +50,17 @@ DECLARE
   avgdens  numeric;            -- rows per block, table average
   limit_batches int := coalesce(nullif(pg_catalog.current_setting('storagelab.backfill_batches', true), ''), '0')::int;
 BEGIN
-  IF cardinality(new_columns) IS DISTINCT FROM cardinality(old_columns) OR cardinality(new_columns) = 0 THEN
+  PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+  IF pg_catalog.cardinality(new_columns) IS DISTINCT FROM pg_catalog.cardinality(old_columns) OR pg_catalog.cardinality(new_columns) = 0 THEN
     RAISE EXCEPTION 'new_columns and old_columns must be non-empty arrays of the same length'
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
   -- dynamic, with parameters: no PL/pgSQL variable can be mistaken for a column of the table
   copy_sql := pg_catalog.format('UPDATE ONLY %s SET %s WHERE ctid >= $1 AND ctid < $2 AND (%s)', qn,
                 (SELECT pg_catalog.string_agg(pg_catalog.format('%I = %I', u.nw, u.od), ', ')
-                   FROM unnest(new_columns, old_columns) AS u(nw, od)),
+                   FROM pg_catalog.unnest(new_columns, old_columns) AS u(nw, od)),
                 (SELECT pg_catalog.string_agg(pg_catalog.format('%I IS DISTINCT FROM %I', u.nw, u.od), ' OR ')
-                   FROM unnest(new_columns, old_columns) AS u(nw, od)));
+                   FROM pg_catalog.unnest(new_columns, old_columns) AS u(nw, od)));
   SELECT p.next_block, p.max_block, p.done, coalesce(p.batch_blocks, bigint_migration_backfill.batch_blocks) INTO b, maxb, isdone, n
     FROM storagelab.bigint_migration_progress p
    WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;
@@ -96,14 +98,15 @@ BEGIN
       rate := nrows / greatest(ms, 0.01);
     END IF;
     IF batch_time_ms > 0 AND rate IS NOT NULL THEN
-      n := greatest(1, least(2 * n, floor(rate * batch_time_ms / greatest(avgdens, nrows::numeric / nb))));
+      n := greatest(1, least(2 * n, pg_catalog.floor(rate * batch_time_ms / greatest(avgdens, nrows::numeric / nb))));
     END IF;
     UPDATE storagelab.bigint_migration_progress p
        SET next_block = b, batch_blocks = n, batches = p.batches + 1, rows_copied = p.rows_copied + nrows,
-           last_batch_ms = round(ms, 1), max_batch_ms = greatest(p.max_batch_ms, round(ms, 1)),
+           last_batch_ms = pg_catalog.round(ms, 1), max_batch_ms = greatest(p.max_batch_ms, pg_catalog.round(ms, 1)),
            started_at = coalesce(p.started_at, t_start), updated_at = pg_catalog.now()
      WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;
     COMMIT;
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
     nbatch := nbatch + 1;
     IF limit_batches > 0 AND nbatch >= limit_batches THEN
       RAISE NOTICE '% stopped after % batches at block % of %; run phase backfill again to resume', qn, nbatch, b, maxb;

@@ -1037,6 +1037,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_relation(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'an index of a converted column or of a re-created object (pg_class); other relations are blockers';
 
 -- a column default or generated column expression (pg_attrdef) that uses the column
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_default(
@@ -1108,6 +1110,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_default(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'a column default or generated column expression (pg_attrdef) that uses the column';
 
 -- a constraint (pg_constraint) on the column: rebuilt in place, re-added, or a blocker; foreign keys are foreign_key rows
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_constraint(
@@ -1166,6 +1170,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_constraint(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'a constraint (pg_constraint) on the column: rebuilt in place, re-added, or a blocker; foreign keys are foreign_key rows';
 
 -- an extended statistics object (pg_statistic_ext) on the column
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_statistics(
@@ -1199,6 +1205,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_statistics(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'an extended statistics object (pg_statistic_ext) on the column';
 
 -- a rule (pg_rewrite): the view or materialized view it defines, or a rule of a table
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_rewrite(
@@ -1276,6 +1284,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_rewrite(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'a rule (pg_rewrite): the view or materialized view it defines, or a rule of a table';
 
 -- a trigger (pg_trigger) whose column list or WHEN clause uses the column
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_trigger(
@@ -1322,6 +1332,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_trigger(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'a trigger (pg_trigger) whose column list or WHEN clause uses the column';
 
 -- a row-level security policy (pg_policy) using the column
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_policy(
@@ -1357,6 +1369,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_policy(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'a row-level security policy (pg_policy) using the column';
 
 -- a function or procedure (pg_proc) whose SQL-standard body uses the column
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_function(
@@ -1394,8 +1408,10 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_function(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'a function or procedure (pg_proc) whose SQL-standard body uses the column';
 
--- a publications row filter or column list (pg_publication_rel) naming the column
+-- a publication's row filter or column list (pg_publication_rel) naming the column
 CREATE FUNCTION storagelab_internal.bigint_migration_dep_publication(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
@@ -1426,6 +1442,8 @@ BEGIN
 
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_publication(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+  'a publication''s row filter or column list (pg_publication_rel) naming the column';
 
 -- from extension/23_bigint_blocking.sql
 -- storagelab install script, part 23: the blocking INT -> BIGINT script
@@ -3443,8 +3461,9 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_script(storagela
 -- lock_timeout is rolled back and retried with half its blocks, up to
 -- lock_retries more times (pause as in storagelab_internal.retry_loop).
 --
--- A procedure with transaction control cannot pin search_path (SET): every
--- name here is schema-qualified.  The setting storagelab.backfill_batches
+-- A procedure with transaction control cannot pin search_path with a SET
+-- clause: it sets it for each of its transactions (SET LOCAL, again after
+-- every COMMIT) and qualifies the names it calls.  The setting storagelab.backfill_batches
 -- (the script's -v backfill_batches=N) stops it after N batches.
 CREATE PROCEDURE storagelab.bigint_migration_backfill(migration text, relation regclass,
                                                       new_columns name[], old_columns name[],
@@ -3473,16 +3492,17 @@ DECLARE
   avgdens  numeric;            -- rows per block, table average
   limit_batches int := coalesce(nullif(pg_catalog.current_setting('storagelab.backfill_batches', true), ''), '0')::int;
 BEGIN
-  IF cardinality(new_columns) IS DISTINCT FROM cardinality(old_columns) OR cardinality(new_columns) = 0 THEN
+  PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+  IF pg_catalog.cardinality(new_columns) IS DISTINCT FROM pg_catalog.cardinality(old_columns) OR pg_catalog.cardinality(new_columns) = 0 THEN
     RAISE EXCEPTION 'new_columns and old_columns must be non-empty arrays of the same length'
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
   -- dynamic, with parameters: no PL/pgSQL variable can be mistaken for a column of the table
   copy_sql := pg_catalog.format('UPDATE ONLY %s SET %s WHERE ctid >= $1 AND ctid < $2 AND (%s)', qn,
                 (SELECT pg_catalog.string_agg(pg_catalog.format('%I = %I', u.nw, u.od), ', ')
-                   FROM unnest(new_columns, old_columns) AS u(nw, od)),
+                   FROM pg_catalog.unnest(new_columns, old_columns) AS u(nw, od)),
                 (SELECT pg_catalog.string_agg(pg_catalog.format('%I IS DISTINCT FROM %I', u.nw, u.od), ' OR ')
-                   FROM unnest(new_columns, old_columns) AS u(nw, od)));
+                   FROM pg_catalog.unnest(new_columns, old_columns) AS u(nw, od)));
   SELECT p.next_block, p.max_block, p.done, coalesce(p.batch_blocks, bigint_migration_backfill.batch_blocks) INTO b, maxb, isdone, n
     FROM storagelab.bigint_migration_progress p
    WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;
@@ -3520,14 +3540,15 @@ BEGIN
       rate := nrows / greatest(ms, 0.01);
     END IF;
     IF batch_time_ms > 0 AND rate IS NOT NULL THEN
-      n := greatest(1, least(2 * n, floor(rate * batch_time_ms / greatest(avgdens, nrows::numeric / nb))));
+      n := greatest(1, least(2 * n, pg_catalog.floor(rate * batch_time_ms / greatest(avgdens, nrows::numeric / nb))));
     END IF;
     UPDATE storagelab.bigint_migration_progress p
        SET next_block = b, batch_blocks = n, batches = p.batches + 1, rows_copied = p.rows_copied + nrows,
-           last_batch_ms = round(ms, 1), max_batch_ms = greatest(p.max_batch_ms, round(ms, 1)),
+           last_batch_ms = pg_catalog.round(ms, 1), max_batch_ms = greatest(p.max_batch_ms, pg_catalog.round(ms, 1)),
            started_at = coalesce(p.started_at, t_start), updated_at = pg_catalog.now()
      WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;
     COMMIT;
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
     nbatch := nbatch + 1;
     IF limit_batches > 0 AND nbatch >= limit_batches THEN
       RAISE NOTICE '% stopped after % batches at block % of %; run phase backfill again to resume', qn, nbatch, b, maxb;

@@ -28,7 +28,15 @@ SELECT p.oid::regprocedure AS unpinned
   FROM pg_proc p
  WHERE p.pronamespace IN ('storagelab'::regnamespace, 'storagelab_internal'::regnamespace)
    AND p.prolang <> (SELECT oid FROM pg_language WHERE lanname = 'c')
+   AND p.prokind <> 'p'
    AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false)
+ ORDER BY 1;
+-- Procedures that COMMIT cannot have a SET clause (PostgreSQL refuses
+-- transaction control under one): they set search_path in each transaction.
+SELECT p.oid::regprocedure AS procedure, p.proconfig
+  FROM pg_proc p
+ WHERE p.pronamespace IN ('storagelab'::regnamespace, 'storagelab_internal'::regnamespace)
+   AND p.prokind = 'p'
  ORDER BY 1;
 
 -- Settings: defaults, an override, and back.
