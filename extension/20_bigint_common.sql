@@ -23,6 +23,10 @@
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
+-- The public generator functions run as their caller (no SECURITY DEFINER)
+-- and call the helpers in storagelab_internal: every role may use them.
+GRANT USAGE ON SCHEMA storagelab_internal TO PUBLIC;
+
 -- One row of the dependency model.
 CREATE TYPE storagelab.bigint_migration_object AS (
   kind        text,       -- column, sequence, identity, foreign_key, index, constraint,

@@ -29,6 +29,7 @@ DROP FUNCTION storagelab.bigint_migration_comment_text(text);
 DROP FUNCTION storagelab.bigint_migration_not_null_name(oid, int2);
 DROP FUNCTION storagelab.bigint_migration_qname(oid);
 DROP TYPE storagelab.bigint_migration_object;
+GRANT USAGE ON SCHEMA storagelab_internal TO PUBLIC;
 UPDATE storagelab.setting_defaults
    SET description = 'how many more times a generated script tries a step after its first attempt hit lock_timeout or a deadlock (0: one attempt); each retry waits 0.1 s longer, at most 2 s'
  WHERE name = 'scripts.lock_retries';
@@ -149,6 +150,10 @@ COMMENT ON FUNCTION storagelab_internal.retry_block(text[], int, text) IS
 -- pg_get_indexdef, pg_get_functiondef, pg_get_ruledef, pg_get_expr), all of
 -- which are SQL-callable; C would add nothing but risk.
 
+
+-- The public generator functions run as their caller (no SECURITY DEFINER)
+-- and call the helpers in storagelab_internal: every role may use them.
+GRANT USAGE ON SCHEMA storagelab_internal TO PUBLIC;
 
 -- One row of the dependency model.
 CREATE TYPE storagelab.bigint_migration_object AS (

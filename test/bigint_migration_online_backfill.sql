@@ -36,7 +36,7 @@ ANALYZE;
 INSERT INTO storagelab.settings VALUES ('bigint_migration.backfill_batch_time', '0'), ('bigint_migration.backfill_batch_blocks', '10'),
                                        ('bigint_migration.backfill_pause', '0');
 
-SELECT plan(29);
+SELECT plan(30);
 
 SELECT storagelab.bigint_migration_script('public.b', 'b', 'online') \g (format=unaligned tuples_only=on) :tmp/b.sql
 \set rc `for p in expand backfill; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/b.sql >> :tmp/b.out 2>&1 || { echo $p; exit; }; done; echo 0`
@@ -116,6 +116,8 @@ SELECT is((SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions
 SET ROLE storagelab_tap_intruder;
 SELECT is((SELECT count(*) FROM storagelab.bigint_migration_progress WHERE relation = 'public.e'), 1::bigint,
           'a role without privileges on the table reads its progress row');
+SELECT lives_ok($$SELECT storagelab.bigint_migration_objects('public.e', 'id')$$,
+                'a role without privileges reads the model of a migration (the public functions call storagelab_internal)');
 WITH u AS (UPDATE storagelab.bigint_migration_progress SET done = false, next_block = 0 WHERE relation = 'public.e' RETURNING 1)
 SELECT is((SELECT count(*) FROM u), 0::bigint, '... but cannot change it');
 WITH d AS (DELETE FROM storagelab.bigint_migration_progress WHERE relation = 'public.e' RETURNING 1)
