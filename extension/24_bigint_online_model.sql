@@ -278,6 +278,7 @@ AS $fn$
 DECLARE
   ix      record;
   head    text;
+  mid     text;
   pos     int;
   keys    record;
   incl    record;
@@ -289,17 +290,26 @@ DECLARE
   pred    text;
 BEGIN
   SELECT i.indisunique, i.indnkeyatts, i.indnatts, string_to_array(i.indkey::text, ' ')::int2[] AS indkey,
-         ic.relname, ic.reltablespace, am.amname, i.indrelid,
+         ic.relname, ic.relkind, ic.reltablespace, am.amname, i.indrelid,
          pg_get_expr(i.indpred, i.indrelid) AS pred
     INTO ix
     FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
    WHERE i.indexrelid = idx;
   head := format('CREATE %sINDEX %I ON ', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, ix.relname);
-  pos := strpos(substr(def, length(head) + 1), format(' USING %I (', ix.amname));
+  -- "[ONLY ]table USING am (": the table is schema-qualified (search_path is
+  -- pg_catalog, pg_temp here), except a temporary one; its name may contain
+  -- anything, so it is matched whole where it can be
+  mid := format('%s%s USING %I (', CASE WHEN ix.relkind = 'I' THEN 'ONLY ' ELSE '' END,
+                storagelab_internal.bigint_migration_qname(ix.indrelid), ix.amname);
+  IF substr(def, length(head) + 1, length(mid)) = mid THEN
+    pos := length(head) + length(mid) + 1;
+  ELSE
+    pos := strpos(substr(def, length(head) + 1), format(' USING %I (', ix.amname));
+    pos := CASE WHEN pos = 0 THEN 0 ELSE length(head) + pos + length(format(' USING %I (', ix.amname)) END;
+  END IF;
   IF left(def, length(head)) <> head OR pos = 0 THEN
     RAISE EXCEPTION 'unexpected index definition' USING ERRCODE = 'internal_error', DETAIL = def;
   END IF;
-  pos := length(head) + pos + length(format(' USING %I (', ix.amname));
   SELECT * INTO keys FROM storagelab_internal.bigint_migration_split_list(def, pos);
   elems := keys.elems;
   rest := substr(def, keys.next_pos);

@@ -21,7 +21,8 @@
 --
 -- A procedure with transaction control cannot pin search_path with a SET
 -- clause: it sets it for each of its transactions (SET LOCAL, again after
--- every COMMIT) and qualifies the names it calls.  The setting storagelab.backfill_batches
+-- every COMMIT) and qualifies the functions it calls (but unnest(a, b),
+-- which is syntax).  The setting storagelab.backfill_batches
 -- (the script's -v backfill_batches=N) stops it after N batches.
 CREATE PROCEDURE storagelab.bigint_migration_backfill(migration text, relation regclass,
                                                       new_columns name[], old_columns name[],
@@ -58,9 +59,9 @@ BEGIN
   -- dynamic, with parameters: no PL/pgSQL variable can be mistaken for a column of the table
   copy_sql := pg_catalog.format('UPDATE ONLY %s SET %s WHERE ctid >= $1 AND ctid < $2 AND (%s)', qn,
                 (SELECT pg_catalog.string_agg(pg_catalog.format('%I = %I', u.nw, u.od), ', ')
-                   FROM pg_catalog.unnest(new_columns, old_columns) AS u(nw, od)),
+                   FROM unnest(new_columns, old_columns) AS u(nw, od)),
                 (SELECT pg_catalog.string_agg(pg_catalog.format('%I IS DISTINCT FROM %I', u.nw, u.od), ' OR ')
-                   FROM pg_catalog.unnest(new_columns, old_columns) AS u(nw, od)));
+                   FROM unnest(new_columns, old_columns) AS u(nw, od)));
   SELECT p.next_block, p.max_block, p.done, coalesce(p.batch_blocks, bigint_migration_backfill.batch_blocks) INTO b, maxb, isdone, n
     FROM storagelab.bigint_migration_progress p
    WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;

@@ -2286,6 +2286,7 @@ AS $fn$
 DECLARE
   ix      record;
   head    text;
+  mid     text;
   pos     int;
   keys    record;
   incl    record;
@@ -2297,17 +2298,26 @@ DECLARE
   pred    text;
 BEGIN
   SELECT i.indisunique, i.indnkeyatts, i.indnatts, string_to_array(i.indkey::text, ' ')::int2[] AS indkey,
-         ic.relname, ic.reltablespace, am.amname, i.indrelid,
+         ic.relname, ic.relkind, ic.reltablespace, am.amname, i.indrelid,
          pg_get_expr(i.indpred, i.indrelid) AS pred
     INTO ix
     FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
    WHERE i.indexrelid = idx;
   head := format('CREATE %sINDEX %I ON ', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, ix.relname);
-  pos := strpos(substr(def, length(head) + 1), format(' USING %I (', ix.amname));
+  -- "[ONLY ]table USING am (": the table is schema-qualified (search_path is
+  -- pg_catalog, pg_temp here), except a temporary one; its name may contain
+  -- anything, so it is matched whole where it can be
+  mid := format('%s%s USING %I (', CASE WHEN ix.relkind = 'I' THEN 'ONLY ' ELSE '' END,
+                storagelab_internal.bigint_migration_qname(ix.indrelid), ix.amname);
+  IF substr(def, length(head) + 1, length(mid)) = mid THEN
+    pos := length(head) + length(mid) + 1;
+  ELSE
+    pos := strpos(substr(def, length(head) + 1), format(' USING %I (', ix.amname));
+    pos := CASE WHEN pos = 0 THEN 0 ELSE length(head) + pos + length(format(' USING %I (', ix.amname)) END;
+  END IF;
   IF left(def, length(head)) <> head OR pos = 0 THEN
     RAISE EXCEPTION 'unexpected index definition' USING ERRCODE = 'internal_error', DETAIL = def;
   END IF;
-  pos := length(head) + pos + length(format(' USING %I (', ix.amname));
   SELECT * INTO keys FROM storagelab_internal.bigint_migration_split_list(def, pos);
   elems := keys.elems;
   rest := substr(def, keys.next_pos);
@@ -3468,7 +3478,8 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_script(storagela
 --
 -- A procedure with transaction control cannot pin search_path with a SET
 -- clause: it sets it for each of its transactions (SET LOCAL, again after
--- every COMMIT) and qualifies the names it calls.  The setting storagelab.backfill_batches
+-- every COMMIT) and qualifies the functions it calls (but unnest(a, b),
+-- which is syntax).  The setting storagelab.backfill_batches
 -- (the script's -v backfill_batches=N) stops it after N batches.
 CREATE PROCEDURE storagelab.bigint_migration_backfill(migration text, relation regclass,
                                                       new_columns name[], old_columns name[],
@@ -3505,9 +3516,9 @@ BEGIN
   -- dynamic, with parameters: no PL/pgSQL variable can be mistaken for a column of the table
   copy_sql := pg_catalog.format('UPDATE ONLY %s SET %s WHERE ctid >= $1 AND ctid < $2 AND (%s)', qn,
                 (SELECT pg_catalog.string_agg(pg_catalog.format('%I = %I', u.nw, u.od), ', ')
-                   FROM pg_catalog.unnest(new_columns, old_columns) AS u(nw, od)),
+                   FROM unnest(new_columns, old_columns) AS u(nw, od)),
                 (SELECT pg_catalog.string_agg(pg_catalog.format('%I IS DISTINCT FROM %I', u.nw, u.od), ' OR ')
-                   FROM pg_catalog.unnest(new_columns, old_columns) AS u(nw, od)));
+                   FROM unnest(new_columns, old_columns) AS u(nw, od)));
   SELECT p.next_block, p.max_block, p.done, coalesce(p.batch_blocks, bigint_migration_backfill.batch_blocks) INTO b, maxb, isdone, n
     FROM storagelab.bigint_migration_progress p
    WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;

@@ -2,7 +2,8 @@
 -- its integer column, in both modes: DESC, NULLS FIRST/LAST, operator
 -- classes (text_pattern_ops), collations (COLLATE "C"), INCLUDE columns,
 -- predicates, expressions, storage parameters, and column names and
--- literals that contain commas, quotes and parentheses.  The generated
+-- literals that contain commas, quotes and parentheses, on a table whose
+-- name contains " USING btree (".  The generated
 -- scripts are executed (every phase in online mode) and pg_get_indexdef of
 -- every index is compared before and after; the indexes are valid and used.
 \set QUIET 1
@@ -41,6 +42,9 @@ BEGIN
     CREATE INDEX t_literal ON %1$I.t (coalesce(name, 'x, y) "z'), id) WHERE "a, b" <> ', )';
     CREATE INDEX t_hash ON %1$I.t USING hash (id);
     CREATE INDEX child_opts ON %1$I.child (name text_pattern_ops DESC NULLS LAST, t_id) INCLUDE (id) WHERE name <> '';
+    CREATE TABLE %1$I."u USING btree (v" (id int PRIMARY KEY, name text);
+    INSERT INTO %1$I."u USING btree (v" SELECT g, 'u' || g FROM generate_series(1, 100) g;
+    CREATE INDEX u_desc ON %1$I."u USING btree (v" (name DESC, id);
   $$, s);
 END
 $f$;
@@ -53,11 +57,13 @@ CREATE TABLE before AS
 
 SELECT plan(10);
 
-SELECT is((SELECT count(*) FROM before WHERE nspname = 'ixo'), 16::bigint, 'the fixture has 16 indexes per schema');
-SELECT storagelab.bigint_migration_script('ixb.t', 'id') \g (format=unaligned tuples_only=on) :tmp/b.sql
+SELECT is((SELECT count(*) FROM before WHERE nspname = 'ixo'), 18::bigint, 'the fixture has 18 indexes per schema');
+SELECT storagelab.bigint_migration_group_script(ARRAY['ixb.t', 'ixb."u USING btree (v"']::regclass[], ARRAY['id', 'id']::name[])
+\g (format=unaligned tuples_only=on) :tmp/b.sql
 \set rc `psql -X -q -v ON_ERROR_STOP=1 -d :DBNAME -f :tmp/b.sql > :tmp/b.out 2>&1; echo $?`
 SELECT is(:'rc'::text, '0', 'blocking: the script runs to COMMIT');
-SELECT storagelab.bigint_migration_script('ixo.t', 'id', 'online') \g (format=unaligned tuples_only=on) :tmp/o.sql
+SELECT storagelab.bigint_migration_group_script(ARRAY['ixo.t', 'ixo."u USING btree (v"']::regclass[], ARRAY['id', 'id']::name[], 'online')
+\g (format=unaligned tuples_only=on) :tmp/o.sql
 \set rc `for p in expand backfill prepare swap cleanup; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/o.sql >> :tmp/o.out 2>&1 || { echo $p; exit; }; done; echo 0`
 SELECT is(:'rc'::text, '0', 'online: every phase runs');
 SELECT is(ARRAY(SELECT format('%s.%s %s', attrelid::regclass, attname, format_type(atttypid, NULL)) FROM pg_attribute
