@@ -28,8 +28,10 @@
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
+#include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "catalog/pg_authid_d.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -141,6 +143,39 @@ storagelab_try_open_nowait(Oid relid, SlOpenStatus *status)
  * The checks and their order are those of the strict mode; the privilege is
  * checked before any lock is requested.  status may be NULL.
  */
+/*
+ * storagelab_check_scan_role
+ *		Raise 42501 unless the caller has the privileges of
+ *		pg_stat_scan_tables, the role PostgreSQL has for functions that lock
+ *		tables and read their pages (pg_visibility, pgstattuple).  Checked
+ *		here rather than by revoking EXECUTE, so that the refusal names the
+ *		role to grant; the views call it through their helpers, whose names
+ *		the message therefore does not mention.
+ */
+void
+storagelab_check_scan_role(void)
+{
+	if (!has_privs_of_role(GetUserId(), ROLE_PG_STAT_SCAN_TABLES))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read table pages"),
+				 errdetail("storagelab's page readers (heap_visibility(), toast_profile(), column_profile() and the views visibility and bytea_storage) need the privileges of pg_stat_scan_tables."),
+				 errhint("Grant pg_stat_scan_tables, or pg_monitor, which includes it, to the calling role.")));
+}
+
+/*
+ * storagelab_check_scan_role_sql
+ *		SQL: storagelab_internal.check_scan_role() RETURNS void
+ */
+PG_FUNCTION_INFO_V1(storagelab_check_scan_role_sql);
+
+Datum
+storagelab_check_scan_role_sql(PG_FUNCTION_ARGS)
+{
+	storagelab_check_scan_role();
+	PG_RETURN_VOID();
+}
+
 Relation
 storagelab_open_heap_relation_ext(Oid relid, int flags, const char *caller,
 								  SlOpenStatus *status)
@@ -153,6 +188,8 @@ storagelab_open_heap_relation_ext(Oid relid, int flags, const char *caller,
 	if (status == NULL)
 		status = &status_unused;
 	*status = SL_OPEN_OK;
+
+	storagelab_check_scan_role();
 
 	/*
 	 * Check the privilege before taking a lock, so that a caller cannot queue
@@ -181,7 +218,7 @@ storagelab_open_heap_relation_ext(Oid relid, int flags, const char *caller,
 				 errmsg("permission denied for table %s", get_rel_name(relid)),
 				 errdetail("%s() reads the table's pages, which requires SELECT privilege on the table.",
 						   caller),
-				 errhint("Grant SELECT on the table to the calling role.")));
+				 errhint("Grant SELECT on the table, or the role pg_read_all_data, to the calling role.")));
 
 	if (flags & SL_NOWAIT)
 	{

@@ -4,7 +4,7 @@
  *	  Visibility-map counts of one relation, for the storagelab.visibility
  *	  view.
  *
- * Backs storagelab.visibility_map_count(relation regclass).  Reads only the
+ * Backs storagelab_internal.visibility_map_count(relation regclass).  Reads only the
  * relation's visibility-map fork (one VM page covers 32,672 heap pages), never
  * a heap page, and never waits for a lock: the view runs over every table of
  * a database and must not queue behind an ACCESS EXCLUSIVE lock.
@@ -16,8 +16,11 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/visibilitymap.h"
+#include "catalog/pg_authid_d.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "utils/acl.h"
 #include "utils/rel.h"
 
 #include "compat.h"
@@ -37,8 +40,9 @@ PG_FUNCTION_INFO_V1(storagelab_visibility_map_count);
  * the relation is locked in a conflicting mode (or dropped meanwhile), or
  * is not a heap table, materialized view or TOAST table with storage, or is
  * another session's temporary table, or an unlogged relation on a standby,
- * the result is NULL.  The caller needs
- * SELECT on the relation (42501 otherwise).  The checks, and the lock taken
+ * the result is NULL.  The caller needs the privileges of
+ * pg_stat_scan_tables, and SELECT on the relation or the privileges of
+ * pg_read_all_stats (42501 otherwise).  The checks, and the lock taken
  * only if it is free at once, are relation.c's no-wait mode.
  */
 Datum
@@ -52,15 +56,19 @@ storagelab_visibility_map_count(PG_FUNCTION_ARGS)
 	Relation	rel;
 	BlockNumber all_visible = 0;
 	BlockNumber all_frozen = 0;
+	int			flags = SL_ALLOW_TABLE | SL_ALLOW_MATVIEW | SL_ALLOW_TOAST |
+		SL_NOWAIT | SL_SKIP_UNREADABLE;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
-	rel = storagelab_open_heap_relation_ext(relid,
-											SL_ALLOW_TABLE | SL_ALLOW_MATVIEW |
-											SL_ALLOW_TOAST |
-											SL_NOWAIT | SL_SKIP_UNREADABLE,
-											"visibility_map_count", NULL);
+	/*
+	 * Visibility-map counts are statistics, as pg_class.relallvisible is: a
+	 * member of pg_read_all_stats reads them for every table.
+	 */
+	if (has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS))
+		flags |= SL_PRIVILEGE_CHECKED;
+	rel = storagelab_open_heap_relation_ext(relid, flags, "visibility", NULL);
 	if (rel == NULL)
 		PG_RETURN_NULL();
 
