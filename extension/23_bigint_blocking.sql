@@ -31,9 +31,9 @@ DECLARE
   idx_b      numeric;
   est_bytes  numeric := 0;
   fk_bytes   numeric := 0;
-  mbps       numeric := greatest(coalesce(nullif(storagelab.setting('bigint_migration.rewrite_mb_per_second'), '')::numeric, 50), 1);
-  lt         text := storagelab.setting('scripts.lock_timeout');
-  retries    int := storagelab.setting('scripts.lock_retries')::int;
+  mbps       numeric := greatest(coalesce(nullif(storagelab_internal.setting('bigint_migration.rewrite_mb_per_second'), '')::numeric, 50), 1);
+  lt         text := storagelab_internal.setting('scripts.lock_timeout');
+  retries    int := storagelab_internal.setting('scripts.lock_retries')::int;
 BEGIN
   s := s || format(E'-- storagelab %s: INT to BIGINT migration (mode blocking)\n',
                    (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'));
@@ -138,7 +138,7 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   s          text := '';
-  lt         text := storagelab.setting('scripts.lock_timeout');
+  lt         text := storagelab_internal.setting('scripts.lock_timeout');
 BEGIN
   s := s || E'\\set ON_ERROR_STOP on\n';
   s := s || format(E'SET lock_timeout = %L;\n', lt);
@@ -163,7 +163,7 @@ DECLARE
   r          record;
   s          text := '';
   body       text;
-  max_age    text := storagelab.setting('bigint_migration.max_blocking_transaction_age');
+  max_age    text := storagelab_internal.setting('bigint_migration.max_blocking_transaction_age');
 BEGIN
   body := E'\nDECLARE\n  problems text[] := ''{}'';\n  who text;\nBEGIN\n'
        || E'  -- the database must still look as it did when this script was generated\n';
@@ -284,7 +284,7 @@ DECLARE
   o          storagelab.bigint_migration_object;
   r          record;
   s          text := '';
-  retries    int := storagelab.setting('scripts.lock_retries')::int;
+  retries    int := storagelab_internal.setting('scripts.lock_retries')::int;
 BEGIN
   s := E'-- Lock every table, in one order, all or none; retried on lock_timeout.\n'
        || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries,

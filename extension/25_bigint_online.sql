@@ -31,7 +31,7 @@ DECLARE
   r            record;
   s            text := '';
   i            int;
-  lt           text := storagelab.setting('scripts.lock_timeout');
+  lt           text := storagelab_internal.setting('scripts.lock_timeout');
 BEGIN
   ------------------------------------------------------------------ header
   s := s || format(E'-- storagelab %s: INT to BIGINT migration (mode online), migration id %s\n',
@@ -104,7 +104,7 @@ DECLARE
   x            text;
   k            int;
   stmts        text[];
-  retries      int := storagelab.setting('scripts.lock_retries')::int;
+  retries      int := storagelab_internal.setting('scripts.lock_retries')::int;
 BEGIN
   ------------------------------------------------------------------ expand
   s := s || E'\\if :ph_expand\n-- Phase expand.\n';
@@ -178,9 +178,9 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  batch        int := greatest(storagelab.setting('bigint_migration.backfill_batch_blocks')::int, 1);
-  btime        numeric := greatest(round(extract(epoch FROM storagelab.setting('bigint_migration.backfill_batch_time')::interval) * 1000), 0);
-  pause        text := storagelab.setting('bigint_migration.backfill_pause');
+  batch        int := greatest(storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int, 1);
+  btime        numeric := greatest(round(extract(epoch FROM storagelab_internal.setting('bigint_migration.backfill_batch_time')::interval) * 1000), 0);
+  pause        text := storagelab_internal.setting('bigint_migration.backfill_pause');
   mid          text := m.mid;
   leaves       oid[] := m.leaves;
   t_rel        oid[] := m.t_rel;
@@ -189,7 +189,7 @@ DECLARE
   r            record;
   s            text := '';
   k            int;
-  retries      int := storagelab.setting('scripts.lock_retries')::int;
+  retries      int := storagelab_internal.setting('scripts.lock_retries')::int;
 BEGIN
   s := s || E'\\if :ph_backfill\n-- Phase backfill: one COMMIT per batch of heap blocks, bounded by the table size when the\n'
          || E'-- sync trigger was installed (later rows are written by the trigger); progress in\n'
@@ -232,7 +232,7 @@ DECLARE
   x            text;
   k            int;
   cols         text;
-  retries      int := storagelab.setting('scripts.lock_retries')::int;
+  retries      int := storagelab_internal.setting('scripts.lock_retries')::int;
 BEGIN
   ------------------------------------------------------------------ prepare
   s := s || E'\\if :ph_prepare\n-- Phase prepare: nothing here blocks reads or writes for long.\n';
@@ -301,8 +301,8 @@ DECLARE
   s            text := '';
   x            text;
   i            int;
-  lt           text := storagelab.setting('scripts.lock_timeout');
-  retries      int := storagelab.setting('scripts.lock_retries')::int;
+  lt           text := storagelab_internal.setting('scripts.lock_timeout');
+  retries      int := storagelab_internal.setting('scripts.lock_retries')::int;
 BEGIN
   -- indexes, concurrently
   FOR r IN
@@ -386,7 +386,7 @@ DECLARE
   q            record;
   s            text := '';
   x            text;
-  retries      int := storagelab.setting('scripts.lock_retries')::int;
+  retries      int := storagelab_internal.setting('scripts.lock_retries')::int;
 BEGIN
   -- new foreign keys on the shadow columns, NOT VALID then VALIDATE
   FOR r IN
@@ -453,7 +453,7 @@ DECLARE
   x            text;
   i            int;
   k            int;
-  retries      int := storagelab.setting('scripts.lock_retries')::int;
+  retries      int := storagelab_internal.setting('scripts.lock_retries')::int;
 BEGIN
   ------------------------------------------------------------------ swap
   s := s || E'\\if :ph_swap\n-- Phase swap: one transaction; every table locked at once (retried on lock_timeout), then\n'
@@ -940,8 +940,8 @@ DECLARE
   x            text;
   i            int;
   k            int;
-  lt           text := storagelab.setting('scripts.lock_timeout');
-  retries      int := storagelab.setting('scripts.lock_retries')::int;
+  lt           text := storagelab_internal.setting('scripts.lock_timeout');
+  retries      int := storagelab_internal.setting('scripts.lock_retries')::int;
 BEGIN
   ------------------------------------------------------------------ cleanup
   s := s || E'\\if :ph_cleanup\n-- Phase cleanup: drop the old int columns (brief ACCESS EXCLUSIVE, no rewrite).\n';
@@ -1011,7 +1011,7 @@ DECLARE
   x            text;
   i            int;
   k            int;
-  retries      int := storagelab.setting('scripts.lock_retries')::int;
+  retries      int := storagelab_internal.setting('scripts.lock_retries')::int;
 BEGIN
   ------------------------------------------------------------------ rollbacks
   s := s || E'\\if :ph_rollback_prepare\n-- Undo phase prepare (before swap only).\n';

@@ -21,9 +21,10 @@
 --
 -- A procedure with transaction control cannot pin search_path with a SET
 -- clause: it sets it for each of its transactions (SET LOCAL, again after
--- every COMMIT) and qualifies the functions it calls (but unnest(a, b),
--- which is syntax).  The setting storagelab.backfill_batches
--- (the script's -v backfill_batches=N) stops it after N batches.
+-- every COMMIT; the caller's again before it returns) and qualifies the
+-- functions it calls (but unnest(a, b), which is syntax).  The setting
+-- storagelab.backfill_batches (the script's -v backfill_batches=N) stops it
+-- after N batches.
 CREATE PROCEDURE storagelab.bigint_migration_backfill(migration text, relation regclass,
                                                       new_columns name[], old_columns name[],
                                                       batch_time_ms numeric, batch_blocks int,
@@ -50,6 +51,7 @@ DECLARE
   rate     numeric;            -- rows copied per ms by the last batch that copied rows
   avgdens  numeric;            -- rows per block, table average
   limit_batches int := coalesce(nullif(pg_catalog.current_setting('storagelab.backfill_batches', true), ''), '0')::int;
+  caller_path text := pg_catalog.current_setting('search_path');
 BEGIN
   PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
   IF pg_catalog.cardinality(new_columns) IS DISTINCT FROM pg_catalog.cardinality(old_columns) OR pg_catalog.cardinality(new_columns) = 0 THEN
@@ -69,7 +71,10 @@ BEGIN
     RAISE EXCEPTION 'phase expand has not run for %', qn
       USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'Run phase expand first.';
   END IF;
-  IF isdone THEN RETURN; END IF;
+  IF isdone THEN
+    PERFORM pg_catalog.set_config('search_path', caller_path, true);
+    RETURN;
+  END IF;
   SELECT CASE WHEN c.relpages > 0 AND c.reltuples > 0 THEN c.reltuples / c.relpages ELSE 1 END INTO avgdens
     FROM pg_catalog.pg_class c WHERE c.oid = relation;
   IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
@@ -112,6 +117,7 @@ BEGIN
     IF limit_batches > 0 AND nbatch >= limit_batches THEN
       RAISE NOTICE '% stopped after % batches at block % of %; run phase backfill again to resume', qn, nbatch, b, maxb;
       IF repl THEN RESET session_replication_role; END IF;
+      PERFORM pg_catalog.set_config('search_path', caller_path, true);
       RETURN;
     END IF;
     IF nrows > 0 THEN
@@ -122,6 +128,7 @@ BEGIN
   UPDATE storagelab.bigint_migration_progress p SET done = true, updated_at = pg_catalog.now()
    WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;
   COMMIT;
+  PERFORM pg_catalog.set_config('search_path', caller_path, true);
 END
 $fn$;
 COMMENT ON PROCEDURE storagelab.bigint_migration_backfill(text, regclass, name[], name[], numeric, int, interval, int) IS
