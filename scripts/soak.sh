@@ -136,7 +136,7 @@ suite_once() {
 	) >"$1" 2>&1
 }
 
-failed_runs=0 all_pass=0 all_fail=0
+failed_runs=0 all_pass=0 all_fail=0 all_skip=0
 declare -A failed_in=()	# test -> " N N ..." (the runs it failed in)
 for i in $(seq "$runs"); do
 	dir=$out/run-$(printf %03d "$i")
@@ -144,14 +144,17 @@ for i in $(seq "$runs"); do
 	start=$(date +%s)
 	rc=0
 	suite_once "$dir/test.log" || rc=$?
-	counts=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$dir/test.log" | tail -1)
+	counts=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$dir/test.log" | tail -1)
 	counts=${counts:-0 passed, 1 failed}
 	p=${counts%% passed*}
 	f=${counts#*, }
 	f=${f%% failed*}
+	k=0
+	[[ $counts == *skipped ]] && { k=${counts##*failed, }; k=${k%% skipped}; }
 	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
 	all_pass=$((all_pass + p))
 	all_fail=$((all_fail + f))
+	all_skip=$((all_skip + k))
 	which=
 	if [ "$f" -gt 0 ]; then
 		failed_runs=$((failed_runs + 1))
@@ -168,7 +171,9 @@ for i in $(seq "$runs"); do
 			failed_in["(no test named: the run itself failed, see its test.log)"]+=" $i"
 		fi
 	fi
-	echo "run $i/$runs: $p passed, $f failed in $(($(date +%s) - start)) s${which:+: ${which#, }}"
+	skips=
+	[ "$k" -gt 0 ] && skips=", $k skipped"
+	echo "run $i/$runs: $p passed, $f failed$skips in $(($(date +%s) - start)) s${which:+: ${which#, }}"
 done
 stop_load
 
@@ -185,7 +190,11 @@ if [ ${#failed_in[@]} -gt 0 ]; then
 	done
 fi
 echo
-echo "$all_pass passed, $all_fail failed"
+if [ "$all_skip" -gt 0 ]; then
+	echo "$all_pass passed, $all_fail failed, $all_skip skipped"
+else
+	echo "$all_pass passed, $all_fail failed"
+fi
 echo "soak: $runs runs, $failed_runs failed ($all_fail failed tests in all; PostgreSQL $PG_MAJOR," \
 	"load: $load, finished $(date -u '+%F %T') UTC)"
 [ "$failed_runs" -eq 0 ]
