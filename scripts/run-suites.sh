@@ -38,31 +38,41 @@ regress_failures() {
 	done
 }
 
-# tap_failures TRANSCRIPT: one file per failing TAP script, its part of the
-# verbose, merged (stdout + stderr) TRANSCRIPT of prove or pg_prove.  The
-# failing scripts are those its "Test Summary Report" lists with a failed
-# test, a non-zero exit or a parse error (not those with only TODO passes).
+# TAP output: TAP::Harness (prove, pg_prove) writes each script's output,
+# stderr merged (--merge), to a file of its own under $FAILURES/tap.
+export PERL_TEST_HARNESS_DUMP_TAP=$FAILURES/tap
+
+# tap_failures TRANSCRIPT: keep the output of each script that the "Test
+# Summary Report" of TRANSCRIPT lists with a failed test, a non-zero exit or
+# a parse error (not those with only TODO passes).
 tap_failures() {
-	local t file
+	local t
 	for t in $(awk '/^Test Summary Report/ {s = 1; next}
 			s && /^[^ ]+ +\(Wstat: / {f = $1; if ($0 !~ /Wstat: 0 Tests: [0-9]+ Failed: 0\)/) print f; next}
 			s && f != "" && /Non-zero|Parse errors|Failed test/ {print f}' "$1" | sort -u); do
-		file=$FAILURES/tap-$(tr / - <<<"$t").log
-		awk -v t="$t" '/^[^ ]+\.(sql|sh) \.+( |$)/ || /^Test Summary Report/ {on = (index($0, t " ") == 1)} on' \
-			"$1" >"$file"
-		keep_failure "$t" "$file"
+		[ -f "$PERL_TEST_HARNESS_DUMP_TAP/$t" ] && keep_failure "$t" "$PERL_TEST_HARNESS_DUMP_TAP/$t"
 	done
 }
 
-# tap_filter: a verbose TAP transcript shown as a non-verbose one (no
-# passing assertions, no plans; "file .. ok" on one line), as it comes.
-tap_filter() {
-	awk '/^ok [0-9]/ || /^1\.\.[0-9]+$/ {next}
-		held != "" && $0 == "ok" {print held "ok"; held = ""; fflush(); next}
-		held != "" {print held; held = ""}
-		/^[^ ]+\.(sql|sh) \.+ $/ {held = $0; next}
-		{print; fflush()}
-		END {if (held != "") print held}'
+# excerpt FILE: a diff's first 200 lines; a TAP output without its passing
+# assertions, and when that is longer than 200 lines (a script that echoes
+# its SQL), its failures, diagnostics and errors only, at most 200 lines.
+excerpt() {
+	case "$1" in
+	*.diff)
+		head -n 200 "$1"
+		[ "$(wc -l <"$1")" -gt 200 ] && echo "(the first 200 lines of $(wc -l <"$1"))"
+		return 0
+		;;
+	esac
+	grep -v '^ok [0-9]' "$1" >"$out"
+	if [ "$(wc -l <"$out")" -gt 200 ]; then
+		echo "(its failures, diagnostics and errors only)"
+		grep -E '^(not ok|#|psql:|Dubious|Failed|Bail out|(ERROR|DETAIL|HINT|CONTEXT|LINE [0-9]+|QUERY|WARNING|PANIC|FATAL):)' "$out" |
+			head -n 200
+	else
+		cat "$out"
+	fi
 }
 
 # pg_regress.  Its result lines are "test name ... ok" (PostgreSQL 15) or
@@ -100,7 +110,7 @@ for f in test/*.sql; do
 	fi
 	tap_files+=("$f")
 done
-pg_prove -v --merge -d storagelab_tap --ext .sql "${tap_files[@]}" 2>&1 | tee "$out" | tap_filter
+pg_prove --merge -d storagelab_tap --ext .sql "${tap_files[@]}" 2>&1 | tee "$out"
 prove_rc=${PIPESTATUS[0]}
 read -r t_pass t_fail < <(tap_counts "$out" "$prove_rc")
 [ "$t_fail" -gt 0 ] && tap_failures "$out"
@@ -111,7 +121,7 @@ s_pass=0 s_fail=0 sh_rc=0
 if [ -n "${STORAGELAB_NO_SCRIPTS:-}" ]; then
 	echo "skipped: test/*.sh"
 elif compgen -G 'test/*.sh' >/dev/null; then
-	prove -v --merge test/*.sh 2>&1 | tee "$out" | tap_filter
+	prove --merge test/*.sh 2>&1 | tee "$out"
 	sh_rc=${PIPESTATUS[0]}
 	read -r s_pass s_fail < <(tap_counts "$out" "$sh_rc")
 	[ "$s_fail" -gt 0 ] && tap_failures "$out"
@@ -120,14 +130,10 @@ t_pass=$((t_pass + s_pass))
 t_fail=$((t_fail + s_fail))
 [ "$sh_rc" -ne 0 ] && prove_rc=$sh_rc
 
-# Each failing test's output (its first 200 lines, passing assertions left
-# out) and where the whole of it is kept.
+# Each failing test's output, bounded, and where the whole of it is kept.
 while IFS=$'\t' read -r t file; do
-	grep -v '^ok [0-9]' "$file" >"$out"
-	n=$(wc -l <"$out")
 	echo "==== FAILED: $t (the whole output: $file)"
-	head -n 200 "$out"
-	[ "$n" -gt 200 ] && echo "==== ($((n - 200)) more lines of $t in $file)"
+	excerpt "$file"
 done <"$FAILURES/index"
 echo "pg_regress: $r_pass passed, $r_fail failed; TAP (pgTAP + test/*.sh): $t_pass passed, $t_fail failed"
 # scripts/test.sh prints this as its last line, after the cluster is gone.

@@ -162,8 +162,10 @@ for i in $(seq "$runs"); do
 		if [ -s "$src/index" ]; then
 			mkdir -p "$dir/failures"
 			while IFS=$'\t' read -r t file; do
-				cp "$file" "$dir/failures/"
-				printf '%s\t%s\n' "$t" "$dir/failures/${file##*/}" >>"$dir/failures/index"
+				copy=$dir/failures/${file##*/}
+				[[ $copy == *.diff ]] || copy=$copy.tap
+				cp "$file" "$copy"
+				printf '%s\t%s\n' "$t" "$copy" >>"$dir/failures/index"
 				failed_in[$t]+=" $i"
 				which="$which, $t"
 			done <"$src/index"
