@@ -111,7 +111,14 @@ if [ -n "$apart_cluster" ]; then
 	apart_pid=$!
 fi
 
-commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The commit under test, also where git is not installed (the chroots).
+commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null) || {
+	ref=$(sed -n 's/^ref: //p' "$REPO/.git/HEAD" 2>/dev/null)
+	commit=$(cat "$REPO/.git/${ref:-HEAD}" 2>/dev/null ||
+		awk -v r="$ref" '$2 == r {print $1}' "$REPO/.git/packed-refs" 2>/dev/null)
+	commit=${commit:0:7}
+	commit=${commit:-unknown}
+}
 echo "soak: $runs runs of the suite, PostgreSQL $PG_MAJOR, commit $commit, load: $load" \
 	"(pgbench clients: $clients), $(nproc) cores, $(hostname), started $(date -u '+%F %T') UTC;" \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg); runs kept in $out"
