@@ -45,7 +45,7 @@ INSERT INTO storagelab_internal.setting_defaults VALUES
   ('scripts.lock_timeout', '2s',
    'lock_timeout set by generated migration scripts before each lock-taking step'),
   ('scripts.lock_retries', '30',
-   'how many more times a generated script tries a step after its first attempt hit lock_timeout or a deadlock (0: one attempt); each retry waits 0.1 s longer, at most 2 s');
+   'retries after a script step first hit lock_timeout or a deadlock (pause +0.1 s each, up to 2 s)');
 
 CREATE FUNCTION storagelab_internal.setting(name text)
 RETURNS text

@@ -907,7 +907,7 @@ DROP FUNCTION storagelab.bigint_migration_not_null_name(oid, int2);
 DROP FUNCTION storagelab.bigint_migration_qname(oid);
 DROP TYPE storagelab.bigint_migration_object;
 UPDATE storagelab_internal.setting_defaults
-   SET description = 'how many more times a generated script tries a step after its first attempt hit lock_timeout or a deadlock (0: one attempt); each retry waits 0.1 s longer, at most 2 s'
+   SET description = 'retries after a script step first hit lock_timeout or a deadlock (pause +0.1 s each, up to 2 s)'
  WHERE name = 'scripts.lock_retries';
 -- progress rows: written only by roles that may UPDATE the row's table
 ALTER TABLE storagelab.bigint_migration_progress ENABLE ROW LEVEL SECURITY;
