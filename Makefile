@@ -10,6 +10,8 @@
 #                         the tests on each PostgreSQL major (default: all of
 #                         15 17 18 19; Debian chroots, scripts/matrix.sh)
 #   make valgrind         the tests against a server running under valgrind
+#   make installcheck     pg_regress against a running server (PGXS)
+#   make dist             storagelab-<version>.zip for PGXN (git archive)
 
 PG_CONFIG ?= pg_config
 
@@ -44,6 +46,12 @@ REGRESS_SKIPPED := $(basename $(notdir $(shell grep -l 'fixtures/pagila\.sql' $(
 REGRESS := $(filter-out $(REGRESS_SKIPPED),$(REGRESS))
 endif
 
+# The reference pages (doc/*.md; not doc/design/, which is for developers).
+# PGXS installs DOCS flat into $(docdir)/extension/; they go into a
+# subdirectory of their own there instead (docmoduledir, below), so that
+# generic names such as settings.md cannot clash with another extension's.
+DOCS = $(sort $(wildcard doc/*.md))
+
 PG_CPPFLAGS = -I$(srcdir)/src -DSTORAGELAB_VERSION=\"$(EXTVERSION)\"
 
 EXTRA_CLEAN = results regression.diffs regression.out
@@ -51,15 +59,27 @@ EXTRA_CLEAN = results regression.diffs regression.out
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# After PGXS, which sets it: $(docdir)/extension/storagelab/ for DOCS.
+docmoduledir := extension/$(EXTENSION)
+
 $(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PARTS) $(EXTENSION).control
 	cat $(INSTALL_PARTS) > $@
+
+# make dist: the release archive for PGXN, storagelab-<version>.zip, from git
+# archive of HEAD (committed files only); <version> is default_version as
+# META.json spells it (1.1 -> 1.1.0).
+DISTVERSION = $(EXTVERSION)$(if $(word 3,$(subst ., ,$(EXTVERSION))),,.0)
+dist:
+	git archive --format zip --prefix=$(EXTENSION)-$(DISTVERSION)/ \
+		-o $(EXTENSION)-$(DISTVERSION).zip HEAD
+	@echo "wrote $(EXTENSION)-$(DISTVERSION).zip"
 
 installcheck: report-skipped
 report-skipped:
 	@for t in $(REGRESS_SKIPPED); do \
 		echo "skipped: sql/$$t.sql needs $(PAGILA_DIR), which is missing"; done
 
-.PHONY: test demo bench matrix valgrind report-skipped
+.PHONY: test demo bench matrix valgrind report-skipped dist
 test:
 	scripts/test.sh
 
