@@ -59,6 +59,11 @@ EXTRA_CLEAN = results regression.diffs regression.out
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Debian's PostgreSQL is built without --enable-depend, so PGXS does not
+# track header dependencies: every object depends on every header, so that
+# a changed struct never leaves an object built against the old layout.
+$(OBJS): $(wildcard src/*.h)
+
 # After PGXS, which sets it: $(docdir)/extension/storagelab/ for DOCS.
 docmoduledir := extension/$(EXTENSION)
 

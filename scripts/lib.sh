@@ -47,12 +47,7 @@ ensure_packages() {
 			[ -f "$("$PG_CONFIG" --sharedir)/extension/pgtap.control" ] && continue
 		missing+=("$p")
 	done
-	if [ ${#missing[@]} -gt 0 ]; then
-		log "installing: ${missing[*]}"
-		as_root apt-get update -qq
-		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends "${missing[@]}" >/dev/null
-	fi
+	install_missing "${missing[@]}"
 	# Optional packages: installed when the package lists (refreshed above
 	# on a fresh machine) know them; no apt-get update just for them.
 	missing=()
@@ -66,6 +61,20 @@ ensure_packages() {
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	log "installing: ${missing[*]}"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# install_missing PACKAGE...: install those of the PACKAGEs that are not
+# installed (apt-get update first); nothing when all are.
+install_missing() {
+	local missing=() p
+	for p in "$@"; do
+		installed "$p" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing: ${missing[*]}"
+	as_root apt-get update -qq
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends "${missing[@]}" >/dev/null
 }

@@ -32,16 +32,7 @@ finish() {
 }
 
 ensure_packages
-missing=()
-for p in debhelper dpkg-dev fakeroot "postgresql-server-dev-all"; do
-	installed "$p" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	log "installing: ${missing[*]}"
-	as_root apt-get update -qq
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends "${missing[@]}" >/dev/null
-fi
+install_missing debhelper dpkg-dev postgresql-server-dev-all
 
 pkg=postgresql-$PG_MAJOR-storagelab
 was_installed=

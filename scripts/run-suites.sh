@@ -44,22 +44,27 @@ tap_counts() {
 # pgTAP, in a database of its own; each test file loads its fixtures.
 createdb storagelab_tap
 psql -X -q -d storagelab_tap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION storagelab'
-# STORAGELAB_TAP_EXCLUDE (an extended regular expression) leaves out the
-# test files whose names match (scripts/valgrind.sh's CI scope).
-tap_files=()
-for f in test/*.sql; do
-	if [ -n "${STORAGELAB_TAP_EXCLUDE:-}" ] && grep -qE "$STORAGELAB_TAP_EXCLUDE" <<<"$f"; then
-		echo "left out (STORAGELAB_TAP_EXCLUDE): $f"
-		continue
-	fi
-	if needs_pagila "$f"; then
-		echo "skipped: $f needs $pagila, which is missing"
-		skipped=$((skipped + 1))
-		continue
-	fi
-	tap_files+=("$f")
-done
-pg_prove -d storagelab_tap --ext .sql "${tap_files[@]}" 2>&1 | tee "$out"
+# runnable FILE...: RUN becomes the FILEs to run.  STORAGELAB_TAP_EXCLUDE
+# (an extended regular expression) leaves out the files whose names match
+# (scripts/valgrind.sh's CI scope); a file that loads Pagila while it is
+# missing is reported as skipped and counted.
+runnable() {
+	local f
+	RUN=()
+	for f in "$@"; do
+		[ -e "$f" ] || continue
+		if [ -n "${STORAGELAB_TAP_EXCLUDE:-}" ] && grep -qE "$STORAGELAB_TAP_EXCLUDE" <<<"$f"; then
+			echo "left out (STORAGELAB_TAP_EXCLUDE): $f"
+		elif needs_pagila "$f"; then
+			echo "skipped: $f needs $pagila, which is missing"
+			skipped=$((skipped + 1))
+		else
+			RUN+=("$f")
+		fi
+	done
+}
+runnable test/*.sql
+pg_prove -d storagelab_tap --ext .sql "${RUN[@]}" 2>&1 | tee "$out"
 prove_rc=${PIPESTATUS[0]}
 read -r t_pass t_fail < <(tap_counts "$out" "$prove_rc")
 
@@ -67,20 +72,11 @@ read -r t_pass t_fail < <(tap_counts "$out" "$prove_rc")
 s_pass=0 s_fail=0 sh_rc=0
 # STORAGELAB_NO_SCRIPTS=1 leaves them out (scripts/valgrind.sh's CI scope).
 if [ -n "${STORAGELAB_NO_SCRIPTS:-}" ]; then
-	echo "skipped: test/*.sh"
+	echo "left out (STORAGELAB_NO_SCRIPTS): test/*.sh"
 else
-	sh_files=()
-	for f in test/*.sh; do
-		[ -e "$f" ] || continue
-		if needs_pagila "$f"; then
-			echo "skipped: $f needs $pagila, which is missing"
-			skipped=$((skipped + 1))
-			continue
-		fi
-		sh_files+=("$f")
-	done
-	if [ ${#sh_files[@]} -gt 0 ]; then
-		prove "${sh_files[@]}" 2>&1 | tee "$out"
+	runnable test/*.sh
+	if [ ${#RUN[@]} -gt 0 ]; then
+		prove "${RUN[@]}" 2>&1 | tee "$out"
 		sh_rc=${PIPESTATUS[0]}
 		read -r s_pass s_fail < <(tap_counts "$out" "$sh_rc")
 	fi

@@ -126,27 +126,36 @@ BEGIN RETURN QUERY EXECUTE format('SELECT to_jsonb(t) FROM %s t', r); END \$\$;
 \\copy (SELECT c.oid, c.oid::regclass, (SELECT jsonb_object_agg(a.attnum, j -> a.attname::text) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) FROM pg_depend d JOIN pg_class c ON c.oid = d.objid, pg_temp.rows(c.oid) j WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_extension'::regclass AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'storagelab') AND d.deptype = 'e' AND c.relkind IN ('r', 'p') ORDER BY 1, 3::text) TO STDOUT"
 
 # rows_kept DB BEFORE: every row of BEFORE (ROWS_SQL's output) is in DB's
-# table of the same OID, with the same values in the same column numbers
-# (added columns allowed).  Prints what is missing.
+# table of the same OID (or, when the upgrade re-created the table, the
+# extension's table of the same name), with the same values in the same
+# column numbers (added columns allowed).  Prints what is missing.
 rows_kept() {
 	psql_ -At -d "$1" <<-EOF
 		CREATE TEMP TABLE before (relid oid, relname text, row jsonb);
 		\\copy before FROM '$2'
 		CREATE FUNCTION pg_temp.rows(r regclass) RETURNS SETOF jsonb LANGUAGE plpgsql AS \$\$
 		BEGIN RETURN QUERY EXECUTE format('SELECT to_jsonb(t) FROM %s t', r); END \$\$;
+		CREATE TEMP TABLE target AS
+		  SELECT DISTINCT b.relid AS old, b.relname,
+		         coalesce((SELECT c.oid FROM pg_class c WHERE c.oid = b.relid),
+		                  (SELECT c.oid FROM pg_depend d JOIN pg_class c ON c.oid = d.objid
+		                    WHERE d.classid = 'pg_class'::regclass AND d.deptype = 'e'
+		                      AND d.refclassid = 'pg_extension'::regclass
+		                      AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'storagelab')
+		                      AND c.relname = split_part(b.relname, '.', 2) LIMIT 1)) AS new
+		    FROM before b;
 		CREATE TEMP TABLE after AS
-		  SELECT c.oid AS relid,
+		  SELECT t.old AS relid,
 		         (SELECT jsonb_object_agg(a.attnum, j -> a.attname::text) FROM pg_attribute a
-		           WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS row
-		    FROM pg_class c, pg_temp.rows(c.oid) j
-		   WHERE c.oid IN (SELECT relid FROM before);
-		SELECT format('table %s is gone', b.relname)
-		  FROM (SELECT DISTINCT relid, relname FROM before) b
-		 WHERE NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = b.relid)
+		           WHERE a.attrelid = t.new AND a.attnum > 0 AND NOT a.attisdropped) AS row
+		    FROM target t, pg_temp.rows(t.new) j
+		   WHERE t.new IS NOT NULL;
+		SELECT format('table %s is gone (no table of that OID or name in the extension)', relname)
+		  FROM target WHERE new IS NULL
 		UNION ALL
-		SELECT format('%s lost the row %s (by column number)', b.relid::regclass, b.row)
-		  FROM before b
-		 WHERE EXISTS (SELECT FROM pg_class c WHERE c.oid = b.relid)
+		SELECT format('%s (now %s) lost the row %s (by column number)', b.relname, t.new::regclass, b.row)
+		  FROM before b JOIN target t ON t.old = b.relid
+		 WHERE t.new IS NOT NULL
 		   AND NOT EXISTS (SELECT FROM after a WHERE a.relid = b.relid AND a.row @> b.row);
 	EOF
 }
