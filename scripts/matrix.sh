@@ -8,9 +8,9 @@
 #   19  experimental         ) chroot of that suite (19 is a pre-release)
 #
 # Each chroot is built once (debootstrap + that suite's postgresql-N,
-# postgresql-server-dev-N, postgresql-N-pgtap, pg_prove, make, gcc, and
-# postgresql-N-toastinfo where the suite has it) and cached outside the clone
-# in $STORAGELAB_CHROOTS (default /var/cache/storagelab/chroots/<suite>);
+# postgresql-server-dev-N, postgresql-N-pgtap, pg_prove, make, gcc, python3,
+# and postgresql-N-toastinfo where the suite has it) and cached outside the
+# clone in $STORAGELAB_CHROOTS (default /var/cache/storagelab/chroots/<suite>);
 # "rm -rf" a directory there to rebuild it.  The "experimental" chroot is sid
 # with the experimental suite pinned for PostgreSQL 19's packages.
 #
@@ -179,7 +179,7 @@ mount_parent() {
 provision_root() {
 	local suite=$1 tmp=$2 major=$3 base=$4 pgtap_from_source=
 	local want="make gcc libc6-dev postgresql-common postgresql-$major
-		postgresql-server-dev-$major libtap-parser-sourcehandler-pgtap-perl"
+		postgresql-server-dev-$major libtap-parser-sourcehandler-pgtap-perl python3"
 	in_root "$tmp" apt-get update -qq || return 1
 	# pgTAP: the suite's package, else built from the suite's Debian
 	# source package (experimental has no postgresql-19-pgtap).
