@@ -4,13 +4,15 @@ SELECT extname, extversion, extrelocatable, nspname
   FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
  WHERE extname = 'storagelab';
 
--- Every member object is in schema storagelab.
-SELECT count(*) AS members_outside_schema
+-- Every member object is in schema storagelab (the API) or
+-- storagelab_internal (everything else), and both schemas are members.
+SELECT count(*) AS members_outside_schemas
   FROM pg_depend d
   JOIN pg_extension e ON e.oid = d.refobjid AND d.refclassid = 'pg_extension'::regclass
  WHERE e.extname = 'storagelab' AND d.deptype = 'e'
    AND pg_describe_object(d.classid, d.objid, 0) NOT LIKE '% storagelab.%'
-   AND pg_describe_object(d.classid, d.objid, 0) <> 'schema storagelab';
+   AND pg_describe_object(d.classid, d.objid, 0) NOT LIKE '% storagelab\_internal.%'
+   AND pg_describe_object(d.classid, d.objid, 0) NOT IN ('schema storagelab', 'schema storagelab_internal');
 
 -- Every view, table and function carries a comment.
 SELECT pg_describe_object(d.classid, d.objid, 0) AS without_comment
@@ -24,7 +26,7 @@ SELECT pg_describe_object(d.classid, d.objid, 0) AS without_comment
 -- Every function pins its search_path (C functions need none).
 SELECT p.oid::regprocedure AS unpinned
   FROM pg_proc p
- WHERE p.pronamespace = 'storagelab'::regnamespace
+ WHERE p.pronamespace IN ('storagelab'::regnamespace, 'storagelab_internal'::regnamespace)
    AND p.prolang <> (SELECT oid FROM pg_language WHERE lanname = 'c')
    AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false)
  ORDER BY 1;
@@ -39,8 +41,9 @@ SELECT storagelab.setting('scripts.lock_timeout');
 SELECT storagelab.setting('no such setting') IS NULL AS unknown_is_null;
 
 -- Drop and re-create.  PostgreSQL leaves the schema it created for the
--- extension in place (empty); CREATE EXTENSION reuses it.
+-- extension in place (empty); CREATE EXTENSION reuses it.  The internal
+-- schema is a member and goes with the extension.
 DROP EXTENSION storagelab;
-SELECT count(*) AS schema_left FROM pg_namespace WHERE nspname = 'storagelab';
+SELECT nspname AS schema_left FROM pg_namespace WHERE nspname LIKE 'storagelab%' ORDER BY 1;
 CREATE EXTENSION storagelab;
 SELECT extversion FROM pg_extension WHERE extname = 'storagelab';
