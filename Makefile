@@ -35,12 +35,21 @@ REGRESS = \
 	column_waste
 REGRESS_OPTS = --load-extension=storagelab
 
+# The reference pages (doc/*.md; not doc/design/, which is for developers).
+# PGXS installs DOCS flat into $(docdir)/extension/; they go into a
+# subdirectory of their own there instead (docmoduledir, below), so that
+# generic names such as settings.md cannot clash with another extension's.
+DOCS = $(sort $(wildcard doc/*.md))
+
 PG_CPPFLAGS = -I$(srcdir)/src -DSTORAGELAB_VERSION=\"$(EXTVERSION)\"
 
 EXTRA_CLEAN = results regression.diffs regression.out
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# After PGXS, which sets it: $(docdir)/extension/storagelab/ for DOCS.
+docmoduledir := extension/$(EXTENSION)
 
 $(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PARTS) $(EXTENSION).control
 	cat $(INSTALL_PARTS) > $@

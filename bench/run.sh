@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# storagelab benchmarks (README: "make bench SCALE=n").
+# storagelab benchmarks (CONTRIBUTING.md: "make bench SCALE=n").
 #
 # Builds the extension, starts a throwaway cluster, and runs each
 # bench/sections/*.sh in name order (or only those named in SECTIONS, e.g.

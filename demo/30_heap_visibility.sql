@@ -1,4 +1,4 @@
--- heap_visibility (issue 6): hint-bit, freeze and visibility-map state,
+-- heap_visibility: hint-bit, freeze and visibility-map state,
 -- read from the pages without changing them.
 \pset expanded auto
 \set ECHO queries

@@ -1,4 +1,4 @@
--- How bytea values are stored in TOAST (issue 7).  Pagila's only bytea
+-- How bytea values are stored in TOAST.  Pagila's only bytea
 -- column is staff.picture; a temporary table of "uploads" (PNG/JPEG/gzip
 -- files and compressible documents, 1,000 rows) shows the advice on both kinds.
 \set QUIET on

@@ -1,4 +1,4 @@
--- Bytes lost to column order and to oversized types (issue 8).
+-- Bytes lost to column order and to oversized types.
 \echo '-- SELECT relation, current_row_bytes, padding_bytes_per_row, saved_bytes_per_row, estimated_saved_pretty, suggested_order FROM storagelab.alignment_padding ORDER BY estimated_saved_bytes DESC NULLS LAST;'
 SELECT relation, current_row_bytes, padding_bytes_per_row, saved_bytes_per_row,
        estimated_saved_pretty, suggested_order, confidence, status

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/matrix.sh [MAJOR ...]: the test suite on every PostgreSQL major
-# Debian ships (README: "make matrix"; no argument = all of 15 17 18 19).
+# Debian ships (CONTRIBUTING.md: "make matrix"; no argument = all of 15 17 18 19).
 #
 #   15  bookworm (the host): scripts/test.sh, as "make test" runs it
 #   17  trixie               )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/valgrind.sh: the test suites (pg_regress + pgTAP, as "make test"
 # runs them) against a server whose every process runs under valgrind's
-# memcheck.  README: "make valgrind".
+# memcheck.  CONTRIBUTING.md: "make valgrind".
 #
 # The server is started directly (not through pg_virtualenv, which cannot
 # wrap postgres in valgrind) as user postgres in a throwaway data directory,

@@ -10,7 +10,7 @@
 #define STORAGELAB_INT_OVERFLOW_H
 
 /*
- * Status strings of the probes (documented in the README), defined once in
+ * Status strings of the probes (documented in doc/int_overflow.md), defined once in
  * int_overflow.c so that a status can be compared by pointer.
  */
 extern const char storagelab_status_ok[];

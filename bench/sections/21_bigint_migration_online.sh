@@ -167,7 +167,7 @@ for load in ${ONLINE_LOADS:-saturating rate-limited}; do
 	fi
 done
 # The floor of the shadow-column design, without clients: the least work any
-# plan of the phases must do (add the bigint columns, copy every row
+# plan of these phases must do (add the bigint columns, copy every row
 # into them, build the new unique index concurrently), as one UPDATE per
 # table with no trigger, no batches, no NOT NULL / FK validation, against the
 # blocking script and the whole online script on the same fresh data.

@@ -1,5 +1,5 @@
 # Section 30: heap_visibility() on a table of at least 2 GB (SCALE 1 =
-# 8.2 million rows of 30-420 bytes, about 2.2 GB; the issue asks for >= 2 GB).
+# 8.2 million rows of 30-420 bytes, about 2.2 GB; the goal asks for >= 2 GB).
 #
 # Anchors, measured in the same run on the same table:
 #   pg_prewarm(rel, 'buffer')   reading every page through shared buffers,

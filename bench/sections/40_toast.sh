@@ -1,4 +1,4 @@
-# Section 40: TOAST storage (issue 7).
+# Section 40: TOAST storage.
 #
 # 1. The seed article's claim: 1,000 x 1 MB incompressible values (random
 #    bytes behind an 8-byte id) inserted under EXTENDED (default, pglz) and

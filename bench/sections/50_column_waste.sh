@@ -1,4 +1,4 @@
-# Section 50: column_waste, alignment_padding, column_profile (issue 8).
+# Section 50: column_waste, alignment_padding, column_profile.
 #
 # Views: two catalog sizes, 500 * SCALE and 1,000 * SCALE tables of ten
 # columns each (SCALE 10: 5,000 and 10,000 tables, 100,000 columns at the

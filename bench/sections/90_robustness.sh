@@ -1,4 +1,4 @@
-# Section 90: robustness of the long readers (issue 9).
+# Section 90: robustness of the long readers.
 #
 # (a) Memory: the backend's anonymous memory (RssAnon in /proc/PID/status:
 #     its private heap, which palloc draws from; not RSS, which also counts
