@@ -403,3 +403,145 @@ END
 $fn$;
 COMMENT ON FUNCTION storagelab.report() IS
   'storagelab.findings as text for psql: a summary line (database size, what could be saved, the nearest overflow), then the findings by severity, each with its message and fix; one line when nothing was found';
+
+-- int_overflow: the growth is fitted by snapshot() into
+-- storagelab_internal.int_overflow_growth, which the view joins, instead of
+-- being fitted over the history at every query; fitted here from the
+-- history a 1.0 database recorded.
+CREATE TABLE storagelab_internal.int_overflow_growth (
+  schema_name  name NOT NULL,
+  table_name   name NOT NULL,
+  column_name  name NOT NULL,
+  per_second   float8 NOT NULL,
+  snapshots    int4 NOT NULL,
+  fitted_at    timestamptz NOT NULL,
+  PRIMARY KEY (schema_name, table_name, column_name)
+);
+COMMENT ON TABLE storagelab_internal.int_overflow_growth IS
+  'per int_overflow column, the least-squares growth of its recorded values over int_overflow.growth_window, as of the last snapshot; derived from storagelab.int_overflow_history by int_overflow_growth_refit() (not dumped: a restore refits at the next snapshot)';
+
+-- Refit every column's growth from the history in the window.  Runs as its
+-- caller (the snapshot function's): whoever may record snapshots may
+-- replace these rows.
+CREATE FUNCTION storagelab_internal.int_overflow_growth_refit()
+RETURNS integer
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  fitted integer;
+BEGIN
+  DELETE FROM storagelab_internal.int_overflow_growth;
+  INSERT INTO storagelab_internal.int_overflow_growth
+  SELECT h.schema_name, h.table_name, h.column_name,
+         -- date_part() gives float8 directly (extract() goes through numeric)
+         regr_slope(h.value::float8, date_part('epoch', h.taken_at)), count(*), now()
+    FROM storagelab.int_overflow_history h
+   WHERE h.taken_at >= now() - storagelab.setting('int_overflow.growth_window')::interval
+   GROUP BY h.schema_name, h.table_name, h.column_name
+  -- two snapshots at least, at two different times
+  HAVING count(*) >= 2 AND regr_slope(h.value::float8, date_part('epoch', h.taken_at)) IS NOT NULL;
+  GET DIAGNOSTICS fitted = ROW_COUNT;
+  RETURN fitted;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.int_overflow_growth_refit() IS
+  'replaces storagelab_internal.int_overflow_growth with the least-squares growth of every column over int_overflow.growth_window of the history; returns the number of columns fitted';
+
+-- snapshot() runs as its caller: whoever records snapshots (pg_monitor
+-- members among them) replaces the fitted rows.
+GRANT USAGE ON SCHEMA storagelab_internal TO pg_monitor;
+GRANT INSERT, DELETE ON storagelab_internal.int_overflow_growth TO pg_monitor;
+
+CREATE OR REPLACE VIEW storagelab.int_overflow AS
+WITH
+cfg AS (
+  SELECT storagelab.setting('int_overflow.warning_pct')::numeric AS warning_pct,
+         storagelab.setting('int_overflow.critical_pct')::numeric AS critical_pct,
+         storagelab.setting('int_overflow.warning_within')::interval AS warning_within,
+         storagelab.setting('int_overflow.critical_within')::interval AS critical_within
+),
+-- Growth per second of each column's recorded values, as fitted at the
+-- last snapshot (extension/09_int_overflow_growth.sql): one row per column,
+-- no history read here.
+growth AS (
+  SELECT g.schema_name, g.table_name, g.column_name, g.per_second
+    FROM storagelab_internal.int_overflow_growth g
+)
+-- The measurements are not put in a CTE (a volatile function would make it
+-- materialized: one more copy of every row); the projection is a LATERAL
+-- subquery, which the planner pulls up into the row's expressions.
+SELECT m.row_rel::pg_catalog.regclass AS relation,
+       m.attname AS column_name,
+       m.atttypid::pg_catalog.regtype AS column_type,
+       m.source,
+       m.seqid::pg_catalog.regclass AS sequence,
+       m.cur AS current_value,
+       m.lim AS limit_value,
+       m.used AS used_pct,
+       m.left_ AS values_left,
+       CASE WHEN m.cur IS NULL THEN NULL
+            WHEN m.cycles THEN 'ok'
+            WHEN m.used >= cfg.critical_pct
+              OR p.overflow_at_ <= pg_catalog.now() + cfg.critical_within THEN 'critical'
+            WHEN m.used >= cfg.warning_pct
+              OR p.overflow_at_ <= pg_catalog.now() + cfg.warning_within THEN 'warning'
+            ELSE 'ok' END AS risk,
+       m.referencing_columns,
+       p.overflow_at_ AS overflow_at,
+       m.min_value,
+       m.max_value,
+       m.seq_increment AS increment,
+       coalesce(m.cycles, false) AS cycling,
+       (m.cur IS NOT NULL AND NOT m.exact) AS is_estimate,
+       round((g.per_second * 86400)::numeric, 3) AS growth_per_day,
+       CASE WHEN m.cur IS NOT NULL AND m.cycles THEN 'cycles' ELSE m.status END AS status
+  FROM cfg
+ CROSS JOIN storagelab.int_overflow_measurements() m
+  LEFT JOIN growth g
+    ON m.cur IS NOT NULL
+   AND g.schema_name = m.nspname AND g.table_name = m.relname AND g.column_name = m.attname
+ CROSS JOIN LATERAL (
+   SELECT CASE WHEN g.per_second IS NULL OR m.cur IS NULL OR m.cycles THEN NULL
+               WHEN NOT (g.per_second * CASE WHEN m.lim >= m.cur THEN 1 ELSE -1 END > 0) THEN NULL
+               WHEN abs(m.lim - m.cur) / abs(g.per_second)::numeric > 3153600000 THEN 'infinity'::timestamptz
+               ELSE pg_catalog.now()
+                    + pg_catalog.make_interval(secs => (abs(m.lim - m.cur) / abs(g.per_second)::numeric)::float8)
+          END AS overflow_at_
+ ) p;
+
+CREATE OR REPLACE FUNCTION storagelab.snapshot()
+RETURNS integer
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  recorded integer;
+BEGIN
+  INSERT INTO storagelab.int_overflow_history AS h
+         (taken_at, schema_name, table_name, column_name,
+          sequence_schema, sequence_name, value, is_estimate)
+  -- The view's rows without its projection: current_value is cur, and
+  -- is_estimate is NOT exact where cur is known.
+  SELECT now(), m.nspname, m.relname, m.attname, sn.nspname, sc.relname,
+         m.cur, NOT m.exact
+    FROM storagelab.int_overflow_measurements() m
+    LEFT JOIN pg_class sc ON sc.oid = m.seqid
+    LEFT JOIN pg_namespace sn ON sn.oid = sc.relnamespace
+   WHERE m.cur IS NOT NULL
+  ON CONFLICT (schema_name, table_name, column_name, taken_at)
+  DO UPDATE SET value = excluded.value, is_estimate = excluded.is_estimate,
+                sequence_schema = excluded.sequence_schema,
+                sequence_name = excluded.sequence_name;
+  GET DIAGNOSTICS recorded = ROW_COUNT;
+
+  DELETE FROM storagelab.int_overflow_history
+   WHERE taken_at < now() - storagelab.setting('int_overflow.history_retention')::interval;
+
+  -- the view reads the growth fitted here, not the history
+  PERFORM storagelab_internal.int_overflow_growth_refit();
+
+  RETURN recorded;
+END
+$$;
+SELECT storagelab_internal.int_overflow_growth_refit();
