@@ -176,4 +176,17 @@ typedef RelFileNode RelFileLocator;
 	((loc).spcOid = (spc), (loc).dbOid = (db), (loc).relNumber = (relfilenode))
 #endif
 
+/*
+ * PostgreSQL 17 replaced BackendId by ProcNumber: smgropen()'s second
+ * argument, INVALID_PROC_NUMBER for a relation in shared buffers, was
+ * InvalidBackendId.  storagelab_smgropen_shared(locator) opens such a
+ * relation's files on every major.
+ */
+#include "storage/smgr.h"
+#if PG_VERSION_NUM < 170000
+#define storagelab_smgropen_shared(locator) smgropen(locator, InvalidBackendId)
+#else
+#define storagelab_smgropen_shared(locator) smgropen(locator, INVALID_PROC_NUMBER)
+#endif
+
 #endif							/* STORAGELAB_COMPAT_H */

@@ -644,6 +644,64 @@ stats_slot_bounds(HeapTuple statstup, int stakind,
 }
 
 /*
+ * storagelab_stats_access
+ *		Whether the caller may read the statistics of relid.attnum, by the
+ *		rules of the pg_stats view: "ok", "unreadable" (no SELECT on the table
+ *		or column, or row-level security active) or "unavailable" (dropped).
+ *		*inherited says which statistics to try first: the whole tree's, for
+ *		a parent (partitioned, or with inheritance children).
+ */
+const char *
+storagelab_stats_access(Oid relid, AttrNumber attnum, bool *inherited)
+{
+	bool		is_missing = false;
+	HeapTuple	classtup;
+	Form_pg_class classform;
+	bool		rowsecurity;
+
+	classtup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(classtup))
+		return SL_STATUS_UNAVAILABLE;
+	classform = (Form_pg_class) GETSTRUCT(classtup);
+	rowsecurity = classform->relrowsecurity;
+	/* Whole-tree statistics exist only for parents; try them first there. */
+	*inherited = classform->relkind == RELKIND_PARTITIONED_TABLE || classform->relhassubclass;
+	ReleaseSysCache(classtup);
+
+	/* The rules of the pg_stats view. */
+	if ((pg_class_aclcheck_ext(relid, GetUserId(), ACL_SELECT, &is_missing) != ACLCHECK_OK &&
+		 (is_missing ||
+		  pg_attribute_aclcheck_ext(relid, attnum, GetUserId(), ACL_SELECT,
+									&is_missing) != ACLCHECK_OK)) ||
+		(rowsecurity && check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED))
+		return is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE;
+	return SL_STATUS_OK;
+}
+
+/*
+ * storagelab_stats_tuple_bounds
+ *		The smallest and largest integer value in the histogram and most
+ *		common values of one pg_statistic row; false when it has none.
+ */
+bool
+storagelab_stats_tuple_bounds(HeapTuple statstup, int64 *min_value,
+							  int64 *max_value)
+{
+	bool		found = false;
+	int64		minv = 0;
+	int64		maxv = 0;
+
+	stats_slot_bounds(statstup, STATISTIC_KIND_HISTOGRAM, &found, &minv, &maxv);
+	stats_slot_bounds(statstup, STATISTIC_KIND_MCV, &found, &minv, &maxv);
+	if (found)
+	{
+		*min_value = minv;
+		*max_value = maxv;
+	}
+	return found;
+}
+
+/*
  * storagelab_stats_bounds
  *		The smallest and largest value ANALYZE saw in an int2/int4/int8 column:
  * the ends of its histogram and its most common values, from the
@@ -654,38 +712,22 @@ stats_slot_bounds(HeapTuple statstup, int stakind,
  * row-level security active).  An
  * estimate: ANALYZE samples, and the table may have grown since.
  *
- * Reads pg_statistic through the syscache; takes no lock on the table.
+ * Reads pg_statistic through the syscache; takes no lock on the table.  The
+ * view reads pg_statistic once for all columns instead (see
+ * int_overflow_measure.c), with the same access rules.
  */
 const char *
 storagelab_stats_bounds(Oid relid, AttrNumber attnum,
 						int64 *min_value, int64 *max_value)
 {
-	bool		is_missing = false;
-	HeapTuple	classtup;
-	Form_pg_class classform;
-	bool		rowsecurity;
 	bool		inherited;
 	HeapTuple	statstup;
-	bool		found = false;
-	int64		minv = 0;
-	int64		maxv = 0;
+	const char *status;
+	bool		found;
 
-	classtup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(classtup))
-		return SL_STATUS_UNAVAILABLE;
-	classform = (Form_pg_class) GETSTRUCT(classtup);
-	rowsecurity = classform->relrowsecurity;
-	/* Whole-tree statistics exist only for parents; try them first there. */
-	inherited = classform->relkind == RELKIND_PARTITIONED_TABLE || classform->relhassubclass;
-	ReleaseSysCache(classtup);
-
-	/* The rules of the pg_stats view. */
-	if ((pg_class_aclcheck_ext(relid, GetUserId(), ACL_SELECT, &is_missing) != ACLCHECK_OK &&
-		 (is_missing ||
-		  pg_attribute_aclcheck_ext(relid, attnum, GetUserId(), ACL_SELECT,
-									&is_missing) != ACLCHECK_OK)) ||
-		(rowsecurity && check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED))
-		return is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE;
+	status = storagelab_stats_access(relid, attnum, &inherited);
+	if (status != SL_STATUS_OK)
+		return status;
 
 	statstup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
 							   Int16GetDatum(attnum), BoolGetDatum(inherited));
@@ -695,16 +737,9 @@ storagelab_stats_bounds(Oid relid, AttrNumber attnum,
 	if (!HeapTupleIsValid(statstup))
 		return SL_STATUS_NO_STATISTICS;
 
-	stats_slot_bounds(statstup, STATISTIC_KIND_HISTOGRAM, &found, &minv, &maxv);
-	stats_slot_bounds(statstup, STATISTIC_KIND_MCV, &found, &minv, &maxv);
+	found = storagelab_stats_tuple_bounds(statstup, min_value, max_value);
 	ReleaseSysCache(statstup);
-
-	if (!found)
-		return SL_STATUS_NO_STATISTICS;
-
-	*min_value = minv;
-	*max_value = maxv;
-	return SL_STATUS_OK;
+	return found ? SL_STATUS_OK : SL_STATUS_NO_STATISTICS;
 }
 
 /*

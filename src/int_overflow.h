@@ -9,6 +9,8 @@
 #ifndef STORAGELAB_INT_OVERFLOW_H
 #define STORAGELAB_INT_OVERFLOW_H
 
+#include "access/htup.h"
+
 /*
  * Status strings of the probes (documented in doc/int_overflow.md), defined once in
  * int_overflow.c so that a status can be compared by pointer.
@@ -40,5 +42,9 @@ extern const char *storagelab_index_bounds(Oid indexid, int64 *min_value,
 										   int64 *max_value);
 extern const char *storagelab_stats_bounds(Oid relid, AttrNumber attnum,
 										   int64 *min_value, int64 *max_value);
+extern const char *storagelab_stats_access(Oid relid, AttrNumber attnum,
+										   bool *inherited);
+extern bool storagelab_stats_tuple_bounds(HeapTuple statstup,
+										  int64 *min_value, int64 *max_value);
 
 #endif							/* STORAGELAB_INT_OVERFLOW_H */

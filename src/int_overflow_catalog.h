@@ -116,6 +116,11 @@ typedef struct IoRow
 	List	   *own;			/* IoMeas of its own */
 	bool		leaf_unreadable;	/* an index probe said unreadable */
 	bool		stats_unreadable;
+	/* its pg_statistic rows, [stainherit] (int_overflow_measure.c) */
+	bool		stats_tuple[2];	/* the row exists */
+	bool		stats_found[2];	/* and has integer bounds: */
+	int64		stats_min[2];
+	int64		stats_max[2];
 	bool		visited;		/* scratch flag of referencing_columns() */
 } IoRow;
 

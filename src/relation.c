@@ -26,13 +26,16 @@
 #include "access/relation.h"
 #include "access/xlog.h"
 #include "catalog/pg_am_d.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "compat.h"
 #include "storagelab.h"
@@ -71,6 +74,125 @@ skip_relation(Relation rel, SlOpenStatus *status)
 		relation_close(rel, AccessShareLock);
 	*status = SL_OPEN_UNAVAILABLE;
 	return NULL;
+}
+
+/* Why a relation is refused, from its pg_class facts. */
+typedef enum SlCheck
+{
+	SL_CHECK_OK,
+	SL_CHECK_KIND,				/* a relation kind not allowed */
+	SL_CHECK_AM,				/* not the heap access method */
+	SL_CHECK_UNLOGGED,			/* unlogged, during recovery */
+	SL_CHECK_OTHER_TEMP			/* another session's temporary table */
+} SlCheck;
+
+/*
+ * check_facts
+ *		Whether a relation of this kind, access method and persistence can be
+ *		read here by a reader allowing flags.
+ */
+static SlCheck
+check_facts(char relkind, Oid relam, char relpersistence, bool other_temp,
+			int flags)
+{
+	if (!relkind_allowed(relkind, flags))
+		return SL_CHECK_KIND;
+	/* A partitioned table has no storage and no access method. */
+	if (relkind != RELKIND_PARTITIONED_TABLE && relam != HEAP_TABLE_AM_OID)
+		return SL_CHECK_AM;
+	/* An unlogged relation has only its init fork on a standby. */
+	if (relpersistence == RELPERSISTENCE_UNLOGGED && RecoveryInProgress())
+		return SL_CHECK_UNLOGGED;
+	if (other_temp)
+		return SL_CHECK_OTHER_TEMP;
+	return SL_CHECK_OK;
+}
+
+/*
+ * report_refusal
+ *		The error for a relation check_facts() refused (never returns).
+ */
+static void
+report_refusal(SlCheck check, const char *name, char relkind, Oid relam,
+			   int flags, const char *caller)
+{
+	char	   *amname;
+
+	switch (check)
+	{
+		case SL_CHECK_KIND:
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("cannot read pages of relation \"%s\"", name),
+					 errdetail_relkind_not_supported(relkind),
+					 errhint("%s() reads tables%s%s%s.", caller,
+							 (flags & SL_ALLOW_PARTITIONED) ? ", partitioned tables" : "",
+							 (flags & SL_ALLOW_MATVIEW) ? ", materialized views" : "",
+							 (flags & SL_ALLOW_TOAST) ? " and TOAST tables" : "")));
+			break;
+		case SL_CHECK_AM:
+			amname = get_am_name(relam);
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("relation \"%s\" does not use the heap access method", name),
+					 errdetail("Its access method is \"%s\".", amname ? amname : "unknown"),
+					 errhint("%s() understands only heap pages.", caller)));
+			break;
+		case SL_CHECK_UNLOGGED:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("cannot read unlogged relation \"%s\" during recovery", name),
+					 errdetail("Unlogged relations have no data on a standby."),
+					 errhint("Run %s() on the primary.", caller)));
+			break;
+		case SL_CHECK_OTHER_TEMP:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot access temporary tables of other sessions"),
+					 errhint("Run %s() in the session that created the table.", caller)));
+			break;
+		case SL_CHECK_OK:
+			break;
+	}
+	elog(ERROR, "unexpected relation check %d", (int) check);
+}
+
+/*
+ * check_existence_and_privilege
+ *		Before any lock: that relid exists (else false under
+ *		SL_SKIP_UNREADABLE, an error otherwise) and that the caller may SELECT
+ *		from it (an error otherwise, unless flags has SL_PRIVILEGE_CHECKED).
+ */
+static bool
+check_existence_and_privilege(Oid relid, int flags, const char *caller)
+{
+	/*
+	 * Check the privilege before taking a lock, so that a caller cannot queue
+	 * a lock on a table it may not read.
+	 */
+	if (!OidIsValid(relid) || get_rel_relkind(relid) == '\0')
+	{
+		if (flags & SL_SKIP_UNREADABLE)
+			return false;
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid),
+				 errhint("Pass an existing table as a regclass, for example 'public.orders'::regclass.")));
+	}
+
+	/*
+	 * A leaf partition reached through its partitioned parent needs no
+	 * privilege of its own, as in a query on the parent.
+	 */
+	if (!(flags & SL_PRIVILEGE_CHECKED) &&
+		pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", get_rel_name(relid)),
+				 errdetail("%s() reads the table's pages, which requires SELECT privilege on the table.",
+						   caller),
+				 errhint("Grant SELECT on the table to the calling role.")));
+	return true;
 }
 
 /*
@@ -146,42 +268,16 @@ storagelab_open_heap_relation_ext(Oid relid, int flags, const char *caller,
 								  SlOpenStatus *status)
 {
 	Relation	rel;
-	AclResult	aclresult;
 	SlOpenStatus status_unused;
 	bool		skip = (flags & SL_SKIP_UNREADABLE) != 0;
+	SlCheck		check;
 
 	if (status == NULL)
 		status = &status_unused;
 	*status = SL_OPEN_OK;
 
-	/*
-	 * Check the privilege before taking a lock, so that a caller cannot queue
-	 * a lock on a table it may not read.  pg_class_aclcheck() reports a
-	 * missing relation itself.
-	 */
-	if (!OidIsValid(relid) || get_rel_relkind(relid) == '\0')
-	{
-		if (skip)
-			return skip_relation(NULL, status);
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid),
-				 errhint("Pass an existing table as a regclass, for example 'public.orders'::regclass.")));
-	}
-
-	/*
-	 * A leaf partition reached through its partitioned parent needs no
-	 * privilege of its own, as in a query on the parent.
-	 */
-	aclresult = (flags & SL_PRIVILEGE_CHECKED) ? ACLCHECK_OK :
-		pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
-	if (aclresult != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for table %s", get_rel_name(relid)),
-				 errdetail("%s() reads the table's pages, which requires SELECT privilege on the table.",
-						   caller),
-				 errhint("Grant SELECT on the table to the calling role.")));
+	if (!check_existence_and_privilege(relid, flags, caller))
+		return skip_relation(NULL, status);
 
 	if (flags & SL_NOWAIT)
 	{
@@ -203,67 +299,105 @@ storagelab_open_heap_relation_ext(Oid relid, int flags, const char *caller,
 				 errdetail("The relation was dropped while %s() was starting.", caller)));
 	}
 
-	if (!relkind_allowed(rel->rd_rel->relkind, flags))
+	check = check_facts(rel->rd_rel->relkind, rel->rd_rel->relam,
+						rel->rd_rel->relpersistence, RELATION_IS_OTHER_TEMP(rel),
+						flags);
+	if (check != SL_CHECK_OK)
 	{
 		char		relkind = rel->rd_rel->relkind;
+		Oid			relam = rel->rd_rel->relam;
 		const char *name = pstrdup(RelationGetRelationName(rel));
 
 		if (skip)
 			return skip_relation(rel, status);
 		relation_close(rel, AccessShareLock);
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("cannot read pages of relation \"%s\"", name),
-				 errdetail_relkind_not_supported(relkind),
-				 errhint("%s() reads tables%s%s%s.", caller,
-						 (flags & SL_ALLOW_PARTITIONED) ? ", partitioned tables" : "",
-						 (flags & SL_ALLOW_MATVIEW) ? ", materialized views" : "",
-						 (flags & SL_ALLOW_TOAST) ? " and TOAST tables" : "")));
-	}
-
-	/* A partitioned table has no storage and no access method. */
-	if (rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE &&
-		rel->rd_rel->relam != HEAP_TABLE_AM_OID)
-	{
-		const char *name = pstrdup(RelationGetRelationName(rel));
-		char	   *amname = get_am_name(rel->rd_rel->relam);
-
-		if (skip)
-			return skip_relation(rel, status);
-		relation_close(rel, AccessShareLock);
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("relation \"%s\" does not use the heap access method", name),
-				 errdetail("Its access method is \"%s\".", amname ? amname : "unknown"),
-				 errhint("%s() understands only heap pages.", caller)));
-	}
-
-	/* An unlogged relation has only its init fork on a standby. */
-	if (rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED &&
-		RecoveryInProgress())
-	{
-		const char *name = pstrdup(RelationGetRelationName(rel));
-
-		if (skip)
-			return skip_relation(rel, status);
-		relation_close(rel, AccessShareLock);
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cannot read unlogged relation \"%s\" during recovery", name),
-				 errdetail("Unlogged relations have no data on a standby."),
-				 errhint("Run %s() on the primary.", caller)));
-	}
-
-	if (RELATION_IS_OTHER_TEMP(rel))
-	{
-		if (skip)
-			return skip_relation(rel, status);
-		relation_close(rel, AccessShareLock);
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot access temporary tables of other sessions"),
-				 errhint("Run %s() in the session that created the table.", caller)));
+		report_refusal(check, name, relkind, relam, flags, caller);
 	}
 
 	return rel;
+}
+
+/*
+ * storagelab_lock_heap_relation
+ *		The checks of storagelab_open_heap_relation_ext(), with the same
+ *		flags, statuses and errors, without opening the relation: for views
+ *		that read a few blocks of every table by relfilenode, where building
+ *		a relation cache entry per table would cost more than the read and
+ *		keep its memory for the rest of the session.
+ *
+ * Returns true with AccessShareLock on relid held and *facts read from the
+ * committed pg_class row (locking processed invalidations first); the
+ * caller releases the lock with UnlockRelationOid(relid, AccessShareLock).
+ * Returns false, with *status set and no lock kept, where the _ext variant
+ * returns NULL.
+ */
+bool
+storagelab_lock_heap_relation(Oid relid, int flags, const char *caller,
+							  SlOpenStatus *status, SlRelFacts *facts)
+{
+	HeapTuple	tup;
+	Form_pg_class form;
+	SlCheck		check;
+	NameData	name;
+	char		relkind;
+	Oid			relam;
+
+	*status = SL_OPEN_OK;
+	if (!check_existence_and_privilege(relid, flags, caller))
+	{
+		*status = SL_OPEN_UNAVAILABLE;
+		return false;
+	}
+
+	if (flags & SL_NOWAIT)
+	{
+		if (!ConditionalLockRelationOid(relid, AccessShareLock))
+		{
+			*status = SL_OPEN_LOCKED;
+			return false;
+		}
+	}
+	else
+		LockRelationOid(relid, AccessShareLock);
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+	{
+		/* Dropped since the checks above. */
+		UnlockRelationOid(relid, AccessShareLock);
+		if (flags & SL_SKIP_UNREADABLE)
+		{
+			*status = SL_OPEN_UNAVAILABLE;
+			return false;
+		}
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid),
+				 errdetail("The relation was dropped while %s() was starting.", caller)));
+	}
+	form = (Form_pg_class) GETSTRUCT(tup);
+	relkind = form->relkind;
+	relam = form->relam;
+	namestrcpy(&name, NameStr(form->relname));
+	facts->relkind = relkind;
+	facts->relpersistence = form->relpersistence;
+	facts->relfilenode = form->relfilenode;
+	facts->reltablespace = form->reltablespace;
+	facts->other_temp = form->relpersistence == RELPERSISTENCE_TEMP &&
+		!isTempOrTempToastNamespace(form->relnamespace);
+	ReleaseSysCache(tup);
+
+	check = check_facts(relkind, relam, facts->relpersistence,
+						facts->other_temp, flags);
+	if (check != SL_CHECK_OK)
+	{
+		UnlockRelationOid(relid, AccessShareLock);
+		if (flags & SL_SKIP_UNREADABLE)
+		{
+			*status = SL_OPEN_UNAVAILABLE;
+			return false;
+		}
+		report_refusal(check, NameStr(name), relkind, relam, flags, caller);
+	}
+	return true;
 }

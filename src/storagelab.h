@@ -51,6 +51,21 @@ extern Relation storagelab_open_heap_relation_ext(Oid relid, int flags,
 												  SlOpenStatus *status);
 extern Relation storagelab_try_open_nowait(Oid relid, SlOpenStatus *status);
 
+/* What storagelab_lock_heap_relation() read from a relation's pg_class row. */
+typedef struct SlRelFacts
+{
+	char		relkind;
+	char		relpersistence;
+	bool		other_temp;		/* another session's temporary relation */
+	Oid			relfilenode;	/* InvalidOid: a mapped catalog */
+	Oid			reltablespace;	/* InvalidOid: the database's default */
+} SlRelFacts;
+
+extern bool storagelab_lock_heap_relation(Oid relid, int flags,
+										  const char *caller,
+										  SlOpenStatus *status,
+										  SlRelFacts *facts);
+
 /* column_profile.c: facts of a pg_statistic sample */
 #include "utils/array.h"
 

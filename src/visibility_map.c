@@ -16,14 +16,75 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/visibilitymap.h"
+#include "catalog/pg_class.h"
 #include "funcapi.h"
+#include "miscadmin.h"
+#include "port/pg_bitutils.h"
 #include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "storage/smgr.h"
 #include "utils/rel.h"
 
 #include "compat.h"
 #include "storagelab.h"
 
 PG_FUNCTION_INFO_V1(storagelab_visibility_map_count);
+
+/* Bytes of heap-block bits on a visibility-map page (visibilitymap.c). */
+#define VM_MAPSIZE (BLCKSZ - MAXALIGN(SizeOfPageHeaderData))
+
+/* Two bits per heap block: all-visible is the low, all-frozen the high. */
+#define VM_VISIBLE_MASK64 UINT64CONST(0x5555555555555555)
+#define VM_FROZEN_MASK64 UINT64CONST(0xaaaaaaaaaaaaaaaa)
+
+/*
+ * count_map_pages
+ *		The all-visible and all-frozen bits of the heap blocks 0 .. nblocks - 1
+ *		in a visibility map of nmap pages, read by relfilenode: what
+ *		visibilitymap_count() counts (it reads whole map pages, whose bits
+ *		beyond the heap's end are zero), without the relation cache entry it
+ *		needs, and only as far as the heap goes (one word of the first map
+ *		page for a small table).  A page never initialised counts as zeros;
+ *		nothing is written.
+ */
+static void
+count_map_pages(RelFileLocator locator, bool permanent, BlockNumber nmap,
+				BlockNumber nblocks,
+				BlockNumber *all_visible, BlockNumber *all_frozen)
+{
+	const uint64 blocks_per_page = (uint64) VM_MAPSIZE * 4;
+	BlockNumber blkno;
+
+	StaticAssertStmt(VM_MAPSIZE % sizeof(uint64) == 0,
+					 "unsupported block size");
+	for (blkno = 0; blkno < nmap && (uint64) blkno * blocks_per_page < nblocks; blkno++)
+	{
+		uint64		heap_blocks = Min((uint64) nblocks - (uint64) blkno * blocks_per_page,
+									  blocks_per_page);
+		/* two bits per heap block: 32 heap blocks per word */
+		int			nwords = (int) ((heap_blocks + 31) / 32);
+		Buffer		buf;
+		Page		page;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBufferWithoutRelcache(locator, VISIBILITYMAP_FORKNUM, blkno,
+										RBM_ZERO_ON_ERROR, NULL, permanent);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (!PageIsNew(page))
+		{
+			uint64	   *map = (uint64 *) PageGetContents(page);
+			int			i;
+
+			for (i = 0; i < nwords; i++)
+			{
+				*all_visible += pg_popcount64(map[i] & VM_VISIBLE_MASK64);
+				*all_frozen += pg_popcount64(map[i] & VM_FROZEN_MASK64);
+			}
+		}
+		UnlockReleaseBuffer(buf);
+	}
+}
 
 /*
  * storagelab_visibility_map_count
@@ -40,6 +101,15 @@ PG_FUNCTION_INFO_V1(storagelab_visibility_map_count);
  * the result is NULL.  The caller needs
  * SELECT on the relation (42501 otherwise).  The checks, and the lock taken
  * only if it is free at once, are relation.c's no-wait mode.
+ *
+ * The view calls this for every table of the database, so the relation is
+ * not opened: its size and its visibility map are read through the storage
+ * manager and the buffer manager by relfilenode, from the pg_class row read
+ * after the lock.  Building a relation cache entry per table cost about as
+ * much as the rest of the view on the first call in a session, and kept a
+ * few kB per table for the rest of it.  Mapped catalogs (no relfilenode in
+ * pg_class) and the session's own temporary tables (local buffers) are
+ * opened as before.
  */
 Datum
 storagelab_visibility_map_count(PG_FUNCTION_ARGS)
@@ -49,25 +119,51 @@ storagelab_visibility_map_count(PG_FUNCTION_ARGS)
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 	BlockNumber nblocks;
-	Relation	rel;
 	BlockNumber all_visible = 0;
 	BlockNumber all_frozen = 0;
+	SlOpenStatus status;
+	SlRelFacts	facts;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
-	rel = storagelab_open_heap_relation_ext(relid,
-											SL_ALLOW_TABLE | SL_ALLOW_MATVIEW |
-											SL_ALLOW_TOAST |
-											SL_NOWAIT | SL_SKIP_UNREADABLE,
-											"visibility_map_count", NULL);
-	if (rel == NULL)
+	if (!storagelab_lock_heap_relation(relid,
+									   SL_ALLOW_TABLE | SL_ALLOW_MATVIEW |
+									   SL_ALLOW_TOAST |
+									   SL_NOWAIT | SL_SKIP_UNREADABLE,
+									   "visibility_map_count", &status, &facts))
 		PG_RETURN_NULL();
 
-	nblocks = RelationGetNumberOfBlocks(rel);
-	if (nblocks > 0)
-		visibilitymap_count(rel, &all_visible, &all_frozen);
-	relation_close(rel, AccessShareLock);
+	if (facts.relpersistence == RELPERSISTENCE_TEMP ||
+		!OidIsValid(facts.relfilenode))
+	{
+		Relation	rel = relation_open(relid, NoLock);
+
+		nblocks = RelationGetNumberOfBlocks(rel);
+		if (nblocks > 0)
+			visibilitymap_count(rel, &all_visible, &all_frozen);
+		relation_close(rel, NoLock);
+	}
+	else
+	{
+		RelFileLocator locator;
+		SMgrRelation smgr;
+
+		storagelab_set_rel_file_locator(locator,
+										OidIsValid(facts.reltablespace) ?
+										facts.reltablespace : MyDatabaseTableSpace,
+										MyDatabaseId, facts.relfilenode);
+		smgr = storagelab_smgropen_shared(locator);
+		nblocks = smgrnblocks(smgr, MAIN_FORKNUM);
+		if (nblocks > 0 && smgrexists(smgr, VISIBILITYMAP_FORKNUM))
+			count_map_pages(locator,
+							facts.relpersistence == RELPERSISTENCE_PERMANENT,
+							smgrnblocks(smgr, VISIBILITYMAP_FORKNUM), nblocks,
+							&all_visible, &all_frozen);
+		/* Release its files now, not at the end of the transaction. */
+		smgrclose(smgr);
+	}
+	UnlockRelationOid(relid, AccessShareLock);
 
 	values[0] = Int64GetDatum((int64) nblocks);
 	values[1] = Int64GetDatum((int64) all_visible);

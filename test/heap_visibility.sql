@@ -351,7 +351,7 @@ END $$;
 CHECKPOINT;
 \o
 
-SELECT plan(202);
+SELECT plan(204);
 
 -- What the states show, before any check below reads them.
 SELECT ok(h.hint_debt_tuples = h.tuples
@@ -443,6 +443,26 @@ SELECT is(
   (SELECT count(*) FROM storagelab.visibility v, pg_visibility_map_summary(v.relation) s
     WHERE (v.all_visible_pages, v.all_frozen_pages) IS DISTINCT FROM (s.all_visible, s.all_frozen)),
   0::bigint, 'storagelab.visibility''s VM counts equal pg_visibility_map_summary');
+
+-- The view reads a table's size and map by relfilenode; the session's own
+-- temporary table (local buffers) is opened instead, and a table of many
+-- pages with a map only partly set counts the same as pg_visibility.
+CREATE TEMP TABLE hv_own_temp AS SELECT g AS id, repeat('x', 200) AS pad FROM generate_series(1, 5000) g;
+VACUUM hv_own_temp;
+DELETE FROM hv_own_temp WHERE id % 700 = 0;
+CREATE TABLE hv_tap.partly_visible AS SELECT g AS id, repeat('x', 200) AS pad FROM generate_series(1, 20000) g;
+VACUUM (FREEZE) hv_tap.partly_visible;
+DELETE FROM hv_tap.partly_visible WHERE id % 1500 = 0;
+SELECT is((SELECT row(v.pages, v.all_visible_pages, v.all_frozen_pages)::text FROM storagelab.visibility v
+            WHERE v.relation = 'hv_own_temp'::regclass),
+          (SELECT row(pg_relation_size('hv_own_temp') / current_setting('block_size')::int, s.all_visible, s.all_frozen)::text
+             FROM pg_visibility_map_summary('hv_own_temp') s),
+          'own temporary table: pages and VM counts equal pg_relation_size and pg_visibility_map_summary');
+SELECT is((SELECT row(v.pages, v.all_visible_pages, v.all_frozen_pages)::text FROM storagelab.visibility v
+            WHERE v.relation = 'hv_tap.partly_visible'::regclass),
+          (SELECT row(pg_relation_size('hv_tap.partly_visible') / current_setting('block_size')::int, s.all_visible, s.all_frozen)::text
+             FROM pg_visibility_map_summary('hv_tap.partly_visible') s),
+          'a table of many pages, partly all-visible: pages and VM counts equal pg_relation_size and pg_visibility_map_summary');
 
 -- statement_timeout cancels a read (CHECK_FOR_INTERRUPTS per page).  pgTAP's
 -- throws_ok() cannot catch a cancel, so this function does.
