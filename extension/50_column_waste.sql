@@ -103,9 +103,10 @@ COMMENT ON FUNCTION storagelab.column_profile_scan(regclass) IS
 
 -- The catalog walk (src/column_stats.c): pg_class, pg_attribute,
 -- pg_statistic and storagelab.column_profiles read once each, in the order
--- of their (relid, ...) indexes, with pg_stats's visibility rule.  Three
+-- of their (relid, ...) indexes, with pg_stats's visibility rule.  Four
 -- outputs of the same walk: per column (column_facts), per table
--- (alignment_padding), per column a type rule applies to (column_waste).
+-- (alignment_padding), per column a type rule applies to (column_waste),
+-- per table the changes judged together (table_rewrite_plan).
 CREATE FUNCTION storagelab.column_statistics(
   OUT relid oid, OUT reltuples float8, OUT relpages int4, OUT fillfactor int4,
   OUT attnum int2, OUT attname name, OUT attisdropped boolean, OUT atttypid oid,

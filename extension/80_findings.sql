@@ -102,7 +102,7 @@ WITH cfg AS (
     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
    WHERE c.relkind IN ('r', 'm') AND c.relpersistence <> 't'
      AND c.relam = (SELECT a.oid FROM pg_catalog.pg_am a WHERE a.amname = 'heap')
-     AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+     AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab', 'storagelab_internal')
      -- the visibility map is read by a function for pg_stat_scan_tables
      AND pg_catalog.has_function_privilege('storagelab.visibility_map_count(regclass)', 'EXECUTE')
      AND pg_catalog.has_table_privilege(c.oid, 'SELECT')
@@ -147,7 +147,7 @@ WITH cfg AS (
    WHERE a.atttypid = 'pg_catalog.bytea'::pg_catalog.regtype AND a.attnum > 0
      AND NOT a.attisdropped AND a.attstorage IN ('x', 'm')
      AND c.relkind = 'r' AND c.reltoastrelid <> 0 AND c.relpersistence <> 't'
-     AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+     AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab', 'storagelab_internal')
      AND pg_catalog.has_function_privilege('storagelab.toast_census(regclass, name, integer)', 'EXECUTE')
      AND pg_catalog.has_table_privilege(c.oid, 'SELECT')
      AND pg_catalog.pg_relation_size(c.reltoastrelid) >= cfg.min_bytes

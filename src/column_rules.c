@@ -1,12 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * column_rules.c
- *	  The three outputs of the catalog walk in column_stats.c, built one
+ *	  The four outputs of the catalog walk in column_stats.c, built one
  *	  table at a time: the per-column facts (column_statistics(), behind
  *	  storagelab.column_facts), the table's layouts now and in the suggested
  *	  column order (table_layouts(), behind storagelab.alignment_padding),
- *	  and the column_waste type rules with the bytes each change saves
- *	  (column_candidates(), behind storagelab.column_waste).
+ *	  the column_waste type rules with the bytes each change saves and the
+ *	  evidence they rest on (column_candidates(), behind
+ *	  storagelab.column_waste), and the changes judged together per table
+ *	  (table_rewrite_plans(), behind storagelab.table_rewrite_plan).
  *
  * Pure computation on what the walk collected: the layout model is
  * storagelab_tuple_layout() (column_layout.c).  Nothing here reads a
@@ -17,8 +19,8 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
-#include "lib/stringinfo.h"
 #include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"

@@ -7,7 +7,7 @@
  *	  and its current column_profiles row.
  *
  * column_walk() backs the SQL functions column_statistics(),
- * table_layouts() and column_candidates().  It walks pg_class,
+ * table_layouts(), column_candidates() and table_rewrite_plans().  It walks pg_class,
  * pg_attribute, pg_statistic and storagelab.column_profiles once each, in
  * the order of their (relation OID, ...) indexes, and merges the walks one
  * table at a time, so its cost is linear in the number of columns and it
@@ -133,7 +133,7 @@ walk_end(CatalogWalk *w)
  * namespace_listed
  *		Whether tables in the namespace are advised on: not the system
  *		schemas, TOAST or temporary schemas (the caller's own included, as
- *		their tables disappear with the session), nor storagelab's own.
+ *		their tables disappear with the session), nor storagelab's own two.
  */
 static bool
 namespace_listed(HTAB *cache, Oid nspid, Oid own_nspid)
@@ -148,6 +148,7 @@ namespace_listed(HTAB *cache, Oid nspid, Oid own_nspid)
 
 		entry->listed = name != NULL &&
 			nspid != PG_CATALOG_NAMESPACE && nspid != own_nspid &&
+			strcmp(name, "storagelab_internal") != 0 &&
 			!IsToastNamespace(nspid) && !isAnyTempNamespace(nspid) &&
 			strcmp(name, "information_schema") != 0 &&
 			strncmp(name, "pg_toast", 8) != 0 &&
@@ -356,7 +357,7 @@ profile_walk_begin(CatalogWalk *w, Oid own_nspid)
 
 /*
  * column_walk
- *		The walk behind the three SQL functions: every ordinary table in a
+ *		The walk behind the four SQL functions: every ordinary table in a
  *		listed schema that the caller may read (see the file header), its
  *		columns with their statistics and current profiles, emitted as the
  *		output asks.  Takes AccessShareLock on pg_class, pg_attribute,

@@ -155,6 +155,7 @@ namespace_entry(IoState *st, Oid nspid)
 			strcmp(name, "pg_catalog") == 0 ||
 			strcmp(name, "information_schema") == 0 ||
 			strcmp(name, "storagelab") == 0 ||
+			strcmp(name, "storagelab_internal") == 0 ||
 			strncmp(name, "pg_toast", 8) == 0;
 	}
 	return nsp;
