@@ -23,12 +23,16 @@ CREATE TABLE storagelab_internal.int_overflow_growth (
 COMMENT ON TABLE storagelab_internal.int_overflow_growth IS
   'per int_overflow column, the least-squares growth of its recorded values over int_overflow.growth_window, as of the last snapshot; derived from storagelab.int_overflow_history by int_overflow_growth_refit() (not dumped: a restore refits at the next snapshot)';
 
--- Refit every column's growth from the history in the window.  Runs as its
--- caller (the snapshot function's): whoever may record snapshots may
--- replace these rows.
+-- Refit every column's growth from the history in the window.
+-- SECURITY DEFINER, the one exception to the conventions: members of
+-- pg_monitor record snapshots, and may write the history but never read
+-- its values (int_overflow_snapshot()'s grants); the fit must read them.
+-- It takes no argument and runs no SQL of the caller: it replaces derived
+-- rows by what the history determines, which anyone may trigger; it
+-- returns only how many columns it fitted.
 CREATE FUNCTION storagelab_internal.int_overflow_growth_refit()
 RETURNS integer
-LANGUAGE plpgsql VOLATILE
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
@@ -40,7 +44,7 @@ BEGIN
          -- date_part() gives float8 directly (extract() goes through numeric)
          regr_slope(h.value::float8, date_part('epoch', h.taken_at)), count(*), now()
     FROM storagelab.int_overflow_history h
-   WHERE h.taken_at >= now() - storagelab.setting('int_overflow.growth_window')::interval
+   WHERE h.taken_at >= now() - storagelab_internal.setting('int_overflow.growth_window')::interval
    GROUP BY h.schema_name, h.table_name, h.column_name
   -- two snapshots at least, at two different times
   HAVING count(*) >= 2 AND regr_slope(h.value::float8, date_part('epoch', h.taken_at)) IS NOT NULL;
@@ -50,8 +54,3 @@ END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.int_overflow_growth_refit() IS
   'replaces storagelab_internal.int_overflow_growth with the least-squares growth of every column over int_overflow.growth_window of the history; returns the number of columns fitted';
-
--- snapshot() runs as its caller: whoever records snapshots (pg_monitor
--- members among them) replaces the fitted rows.
-GRANT USAGE ON SCHEMA storagelab_internal TO pg_monitor;
-GRANT INSERT, DELETE ON storagelab_internal.int_overflow_growth TO pg_monitor;

@@ -12,7 +12,7 @@
 -- source reads a whole table.  Sources behind pg_stat_scan_tables (the
 -- visibility map, TOAST samples) are left out for callers without it.
 
-INSERT INTO storagelab.setting_defaults VALUES
+INSERT INTO storagelab_internal.setting_defaults VALUES
   ('findings.min_saved_size', '1MB',
    'findings: column_width and alignment findings saving less than this (pg_size_bytes) are not listed'),
   ('findings.saved_warning_size', '1GB',
@@ -32,38 +32,38 @@ INSERT INTO storagelab.setting_defaults VALUES
 
 -- int_overflow: the view's warning and critical rows.
 CREATE VIEW storagelab_internal.findings_int_overflow AS
-SELECT 'int_overflow'::text AS category, o.risk AS severity, o.relation, o.column_name,
+SELECT 'int_overflow'::text AS category, o.severity, o.relation, o.column_name,
        'used_pct'::text AS metric, round(o.used_pct, 1) AS value, 'percent'::text AS unit,
        'integer column is running out of values: migrate it to bigint'::text AS message,
        NULL::int8 AS estimated_saved_bytes, o.overflow_at,
        pg_catalog.format('SELECT storagelab.bigint_migration_script(%L, %L, ''online'');',
                          pg_catalog.format('%I.%I', n.nspname, c.relname), o.column_name) AS fix,
-       CASE WHEN o.is_estimate THEN 'statistics' ELSE 'exact' END AS evidence,
+       o.evidence,
        NULL::int8 AS sample_rows
   FROM storagelab.int_overflow o
   JOIN pg_catalog.pg_class c ON c.oid = o.relation
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
- WHERE o.risk IN ('warning', 'critical');
+ WHERE o.severity IN ('warning', 'critical');
 COMMENT ON VIEW storagelab_internal.findings_int_overflow IS
   'storagelab.findings rows of category int_overflow';
 
--- The two sources behind pg_stat_scan_tables, called through PL/pgSQL so
--- that a caller without it gets no rows instead of an error (a function in
--- a view is checked for EXECUTE when the query starts, called or not).
+-- The two sources behind pg_stat_scan_tables, which refuse a caller without
+-- its privileges (42501): called only for those who have them, so that the
+-- others get no rows instead of an error.
 CREATE FUNCTION storagelab_internal.findings_visibility_map(relation regclass,
   OUT pages int8, OUT all_visible_pages int8)
 LANGUAGE plpgsql VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
-  IF has_function_privilege('storagelab.visibility_map_count(regclass)', 'EXECUTE') THEN
+  IF pg_has_role('pg_stat_scan_tables', 'USAGE') THEN
     SELECT v.pages, v.all_visible_pages INTO pages, all_visible_pages
-      FROM storagelab.visibility_map_count(relation) v;
+      FROM storagelab_internal.visibility_map_count(relation) v;
   END IF;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.findings_visibility_map(regclass) IS
-  'visibility_map_count() for storagelab.findings: NULLs when the caller may not run it or the table is locked';
+  'visibility_map_count() for storagelab.findings: NULLs when the caller lacks pg_stat_scan_tables or the table is locked';
 
 CREATE FUNCTION storagelab_internal.findings_toast_sample(relation regclass, column_name name,
   sample_rows integer, OUT rows_scanned int8, OUT sampled boolean, OUT large_values int8,
@@ -73,27 +73,27 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
   -- a table locked by another session is skipped, not waited for
-  IF has_function_privilege('storagelab.toast_census(regclass, name, integer)', 'EXECUTE')
-     AND storagelab.toast_lock_nowait(relation) = 'ok' THEN
+  IF pg_has_role('pg_stat_scan_tables', 'USAGE')
+     AND storagelab_internal.toast_lock_nowait(relation) = 'ok' THEN
     SELECT c.rows_scanned, c.sampled, c.large_values, c.large_incompressible
       INTO rows_scanned, sampled, large_values, large_incompressible
-      FROM storagelab.toast_census(relation, column_name, sample_rows) c;
+      FROM storagelab_internal.toast_census(relation, column_name, sample_rows) c;
   END IF;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.findings_toast_sample(regclass, name, integer) IS
-  'toast_census() counts for storagelab.findings: NULLs when the caller may not run it or the table is locked';
+  'toast_census() counts for storagelab.findings: NULLs when the caller lacks pg_stat_scan_tables or the table is locked';
 
 -- visibility: the visibility map of the tables whose statistics show pages
 -- that are not all-visible (or that were loaded and never analyzed), and
 -- the freeze age of every table.
 CREATE VIEW storagelab_internal.findings_visibility AS
 WITH cfg AS (
-  SELECT pg_catalog.pg_size_bytes(storagelab.setting('findings.visibility_min_size'))
+  SELECT pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.visibility_min_size'))
            / current_setting('block_size')::int8 AS min_pages,
-         storagelab.setting('findings.all_visible_warning_pct')::numeric AS warning_pct,
+         storagelab_internal.setting('findings.all_visible_warning_pct')::numeric AS warning_pct,
          current_setting('autovacuum_freeze_max_age')::int8
-           * storagelab.setting('findings.freeze_critical_pct')::numeric / 100 AS freeze_age
+           * storagelab_internal.setting('findings.freeze_critical_pct')::numeric / 100 AS freeze_age
 ), t AS (
   SELECT c.oid, pg_catalog.format('%I.%I', n.nspname, c.relname) AS name,
          CASE WHEN c.relfrozenxid <> '0' THEN pg_catalog.age(c.relfrozenxid) END AS xid_age,
@@ -103,9 +103,11 @@ WITH cfg AS (
    WHERE c.relkind IN ('r', 'm') AND c.relpersistence <> 't'
      AND c.relam = (SELECT a.oid FROM pg_catalog.pg_am a WHERE a.amname = 'heap')
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab', 'storagelab_internal')
-     -- the visibility map is read by a function for pg_stat_scan_tables
-     AND pg_catalog.has_function_privilege('storagelab.visibility_map_count(regclass)', 'EXECUTE')
-     AND pg_catalog.has_table_privilege(c.oid, 'SELECT')
+     -- the visibility map is read for members of pg_stat_scan_tables, of
+     -- the tables the visibility view lists
+     AND pg_catalog.pg_has_role('pg_stat_scan_tables', 'USAGE')
+     AND (pg_catalog.has_table_privilege(c.oid, 'SELECT')
+          OR pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE'))
      AND (c.relpages - c.relallvisible >= cfg.min_pages
           OR (c.reltuples < 0 AND pg_catalog.pg_stat_get_ins_since_vacuum(c.oid) > 0)
           OR (c.relfrozenxid <> '0' AND pg_catalog.age(c.relfrozenxid) >= cfg.freeze_age))
@@ -136,9 +138,9 @@ COMMENT ON VIEW storagelab_internal.findings_visibility IS
 -- rows and value prefixes each; a locked table is skipped, not waited for.
 CREATE VIEW storagelab_internal.findings_toast AS
 WITH cfg AS (
-  SELECT pg_catalog.pg_size_bytes(storagelab.setting('findings.toast_min_size')) AS min_bytes,
-         storagelab.setting('findings.toast_max_columns')::int AS max_columns,
-         storagelab.setting('findings.toast_sample_rows')::int AS sample_rows
+  SELECT pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.toast_min_size')) AS min_bytes,
+         storagelab_internal.setting('findings.toast_max_columns')::int AS max_columns,
+         storagelab_internal.setting('findings.toast_sample_rows')::int AS sample_rows
 ), col AS (
   SELECT c.oid, a.attname, pg_catalog.format('%I.%I', n.nspname, c.relname) AS name, cfg.sample_rows
     FROM cfg, pg_catalog.pg_attribute a
@@ -148,7 +150,7 @@ WITH cfg AS (
      AND NOT a.attisdropped AND a.attstorage IN ('x', 'm')
      AND c.relkind = 'r' AND c.reltoastrelid <> 0 AND c.relpersistence <> 't'
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab', 'storagelab_internal')
-     AND pg_catalog.has_function_privilege('storagelab.toast_census(regclass, name, integer)', 'EXECUTE')
+     AND pg_catalog.pg_has_role('pg_stat_scan_tables', 'USAGE')
      AND pg_catalog.has_table_privilege(c.oid, 'SELECT')
      AND pg_catalog.pg_relation_size(c.reltoastrelid) >= cfg.min_bytes
    ORDER BY pg_catalog.pg_relation_size(c.reltoastrelid) DESC
@@ -175,7 +177,7 @@ COMMENT ON VIEW storagelab_internal.findings_toast IS
 CREATE VIEW storagelab_internal.findings_layout AS
 SELECT CASE WHEN p.column_changes = '[]'::jsonb THEN 'alignment' ELSE 'column_width' END AS category,
        CASE WHEN p.estimated_saved_bytes
-                 >= pg_catalog.pg_size_bytes(storagelab.setting('findings.saved_warning_size'))
+                 >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.saved_warning_size'))
             THEN 'warning' ELSE 'info' END AS severity,
        p.relation, NULL::name AS column_name,
        'saved_bytes'::text AS metric, p.estimated_saved_bytes::numeric AS value,
@@ -190,7 +192,7 @@ SELECT CASE WHEN p.column_changes = '[]'::jsonb THEN 'alignment' ELSE 'column_wi
   FROM storagelab.table_rewrite_plan p
   JOIN pg_catalog.pg_class c ON c.oid = p.relation
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
- WHERE p.estimated_saved_bytes >= pg_catalog.pg_size_bytes(storagelab.setting('findings.min_saved_size'));
+ WHERE p.estimated_saved_bytes >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.min_saved_size'));
 COMMENT ON VIEW storagelab_internal.findings_layout IS
   'storagelab.findings rows of categories column_width and alignment';
 

@@ -137,7 +137,8 @@ make_key(Oid relid, AttrNumber attnum)
 /*
  * namespace_entry
  *		The namespace nspid, with whether its relations are left out:
- *		pg_catalog, information_schema, storagelab and pg_toast*.
+ *		pg_catalog, information_schema, storagelab, storagelab_internal and
+ *		pg_toast*.
  */
 static IoNsp *
 namespace_entry(IoState *st, Oid nspid)

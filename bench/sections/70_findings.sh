@@ -45,7 +45,7 @@ SET client_min_messages = warning;
 -- The history as a year of storagelab's daily snapshot leaves it, written
 -- at once (the snapshot function maintains whatever summary the view reads).
 CREATE TEMP TABLE m AS
-  SELECT m.nspname, m.relname, m.attname, m.cur FROM storagelab.int_overflow_measurements() m
+  SELECT m.nspname, m.relname, m.attname, m.cur FROM storagelab_internal.int_overflow_measurements() m
    WHERE m.cur IS NOT NULL;
 INSERT INTO storagelab.int_overflow_history (taken_at, schema_name, table_name, column_name, value)
   SELECT now() - d * interval '1 day', m.nspname, m.relname, m.attname, greatest(m.cur - d * 1000, 0)
@@ -53,7 +53,7 @@ INSERT INTO storagelab.int_overflow_history (taken_at, schema_name, table_name, 
   ON CONFLICT DO NOTHING;
 ANALYZE storagelab.int_overflow_history;
 SQL
-snap_sql='SELECT storagelab.snapshot()'
+snap_sql='SELECT storagelab.int_overflow_snapshot()'
 psql -X -q -c "$snap_sql" >/dev/null
 psql -X -At -c "SELECT 'history rows: ' || count(*) FROM storagelab.int_overflow_history" | sed 's/^/  /'
 psql -X -At -c "SELECT 'findings: ' || count(*) || ' (' || string_agg(DISTINCT category, ', ') || ')' FROM storagelab.findings" | sed 's/^/  /'
