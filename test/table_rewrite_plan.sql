@@ -59,7 +59,7 @@ CREATE FUNCTION pg_temp.changed(rel regclass) RETURNS text[] LANGUAGE sql AS $$
    WHERE p.relation = rel
 $$;
 CREATE FUNCTION pg_temp.waste(rel regclass, col name) RETURNS text LANGUAGE sql AS $$
-  SELECT coalesce(suggested_type, '-') || ' / ' || reason FROM storagelab.column_waste
+  SELECT coalesce(suggested_type, '-') || ' / ' || advice FROM storagelab.column_waste
    WHERE relation = rel AND column_name = col
 $$;
 
