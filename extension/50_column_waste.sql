@@ -140,11 +140,11 @@ COMMENT ON FUNCTION storagelab_internal.table_layouts() IS
 -- How much evidence a narrowing needs (src/column_rules.c, thin_evidence()).
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('column_waste.min_rows', '1000',
-   'fewest rows (exact: profiled; else pg_class.reltuples) on which column_waste and table_rewrite_plan suggest a type change'),
+   'fewest rows (profiled, else reltuples) on which column_waste and table_rewrite_plan change a type'),
   ('column_waste.min_distinct', '3',
-   'fewest distinct values (pg_statistic) on which an integer column is narrowed: one value is a constant, two may be one flag of a bitmask'),
+   'fewest distinct values (pg_statistic) on which an integer column is narrowed'),
   ('column_waste.dense_below', '100',
-   'an integer column with fewer distinct values than this is narrowed only when they fill their range without gaps (0, 1, 2), not when they look like codes or bit flags');
+   'below this many distinct values, an integer column is narrowed only if they fill their range');
 
 CREATE FUNCTION storagelab_internal.column_candidates(skip_relids oid[], skip_attnums int2[],
   min_rows float8, min_distinct float8, dense_below float8,

@@ -891,11 +891,11 @@ REVOKE ALL ON storagelab_internal.column_facts, storagelab_internal.protected_co
 -- How much evidence a narrowing needs (src/column_rules.c, thin_evidence()).
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('column_waste.min_rows', '1000',
-   'fewest rows (exact: profiled; else pg_class.reltuples) on which column_waste and table_rewrite_plan suggest a type change'),
+   'fewest rows (profiled, else reltuples) on which column_waste and table_rewrite_plan change a type'),
   ('column_waste.min_distinct', '3',
-   'fewest distinct values (pg_statistic) on which an integer column is narrowed: one value is a constant, two may be one flag of a bitmask'),
+   'fewest distinct values (pg_statistic) on which an integer column is narrowed'),
   ('column_waste.dense_below', '100',
-   'an integer column with fewer distinct values than this is narrowed only when they fill their range without gaps (0, 1, 2), not when they look like codes or bit flags');
+   'below this many distinct values, an integer column is narrowed only if they fill their range');
 
 CREATE FUNCTION storagelab_internal.column_candidates(skip_relids oid[], skip_attnums int2[],
   min_rows float8, min_distinct float8, dense_below float8,
@@ -1169,21 +1169,21 @@ SELECT storagelab_internal.int_overflow_growth_refit();
 -- (all new objects).
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('findings.min_saved_size', '1MB',
-   'findings: column_width and alignment findings saving less than this (pg_size_bytes) are not listed'),
+   'findings: column_width and alignment findings saving less than this are not listed'),
   ('findings.saved_warning_size', '1GB',
-   'findings: column_width and alignment findings are warnings from this saving on, info below'),
+   'findings: column_width and alignment findings are warnings from this saving on'),
   ('findings.visibility_min_size', '8MB',
-   'findings: a table is a visibility finding when at least this much of it is not all-visible'),
+   'findings: a visibility finding needs at least this much of a table not all-visible'),
   ('findings.all_visible_warning_pct', '50',
-   'findings: ... and fewer than this percentage of its pages are all-visible'),
+   'findings: ... and fewer than this percentage of its pages all-visible'),
   ('findings.freeze_critical_pct', '80',
-   'findings: critical when age(relfrozenxid) reaches this percentage of autovacuum_freeze_max_age'),
+   'findings: critical when age(relfrozenxid) reaches this % of autovacuum_freeze_max_age'),
   ('findings.toast_min_size', '1MB',
-   'findings: bytea columns are sampled only in tables whose TOAST table is at least this large'),
+   'findings: bytea columns are sampled only where the TOAST table is at least this large'),
   ('findings.toast_max_columns', '20',
-   'findings: at most this many bytea columns are sampled per query (largest TOAST tables first)'),
+   'findings: at most this many bytea columns sampled per query, largest TOAST tables first'),
   ('findings.toast_sample_rows', '200',
-   'findings: rows sampled per bytea column (toast_census sample_rows)');
+   'findings: rows sampled per bytea column');
 
 -- int_overflow: the view's warning and critical rows.
 CREATE VIEW storagelab_internal.findings_int_overflow AS
@@ -1296,9 +1296,11 @@ WITH cfg AS (
   SELECT pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.toast_min_size')) AS min_bytes,
          storagelab_internal.setting('findings.toast_max_columns')::int AS max_columns,
          storagelab_internal.setting('findings.toast_sample_rows')::int AS sample_rows
-), col AS (
-  SELECT c.oid, a.attname, pg_catalog.format('%I.%I', n.nspname, c.relname) AS name, cfg.sample_rows
-    FROM cfg, pg_catalog.pg_attribute a
+), bytea_col AS MATERIALIZED (
+  -- the bytea columns first (one pass over pg_attribute), so that only
+  -- their tables' TOAST tables are sized
+  SELECT c.oid, c.reltoastrelid, a.attname, pg_catalog.format('%I.%I', n.nspname, c.relname) AS name
+    FROM pg_catalog.pg_attribute a
     JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
    WHERE a.atttypid = 'pg_catalog.bytea'::pg_catalog.regtype AND a.attnum > 0
@@ -1307,8 +1309,11 @@ WITH cfg AS (
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab', 'storagelab_internal')
      AND pg_catalog.pg_has_role('pg_stat_scan_tables', 'USAGE')
      AND pg_catalog.has_table_privilege(c.oid, 'SELECT')
-     AND pg_catalog.pg_relation_size(c.reltoastrelid) >= cfg.min_bytes
-   ORDER BY pg_catalog.pg_relation_size(c.reltoastrelid) DESC
+), col AS (
+  SELECT b.oid, b.attname, b.name, cfg.sample_rows
+    FROM cfg, bytea_col b
+   WHERE pg_catalog.pg_relation_size(b.reltoastrelid) >= cfg.min_bytes
+   ORDER BY pg_catalog.pg_relation_size(b.reltoastrelid) DESC
    LIMIT (SELECT max_columns FROM cfg)
 )
 SELECT 'toast'::text AS category, 'warning'::text AS severity,
