@@ -93,6 +93,7 @@ CREATE VIEW storagelab.visibility AS
                  CASE WHEN c.relfrozenxid <> '0' THEN pg_catalog.age(c.relfrozenxid) END AS relfrozenxid_age,
                  CASE WHEN c.relminmxid <> '0' THEN pg_catalog.mxid_age(c.relminmxid) END AS relminmxid_age,
                  current_setting('autovacuum_freeze_max_age')::bigint AS freeze_max_age,
+                 current_setting('autovacuum_multixact_freeze_max_age')::bigint AS mxid_freeze_max_age,
                  current_setting('vacuum_freeze_table_age')::bigint AS freeze_table_age,
                  c.oid
             FROM pg_catalog.pg_class c
@@ -105,19 +106,22 @@ CREATE VIEW storagelab.visibility AS
     LEFT JOIN LATERAL storagelab_internal.visibility_map_count(r.relation) vm ON true
    CROSS JOIN LATERAL (
      SELECT CASE
-              WHEN vm.pages IS NULL THEN NULL
               WHEN r.relfrozenxid_age >= r.freeze_max_age * 0.8 THEN 'critical'
+              WHEN r.relminmxid_age >= r.mxid_freeze_max_age * 0.8 THEN 'critical'
+              WHEN vm.pages IS NULL THEN NULL
               WHEN vm.pages = 0 THEN 'ok'
               WHEN r.relfrozenxid_age >= r.freeze_table_age AND vm.all_frozen_pages < vm.pages THEN 'warning'
               WHEN vm.all_visible_pages < 0.5 * vm.pages THEN 'info'
               ELSE 'ok'
             END AS severity,
             CASE
+              WHEN r.relfrozenxid_age >= r.freeze_max_age * 0.8 THEN
+                'VACUUM (FREEZE) now: relfrozenxid_age nears autovacuum_freeze_max_age (anti-wraparound)'
+              WHEN r.relminmxid_age >= r.mxid_freeze_max_age * 0.8 THEN
+                'VACUUM (FREEZE) now: relminmxid_age nears autovacuum_multixact_freeze_max_age'
               WHEN vm.pages IS NULL AND r.persistence = 'u' AND pg_catalog.pg_is_in_recovery() THEN
                 'unknown: an unlogged table has no data on a standby'
               WHEN vm.pages IS NULL THEN 'unknown: the table is locked'
-              WHEN r.relfrozenxid_age >= r.freeze_max_age * 0.8 THEN
-                'VACUUM (FREEZE) now: relfrozenxid_age nears autovacuum_freeze_max_age (anti-wraparound)'
               WHEN vm.pages = 0 THEN 'nothing to do: empty'
               WHEN r.relfrozenxid_age >= r.freeze_table_age AND vm.all_frozen_pages < vm.pages THEN
                 'VACUUM (FREEZE) at a quiet time: the next VACUUM is aggressive (reads unfrozen pages)'
@@ -132,7 +136,7 @@ GRANT SELECT ON storagelab.visibility TO PUBLIC;
 COMMENT ON VIEW storagelab.visibility IS
   'visibility-map state of every table and materialized view the caller may read (every one for pg_read_all_stats): severity, advice, VM counts, vacuum activity, freeze age; reads no heap page; needs pg_stat_scan_tables';
 COMMENT ON COLUMN storagelab.visibility.relation IS 'the table or materialized view';
-COMMENT ON COLUMN storagelab.visibility.severity IS 'critical (anti-wraparound VACUUM near), warning (next VACUUM aggressive), info (VACUUM helps), ok; NULL when locked';
+COMMENT ON COLUMN storagelab.visibility.severity IS 'critical (wraparound near, even when locked), warning (next VACUUM aggressive), info, ok; else NULL when locked';
 COMMENT ON COLUMN storagelab.visibility.advice IS 'VACUUM (FREEZE), VACUUM, or nothing to do, with the reason (the figures are the other columns)';
 COMMENT ON COLUMN storagelab.visibility.all_visible_pct IS 'all_visible_pages as a percentage of pages';
 COMMENT ON COLUMN storagelab.visibility.all_frozen_pct IS 'all_frozen_pages as a percentage of pages';
