@@ -48,6 +48,12 @@ EXTRA_CLEAN = results regression.diffs regression.out
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS tracks no header dependencies (PostgreSQL built without
+# --enable-depend): every object depends on every header of src/, so that a
+# pull that changes a header rebuilds the objects compiled against the old
+# one (an object with a stale struct layout crashed the server).
+$(OBJS): $(wildcard src/*.h)
+
 # After PGXS, which sets it: $(docdir)/extension/storagelab/ for DOCS.
 docmoduledir := extension/$(EXTENSION)
 

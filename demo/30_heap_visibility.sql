@@ -4,8 +4,8 @@
 \set ECHO queries
 
 -- The VM-only overview (no heap page is read), largest tables first.
-SELECT relation, pages, all_visible_pct, all_frozen_pct, inserts_since_vacuum,
-       relfrozenxid_age, advice
+SELECT relation, severity, advice, all_visible_pct, all_frozen_pct, relfrozenxid_age,
+       table_pretty
   FROM storagelab.visibility v
  WHERE (SELECT relnamespace FROM pg_class WHERE oid = v.relation) = 'public'::regnamespace
  ORDER BY pages DESC, relation::text LIMIT 8;

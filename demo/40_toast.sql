@@ -15,20 +15,19 @@ INSERT INTO demo_documents (body)
     FROM generate_series(1, 400) g;
 \set QUIET off
 
-\echo '-- SELECT schema_name, table_name, column_name, attstorage, table_size, toast_size, sample_rows, content_types, recommendation FROM storagelab.bytea_storage;'
-SELECT schema_name, table_name, column_name, attstorage, table_size, toast_size,
-       sample_rows, content_types, recommendation
+\echo '-- SELECT relation, column_name, advice, storage, toast_pretty, table_pretty, sample_rows FROM storagelab.bytea_storage;'
+SELECT relation, column_name, advice, storage, toast_pretty, table_pretty, sample_rows
   FROM storagelab.bytea_storage
- ORDER BY schema_name LIKE 'pg_temp%', schema_name, table_name, column_name;
+ ORDER BY relation::text LIKE 'pg_temp%', relation::text, column_name;
 
 \echo '-- SELECT * FROM storagelab.toast_profile(''demo_uploads'', ''body'');   (exact census)'
 \x on
 SELECT * FROM storagelab.toast_profile('demo_uploads', 'body');
 \x off
 
-\echo '-- SELECT null_values, inline_uncompressed, inline_compressed, external_compressed, compression_ratio, recommendation FROM storagelab.toast_profile(''demo_documents'', ''body'');'
-SELECT null_values, inline_uncompressed, inline_compressed, external_compressed,
-       compression_ratio, recommendation
+\echo '-- SELECT advice, null_values, inline_uncompressed, inline_compressed, external_compressed, compression_ratio FROM storagelab.toast_profile(''demo_documents'', ''body'');'
+SELECT advice, null_values, inline_uncompressed, inline_compressed, external_compressed,
+       compression_ratio
   FROM storagelab.toast_profile('demo_documents', 'body');
 
 \echo '-- SELECT storagelab.storage_migration_script(''staff'', ''picture'', ''external'', rewrite_existing => true);'

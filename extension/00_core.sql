@@ -16,42 +16,49 @@ CREATE SCHEMA storagelab_internal;
 COMMENT ON SCHEMA storagelab_internal IS
   'storagelab internals: helpers behind the public views and functions, no stable API';
 
+-- Everyone may look up names in storagelab_internal: the public views and
+-- PL/pgSQL functions, which run as their caller, reach their helpers there.
+-- USAGE alone grants nothing: each helper is executable only by the roles
+-- the public objects that call it serve (see doc/privileges.md).
+GRANT USAGE ON SCHEMA storagelab_internal TO PUBLIC;
+
 -- Settings: defaults ship with the extension; a DBA's overrides go into
--- storagelab.settings, which pg_dump keeps.
-CREATE TABLE storagelab.setting_defaults (
+-- storagelab.settings, which pg_dump keeps; storagelab.setting_values shows
+-- both.
+CREATE TABLE storagelab_internal.setting_defaults (
   name          text PRIMARY KEY,
   default_value text NOT NULL,
   description   text NOT NULL
 );
-COMMENT ON TABLE storagelab.setting_defaults IS
-  'storagelab settings with their shipped defaults; override them in storagelab.settings';
+COMMENT ON TABLE storagelab_internal.setting_defaults IS
+  'storagelab settings with their shipped defaults (read them in storagelab.setting_values)';
 
 CREATE TABLE storagelab.settings (
-  name  text PRIMARY KEY REFERENCES storagelab.setting_defaults (name),
+  name  text PRIMARY KEY REFERENCES storagelab_internal.setting_defaults (name),
   value text NOT NULL
 );
 COMMENT ON TABLE storagelab.settings IS
   'DBA overrides of storagelab settings (name, value); kept by pg_dump';
 SELECT pg_catalog.pg_extension_config_dump('storagelab.settings', '');
 
-INSERT INTO storagelab.setting_defaults VALUES
+INSERT INTO storagelab_internal.setting_defaults VALUES
   ('scripts.lock_timeout', '2s',
    'lock_timeout set by generated migration scripts before each lock-taking step'),
   ('scripts.lock_retries', '30',
    'how many times a generated script retries a step that hit lock_timeout');
 
-CREATE FUNCTION storagelab.setting(name text)
+CREATE FUNCTION storagelab_internal.setting(name text)
 RETURNS text
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT coalesce(s.value, d.default_value)
-    FROM storagelab.setting_defaults d
+    FROM storagelab_internal.setting_defaults d
     LEFT JOIN storagelab.settings s USING (name)
    WHERE d.name = $1
 $$;
-COMMENT ON FUNCTION storagelab.setting(text) IS
-  'effective value of a storagelab setting: the override in storagelab.settings, else the default';
+COMMENT ON FUNCTION storagelab_internal.setting(text) IS
+  'effective value of a storagelab setting: the override in storagelab.settings, else the default; NULL for an unknown name';
 
 CREATE VIEW storagelab.setting_values AS
   SELECT d.name,
@@ -59,10 +66,47 @@ CREATE VIEW storagelab.setting_values AS
          d.default_value,
          s.value IS NULL AS is_default,
          d.description
-    FROM storagelab.setting_defaults d
+    FROM storagelab_internal.setting_defaults d
     LEFT JOIN storagelab.settings s USING (name);
 COMMENT ON VIEW storagelab.setting_values IS
   'every storagelab setting: effective value, default, whether overridden, meaning';
 
 GRANT USAGE ON SCHEMA storagelab TO PUBLIC;
-GRANT SELECT ON storagelab.setting_defaults, storagelab.settings, storagelab.setting_values TO PUBLIC;
+GRANT SELECT ON storagelab_internal.setting_defaults, storagelab.settings,
+                storagelab.setting_values TO PUBLIC;
+-- Every public view and function reads its settings through setting().
+GRANT EXECUTE ON FUNCTION storagelab_internal.setting(text) TO PUBLIC;
+
+-- require_primary(what): the first statement of every function that writes
+-- (int_overflow_snapshot(), column_profile(), the migration progress
+-- writers).  On a hot standby, where the write would fail with a bare
+-- "cannot execute INSERT in a read-only transaction", it fails first with
+-- the same SQLSTATE and says where to run the call instead.
+CREATE FUNCTION storagelab_internal.require_primary(what text)
+RETURNS void
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF pg_is_in_recovery() THEN
+    RAISE EXCEPTION 'cannot run % on a standby', what
+      USING ERRCODE = 'read_only_sql_transaction',
+            DETAIL = 'It writes into storagelab''s tables, and a standby is read-only.',
+            HINT = 'Run it on the primary; the views work on a standby.';
+  END IF;
+END
+$$;
+COMMENT ON FUNCTION storagelab_internal.require_primary(text) IS
+  'raises SQLSTATE 25006 with a hint when called on a hot standby; "what" names the public function in the message';
+GRANT EXECUTE ON FUNCTION storagelab_internal.require_primary(text) TO PUBLIC;
+
+-- check_scan_role(): 42501 with a hint unless the caller has the privileges
+-- of pg_stat_scan_tables, which every page reader needs (src/relation.c);
+-- for PL/pgSQL functions that must refuse before touching anything.
+CREATE FUNCTION storagelab_internal.check_scan_role()
+RETURNS void
+AS 'MODULE_PATHNAME', 'storagelab_check_scan_role_sql'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION storagelab_internal.check_scan_role() IS
+  'raises SQLSTATE 42501, with a hint naming pg_stat_scan_tables, unless the caller has its privileges';
+GRANT EXECUTE ON FUNCTION storagelab_internal.check_scan_role() TO PUBLIC;

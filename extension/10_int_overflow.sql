@@ -1,66 +1,70 @@
--- storagelab install script, part 10: integer overflow (issue 3).
+-- storagelab install script, part 10: integer overflow.
 --
---   storagelab.int_overflow               view: every int2/int4 column and every
---                                         sequence-fed integer column, how close
---                                         it is to its limit, and when it gets there
+--   storagelab.int_overflow                view: every int2/int4 column and every
+--                                          sequence-fed integer column, how close
+--                                          it is to its limit, and when it gets there
 --   storagelab.int_overflow_scan(regclass) exact min/max of a table's integer
---                                         columns by scanning it, on demand
---   storagelab.snapshot()                 records current values for growth
---                                         projection (int_overflow_history)
+--                                          columns by scanning it, on demand
+--   storagelab.int_overflow_snapshot()     records current values for growth
+--                                          projection (int_overflow_history)
+--   storagelab.snapshot()                  its old name, deprecated
 --
--- C probes (src/int_overflow.c): int_overflow_sequence_state(regclass),
--- int_overflow_index_bounds(regclass) and int_overflow_stats_bounds(); the
--- catalog walk and measurements behind the view (src/int_overflow_catalog.c,
--- src/int_overflow_measure.c): int_overflow_measurements().
+-- Internals (schema storagelab_internal): the C probes (src/int_overflow.c)
+-- int_overflow_sequence_state(regclass), int_overflow_index_bounds(regclass)
+-- and int_overflow_stats_bounds(); the catalog walk and measurements behind
+-- the view (src/int_overflow_catalog.c, src/int_overflow_measure.c):
+-- int_overflow_measurements().
 
-INSERT INTO storagelab.setting_defaults VALUES
+INSERT INTO storagelab_internal.setting_defaults VALUES
   ('int_overflow.warning_pct', '50',
-   'int_overflow: risk is "warning" from this used_pct on'),
+   'int_overflow: severity is "warning" from this used_pct on'),
   ('int_overflow.critical_pct', '75',
-   'int_overflow: risk is "critical" from this used_pct on'),
+   'int_overflow: severity is "critical" from this used_pct on'),
   ('int_overflow.warning_within', '1 year',
-   'int_overflow: risk is "warning" when overflow_at is closer than this interval'),
+   'int_overflow: severity is "warning" when overflow_at is closer than this interval'),
   ('int_overflow.critical_within', '90 days',
-   'int_overflow: risk is "critical" when overflow_at is closer than this interval'),
+   'int_overflow: severity is "critical" when overflow_at is closer than this interval'),
   ('int_overflow.growth_window', '30 days',
    'int_overflow: snapshots younger than this interval feed the growth rate behind overflow_at'),
   ('int_overflow.history_retention', '400 days',
-   'int_overflow: storagelab.snapshot() deletes history rows older than this interval');
+   'int_overflow: int_overflow_snapshot() deletes history rows older than this interval');
 
 -- ---------------------------------------------------------------------------
 -- C probes
 -- ---------------------------------------------------------------------------
 
-CREATE FUNCTION storagelab.int_overflow_sequence_state(seq regclass,
+CREATE FUNCTION storagelab_internal.int_overflow_sequence_state(seq regclass,
     OUT last_value bigint, OUT is_called boolean, OUT status text)
 RETURNS record
 LANGUAGE c VOLATILE STRICT
 AS 'MODULE_PATHNAME', 'storagelab_int_overflow_sequence_state';
-COMMENT ON FUNCTION storagelab.int_overflow_sequence_state(regclass) IS
+COMMENT ON FUNCTION storagelab_internal.int_overflow_sequence_state(regclass) IS
   'last_value and is_called of a sequence, never waiting or failing: status ok, unreadable (no SELECT/USAGE), locked (ACCESS EXCLUSIVE held elsewhere) or unavailable (dropped, other session''s temp, unlogged on a standby)';
 
-CREATE FUNCTION storagelab.int_overflow_index_bounds(index regclass,
+CREATE FUNCTION storagelab_internal.int_overflow_index_bounds(index regclass,
     OUT min_value bigint, OUT max_value bigint, OUT status text)
 RETURNS record
 LANGUAGE c VOLATILE STRICT
 AS 'MODULE_PATHNAME', 'storagelab_int_overflow_index_bounds';
-COMMENT ON FUNCTION storagelab.int_overflow_index_bounds(regclass) IS
+COMMENT ON FUNCTION storagelab_internal.int_overflow_index_bounds(regclass) IS
   'smallest and largest visible non-NULL key of a btree index on an integer column, read from both ends of the index (no table scan, no waiting): status ok, empty, approximate, unreadable, locked or unavailable';
 
-CREATE FUNCTION storagelab.int_overflow_stats_bounds(rel regclass, attnum smallint,
+CREATE FUNCTION storagelab_internal.int_overflow_stats_bounds(rel regclass, attnum smallint,
     OUT min_value bigint, OUT max_value bigint, OUT status text)
 RETURNS record
 LANGUAGE c STABLE STRICT
 AS 'MODULE_PATHNAME', 'storagelab_int_overflow_stats_bounds';
-COMMENT ON FUNCTION storagelab.int_overflow_stats_bounds(regclass, smallint) IS
+COMMENT ON FUNCTION storagelab_internal.int_overflow_stats_bounds(regclass, smallint) IS
   'smallest and largest value ANALYZE recorded for an integer column (histogram ends, most common values; whole inheritance tree when available), under the visibility rules of pg_stats: status ok, no statistics, unreadable';
 
 -- The probes check the caller's privileges themselves and reveal no more
 -- than "SELECT last_value FROM seq" / "SELECT min(col), max(col) FROM t"
--- would; the view, usable by everyone, calls them as the caller.
-GRANT EXECUTE ON FUNCTION storagelab.int_overflow_sequence_state(regclass),
-                          storagelab.int_overflow_index_bounds(regclass),
-                          storagelab.int_overflow_stats_bounds(regclass, smallint) TO PUBLIC;
+-- would (a member of pg_read_all_stats reads every sequence's position, a
+-- statistic).  int_overflow_measurements() calls them directly, not through
+-- SQL, so that no role needs EXECUTE on them.
+REVOKE EXECUTE ON FUNCTION storagelab_internal.int_overflow_sequence_state(regclass),
+                           storagelab_internal.int_overflow_index_bounds(regclass),
+                           storagelab_internal.int_overflow_stats_bounds(regclass, smallint) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------
 -- History of values, for growth projection
@@ -76,26 +80,26 @@ CREATE TABLE storagelab.int_overflow_history (
   sequence_schema name,
   sequence_name   name,
   value           numeric NOT NULL,
-  is_estimate     boolean NOT NULL DEFAULT false,
+  evidence        text NOT NULL DEFAULT 'exact',
   PRIMARY KEY (schema_name, table_name, column_name, taken_at)
 );
 COMMENT ON TABLE storagelab.int_overflow_history IS
-  'values recorded by storagelab.snapshot(), one row per int_overflow column per snapshot; int_overflow.overflow_at is projected from them; kept by pg_dump';
-COMMENT ON COLUMN storagelab.int_overflow_history.taken_at IS 'when storagelab.snapshot() ran';
+  'values recorded by storagelab.int_overflow_snapshot(), one row per int_overflow column per snapshot; int_overflow.overflow_at is projected from them; kept by pg_dump';
+COMMENT ON COLUMN storagelab.int_overflow_history.taken_at IS 'when int_overflow_snapshot() ran';
 COMMENT ON COLUMN storagelab.int_overflow_history.schema_name IS 'schema of the table';
 COMMENT ON COLUMN storagelab.int_overflow_history.table_name IS 'table (the partitioned or inheritance parent for its children)';
 COMMENT ON COLUMN storagelab.int_overflow_history.column_name IS 'column';
 COMMENT ON COLUMN storagelab.int_overflow_history.sequence_schema IS 'schema of the sequence the value came from, if any';
 COMMENT ON COLUMN storagelab.int_overflow_history.sequence_name IS 'sequence the value came from, if any';
 COMMENT ON COLUMN storagelab.int_overflow_history.value IS 'int_overflow.current_value at taken_at';
-COMMENT ON COLUMN storagelab.int_overflow_history.is_estimate IS 'whether the value was an estimate (pg_stats bounds)';
+COMMENT ON COLUMN storagelab.int_overflow_history.evidence IS 'int_overflow.evidence at taken_at: exact, statistics (pg_stats bounds) or estimate';
 SELECT pg_catalog.pg_extension_config_dump('storagelab.int_overflow_history', '');
--- The view reads only the growth window and snapshot() deletes only what is
+-- The view reads only the growth window and the snapshot deletes only what is
 -- past the retention: both by taken_at, so that a year of history costs the
 -- view no more than its window does.
 CREATE INDEX int_overflow_history_taken_at ON storagelab.int_overflow_history (taken_at);
 COMMENT ON INDEX storagelab.int_overflow_history_taken_at IS
-  'history rows by time: the growth window the view reads, the rows snapshot() deletes past int_overflow.history_retention';
+  'history rows by time: the growth window the view reads, the rows int_overflow_snapshot() deletes past int_overflow.history_retention';
 
 -- ---------------------------------------------------------------------------
 -- The view
@@ -107,7 +111,7 @@ COMMENT ON INDEX storagelab.int_overflow_history_taken_at IS
 -- tables, the probes above called directly once per object, the usage
 -- arithmetic exact.  It runs as the caller: the probes check the caller's
 -- privileges on every sequence, table and column they read.
-CREATE FUNCTION storagelab.int_overflow_measurements()
+CREATE FUNCTION storagelab_internal.int_overflow_measurements()
 RETURNS TABLE (row_rel oid, row_attnum smallint, nspname name, relname name,
                attname name, atttypid oid, source text, seqid oid,
                cur numeric, lim numeric, used numeric, left_ numeric,
@@ -117,17 +121,19 @@ RETURNS TABLE (row_rel oid, row_attnum smallint, nspname name, relname name,
 LANGUAGE c VOLATILE
 ROWS 10000
 AS 'MODULE_PATHNAME', 'storagelab_int_overflow_measurements';
-COMMENT ON FUNCTION storagelab.int_overflow_measurements() IS
-  'internal: the measurements behind storagelab.int_overflow, one row per column (use the view)';
+COMMENT ON FUNCTION storagelab_internal.int_overflow_measurements() IS
+  'the measurements behind storagelab.int_overflow, one row per column';
+-- The view and int_overflow_snapshot() run it as their caller.
+GRANT EXECUTE ON FUNCTION storagelab_internal.int_overflow_measurements() TO PUBLIC;
 
 CREATE VIEW storagelab.int_overflow AS
 WITH
 cfg AS (
-  SELECT storagelab.setting('int_overflow.warning_pct')::numeric AS warning_pct,
-         storagelab.setting('int_overflow.critical_pct')::numeric AS critical_pct,
-         storagelab.setting('int_overflow.warning_within')::interval AS warning_within,
-         storagelab.setting('int_overflow.critical_within')::interval AS critical_within,
-         storagelab.setting('int_overflow.growth_window')::interval AS growth_window
+  SELECT storagelab_internal.setting('int_overflow.warning_pct')::numeric AS warning_pct,
+         storagelab_internal.setting('int_overflow.critical_pct')::numeric AS critical_pct,
+         storagelab_internal.setting('int_overflow.warning_within')::interval AS warning_within,
+         storagelab_internal.setting('int_overflow.critical_within')::interval AS critical_within,
+         storagelab_internal.setting('int_overflow.growth_window')::interval AS growth_window
 ),
 -- Growth per second of each column's recorded values (least squares over
 -- the snapshots in the growth window); at least two snapshots needed.
@@ -145,31 +151,34 @@ growth AS (
 -- subquery, which the planner pulls up into the row's expressions.
 SELECT m.row_rel::pg_catalog.regclass AS relation,
        m.attname AS column_name,
-       m.atttypid::pg_catalog.regtype AS column_type,
-       m.source,
-       m.seqid::pg_catalog.regclass AS sequence,
-       m.cur AS current_value,
-       m.lim AS limit_value,
        m.used AS used_pct,
-       m.left_ AS values_left,
        CASE WHEN m.cur IS NULL THEN NULL
             WHEN m.cycles THEN 'ok'
             WHEN m.used >= cfg.critical_pct
               OR p.overflow_at_ <= pg_catalog.now() + cfg.critical_within THEN 'critical'
             WHEN m.used >= cfg.warning_pct
               OR p.overflow_at_ <= pg_catalog.now() + cfg.warning_within THEN 'warning'
-            ELSE 'ok' END AS risk,
-       m.referencing_columns,
+            ELSE 'ok' END AS severity,
        p.overflow_at_ AS overflow_at,
+       m.cur AS current_value,
+       m.lim AS limit_value,
+       m.left_ AS values_left,
+       round((g.per_second * 86400)::numeric, 3) AS growth_per_day,
+       m.source,
+       m.seqid::pg_catalog.regclass AS sequence,
+       CASE WHEN m.cur IS NULL THEN NULL
+            WHEN m.exact THEN 'exact'
+            WHEN m.source = 'statistics' THEN 'statistics'
+            ELSE 'estimate' END AS evidence,
+       CASE WHEN m.cur IS NOT NULL AND m.cycles THEN 'cycles' ELSE m.status END AS status,
+       pg_catalog.format_type(m.atttypid, NULL) AS column_type,
        m.min_value,
        m.max_value,
        m.seq_increment AS increment,
        coalesce(m.cycles, false) AS cycling,
-       (m.cur IS NOT NULL AND NOT m.exact) AS is_estimate,
-       round((g.per_second * 86400)::numeric, 3) AS growth_per_day,
-       CASE WHEN m.cur IS NOT NULL AND m.cycles THEN 'cycles' ELSE m.status END AS status
+       m.referencing_columns
   FROM cfg
- CROSS JOIN storagelab.int_overflow_measurements() m
+ CROSS JOIN storagelab_internal.int_overflow_measurements() m
   LEFT JOIN growth g
     ON m.cur IS NOT NULL
    AND g.schema_name = m.nspname AND g.table_name = m.relname AND g.column_name = m.attname
@@ -183,26 +192,26 @@ SELECT m.row_rel::pg_catalog.regclass AS relation,
  ) p;
 
 COMMENT ON VIEW storagelab.int_overflow IS
-  'every int2/int4 column and every sequence-fed integer column of the database: current value, limit, usage, risk and projected overflow time; one row per partitioned/inheritance parent';
+  'every int2/int4 column and every sequence-fed integer column of the database: usage, severity, projected overflow time, current value and limit; one row per partitioned/inheritance parent';
 COMMENT ON COLUMN storagelab.int_overflow.relation IS 'table (the partitioned or inheritance parent, aggregating its children)';
 COMMENT ON COLUMN storagelab.int_overflow.column_name IS 'column';
-COMMENT ON COLUMN storagelab.int_overflow.column_type IS 'declared type of the column (a domain shows as itself)';
+COMMENT ON COLUMN storagelab.int_overflow.column_type IS 'declared type of the column, as format_type() prints it (a domain shows as itself)';
 COMMENT ON COLUMN storagelab.int_overflow.source IS 'where current_value comes from: sequence (serial or nextval() default), identity, index (exact endpoints), statistics (pg_stats bounds, estimate), foreign key (the referenced wider key''s value), none';
 COMMENT ON COLUMN storagelab.int_overflow.sequence IS 'the sequence behind current_value, if any (for source foreign key: the referenced key''s sequence)';
 COMMENT ON COLUMN storagelab.int_overflow.current_value IS 'last value handed out by the sequence, or the column value closest to its bound; NULL when it could not be read';
 COMMENT ON COLUMN storagelab.int_overflow.limit_value IS 'the bound current_value moves toward: the tighter of the column type''s and the sequence''s MAXVALUE (MINVALUE for descending sequences)';
 COMMENT ON COLUMN storagelab.int_overflow.used_pct IS 'share of the range used, 0-100: sequences from START to limit_value, values from 0 to limit_value';
 COMMENT ON COLUMN storagelab.int_overflow.values_left IS 'values (sequence steps of INCREMENT) left before limit_value';
-COMMENT ON COLUMN storagelab.int_overflow.risk IS 'ok, warning or critical (settings int_overflow.warning_pct/critical_pct/warning_within/critical_within); NULL when current_value is unknown';
+COMMENT ON COLUMN storagelab.int_overflow.severity IS 'ok, warning or critical (settings int_overflow.warning_pct/critical_pct/warning_within/critical_within); NULL when current_value is unknown';
 COMMENT ON COLUMN storagelab.int_overflow.referencing_columns IS 'int2/int4 foreign-key columns (schema.table.column, quoted) that must follow this column to bigint, transitively';
-COMMENT ON COLUMN storagelab.int_overflow.overflow_at IS 'projected time current_value reaches limit_value from the growth recorded by storagelab.snapshot(); NULL when unknown or not growing toward the limit, infinity beyond 100 years';
+COMMENT ON COLUMN storagelab.int_overflow.overflow_at IS 'projected time current_value reaches limit_value from the growth recorded by storagelab.int_overflow_snapshot(); NULL when unknown or not growing toward the limit, infinity beyond 100 years';
 COMMENT ON COLUMN storagelab.int_overflow.min_value IS 'smallest value (index or statistics sources)';
 COMMENT ON COLUMN storagelab.int_overflow.max_value IS 'largest value (index or statistics sources)';
 COMMENT ON COLUMN storagelab.int_overflow.increment IS 'the sequence''s INCREMENT (negative: descending)';
 COMMENT ON COLUMN storagelab.int_overflow.cycling IS 'the sequence CYCLEs within the column''s range: it wraps around instead of overflowing';
-COMMENT ON COLUMN storagelab.int_overflow.is_estimate IS 'current_value is an estimate (pg_stats bounds, or an index end with too many dead entries)';
+COMMENT ON COLUMN storagelab.int_overflow.evidence IS 'where current_value comes from: exact (sequence, index end), statistics (pg_stats bounds), estimate (an index end past too many dead entries); NULL when unknown';
 COMMENT ON COLUMN storagelab.int_overflow.growth_per_day IS 'recorded growth of current_value per day (least squares over the growth window)';
-COMMENT ON COLUMN storagelab.int_overflow.status IS 'ok, estimate, cycles, empty (no non-NULL value), unreadable (no privilege), locked (ACCESS EXCLUSIVE held elsewhere; skipped, not waited for), unavailable (dropped meanwhile, unlogged on a standby), no data (no sequence, index or statistics: ANALYZE or int_overflow_scan())';
+COMMENT ON COLUMN storagelab.int_overflow.status IS 'ok, estimate, cycles, empty (no non-NULL value), unreadable (no privilege: SELECT on the sequence or table, or pg_read_all_stats for sequences), locked (ACCESS EXCLUSIVE held elsewhere; skipped, not waited for), unavailable (dropped meanwhile, unlogged on a standby), no data (no sequence, index or statistics: ANALYZE or int_overflow_scan())';
 
 GRANT SELECT ON storagelab.int_overflow TO PUBLIC;
 
@@ -214,7 +223,7 @@ CREATE FUNCTION storagelab.int_overflow_scan(relation regclass)
 RETURNS TABLE (column_name name, column_type regtype,
                min_value numeric, max_value numeric,
                current_value numeric, limit_value numeric,
-               used_pct numeric, values_left numeric, risk text)
+               used_pct numeric, values_left numeric, severity text)
 LANGUAGE plpgsql VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -242,6 +251,12 @@ BEGIN
       USING ERRCODE = '42809',
             DETAIL = 'int_overflow_scan() scans tables, partitioned tables and materialized views.',
             HINT = 'Pass a table.';
+  END IF;
+  IF NOT has_table_privilege(relation, 'SELECT') THEN
+    RAISE EXCEPTION 'permission denied for table %', relation
+      USING ERRCODE = '42501',
+            DETAIL = 'int_overflow_scan() reads the whole table.',
+            HINT = 'Grant SELECT on the table, or the role pg_read_all_data, to the calling role.';
   END IF;
 
   FOR cols IN
@@ -283,7 +298,7 @@ BEGIN
     tmax := maxs[i];
     IF max_value IS NULL THEN
       current_value := NULL; limit_value := NULL; used_pct := NULL;
-      values_left := NULL; risk := NULL;
+      values_left := NULL; severity := NULL;
     ELSE
       IF greatest(min_value / tmin, 0) > greatest(max_value / tmax, 0) THEN
         current_value := min_value; limit_value := tmin;
@@ -292,9 +307,9 @@ BEGIN
       END IF;
       used_pct := round(greatest(current_value / limit_value, 0) * 100, 3);
       values_left := abs(limit_value - current_value);
-      risk := CASE
-                WHEN used_pct >= storagelab.setting('int_overflow.critical_pct')::numeric THEN 'critical'
-                WHEN used_pct >= storagelab.setting('int_overflow.warning_pct')::numeric THEN 'warning'
+      severity := CASE
+                WHEN used_pct >= storagelab_internal.setting('int_overflow.critical_pct')::numeric THEN 'critical'
+                WHEN used_pct >= storagelab_internal.setting('int_overflow.warning_pct')::numeric THEN 'warning'
                 ELSE 'ok' END;
     END IF;
     RETURN NEXT;
@@ -304,7 +319,7 @@ $$;
 COMMENT ON FUNCTION storagelab.int_overflow_scan(regclass) IS
   'exact min and max of every integer column of a table (partitions and inheritance children included) by scanning it once, with usage against the column type''s bounds; waits for its lock';
 
-CREATE FUNCTION storagelab.snapshot()
+CREATE FUNCTION storagelab.int_overflow_snapshot()
 RETURNS integer
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
@@ -312,30 +327,62 @@ AS $$
 DECLARE
   recorded integer;
 BEGIN
-  INSERT INTO storagelab.int_overflow_history AS h
+  PERFORM storagelab_internal.require_primary('int_overflow_snapshot()');
+  IF NOT (has_table_privilege('storagelab.int_overflow_history', 'INSERT')
+          AND has_table_privilege('storagelab.int_overflow_history', 'DELETE')) THEN
+    RAISE EXCEPTION 'permission denied to record int_overflow snapshots'
+      USING ERRCODE = 'insufficient_privilege',
+            DETAIL = 'int_overflow_snapshot() writes into storagelab.int_overflow_history.',
+            HINT = 'Grant pg_monitor to the calling role, or INSERT and DELETE on storagelab.int_overflow_history.';
+  END IF;
+  -- A second snapshot in one transaction (same now()) replaces the first.
+  DELETE FROM storagelab.int_overflow_history WHERE taken_at = now();
+  INSERT INTO storagelab.int_overflow_history
          (taken_at, schema_name, table_name, column_name,
-          sequence_schema, sequence_name, value, is_estimate)
+          sequence_schema, sequence_name, value, evidence)
   -- The view's rows without its projection: current_value is cur, and
-  -- is_estimate is NOT exact where cur is known.
+  -- evidence as the view computes it where cur is known.
   SELECT now(), m.nspname, m.relname, m.attname, sn.nspname, sc.relname,
-         m.cur, NOT m.exact
-    FROM storagelab.int_overflow_measurements() m
+         m.cur, CASE WHEN m.exact THEN 'exact'
+                     WHEN m.source = 'statistics' THEN 'statistics'
+                     ELSE 'estimate' END
+    FROM storagelab_internal.int_overflow_measurements() m
     LEFT JOIN pg_class sc ON sc.oid = m.seqid
     LEFT JOIN pg_namespace sn ON sn.oid = sc.relnamespace
-   WHERE m.cur IS NOT NULL
-  ON CONFLICT (schema_name, table_name, column_name, taken_at)
-  DO UPDATE SET value = excluded.value, is_estimate = excluded.is_estimate,
-                sequence_schema = excluded.sequence_schema,
-                sequence_name = excluded.sequence_name;
+   WHERE m.cur IS NOT NULL;
   GET DIAGNOSTICS recorded = ROW_COUNT;
 
   DELETE FROM storagelab.int_overflow_history
-   WHERE taken_at < now() - storagelab.setting('int_overflow.history_retention')::interval;
+   WHERE taken_at < now() - storagelab_internal.setting('int_overflow.history_retention')::interval;
 
   RETURN recorded;
 END
 $$;
-COMMENT ON FUNCTION storagelab.snapshot() IS
-  'records the current value of every int_overflow row in storagelab.int_overflow_history (for overflow_at) and deletes rows older than int_overflow.history_retention; returns the number of rows recorded; schedule it daily';
+COMMENT ON FUNCTION storagelab.int_overflow_snapshot() IS
+  'records the current value of every int_overflow row the caller can read in storagelab.int_overflow_history (for overflow_at), deletes rows older than int_overflow.history_retention; returns the rows recorded; schedule it daily';
 
-REVOKE EXECUTE ON FUNCTION storagelab.snapshot() FROM PUBLIC;
+-- The old name, for one version.
+CREATE FUNCTION storagelab.snapshot()
+RETURNS integer
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  RAISE NOTICE 'storagelab.snapshot() is deprecated: call storagelab.int_overflow_snapshot()'
+    USING DETAIL = 'The old name is removed in the next version.';
+  RETURN storagelab.int_overflow_snapshot();
+END
+$$;
+COMMENT ON FUNCTION storagelab.snapshot() IS
+  'deprecated: the old name of storagelab.int_overflow_snapshot(), removed in the next version';
+
+-- Who records snapshots: whoever may write the history (the owner, and
+-- members of pg_monitor: a monitoring agent's role, which reads every
+-- sequence's position through pg_read_all_stats and writes only into
+-- storagelab's own history table).  The function runs as its caller and
+-- checks that privilege first, so that a refusal says what to grant;
+-- pg_monitor gets exactly the table privileges it needs: INSERT, and DELETE
+-- by taken_at (past the retention, or this transaction's earlier
+-- snapshot), which needs SELECT on taken_at; never on the values.
+GRANT EXECUTE ON FUNCTION storagelab.int_overflow_snapshot(), storagelab.snapshot() TO PUBLIC;
+GRANT SELECT (taken_at), INSERT, DELETE ON storagelab.int_overflow_history TO pg_monitor;

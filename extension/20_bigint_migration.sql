@@ -16,7 +16,7 @@
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
-INSERT INTO storagelab.setting_defaults VALUES
+INSERT INTO storagelab_internal.setting_defaults VALUES
   ('bigint_migration.max_blocking_transaction_age', '1min',
    'generated migration scripts abort in their pre-flight check when another transaction older than this holds a lock on a table they convert'),
   ('bigint_migration.rewrite_mb_per_second', '50',

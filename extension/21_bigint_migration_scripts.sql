@@ -32,9 +32,9 @@ DECLARE
   est_bytes  numeric := 0;
   fk_bytes   numeric := 0;
   mbps       numeric;
-  lt         text := storagelab.setting('scripts.lock_timeout');
-  retries    int := storagelab.setting('scripts.lock_retries')::int;
-  max_age    text := storagelab.setting('bigint_migration.max_blocking_transaction_age');
+  lt         text := storagelab_internal.setting('scripts.lock_timeout');
+  retries    int := storagelab_internal.setting('scripts.lock_retries')::int;
+  max_age    text := storagelab_internal.setting('bigint_migration.max_blocking_transaction_age');
   n          int;
 BEGIN
   IF mode IS NULL THEN
@@ -48,7 +48,7 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Valid modes are ''blocking'' and ''online''.';
   END IF;
-  mbps := greatest(coalesce(nullif(storagelab.setting('bigint_migration.rewrite_mb_per_second'), '')::numeric, 50), 1);
+  mbps := greatest(coalesce(nullif(storagelab_internal.setting('bigint_migration.rewrite_mb_per_second'), '')::numeric, 50), 1);
 
   SELECT array_agg(x) INTO objs FROM storagelab.bigint_migration_group_objects(relations, column_names) x;
 
@@ -451,9 +451,9 @@ BEGIN
             HINT = 'Install the storagelab version that provides the int_overflow view.';
   END IF;
   FOR r IN EXECUTE
-    'SELECT o.relation, o.column_name, o.risk FROM storagelab.int_overflow o
-      WHERE o.risk IN (''warning'', ''critical'')
-      ORDER BY (o.risk = ''critical'') DESC, o.relation::text, o.column_name'
+    'SELECT o.relation, o.column_name, o.severity AS risk FROM storagelab.int_overflow o
+      WHERE o.severity IN (''warning'', ''critical'')
+      ORDER BY (o.severity = ''critical'') DESC, o.relation::text, o.column_name'
   LOOP
     IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = r.relation AND c.relkind IN ('r', 'p')) THEN
       CONTINUE;                                   -- sequences or views, if the view lists them

@@ -13,7 +13,7 @@
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
-INSERT INTO storagelab.setting_defaults VALUES
+INSERT INTO storagelab_internal.setting_defaults VALUES
   ('bigint_migration.backfill_batch_time', '200ms',
    'online migrations: how long each backfill batch should take (its copy statement; its row locks are held that long plus the COMMIT); the batch size in blocks is adapted after every batch; 0 = fixed batches of backfill_batch_blocks'),
   ('bigint_migration.backfill_batch_blocks', '64',
@@ -88,11 +88,11 @@ DECLARE
   s         text := '';
   x         text;
   mid       text;
-  lt        text := storagelab.setting('scripts.lock_timeout');
-  retries   int := storagelab.setting('scripts.lock_retries')::int;
-  batch     int := greatest(storagelab.setting('bigint_migration.backfill_batch_blocks')::int, 1);
-  btime     numeric := greatest(round(extract(epoch FROM storagelab.setting('bigint_migration.backfill_batch_time')::interval) * 1000), 0);
-  pause     text := storagelab.setting('bigint_migration.backfill_pause');
+  lt        text := storagelab_internal.setting('scripts.lock_timeout');
+  retries   int := storagelab_internal.setting('scripts.lock_retries')::int;
+  batch     int := greatest(storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int, 1);
+  btime     numeric := greatest(round(extract(epoch FROM storagelab_internal.setting('bigint_migration.backfill_batch_time')::interval) * 1000), 0);
+  pause     text := storagelab_internal.setting('bigint_migration.backfill_pause');
   blockers  text[] := '{}';
   -- converted columns
   c_rel     oid[] := '{}';

@@ -1,14 +1,15 @@
 -- storagelab install script, part 40: how varlena values are stored in
--- TOAST (issue 7): toast_census() (C, src/toast_profile.c), toast_profile(),
--- the bytea_storage view and storage_migration_script().
+-- TOAST: toast_profile() over the census storagelab_internal.toast_census()
+-- (C, src/toast_profile.c), the bytea_storage view and
+-- storage_migration_script().
 
-INSERT INTO storagelab.setting_defaults VALUES
+INSERT INTO storagelab_internal.setting_defaults VALUES
   ('toast.view_sample_rows', '1000',
    'rows storagelab.bytea_storage profiles per column (toast_profile''s sample_rows)');
 
 -- The C census.  Sizes and compression come from varlena headers and TOAST
 -- pointers; content types from a prefix of at most 1,024 bytes per value.
-CREATE FUNCTION storagelab.toast_census(
+CREATE FUNCTION storagelab_internal.toast_census(
     relation regclass, column_name name, sample_rows integer DEFAULT NULL,
     OUT rows_scanned bigint, OUT pages_scanned bigint, OUT pages_total bigint,
     OUT sampled boolean,
@@ -28,29 +29,32 @@ CREATE FUNCTION storagelab.toast_census(
 RETURNS record
 LANGUAGE C VOLATILE
 AS 'MODULE_PATHNAME', 'storagelab_toast_census';
-COMMENT ON FUNCTION storagelab.toast_census(regclass, name, integer) IS
+COMMENT ON FUNCTION storagelab_internal.toast_census(regclass, name, integer) IS
   'raw census of how a varlena column''s values are stored (read from heap pages and varlena headers); toast_profile() adds the advice';
-REVOKE EXECUTE ON FUNCTION storagelab.toast_census(regclass, name, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION storagelab.toast_census(regclass, name, integer) TO pg_stat_scan_tables;
+-- It checks in C that the caller has the privileges of pg_stat_scan_tables
+-- and may SELECT the table (42501 with a hint naming what is missing).
+GRANT EXECUTE ON FUNCTION storagelab_internal.toast_census(regclass, name, integer) TO PUBLIC;
 
--- toast_profile: the census, catalog facts and a recommendation.
+-- toast_profile: the census, catalog facts and advice.  The advice and its
+-- expected effect are at most 100 characters; the figures they rest on are
+-- the columns (large_values, large_incompressible, pglz_values, ...).
 CREATE FUNCTION storagelab.toast_profile(
     relation regclass, column_name name, sample_rows integer DEFAULT NULL)
 RETURNS TABLE (
-    rows_scanned bigint, pages_scanned bigint, pages_total bigint, sampled boolean,
-    null_values bigint, inline_uncompressed bigint, inline_short bigint,
-    inline_compressed bigint, external_uncompressed bigint, external_compressed bigint,
-    pglz_values bigint, lz4_values bigint,
+    advice text, expected_effect text,
+    storage text, compression text, effective_compression text,
+    evidence text, rows_scanned bigint, pages_scanned bigint, pages_total bigint,
+    large_values bigint, large_compressed bigint, large_incompressible bigint,
     raw_bytes bigint, stored_bytes bigint,
     compressed_raw_bytes bigint, compressed_stored_bytes bigint,
     compression_ratio numeric, compression_ratio_histogram jsonb,
-    large_values bigint, large_compressed bigint, large_incompressible bigint,
+    null_values bigint, inline_uncompressed bigint, inline_short bigint,
+    inline_compressed bigint, external_uncompressed bigint, external_compressed bigint,
+    pglz_values bigint, lz4_values bigint,
     sniffed_values bigint, unsniffed_values bigint, incompressible_values bigint,
     content_types jsonb, prefix_entropy numeric,
     toast_values_fetched bigint, toast_buffers_accessed bigint,
-    attstorage text, attcompression text, effective_compression text,
-    toast_relation regclass, toast_table_bytes bigint, toast_index_bytes bigint,
-    recommendation text, expected_effect text)
+    toast_relation regclass, toast_table_bytes bigint, toast_index_bytes bigint)
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
@@ -60,102 +64,85 @@ BEGIN
   RETURN QUERY
   WITH cat AS (
     SELECT CASE a.attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
-                             WHEN 'm' THEN 'main' WHEN 'p' THEN 'plain' END AS attstorage,
-           CASE a.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END AS attcompression,
+                             WHEN 'm' THEN 'main' WHEN 'p' THEN 'plain' END AS storage,
+           CASE a.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END AS compression,
            c.reltoastrelid
       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
      WHERE a.attrelid = $1 AND a.attname = $2 AND NOT a.attisdropped
   ), p AS (
     SELECT t.*, cat.*,
-           coalesce(cat.attcompression, current_setting('default_toast_compression')) AS eff_compression,
-           (SELECT string_agg(format('%s %s', k, v), ', ' ORDER BY v::bigint DESC, k)
-              FROM jsonb_each_text(t.content_types) AS j(k, v)) AS types_text
-      FROM storagelab.toast_census($1, $2, $3) t LEFT JOIN cat ON true
+           coalesce(cat.compression, current_setting('default_toast_compression')) AS eff_compression
+      FROM storagelab_internal.toast_census($1, $2, $3) t LEFT JOIN cat ON true
   )
-  SELECT p.rows_scanned, p.pages_scanned, p.pages_total, p.sampled,
-         p.null_values, p.inline_uncompressed, p.inline_short,
-         p.inline_compressed, p.external_uncompressed, p.external_compressed,
-         p.pglz_values, p.lz4_values, p.raw_bytes, p.stored_bytes,
+  SELECT a.advice, a.expected_effect,
+         p.storage, p.compression, p.eff_compression,
+         CASE WHEN p.sampled THEN 'sampled' ELSE 'exact' END,
+         p.rows_scanned, p.pages_scanned, p.pages_total,
+         p.large_values, p.large_compressed, p.large_incompressible,
+         p.raw_bytes, p.stored_bytes,
          p.compressed_raw_bytes, p.compressed_stored_bytes,
          round(p.compressed_raw_bytes::numeric / nullif(p.compressed_stored_bytes, 0), 2),
          jsonb_build_object('<=0.25', p.ratio_le_25, '0.25-0.50', p.ratio_le_50,
                             '0.50-0.75', p.ratio_le_75, '>0.75', p.ratio_gt_75),
-         p.large_values, p.large_compressed, p.large_incompressible,
+         p.null_values, p.inline_uncompressed, p.inline_short,
+         p.inline_compressed, p.external_uncompressed, p.external_compressed,
+         p.pglz_values, p.lz4_values,
          p.sniffed_values, p.unsniffed_values, p.incompressible_values,
          p.content_types, round(p.prefix_entropy::numeric, 2),
          p.toast_values_fetched, p.toast_buffers_accessed,
-         p.attstorage, p.attcompression, p.eff_compression,
          nullif(p.reltoastrelid, 0)::regclass,
          CASE WHEN p.reltoastrelid <> 0 THEN pg_relation_size(p.reltoastrelid) END,
-         CASE WHEN p.reltoastrelid <> 0 THEN pg_indexes_size(p.reltoastrelid) END,
-         a.recommendation, a.expected_effect
+         CASE WHEN p.reltoastrelid <> 0 THEN pg_indexes_size(p.reltoastrelid) END
     FROM p,
     LATERAL (
       SELECT CASE
         WHEN p.large_values = 0 THEN
-          'keep: no value reaches the ~2 kB TOAST threshold, so neither storage nor compression settings change anything'
-        WHEN p.attstorage IN ('extended', 'main')
+          'keep: no value reaches the ~2 kB TOAST threshold'
+        WHEN p.storage IN ('extended', 'main')
              AND p.large_incompressible >= 0.8 * p.large_values THEN
-          format('SET STORAGE EXTERNAL: %s of %s values over 2 kB are already compressed content (%s); '
-                 'every INSERT and UPDATE spends CPU trying to compress them again%s',
-                 p.large_incompressible, p.large_values, p.types_text,
-                 CASE WHEN p.large_compressed > 0
-                      THEN format(', and the %s that did compress must be decompressed from their start '
-                                  'to read any part of them (substr)', p.large_compressed)
-                      ELSE '' END)
-        WHEN p.attstorage = 'external'
+          'SET STORAGE EXTERNAL: most large values are compressed already (large_incompressible)'
+        WHEN p.storage = 'external'
              AND p.large_incompressible <= 0.2 * p.large_values THEN
-          format('SET STORAGE EXTENDED: %s of %s values over 2 kB show no sign of being compressed already '
-                 '(mean prefix entropy %s bits/byte), yet are stored uncompressed',
-                 p.large_values - p.large_incompressible, p.large_values,
-                 coalesce(round(p.prefix_entropy::numeric, 1)::text, 'unknown'))
-        WHEN p.attstorage IN ('extended', 'main') AND p.eff_compression = 'pglz'
+          'SET STORAGE EXTENDED: the large values look compressible but are stored uncompressed'
+        WHEN p.storage IN ('extended', 'main') AND p.eff_compression = 'pglz'
              AND p.lz4_available AND p.pglz_values > 0
              AND p.large_compressed >= 0.2 * p.large_values THEN
-          format('SET COMPRESSION lz4: %s values are compressed with pglz; lz4 compresses and '
-                 'decompresses several times faster at a similar ratio', p.pglz_values)
+          'SET COMPRESSION lz4: lz4 compresses and decompresses several times faster than pglz'
         ELSE
-          format('keep: %s of %s values over 2 kB are already compressed content, too mixed for a change',
-                 p.large_incompressible, p.large_values)
-        END AS recommendation,
+          'keep: the large values mix compressed and compressible content'
+        END AS advice,
         CASE
         WHEN p.large_values = 0 THEN 'none'
-        WHEN p.attstorage IN ('extended', 'main')
+        WHEN p.storage IN ('extended', 'main')
              AND p.large_incompressible >= 0.8 * p.large_values THEN
-          format('new values skip the compression attempt (INSERT/UPDATE CPU); substr(col, start, n) reads only '
-                 'the TOAST chunks it needs; %s; existing values change only when rewritten '
-                 '(storage_migration_script(..., rewrite_existing => true))',
-                 CASE WHEN p.compressed_raw_bytes = 0 THEN 'stored size unchanged (no value is stored compressed now)'
-                      ELSE format('stored size grows by about %s in this %s, what compression still saved',
-                                  pg_size_pretty(p.compressed_raw_bytes - p.compressed_stored_bytes),
-                                  CASE WHEN p.sampled THEN 'sample' ELSE 'table' END) END)
-        WHEN p.attstorage = 'external'
+          'writes skip compressing; substr() reads only its chunks; existing values change when rewritten'
+        WHEN p.storage = 'external'
              AND p.large_incompressible <= 0.2 * p.large_values THEN
-          'new values are compressed when that saves at least 25% (text, JSON and documents typically shrink 2-4x); '
-          'substr() on compressed values must decompress from the start'
-        WHEN p.attstorage IN ('extended', 'main') AND p.eff_compression = 'pglz'
+          'new values are compressed when that pays; substr() on them decompresses from the start'
+        WHEN p.storage IN ('extended', 'main') AND p.eff_compression = 'pglz'
              AND p.lz4_available AND p.pglz_values > 0
              AND p.large_compressed >= 0.2 * p.large_values THEN
-          'faster INSERT/UPDATE and reads of compressed values at about the same size; existing values keep pglz until rewritten'
+          'faster writes and reads of compressed values, similar size; existing values keep pglz'
         ELSE 'none'
         END AS expected_effect
     ) a;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.toast_profile(regclass, name, integer) IS
-  'how the values of one varlena column are stored (NULL, inline, compressed, out of line, method), sizes, content types by magic bytes, prefix entropy, and a storage recommendation; exact census when sample_rows is NULL';
-REVOKE EXECUTE ON FUNCTION storagelab.toast_profile(regclass, name, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION storagelab.toast_profile(regclass, name, integer) TO pg_stat_scan_tables;
+  'how the values of one varlena column are stored (NULL, inline, compressed, out of line, method), sizes, content types by magic bytes, prefix entropy, and storage advice; exact census when sample_rows is NULL; needs pg_stat_scan_tables and SELECT on the table';
+-- Executable by everyone: toast_census() checks pg_stat_scan_tables and
+-- SELECT on the table, and names what is missing.
+GRANT EXECUTE ON FUNCTION storagelab.toast_profile(regclass, name, integer) TO PUBLIC;
 
 -- toast_lock_nowait: ACCESS SHARE on a table, its TOAST table and TOAST
 -- index without waiting (bytea_storage skips what it cannot lock).
-CREATE FUNCTION storagelab.toast_lock_nowait(relation regclass) RETURNS text
+CREATE FUNCTION storagelab_internal.toast_lock_nowait(relation regclass) RETURNS text
 LANGUAGE C STRICT VOLATILE
 AS 'MODULE_PATHNAME', 'storagelab_toast_lock_nowait';
-COMMENT ON FUNCTION storagelab.toast_lock_nowait(regclass) IS
+COMMENT ON FUNCTION storagelab_internal.toast_lock_nowait(regclass) IS
   'takes ACCESS SHARE on a table, its TOAST table and TOAST index without waiting: ok (held to the end of the transaction), locked (another session holds a conflicting lock; nothing kept) or unavailable (dropped)';
-REVOKE EXECUTE ON FUNCTION storagelab.toast_lock_nowait(regclass) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION storagelab.toast_lock_nowait(regclass) TO pg_stat_scan_tables;
+-- Checks pg_stat_scan_tables and SELECT in C, as toast_census() does.
+GRANT EXECUTE ON FUNCTION storagelab_internal.toast_lock_nowait(regclass) TO PUBLIC;
 
 -- bytea_storage: every bytea column the caller may read, with catalog facts
 -- and a sampled profile.  Cost bound per column: toast_profile(..., N) with
@@ -168,50 +155,48 @@ GRANT EXECUTE ON FUNCTION storagelab.toast_lock_nowait(regclass) TO pg_stat_scan
 -- each lateral subquery a separate plan node, so the WHERE on l.status is a
 -- one-time filter that skips the call instead of filtering its result).
 CREATE VIEW storagelab.bytea_storage AS
-  SELECT n.nspname AS schema_name,
-         c.relname AS table_name,
+  SELECT c.oid::regclass AS relation,
          a.attname AS column_name,
-         c.oid::regclass AS relation,
+         p.advice,
          CASE a.attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
-                           WHEN 'm' THEN 'main' WHEN 'p' THEN 'plain' END AS attstorage,
-         CASE a.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END AS attcompression,
+                           WHEN 'm' THEN 'main' WHEN 'p' THEN 'plain' END AS storage,
          coalesce(CASE a.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END,
                   current_setting('default_toast_compression')) AS effective_compression,
-         c.reltuples::bigint AS estimated_rows,
-         CASE WHEN l.status = 'ok' THEN pg_relation_size(c.oid) END AS table_bytes,
-         CASE WHEN l.status = 'ok' THEN pg_size_pretty(pg_relation_size(c.oid)) END AS table_size,
-         nullif(c.reltoastrelid, 0)::regclass AS toast_relation,
          CASE WHEN l.status = 'ok'
               THEN coalesce(p.toast_table_bytes, 0) + coalesce(p.toast_index_bytes, 0) END AS toast_bytes,
          CASE WHEN l.status = 'ok'
-              THEN pg_size_pretty(coalesce(p.toast_table_bytes, 0) + coalesce(p.toast_index_bytes, 0)) END AS toast_size,
+              THEN pg_size_pretty(coalesce(p.toast_table_bytes, 0) + coalesce(p.toast_index_bytes, 0)) END AS toast_pretty,
+         CASE WHEN l.status = 'ok' THEN pg_relation_size(c.oid) END AS table_bytes,
+         CASE WHEN l.status = 'ok' THEN pg_size_pretty(pg_relation_size(c.oid)) END AS table_pretty,
+         p.evidence,
          p.rows_scanned AS sample_rows,
-         p.sampled,
+         p.large_values,
+         p.large_incompressible,
+         p.pglz_values,
+         p.lz4_values,
+         p.compression_ratio,
+         p.prefix_entropy,
+         l.status,
+         CASE a.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END AS compression,
+         c.reltuples::bigint AS estimated_rows,
+         nullif(c.reltoastrelid, 0)::regclass AS toast_relation,
          p.null_values,
          p.inline_uncompressed,
          p.inline_compressed,
          p.external_uncompressed,
          p.external_compressed,
-         p.pglz_values,
-         p.lz4_values,
          p.raw_bytes AS sample_raw_bytes,
          p.stored_bytes AS sample_stored_bytes,
-         p.compression_ratio,
-         p.large_values,
-         p.large_incompressible,
-         p.content_types,
-         p.prefix_entropy,
          p.unsniffed_values,
-         p.recommendation,
          p.expected_effect,
-         l.status
+         p.content_types
     FROM pg_class c
     JOIN pg_namespace n ON n.oid = c.relnamespace
     JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-   CROSS JOIN LATERAL (SELECT storagelab.toast_lock_nowait(c.oid) AS status OFFSET 0) l
+   CROSS JOIN LATERAL (SELECT storagelab_internal.toast_lock_nowait(c.oid) AS status OFFSET 0) l
     LEFT JOIN LATERAL (
           SELECT * FROM storagelab.toast_profile(
-                   c.oid, a.attname, storagelab.setting('toast.view_sample_rows')::integer)
+                   c.oid, a.attname, storagelab_internal.setting('toast.view_sample_rows')::integer)
            WHERE l.status = 'ok'
           OFFSET 0) p ON true
    WHERE a.atttypid = 'bytea'::regtype
@@ -223,42 +208,41 @@ CREATE VIEW storagelab.bytea_storage AS
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
      AND has_table_privilege(c.oid, 'SELECT');
 COMMENT ON VIEW storagelab.bytea_storage IS
-  'every bytea column the caller may SELECT from: catalog facts and a sampled toast_profile() (at most toast.view_sample_rows rows and value prefixes per column; a table locked by another session is reported with status locked, not waited for; unlogged tables are left out on a standby)';
-COMMENT ON COLUMN storagelab.bytea_storage.schema_name IS 'schema of the table';
-COMMENT ON COLUMN storagelab.bytea_storage.table_name IS 'table or materialized view (partitions are listed one by one)';
+  'every bytea column the caller may SELECT from: advice, sizes and a sampled toast_profile() (at most toast.view_sample_rows rows and value prefixes per column; a table locked by another session has status locked, not waited for; unlogged tables are left out on a standby); needs pg_stat_scan_tables';
+COMMENT ON COLUMN storagelab.bytea_storage.relation IS 'the table or materialized view (partitions are listed one by one)';
 COMMENT ON COLUMN storagelab.bytea_storage.column_name IS 'the bytea column';
-COMMENT ON COLUMN storagelab.bytea_storage.relation IS 'the table, as regclass (pass it to toast_profile or storage_migration_script)';
-COMMENT ON COLUMN storagelab.bytea_storage.attstorage IS 'storage strategy: extended, external, main or plain';
-COMMENT ON COLUMN storagelab.bytea_storage.attcompression IS 'compression method set on the column, NULL when default_toast_compression applies';
-COMMENT ON COLUMN storagelab.bytea_storage.effective_compression IS 'method new values get: attcompression, else default_toast_compression';
-COMMENT ON COLUMN storagelab.bytea_storage.estimated_rows IS 'pg_class.reltuples (-1: never analyzed)';
-COMMENT ON COLUMN storagelab.bytea_storage.table_bytes IS 'size of the table''s main fork in bytes (NULL when status is locked)';
-COMMENT ON COLUMN storagelab.bytea_storage.table_size IS 'table_bytes, pretty';
-COMMENT ON COLUMN storagelab.bytea_storage.toast_relation IS 'the TOAST table, NULL if none';
+COMMENT ON COLUMN storagelab.bytea_storage.advice IS 'SET STORAGE EXTERNAL / EXTENDED, SET COMPRESSION lz4, or keep, with the reason (figures in the other columns)';
+COMMENT ON COLUMN storagelab.bytea_storage.storage IS 'storage strategy: extended, external, main or plain';
+COMMENT ON COLUMN storagelab.bytea_storage.effective_compression IS 'method new values get: compression, else default_toast_compression';
 COMMENT ON COLUMN storagelab.bytea_storage.toast_bytes IS 'size of the TOAST table and its index in bytes (all columns of the table; NULL when status is locked)';
-COMMENT ON COLUMN storagelab.bytea_storage.toast_size IS 'toast_bytes, pretty';
-COMMENT ON COLUMN storagelab.bytea_storage.sample_rows IS 'rows profiled (all rows when sampled is false)';
-COMMENT ON COLUMN storagelab.bytea_storage.sampled IS 'true when only part of the table''s pages were read';
+COMMENT ON COLUMN storagelab.bytea_storage.toast_pretty IS 'toast_bytes, pg_size_pretty';
+COMMENT ON COLUMN storagelab.bytea_storage.table_bytes IS 'size of the table''s main fork in bytes (NULL when status is locked)';
+COMMENT ON COLUMN storagelab.bytea_storage.table_pretty IS 'table_bytes, pg_size_pretty';
+COMMENT ON COLUMN storagelab.bytea_storage.evidence IS 'sampled (part of the table''s pages read) or exact (all of them)';
+COMMENT ON COLUMN storagelab.bytea_storage.sample_rows IS 'rows profiled';
+COMMENT ON COLUMN storagelab.bytea_storage.large_values IS 'profiled values of at least ~2 kB (TOAST_TUPLE_THRESHOLD), the ones storage settings affect';
+COMMENT ON COLUMN storagelab.bytea_storage.large_incompressible IS 'large values whose content is already compressed (magic bytes) or has a high-entropy prefix';
+COMMENT ON COLUMN storagelab.bytea_storage.pglz_values IS 'profiled values compressed with pglz';
+COMMENT ON COLUMN storagelab.bytea_storage.lz4_values IS 'profiled values compressed with lz4';
+COMMENT ON COLUMN storagelab.bytea_storage.compression_ratio IS 'raw / stored bytes of the compressed profiled values';
+COMMENT ON COLUMN storagelab.bytea_storage.prefix_entropy IS 'mean Shannon entropy of value prefixes, bits per byte (8 = random)';
+COMMENT ON COLUMN storagelab.bytea_storage.status IS 'ok (profiled), locked (another session holds a conflicting lock such as ACCESS EXCLUSIVE: skipped, not waited for; profile and sizes NULL) or unavailable (dropped meanwhile)';
+COMMENT ON COLUMN storagelab.bytea_storage.compression IS 'compression method set on the column, NULL when default_toast_compression applies';
+COMMENT ON COLUMN storagelab.bytea_storage.estimated_rows IS 'pg_class.reltuples (-1: never analyzed)';
+COMMENT ON COLUMN storagelab.bytea_storage.toast_relation IS 'the TOAST table, NULL if none';
 COMMENT ON COLUMN storagelab.bytea_storage.null_values IS 'NULLs among the profiled rows';
 COMMENT ON COLUMN storagelab.bytea_storage.inline_uncompressed IS 'profiled values stored inline uncompressed (short and long header)';
 COMMENT ON COLUMN storagelab.bytea_storage.inline_compressed IS 'profiled values stored inline compressed';
 COMMENT ON COLUMN storagelab.bytea_storage.external_uncompressed IS 'profiled values stored out of line uncompressed';
 COMMENT ON COLUMN storagelab.bytea_storage.external_compressed IS 'profiled values stored out of line compressed';
-COMMENT ON COLUMN storagelab.bytea_storage.pglz_values IS 'profiled values compressed with pglz';
-COMMENT ON COLUMN storagelab.bytea_storage.lz4_values IS 'profiled values compressed with lz4';
 COMMENT ON COLUMN storagelab.bytea_storage.sample_raw_bytes IS 'sum of octet_length over the profiled values';
 COMMENT ON COLUMN storagelab.bytea_storage.sample_stored_bytes IS 'sum of pg_column_size over the profiled values';
-COMMENT ON COLUMN storagelab.bytea_storage.compression_ratio IS 'raw / stored bytes of the compressed profiled values';
-COMMENT ON COLUMN storagelab.bytea_storage.large_values IS 'profiled values of at least ~2 kB (TOAST_TUPLE_THRESHOLD), the ones storage settings affect';
-COMMENT ON COLUMN storagelab.bytea_storage.large_incompressible IS 'large values whose content is already compressed (magic bytes) or has a high-entropy prefix';
-COMMENT ON COLUMN storagelab.bytea_storage.content_types IS 'counts per content type detected from magic bytes of the first 1,024 bytes';
-COMMENT ON COLUMN storagelab.bytea_storage.prefix_entropy IS 'mean Shannon entropy of value prefixes, bits per byte (8 = random)';
 COMMENT ON COLUMN storagelab.bytea_storage.unsniffed_values IS 'out-of-line lz4 values not sniffed (a prefix would need the whole value)';
-COMMENT ON COLUMN storagelab.bytea_storage.recommendation IS 'SET STORAGE EXTERNAL / EXTENDED, SET COMPRESSION lz4, or keep, with the reason';
-COMMENT ON COLUMN storagelab.bytea_storage.expected_effect IS 'what the recommendation would change';
-COMMENT ON COLUMN storagelab.bytea_storage.status IS 'ok (profiled), locked (another session holds a conflicting lock such as ACCESS EXCLUSIVE: skipped, not waited for; profile and sizes NULL) or unavailable (dropped meanwhile)';
-REVOKE ALL ON storagelab.bytea_storage FROM PUBLIC;
-GRANT SELECT ON storagelab.bytea_storage TO pg_stat_scan_tables;
+COMMENT ON COLUMN storagelab.bytea_storage.expected_effect IS 'what following the advice would change';
+COMMENT ON COLUMN storagelab.bytea_storage.content_types IS 'counts per content type detected from magic bytes of the first 1,024 bytes';
+-- Everyone may query it; toast_lock_nowait() refuses (42501, with a hint)
+-- a caller without the privileges of pg_stat_scan_tables.
+GRANT SELECT ON storagelab.bytea_storage TO PUBLIC;
 
 -- storage_migration_script: SET STORAGE (and SET COMPRESSION) per table of
 -- an inheritance/partition tree, with lock_timeout and retries, and an
@@ -276,8 +260,8 @@ DECLARE
   words       text[];
   target      text;            -- external | extended | main
   method      text;            -- pglz | lz4 | NULL (unchanged)
-  lock_to     text := storagelab.setting('scripts.lock_timeout');
-  retries     int  := storagelab.setting('scripts.lock_retries')::int;
+  lock_to     text := storagelab_internal.setting('scripts.lock_timeout');
+  retries     int  := storagelab_internal.setting('scripts.lock_retries')::int;
   typ         text;
   rewrite_expr text;
   rewrite_cond text;

@@ -1,5 +1,5 @@
 -- storagelab install script, part 50: bytes lost to oversized column types
--- and to column order (issue 8).
+-- and to column order.
 --
 --   storagelab.column_waste        one row per column whose type is wider
 --                                  than its data (from pg_stats, or exact
@@ -7,44 +7,46 @@
 --   storagelab.alignment_padding   one row per table whose column order
 --                                  wastes alignment padding
 --   storagelab.column_profile(t)   one exact pass over t for all its columns;
---                                  results in storagelab.column_profiles
+--                                  results in storagelab_internal.column_profiles
 --
--- The views read only catalogs, pg_statistic and storagelab.column_profiles
--- (never a table); the row model is in src/column_layout.c.
+-- The views read only catalogs, pg_statistic and
+-- storagelab_internal.column_profiles (never a table); the row model is in
+-- src/column_layout.c.  Everything but the two views and column_profile() is
+-- in storagelab_internal.
 
 -- Layout model (src/column_layout.c).
-CREATE TYPE storagelab.tuple_layout AS (
+CREATE TYPE storagelab_internal.tuple_layout AS (
   tuple_bytes   float8,
   padding_bytes float8,
   size_varies   boolean
 );
-COMMENT ON TYPE storagelab.tuple_layout IS
+COMMENT ON TYPE storagelab_internal.tuple_layout IS
   'result of heap_tuple_bytes(): expected bytes per tuple on a page, the padding among them, whether tuple sizes vary';
 
-CREATE FUNCTION storagelab.heap_tuple_bytes(
+CREATE FUNCTION storagelab_internal.heap_tuple_bytes(
   lens int2[], aligns "char"[], storages "char"[],
   widths float8[], null_fracs float8[], width_spreads float8[], sort_keys int4[],
   replace_index int4, replace_len int2, replace_align "char", replace_storage "char",
   replace_width float8, replace_key int4)
-RETURNS storagelab.tuple_layout
+RETURNS storagelab_internal.tuple_layout
 AS 'MODULE_PATHNAME', 'storagelab_heap_tuple_bytes'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION storagelab.heap_tuple_bytes(int2[], "char"[], "char"[], float8[], float8[], float8[], int4[], int4, int2, "char", "char", float8, int4) IS
+COMMENT ON FUNCTION storagelab_internal.heap_tuple_bytes(int2[], "char"[], "char"[], float8[], float8[], float8[], int4[], int4, int2, "char", "char", float8, int4) IS
   'expected bytes a heap tuple takes on a page (MAXALIGN''d, without line pointer), how many of them are alignment padding, and whether tuple sizes vary, from per-column typlen, typalign, typstorage, average stored width, null fraction and width spread (standard deviation; -1 unknown), in attnum order or, with sort_keys, in key order leaving out negative keys; replace_index lays one column out with another type''s storage (replace_len, _align, _storage, _width, _key); NULL arrays give NULL';
 
-CREATE FUNCTION storagelab.heap_pages(tuples float8, tuple_bytes float8, fillfactor int4,
+CREATE FUNCTION storagelab_internal.heap_pages(tuples float8, tuple_bytes float8, fillfactor int4,
                                       size_varies boolean)
 RETURNS int8
 AS 'MODULE_PATHNAME', 'storagelab_heap_pages'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION storagelab.heap_pages(float8, float8, int4, boolean) IS
+COMMENT ON FUNCTION storagelab_internal.heap_pages(float8, float8, int4, boolean) IS
   'pages a freshly written heap of that many tuples of tuple_bytes each (on average) takes: page header, line pointers, fillfactor reserve (NULL: 100), and for tuples of varying size half a tuple left free per page';
 
 -- Results of column_profile().  Not registered with pg_extension_config_dump:
 -- the rows are keyed by table OID and attnum, which a restore does not keep,
 -- and they describe data as it was when profiled; run column_profile() again
 -- after a restore.
-CREATE TABLE storagelab.column_profiles (
+CREATE TABLE storagelab_internal.column_profiles (
   relid             oid NOT NULL,
   attnum            int2 NOT NULL,
   attname           name NOT NULL,
@@ -62,51 +64,51 @@ CREATE TABLE storagelab.column_profiles (
   width_stddev      float8,
   PRIMARY KEY (relid, attnum)
 );
-COMMENT ON TABLE storagelab.column_profiles IS
+COMMENT ON TABLE storagelab_internal.column_profiles IS
   'exact per-column facts written by storagelab.column_profile(); used by column_waste and alignment_padding instead of pg_stats while the column keeps its name and type; not dumped by pg_dump (OIDs do not survive a restore)';
-COMMENT ON COLUMN storagelab.column_profiles.relid IS 'OID of the profiled table';
-COMMENT ON COLUMN storagelab.column_profiles.attnum IS 'column number';
-COMMENT ON COLUMN storagelab.column_profiles.attname IS 'column name when profiled (a renamed column is profiled again)';
-COMMENT ON COLUMN storagelab.column_profiles.atttypid IS 'column type when profiled (a retyped column is profiled again)';
-COMMENT ON COLUMN storagelab.column_profiles.atttypmod IS 'column typmod when profiled';
-COMMENT ON COLUMN storagelab.column_profiles.profiled_at IS 'when the pass ran';
-COMMENT ON COLUMN storagelab.column_profiles.row_count IS 'rows the pass saw';
-COMMENT ON COLUMN storagelab.column_profiles.null_count IS 'NULLs in the column';
-COMMENT ON COLUMN storagelab.column_profiles.avg_width IS 'average stored width of non-NULL values in bytes (pg_column_size), variable-width types only';
-COMMENT ON COLUMN storagelab.column_profiles.min_value IS 'smallest value: integer and numeric columns, and text columns holding only integers';
-COMMENT ON COLUMN storagelab.column_profiles.max_value IS 'largest value, as min_value';
-COMMENT ON COLUMN storagelab.column_profiles.all_integers IS 'numeric columns: every value is an integer';
-COMMENT ON COLUMN storagelab.column_profiles.text_kind IS 'text, varchar and char(n) columns: uuid, integer, boolean, date, timestamp or timestamptz when every value is one; NULL otherwise';
-COMMENT ON COLUMN storagelab.column_profiles.width_stddev IS 'standard deviation of the stored width of non-NULL values, variable-width types only';
-COMMENT ON COLUMN storagelab.column_profiles.trimmed_avg_width IS 'char(n) columns: average stored width without the blank padding (as varchar), in bytes';
+COMMENT ON COLUMN storagelab_internal.column_profiles.relid IS 'OID of the profiled table';
+COMMENT ON COLUMN storagelab_internal.column_profiles.attnum IS 'column number';
+COMMENT ON COLUMN storagelab_internal.column_profiles.attname IS 'column name when profiled (a renamed column is profiled again)';
+COMMENT ON COLUMN storagelab_internal.column_profiles.atttypid IS 'column type when profiled (a retyped column is profiled again)';
+COMMENT ON COLUMN storagelab_internal.column_profiles.atttypmod IS 'column typmod when profiled';
+COMMENT ON COLUMN storagelab_internal.column_profiles.profiled_at IS 'when the pass ran';
+COMMENT ON COLUMN storagelab_internal.column_profiles.row_count IS 'rows the pass saw';
+COMMENT ON COLUMN storagelab_internal.column_profiles.null_count IS 'NULLs in the column';
+COMMENT ON COLUMN storagelab_internal.column_profiles.avg_width IS 'average stored width of non-NULL values in bytes (pg_column_size), variable-width types only';
+COMMENT ON COLUMN storagelab_internal.column_profiles.min_value IS 'smallest value: integer and numeric columns, and text columns holding only integers';
+COMMENT ON COLUMN storagelab_internal.column_profiles.max_value IS 'largest value, as min_value';
+COMMENT ON COLUMN storagelab_internal.column_profiles.all_integers IS 'numeric columns: every value is an integer';
+COMMENT ON COLUMN storagelab_internal.column_profiles.text_kind IS 'text, varchar and char(n) columns: uuid, integer, boolean, date, timestamp or timestamptz when every value is one; NULL otherwise';
+COMMENT ON COLUMN storagelab_internal.column_profiles.width_stddev IS 'standard deviation of the stored width of non-NULL values, variable-width types only';
+COMMENT ON COLUMN storagelab_internal.column_profiles.trimmed_avg_width IS 'char(n) columns: average stored width without the blank padding (as varchar), in bytes';
 
 -- text_kind(value): the kind a text value is written as (src/column_profile.c);
 -- column_profile() applies it to every value, the views to the values
 -- ANALYZE sampled.
-CREATE FUNCTION storagelab.text_kind(value text)
+CREATE FUNCTION storagelab_internal.text_kind(value text)
 RETURNS text
 AS 'MODULE_PATHNAME', 'storagelab_text_kind'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION storagelab.text_kind(text) IS
+COMMENT ON FUNCTION storagelab_internal.text_kind(text) IS
   'uuid, integer (no leading zeros, at most 20 bytes), boolean (t f true false y n yes no, any case), date (YYYY-MM-DD), timestamp (date, space or T, HH:MM[:SS[.ffffff]]) or timestamptz (the same with Z or +HH[[:]MM]) when the value is written as one; NULL otherwise';
 
 -- column_profile_scan(relation): the pass itself (src/column_profile.c).
-CREATE FUNCTION storagelab.column_profile_scan(relation regclass,
+CREATE FUNCTION storagelab_internal.column_profile_scan(relation regclass,
   OUT attnum int2, OUT row_count int8, OUT null_count int8, OUT avg_width float8,
   OUT min_value numeric, OUT max_value numeric, OUT all_integers boolean,
   OUT text_kind text, OUT trimmed_avg_width float8, OUT width_stddev float8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'storagelab_column_profile_scan'
 LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION storagelab.column_profile_scan(regclass) IS
+COMMENT ON FUNCTION storagelab_internal.column_profile_scan(regclass) IS
   'one MVCC pass over an ordinary table returning per live column: rows, NULLs, average stored width (variable width), bounds (integers, numerics, integer-holding text), whether a numeric holds only integers, the text kind shared by every value, char(n) width without padding; writes nothing (column_profile() stores the result)';
 
 -- The catalog walk (src/column_stats.c): pg_class, pg_attribute,
--- pg_statistic and storagelab.column_profiles read once each, in the order
+-- pg_statistic and storagelab_internal.column_profiles read once each, in the order
 -- of their (relid, ...) indexes, with pg_stats's visibility rule.  Three
 -- outputs of the same walk: per column (column_facts), per table
 -- (alignment_padding), per column a type rule applies to (column_waste).
-CREATE FUNCTION storagelab.column_statistics(
+CREATE FUNCTION storagelab_internal.column_statistics(
   OUT relid oid, OUT reltuples float8, OUT relpages int4, OUT fillfactor int4,
   OUT attnum int2, OUT attname name, OUT attisdropped boolean, OUT atttypid oid,
   OUT atttypmod int4, OUT attlen int2, OUT attalign "char", OUT attstorage "char",
@@ -120,10 +122,10 @@ CREATE FUNCTION storagelab.column_statistics(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'storagelab_column_statistics'
 LANGUAGE C STABLE ROWS 100000;
-COMMENT ON FUNCTION storagelab.column_statistics() IS
+COMMENT ON FUNCTION storagelab_internal.column_statistics() IS
   'one row per column (dropped ones included) of every ordinary table outside the system, TOAST, temporary and storagelab schemas whose every live column the caller may SELECT (what pg_stats would show), in (relid, attnum) order: the columns of column_facts, with protected_because only for identity, generated and inherited columns; facts from a current column_profiles row, else from the table''s own pg_statistic row (null fraction, width, and from the sample the width spread, bounds, integrality, text kind, unpadded width); no facts under active row-level security; reads catalogs only';
 
-CREATE FUNCTION storagelab.table_layouts(
+CREATE FUNCTION storagelab_internal.table_layouts(
   OUT relid oid, OUT tuples float8, OUT missing_facts boolean, OUT all_exact boolean,
   OUT current_order name[], OUT suggested_order name[], OUT row_bytes float8,
   OUT padding_bytes float8, OUT suggested_row_bytes float8, OUT pages_now int8,
@@ -131,10 +133,10 @@ CREATE FUNCTION storagelab.table_layouts(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'storagelab_table_layouts'
 LANGUAGE C STABLE ROWS 10000;
-COMMENT ON FUNCTION storagelab.table_layouts() IS
+COMMENT ON FUNCTION storagelab_internal.table_layouts() IS
   'one row per table column_statistics() lists that has a live column: rows to estimate for (reltuples, else the rows column_profile() saw; NULL unknown), whether a live column has no facts, whether all are exact, the live columns in current and suggested order, and, when every column has facts and the row count is known, the expected row bytes and padding now, row bytes in the suggested order, and the heap pages of both when freshly written';
 
-CREATE FUNCTION storagelab.column_candidates(skip_relids oid[], skip_attnums int2[],
+CREATE FUNCTION storagelab_internal.column_candidates(skip_relids oid[], skip_attnums int2[],
   OUT relid oid, OUT attnum int2, OUT attname name, OUT atttypid oid, OUT atttypmod int4,
   OUT attnotnull boolean, OUT source text, OUT null_frac float8, OUT profiled_at timestamptz,
   OUT tuples float8, OUT rule int4, OUT lo numeric, OUT hi numeric,
@@ -143,12 +145,12 @@ CREATE FUNCTION storagelab.column_candidates(skip_relids oid[], skip_attnums int
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'storagelab_column_candidates'
 LANGUAGE C STABLE ROWS 10000;
-COMMENT ON FUNCTION storagelab.column_candidates(oid[], int2[]) IS
+COMMENT ON FUNCTION storagelab_internal.column_candidates(oid[], int2[]) IS
   'one row per int4, int8, numeric, text, varchar or char(n) column (not dropped, identity, generated or inherited, and not one of the (skip_relids[i], skip_attnums[i]) pairs) of the tables column_statistics() lists that has no facts (rule NULL) or to which a column_waste rule applies (rule 1-13, see the view): the bounds the rule used, the suggested type and the reason in words, the bytes per row the change saves in the current order and in the suggested one, and the heap pages it saves (NULL when the row count is unknown)';
 
 -- Columns never narrowed because keys stay wide on purpose: primary keys,
 -- both sides of foreign keys, sequence-fed columns.
-CREATE VIEW storagelab.protected_columns AS
+CREATE VIEW storagelab_internal.protected_columns AS
 SELECT relid, attnum, min(why) AS why
   FROM (
   SELECT conrelid AS relid, unnest(conkey) AS attnum,
@@ -177,18 +179,18 @@ SELECT relid, attnum, min(why) AS why
      AND d.refobjsubid > 0 AND d.deptype IN ('a', 'i')
   ) p
  GROUP BY relid, attnum;
-COMMENT ON VIEW storagelab.protected_columns IS
+COMMENT ON VIEW storagelab_internal.protected_columns IS
   'columns column_waste never suggests narrowing: primary keys, foreign keys on either side, columns fed by or owning a sequence (from pg_constraint, pg_attrdef and pg_depend)';
-COMMENT ON COLUMN storagelab.protected_columns.relid IS 'table OID';
-COMMENT ON COLUMN storagelab.protected_columns.attnum IS 'column number';
-COMMENT ON COLUMN storagelab.protected_columns.why IS 'primary key, foreign key, referenced by a foreign key, sequence default or owns a sequence (the first in that order)';
+COMMENT ON COLUMN storagelab_internal.protected_columns.relid IS 'table OID';
+COMMENT ON COLUMN storagelab_internal.protected_columns.attnum IS 'column number';
+COMMENT ON COLUMN storagelab_internal.protected_columns.why IS 'primary key, foreign key, referenced by a foreign key, sequence default or owns a sequence (the first in that order)';
 
 -- column_facts: one row per attribute (dropped ones included) of every
 -- ordinary table the caller may read, with what the layout model and the
 -- type rules need, from column_profiles when current, else pg_statistic.
 -- Like pg_stats, it hides statistics of tables under active row security
 -- and of columns the caller may not read (such tables are left out).
-CREATE VIEW storagelab.column_facts AS
+CREATE VIEW storagelab_internal.column_facts AS
 SELECT a.relid, a.reltuples, a.relpages, a.fillfactor, a.attnum, a.attname, a.attisdropped,
        a.atttypid, a.atttypmod, a.attlen, a.attalign, a.attstorage, a.attnotnull, a.order_key,
        CASE WHEN a.attisdropped THEN NULL
@@ -197,41 +199,41 @@ SELECT a.relid, a.reltuples, a.relpages, a.fillfactor, a.attnum, a.attname, a.at
        a.profile_min, a.profile_max, a.profile_all_integers, a.profile_text_kind,
        a.profile_trimmed_avg_width, a.sample_min, a.sample_max, a.sample_all_integers,
        a.sample_text_kind, a.sample_trimmed_avg_width, a.width_spread
-  FROM storagelab.column_statistics() a
-  LEFT JOIN storagelab.protected_columns p ON p.relid = a.relid AND p.attnum = a.attnum;
-COMMENT ON VIEW storagelab.column_facts IS
-  'per column of every ordinary table whose every live column the caller may SELECT (what pg_stats would show of it): layout facts (typlen, typalign, typstorage, NOT NULL, null fraction, average width) and the data facts the type rules use, from storagelab.column_profiles when current, else pg_statistic (none under active row-level security); why a column is protected from narrowing';
-COMMENT ON COLUMN storagelab.column_facts.relid IS 'table OID';
-COMMENT ON COLUMN storagelab.column_facts.reltuples IS 'pg_class.reltuples (-1: never vacuumed or analyzed)';
-COMMENT ON COLUMN storagelab.column_facts.relpages IS 'pg_class.relpages';
-COMMENT ON COLUMN storagelab.column_facts.fillfactor IS 'fillfactor storage parameter (NULL: default 100)';
-COMMENT ON COLUMN storagelab.column_facts.attnum IS 'column number';
-COMMENT ON COLUMN storagelab.column_facts.attname IS 'column name';
-COMMENT ON COLUMN storagelab.column_facts.attisdropped IS 'dropped column (stored as NULL once the table is rewritten)';
-COMMENT ON COLUMN storagelab.column_facts.atttypid IS 'column type';
-COMMENT ON COLUMN storagelab.column_facts.atttypmod IS 'column typmod';
-COMMENT ON COLUMN storagelab.column_facts.attlen IS 'typlen (-1: varlena)';
-COMMENT ON COLUMN storagelab.column_facts.attalign IS 'typalign';
-COMMENT ON COLUMN storagelab.column_facts.attstorage IS 'storage strategy (p: never a 1-byte varlena header)';
-COMMENT ON COLUMN storagelab.column_facts.attnotnull IS 'NOT NULL constraint';
-COMMENT ON COLUMN storagelab.column_facts.order_key IS 'sort key of the suggested column order (alignment class, NOT NULL first, position)';
-COMMENT ON COLUMN storagelab.column_facts.protected_because IS 'why no narrower type is ever suggested: primary key, foreign key, referenced by a foreign key, identity, sequence default, owns a sequence, generated, inherited; NULL when not protected';
-COMMENT ON COLUMN storagelab.column_facts.source IS 'exact (column_profile) or statistics (pg_statistic); NULL: no facts (never analyzed)';
-COMMENT ON COLUMN storagelab.column_facts.profiled_at IS 'when column_profile() saw the column; NULL when the facts come from statistics';
-COMMENT ON COLUMN storagelab.column_facts.profiled_rows IS 'rows column_profile() saw';
-COMMENT ON COLUMN storagelab.column_facts.null_frac IS 'fraction of rows where the column is NULL (dropped columns: 1)';
-COMMENT ON COLUMN storagelab.column_facts.avg_width IS 'stored bytes of a non-NULL value: typlen, or the average varlena size with its header';
-COMMENT ON COLUMN storagelab.column_facts.profile_min IS 'exact smallest value (integer, numeric, integer-holding text)';
-COMMENT ON COLUMN storagelab.column_facts.profile_max IS 'exact largest value';
-COMMENT ON COLUMN storagelab.column_facts.profile_all_integers IS 'numeric: every value is an integer (exact)';
-COMMENT ON COLUMN storagelab.column_facts.profile_text_kind IS 'text kind shared by every value (exact)';
-COMMENT ON COLUMN storagelab.column_facts.profile_trimmed_avg_width IS 'char(n): average width without blank padding (exact)';
-COMMENT ON COLUMN storagelab.column_facts.sample_min IS 'smallest value in the pg_statistic sample (integer, numeric, integer-holding text)';
-COMMENT ON COLUMN storagelab.column_facts.sample_max IS 'largest value in the sample';
-COMMENT ON COLUMN storagelab.column_facts.sample_all_integers IS 'numeric: every sampled value is an integer';
-COMMENT ON COLUMN storagelab.column_facts.sample_text_kind IS 'text kind shared by every sampled value';
-COMMENT ON COLUMN storagelab.column_facts.sample_trimmed_avg_width IS 'char(n): average width without blank padding in the sample';
-COMMENT ON COLUMN storagelab.column_facts.width_spread IS 'standard deviation of the stored width (0: fixed; -1: unknown, the layout model then takes the offset after the column as uniformly distributed)';
+  FROM storagelab_internal.column_statistics() a
+  LEFT JOIN storagelab_internal.protected_columns p ON p.relid = a.relid AND p.attnum = a.attnum;
+COMMENT ON VIEW storagelab_internal.column_facts IS
+  'per column of every ordinary table whose every live column the caller may SELECT (what pg_stats would show of it): layout facts (typlen, typalign, typstorage, NOT NULL, null fraction, average width) and the data facts the type rules use, from storagelab_internal.column_profiles when current, else pg_statistic (none under active row-level security); why a column is protected from narrowing';
+COMMENT ON COLUMN storagelab_internal.column_facts.relid IS 'table OID';
+COMMENT ON COLUMN storagelab_internal.column_facts.reltuples IS 'pg_class.reltuples (-1: never vacuumed or analyzed)';
+COMMENT ON COLUMN storagelab_internal.column_facts.relpages IS 'pg_class.relpages';
+COMMENT ON COLUMN storagelab_internal.column_facts.fillfactor IS 'fillfactor storage parameter (NULL: default 100)';
+COMMENT ON COLUMN storagelab_internal.column_facts.attnum IS 'column number';
+COMMENT ON COLUMN storagelab_internal.column_facts.attname IS 'column name';
+COMMENT ON COLUMN storagelab_internal.column_facts.attisdropped IS 'dropped column (stored as NULL once the table is rewritten)';
+COMMENT ON COLUMN storagelab_internal.column_facts.atttypid IS 'column type';
+COMMENT ON COLUMN storagelab_internal.column_facts.atttypmod IS 'column typmod';
+COMMENT ON COLUMN storagelab_internal.column_facts.attlen IS 'typlen (-1: varlena)';
+COMMENT ON COLUMN storagelab_internal.column_facts.attalign IS 'typalign';
+COMMENT ON COLUMN storagelab_internal.column_facts.attstorage IS 'storage strategy (p: never a 1-byte varlena header)';
+COMMENT ON COLUMN storagelab_internal.column_facts.attnotnull IS 'NOT NULL constraint';
+COMMENT ON COLUMN storagelab_internal.column_facts.order_key IS 'sort key of the suggested column order (alignment class, NOT NULL first, position)';
+COMMENT ON COLUMN storagelab_internal.column_facts.protected_because IS 'why no narrower type is ever suggested: primary key, foreign key, referenced by a foreign key, identity, sequence default, owns a sequence, generated, inherited; NULL when not protected';
+COMMENT ON COLUMN storagelab_internal.column_facts.source IS 'exact (column_profile) or statistics (pg_statistic); NULL: no facts (never analyzed)';
+COMMENT ON COLUMN storagelab_internal.column_facts.profiled_at IS 'when column_profile() saw the column; NULL when the facts come from statistics';
+COMMENT ON COLUMN storagelab_internal.column_facts.profiled_rows IS 'rows column_profile() saw';
+COMMENT ON COLUMN storagelab_internal.column_facts.null_frac IS 'fraction of rows where the column is NULL (dropped columns: 1)';
+COMMENT ON COLUMN storagelab_internal.column_facts.avg_width IS 'stored bytes of a non-NULL value: typlen, or the average varlena size with its header';
+COMMENT ON COLUMN storagelab_internal.column_facts.profile_min IS 'exact smallest value (integer, numeric, integer-holding text)';
+COMMENT ON COLUMN storagelab_internal.column_facts.profile_max IS 'exact largest value';
+COMMENT ON COLUMN storagelab_internal.column_facts.profile_all_integers IS 'numeric: every value is an integer (exact)';
+COMMENT ON COLUMN storagelab_internal.column_facts.profile_text_kind IS 'text kind shared by every value (exact)';
+COMMENT ON COLUMN storagelab_internal.column_facts.profile_trimmed_avg_width IS 'char(n): average width without blank padding (exact)';
+COMMENT ON COLUMN storagelab_internal.column_facts.sample_min IS 'smallest value in the pg_statistic sample (integer, numeric, integer-holding text)';
+COMMENT ON COLUMN storagelab_internal.column_facts.sample_max IS 'largest value in the sample';
+COMMENT ON COLUMN storagelab_internal.column_facts.sample_all_integers IS 'numeric: every sampled value is an integer';
+COMMENT ON COLUMN storagelab_internal.column_facts.sample_text_kind IS 'text kind shared by every sampled value';
+COMMENT ON COLUMN storagelab_internal.column_facts.sample_trimmed_avg_width IS 'char(n): average width without blank padding in the sample';
+COMMENT ON COLUMN storagelab_internal.column_facts.width_spread IS 'standard deviation of the stored width (0: fixed; -1: unknown, the layout model then takes the offset after the column as uniformly distributed)';
 
 -- alignment_padding: tables whose column order wastes space.  "Now" is the
 -- table rewritten in its current order (dropped columns stored as NULL, as
@@ -242,45 +244,48 @@ COMMENT ON COLUMN storagelab.column_facts.width_spread IS 'standard deviation of
 -- the number of columns.
 CREATE VIEW storagelab.alignment_padding AS
 SELECT relid::pg_catalog.regclass AS relation,
-       round(row_bytes::numeric, 2) AS current_row_bytes,
-       round(padding_bytes::numeric, 2) AS padding_bytes_per_row,
-       suggested_order,
-       round((row_bytes - suggested_row_bytes)::numeric, 2) AS saved_bytes_per_row,
-       (pages_now - pages_after) * current_setting('block_size')::int8 AS estimated_saved_bytes,
+       (pages_now - pages_after) * current_setting('block_size')::int8 AS saved_bytes,
        pg_catalog.pg_size_pretty((pages_now - pages_after) * current_setting('block_size')::int8)
-         AS estimated_saved_pretty,
-       current_order,
-       round(suggested_row_bytes::numeric, 2) AS suggested_row_bytes,
-       CASE WHEN row_bytes IS NOT NULL THEN tuples::int8 END AS estimated_rows,
-       pages_now AS estimated_pages_now,
-       pages_after AS estimated_pages_after,
-       CASE WHEN row_bytes IS NULL THEN NULL
-            WHEN all_exact THEN 'exact' ELSE 'statistics' END AS confidence,
-       CASE WHEN row_bytes IS NOT NULL THEN 'ok'
+         AS saved_pretty,
+       round((row_bytes - suggested_row_bytes)::numeric, 2) AS saved_bytes_per_row,
+       CASE WHEN row_bytes IS NOT NULL
+            THEN 'rebuild with the columns in suggested_order'
             -- never analyzed: the order can be judged from the catalog, its
             -- cost cannot
-            ELSE 'not analyzed: run ANALYZE or storagelab.column_profile()' END AS status
-  FROM storagelab.table_layouts()
+            ELSE 'not analyzed: run ANALYZE or storagelab.column_profile()' END AS advice,
+       CASE WHEN row_bytes IS NULL THEN NULL
+            WHEN all_exact THEN 'exact' ELSE 'statistics' END AS evidence,
+       round(row_bytes::numeric, 2) AS row_bytes,
+       round(padding_bytes::numeric, 2) AS padding_bytes_per_row,
+       round(suggested_row_bytes::numeric, 2) AS suggested_row_bytes,
+       CASE WHEN row_bytes IS NOT NULL THEN tuples::int8 END AS estimated_rows,
+       pages_now,
+       pages_after,
+       CASE WHEN row_bytes IS NOT NULL THEN 'ok' ELSE 'not analyzed' END AS status,
+       suggested_order,
+       current_order
+  FROM storagelab_internal.table_layouts()
  -- sizes are there when every column has facts and the row count is known
  WHERE CASE WHEN row_bytes IS NOT NULL
             THEN round((row_bytes - suggested_row_bytes)::numeric, 2) > 0
             ELSE tuples IS DISTINCT FROM 0 AND suggested_order IS DISTINCT FROM current_order END;
 COMMENT ON VIEW storagelab.alignment_padding IS
-  'one row per table whose column order wastes alignment padding: row bytes now and in the suggested order (fixed width by alignment descending, then variable width; NOT NULL first), and the pg_relation_size difference a rebuild in that order would give; from catalogs and statistics only';
+  'one row per table whose column order wastes alignment padding: the pg_relation_size difference a rebuild in the suggested order would give (fixed width by alignment descending, then variable width; NOT NULL first), row bytes now and after; from catalogs and statistics only';
 COMMENT ON COLUMN storagelab.alignment_padding.relation IS 'the table';
-COMMENT ON COLUMN storagelab.alignment_padding.current_row_bytes IS 'expected bytes per row on a page in the current order (tuple header, null bitmap, alignment, MAXALIGN; without the 4-byte line pointer)';
-COMMENT ON COLUMN storagelab.alignment_padding.padding_bytes_per_row IS 'the part of current_row_bytes that is alignment padding';
-COMMENT ON COLUMN storagelab.alignment_padding.suggested_order IS 'every live column, in the suggested order';
-COMMENT ON COLUMN storagelab.alignment_padding.saved_bytes_per_row IS 'current_row_bytes minus suggested_row_bytes';
-COMMENT ON COLUMN storagelab.alignment_padding.estimated_saved_bytes IS 'pg_relation_size now (as if freshly written) minus after a rebuild in the suggested order: whole pages, with fillfactor, line pointers and page header';
-COMMENT ON COLUMN storagelab.alignment_padding.estimated_saved_pretty IS 'estimated_saved_bytes, pg_size_pretty';
-COMMENT ON COLUMN storagelab.alignment_padding.current_order IS 'live columns in their current order';
+COMMENT ON COLUMN storagelab.alignment_padding.saved_bytes IS 'pg_relation_size now (as if freshly written) minus after a rebuild in the suggested order: whole pages, with fillfactor, line pointers and page header';
+COMMENT ON COLUMN storagelab.alignment_padding.saved_pretty IS 'saved_bytes, pg_size_pretty';
+COMMENT ON COLUMN storagelab.alignment_padding.saved_bytes_per_row IS 'row_bytes minus suggested_row_bytes';
+COMMENT ON COLUMN storagelab.alignment_padding.advice IS 'rebuild in suggested_order, or run ANALYZE first';
+COMMENT ON COLUMN storagelab.alignment_padding.evidence IS 'exact when every column comes from column_profile(), else statistics; NULL when not analyzed';
+COMMENT ON COLUMN storagelab.alignment_padding.row_bytes IS 'expected bytes per row on a page in the current order (tuple header, null bitmap, alignment, MAXALIGN; without the 4-byte line pointer)';
+COMMENT ON COLUMN storagelab.alignment_padding.padding_bytes_per_row IS 'the part of row_bytes that is alignment padding';
 COMMENT ON COLUMN storagelab.alignment_padding.suggested_row_bytes IS 'expected bytes per row in the suggested order';
 COMMENT ON COLUMN storagelab.alignment_padding.estimated_rows IS 'rows the estimate is for (pg_class.reltuples, or the rows column_profile() saw)';
-COMMENT ON COLUMN storagelab.alignment_padding.estimated_pages_now IS 'heap pages the rows take in the current order when freshly written';
-COMMENT ON COLUMN storagelab.alignment_padding.estimated_pages_after IS 'heap pages in the suggested order';
-COMMENT ON COLUMN storagelab.alignment_padding.confidence IS 'exact when every column comes from column_profile(), else statistics';
+COMMENT ON COLUMN storagelab.alignment_padding.pages_now IS 'heap pages the rows take in the current order when freshly written';
+COMMENT ON COLUMN storagelab.alignment_padding.pages_after IS 'heap pages in the suggested order';
 COMMENT ON COLUMN storagelab.alignment_padding.status IS 'ok, or not analyzed (the numbers are NULL: some column has no statistics)';
+COMMENT ON COLUMN storagelab.alignment_padding.suggested_order IS 'every live column, in the suggested order';
+COMMENT ON COLUMN storagelab.alignment_padding.current_order IS 'live columns in their current order';
 
 -- column_waste: columns whose type is wider than their data.  The rules
 -- (the first that applies, numbered as below) and the sizes, with the
@@ -296,23 +301,23 @@ COMMENT ON COLUMN storagelab.alignment_padding.status IS 'ok, or not analyzed (t
 CREATE VIEW storagelab.column_waste AS
 SELECT c.relid::pg_catalog.regclass AS relation,
        c.attname AS column_name,
-       c.atttypid::pg_catalog.regtype AS current_type,
+       pg_catalog.format_type(c.atttypid, c.atttypmod) AS column_type,
        c.suggested_type,
+       c.saved_pages * current_setting('block_size')::int8 AS saved_bytes,
+       pg_catalog.pg_size_pretty(c.saved_pages * current_setting('block_size')::int8) AS saved_pretty,
        CASE WHEN c.rule IS NOT NULL THEN c.reason
             -- never analyzed: reported, not guessed
-            ELSE 'not analyzed: run ANALYZE or storagelab.column_profile()' END AS reason,
+            ELSE 'not analyzed: run ANALYZE or storagelab.column_profile()' END AS advice,
+       c.source AS evidence,
        round(c.saved_bytes_per_row::numeric, 2) AS saved_bytes_per_row,
-       c.saved_pages * current_setting('block_size')::int8 AS estimated_saved_bytes,
-       c.source AS confidence,
-       pg_catalog.format_type(c.atttypid, c.atttypmod) AS current_type_full,
        round(c.saved_bytes_per_row_reordered::numeric, 2) AS saved_bytes_per_row_reordered,
-       pg_catalog.pg_size_pretty(c.saved_pages * current_setting('block_size')::int8)
-         AS estimated_saved_pretty,
+       c.lo AS min_value,
+       c.hi AS max_value,
        round(c.null_frac::numeric, 4) AS null_frac,
        c.profiled_at
   FROM (SELECT pg_catalog.array_agg(relid) AS relids, pg_catalog.array_agg(attnum) AS attnums
-          FROM storagelab.protected_columns) p
- CROSS JOIN LATERAL storagelab.column_candidates(p.relids, p.attnums) c
+          FROM storagelab_internal.protected_columns) p
+ CROSS JOIN LATERAL storagelab_internal.column_candidates(p.relids, p.attnums) c
  -- a rule with a saving, or no facts at all (then every number is NULL)
  WHERE CASE WHEN c.rule IS NOT NULL
             THEN round(c.saved_bytes_per_row::numeric, 2) > 0
@@ -322,21 +327,22 @@ COMMENT ON VIEW storagelab.column_waste IS
   'one row per column whose type is wider than its data (integers with headroom in a narrower integer, integer-only numeric, text holding only UUIDs, integers, booleans, dates or timestamps, blank-padded char(n)), with the bytes a change would save; never for key, foreign-key, identity, sequence-fed, generated or inherited columns; from pg_stats, or exact after storagelab.column_profile()';
 COMMENT ON COLUMN storagelab.column_waste.relation IS 'the table';
 COMMENT ON COLUMN storagelab.column_waste.column_name IS 'the column';
-COMMENT ON COLUMN storagelab.column_waste.current_type IS 'its type (current_type_full shows the typmod)';
+COMMENT ON COLUMN storagelab.column_waste.column_type IS 'its type with typmod, as format_type() prints it';
 COMMENT ON COLUMN storagelab.column_waste.suggested_type IS 'the narrower type the data fits; NULL when the table was never analyzed';
-COMMENT ON COLUMN storagelab.column_waste.reason IS 'what in the data allows it';
+COMMENT ON COLUMN storagelab.column_waste.saved_bytes IS 'pg_relation_size difference after ALTER COLUMN ... TYPE suggested_type, in whole pages (fillfactor, line pointers, page header), for the current row count';
+COMMENT ON COLUMN storagelab.column_waste.saved_pretty IS 'saved_bytes, pg_size_pretty';
+COMMENT ON COLUMN storagelab.column_waste.advice IS 'what in the data allows the change (its bounds are min_value and max_value), or what to run first';
+COMMENT ON COLUMN storagelab.column_waste.evidence IS 'exact (from column_profile()) or statistics (from the pg_stats sample: bounds and values seen by ANALYZE); NULL when never analyzed';
 COMMENT ON COLUMN storagelab.column_waste.saved_bytes_per_row IS 'bytes per row saved by ALTER COLUMN ... TYPE alone (the column keeps its position; alignment and NULLs counted)';
-COMMENT ON COLUMN storagelab.column_waste.estimated_saved_bytes IS 'pg_relation_size difference after that rewrite, in whole pages (fillfactor, line pointers, page header), for the current row count';
-COMMENT ON COLUMN storagelab.column_waste.confidence IS 'exact (from column_profile()) or statistics (from the pg_stats sample: bounds and values seen by ANALYZE)';
-COMMENT ON COLUMN storagelab.column_waste.current_type_full IS 'current type with typmod, as format_type() prints it';
 COMMENT ON COLUMN storagelab.column_waste.saved_bytes_per_row_reordered IS 'bytes per row saved by the change when the table is also laid out in the order alignment_padding suggests';
-COMMENT ON COLUMN storagelab.column_waste.estimated_saved_pretty IS 'estimated_saved_bytes, pg_size_pretty';
+COMMENT ON COLUMN storagelab.column_waste.min_value IS 'smallest value the rule used (integer rules)';
+COMMENT ON COLUMN storagelab.column_waste.max_value IS 'largest value the rule used (integer rules)';
 COMMENT ON COLUMN storagelab.column_waste.null_frac IS 'fraction of NULLs in the column';
-COMMENT ON COLUMN storagelab.column_waste.profiled_at IS 'when column_profile() saw the data (confidence exact)';
+COMMENT ON COLUMN storagelab.column_waste.profiled_at IS 'when column_profile() saw the data (evidence exact)';
 
 -- column_profile(relation): one pass over the table computing, for every
 -- column at once, what column_waste needs; the results replace the table's
--- rows in storagelab.column_profiles.
+-- rows in storagelab_internal.column_profiles.
 CREATE FUNCTION storagelab.column_profile(relation regclass)
 RETURNS TABLE (column_name name, column_type text, row_count int8, null_frac float8,
                avg_width float8, min_value numeric, max_value numeric,
@@ -345,6 +351,8 @@ LANGUAGE plpgsql VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
+  PERFORM storagelab_internal.require_primary('column_profile()');
+  PERFORM storagelab_internal.check_scan_role();
   -- column_profile_scan() checks existence, privilege, kind and row security.
   -- Profiles of dropped tables go too (their OIDs could be reused).
   -- Two profiles of one table at once: the second waits for the first to
@@ -352,7 +360,7 @@ BEGIN
   -- then replaces its rows, instead of failing on the primary key.
   PERFORM pg_advisory_xact_lock(hashtext('storagelab.column_profile'),
                                 (relation::oid::int8 - 2147483648)::int4);
-  DELETE FROM storagelab.column_profiles p
+  DELETE FROM storagelab_internal.column_profiles p
    WHERE p.relid = relation
       OR NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = p.relid);
   RETURN QUERY
@@ -360,11 +368,11 @@ BEGIN
       SELECT relation::oid AS relid, s.attnum, a.attname, a.atttypid, a.atttypmod,
              now() AS profiled_at, s.row_count, s.null_count, s.avg_width, s.min_value,
              s.max_value, s.all_integers, s.text_kind, s.trimmed_avg_width, s.width_stddev
-        FROM storagelab.column_profile_scan(relation) s
+        FROM storagelab_internal.column_profile_scan(relation) s
         JOIN pg_attribute a ON a.attrelid = relation AND a.attnum = s.attnum
     ),
     ins AS (
-      INSERT INTO storagelab.column_profiles SELECT * FROM scan
+      INSERT INTO storagelab_internal.column_profiles SELECT * FROM scan
     )
     SELECT p.attname, format_type(p.atttypid, p.atttypmod), p.row_count,
            CASE WHEN p.row_count > 0 THEN p.null_count::float8 / p.row_count END,
@@ -374,19 +382,26 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.column_profile(regclass) IS
-  'one exact pass over an ordinary table for all its columns (NULLs, widths, bounds, integer-only numerics, text kinds, char(n) padding); stores the results in storagelab.column_profiles, which column_waste and alignment_padding then use (confidence exact), and returns them; NULL argument: no rows';
+  'one exact pass over an ordinary table for all its columns (NULLs, widths, bounds, integer-only numerics, text kinds, char(n) padding); stores the results, which column_waste and alignment_padding then use (evidence exact), and returns them; needs pg_stat_scan_tables and SELECT on the table; NULL argument: no rows';
 
--- Access: the views filter by the caller's privileges themselves.
--- column_profile() reads whole tables: like the page readers, it is for
--- pg_stat_scan_tables (plus SELECT on the table, checked).
-GRANT SELECT ON storagelab.column_facts, storagelab.column_waste,
-                storagelab.alignment_padding, storagelab.protected_columns TO PUBLIC;
-REVOKE ALL ON storagelab.column_profiles FROM PUBLIC;
+-- Access: the views filter by the caller's privileges themselves, running
+-- the walk as their caller.
+GRANT SELECT ON storagelab.column_waste, storagelab.alignment_padding TO PUBLIC;
+GRANT EXECUTE ON FUNCTION storagelab_internal.table_layouts(),
+                          storagelab_internal.column_candidates(oid[], int2[]) TO PUBLIC;
+REVOKE EXECUTE ON FUNCTION storagelab_internal.column_statistics(),
+                           storagelab_internal.heap_tuple_bytes(int2[], "char"[], "char"[], float8[], float8[], float8[], int4[], int4, int2, "char", "char", float8, int4),
+                           storagelab_internal.heap_pages(float8, float8, int4, boolean),
+                           storagelab_internal.text_kind(text) FROM PUBLIC;
 -- Profiles hold column bounds: nobody reads them directly but through the
 -- views, which check the caller's privileges on each table.
--- column_profile() needs to find and replace a table's rows only.
-GRANT SELECT (relid), INSERT, DELETE ON storagelab.column_profiles TO pg_stat_scan_tables;
-REVOKE EXECUTE ON FUNCTION storagelab.column_profile(regclass) FROM PUBLIC;
-REVOKE EXECUTE ON FUNCTION storagelab.column_profile_scan(regclass) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION storagelab.column_profile_scan(regclass) TO pg_stat_scan_tables;
-GRANT EXECUTE ON FUNCTION storagelab.column_profile(regclass) TO pg_stat_scan_tables;
+REVOKE ALL ON storagelab_internal.column_profiles FROM PUBLIC;
+-- column_profile() reads whole tables: like the page readers, it is for
+-- pg_stat_scan_tables (plus SELECT on the table), which
+-- column_profile_scan() checks in C, naming what is missing.  The function
+-- runs as its caller, who needs to find and replace a table's rows only.
+GRANT SELECT (relid), INSERT, DELETE ON storagelab_internal.column_profiles TO pg_stat_scan_tables;
+GRANT EXECUTE ON FUNCTION storagelab_internal.column_profile_scan(regclass),
+                          storagelab.column_profile(regclass) TO PUBLIC;
+-- The internal views are read by the public ones only (as their owner).
+REVOKE ALL ON storagelab_internal.column_facts, storagelab_internal.protected_columns FROM PUBLIC;

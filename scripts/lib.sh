@@ -67,9 +67,12 @@ ensure_packages() {
 		--no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# installed PACKAGE: whether dpkg has PACKAGE installed.
+# installed PACKAGE: whether dpkg has PACKAGE installed.  A package whose
+# triggers are pending (another apt-get run is installing beside us) is
+# installed too: apt-get would only wait for that run's lock, and fail.
 installed() {
-	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep "install ok installed" >/dev/null
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null |
+		grep -E "install ok (installed|triggers-pending|triggers-awaited)" >/dev/null
 }
 
 # stage_settings: the server settings that make a cluster load the staged

@@ -35,10 +35,10 @@ SELECT p.oid::regprocedure AS unpinned
 SELECT name, value, is_default FROM storagelab.setting_values
  WHERE name LIKE 'scripts.%' ORDER BY name;
 INSERT INTO storagelab.settings VALUES ('scripts.lock_timeout', '500ms');
-SELECT storagelab.setting('scripts.lock_timeout');
+SELECT storagelab_internal.setting('scripts.lock_timeout');
 DELETE FROM storagelab.settings;
-SELECT storagelab.setting('scripts.lock_timeout');
-SELECT storagelab.setting('no such setting') IS NULL AS unknown_is_null;
+SELECT storagelab_internal.setting('scripts.lock_timeout');
+SELECT storagelab_internal.setting('no such setting') IS NULL AS unknown_is_null;
 
 -- Drop and re-create.  PostgreSQL leaves the schema it created for the
 -- extension in place (empty); CREATE EXTENSION reuses it.  The internal

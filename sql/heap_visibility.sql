@@ -22,7 +22,7 @@ SELECT pages, scanned_pages, all_visible_pages = pages AS all_visible,
        tuples, xmin_frozen, xmin_committed, xmin_invalid, xmin_unhinted,
        xmax_committed, xmax_invalid, dead_items, redirect_items, unused_items,
        hint_debt_tuples, hint_debt_pages, hint_debt_wal_bytes,
-       oldest_unfrozen_xid_age, advice, sampled, relations, ci95
+       oldest_unfrozen_xid_age, advice, evidence, relations, ci95
   FROM storagelab.heap_visibility('hv_regress.t');
 
 -- Deletes by a committed transaction: xmax debt, VACUUM advised.
@@ -32,16 +32,16 @@ SELECT tuples, xmax_committed, deleted_tuples, hint_debt_tuples, oldest_unfrozen
   FROM storagelab.heap_visibility('hv_regress.t');
 
 -- Sampling: a sample as large as the table reads it all, exactly.
-SELECT sampled, scanned_pages = pages AS read_all, ci95 IS NULL AS no_interval
+SELECT evidence, scanned_pages = pages AS read_all, ci95 IS NULL AS no_interval
   FROM storagelab.heap_visibility('hv_regress.t', 1000000);
 -- At least three pages per relation: its last page and two for the variance.
-SELECT sampled, scanned_pages, jsonb_typeof(ci95 -> 'tuples') AS interval
+SELECT evidence, scanned_pages, jsonb_typeof(ci95 -> 'tuples') AS interval
   FROM storagelab.heap_visibility('hv_regress.t', 2);
 SELECT storagelab.heap_visibility('hv_regress.t', 0);
 
 -- NULL relation: NULL row.  NULL sample_pages: a full read.
 SELECT storagelab.heap_visibility(NULL) IS NULL AS null_in_null_out;
-SELECT sampled FROM storagelab.heap_visibility('hv_regress.t', NULL);
+SELECT evidence FROM storagelab.heap_visibility('hv_regress.t', NULL);
 
 -- Empty table, table without TOAST, partitioned table without leaves.
 CREATE TABLE hv_regress.empty (id int) WITH (autovacuum_enabled = off);

@@ -14,7 +14,7 @@ SELECT source, status, count(*)
  GROUP BY 1, 2 ORDER BY 1, 2;
 
 -- Sequence-fed keys: Pagila's serials, far from their limits.
-SELECT relation, column_name, column_type, sequence, limit_value, risk,
+SELECT relation, column_name, column_type, sequence, limit_value, severity,
        referencing_columns
   FROM storagelab.int_overflow
  WHERE source IN ('sequence', 'identity')
@@ -38,16 +38,23 @@ SELECT name, value FROM storagelab.setting_values
 -- is not undone by ROLLBACK).
 SELECT last_value AS actor_last, is_called AS actor_called FROM actor_actor_id_seq \gset
 SELECT setval('actor_actor_id_seq', 2000000000) AS pushed;
-SELECT relation, column_name, used_pct, values_left, risk, referencing_columns
-  FROM storagelab.int_overflow WHERE risk <> 'ok';
+SELECT relation, column_name, used_pct, values_left, severity, referencing_columns
+  FROM storagelab.int_overflow WHERE severity <> 'ok';
 SELECT setval('actor_actor_id_seq', :actor_last, :'actor_called') = :actor_last AS restored;
 
+-- The snapshot, and its deprecated old name (a NOTICE says which to call).
+BEGIN;
+SELECT storagelab.int_overflow_snapshot() > 0 AS recorded;
+SELECT storagelab.snapshot() > 0 AS recorded_by_old_name;
+SELECT count(DISTINCT taken_at) AS snapshots FROM storagelab.int_overflow_history;
+ROLLBACK;
+
 -- int_overflow_scan() on a table.
-SELECT column_name, column_type, min_value, max_value, risk
+SELECT column_name, column_type, min_value, max_value, severity
   FROM storagelab.int_overflow_scan('film_actor');
 
 -- Bad input.
 \set VERBOSITY terse
 SELECT * FROM storagelab.int_overflow_scan('actor_info');
-SELECT storagelab.int_overflow_index_bounds('actor');
+SELECT storagelab_internal.int_overflow_index_bounds('actor');
 \set VERBOSITY default

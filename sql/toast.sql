@@ -28,7 +28,7 @@ SELECT storagelab.storage_migration_script('toast_err', 'nope');
 SELECT storagelab.storage_migration_script('toast_err', NULL) IS NULL AS null_input_gives_null;
 -- An empty table: zero counts, no TOAST read, advice "keep".
 SELECT rows_scanned, null_values, raw_bytes, stored_bytes, content_types, prefix_entropy,
-       left(recommendation, 4) AS advice
+       left(advice, 4) AS advice
   FROM storagelab.toast_profile('toast_err', 't');
 DROP VIEW toast_err_v;
 DROP TABLE toast_err, toast_err_p;
@@ -84,7 +84,7 @@ SELECT (p.null_values, p.pglz_values, p.lz4_values, p.raw_bytes, p.stored_bytes)
 SELECT pg_temp.unhinted('toast_forms') < :heap_unhinted_before AS a_select_does_set_hint_bits;
 
 -- bytea_storage on this database.
-SELECT table_name, column_name, attstorage, sample_rows, sampled, status
+SELECT relation, column_name, storage, sample_rows, evidence, status
   FROM storagelab.bytea_storage ORDER BY 1, 2;
 
 -- Generated scripts, executed by psql.

@@ -3,7 +3,7 @@
  * column_rules.c
  *	  The three outputs of the catalog walk in column_stats.c, built one
  *	  table at a time: the per-column facts (column_statistics(), behind
- *	  storagelab.column_facts), the table's layouts now and in the suggested
+ *	  storagelab_internal.column_facts), the table's layouts now and in the suggested
  *	  column order (table_layouts(), behind storagelab.alignment_padding),
  *	  and the column_waste type rules with the bytes each change saves
  *	  (column_candidates(), behind storagelab.column_waste).

@@ -1,14 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * column_stats.c
- *	  One pass over the catalogs behind storagelab.column_facts,
+ *	  One pass over the catalogs behind storagelab_internal.column_facts,
  *	  alignment_padding and column_waste: every column of every ordinary
  *	  table the caller may read, with its layout facts, its pg_statistic row
  *	  and its current column_profiles row.
  *
  * column_walk() backs the SQL functions column_statistics(),
  * table_layouts() and column_candidates().  It walks pg_class,
- * pg_attribute, pg_statistic and storagelab.column_profiles once each, in
+ * pg_attribute, pg_statistic and storagelab_internal.column_profiles once each, in
  * the order of their (relation OID, ...) indexes, and merges the walks one
  * table at a time, so its cost is linear in the number of columns and it
  * fills no catalog cache; column_rules.c turns each table into the rows the
@@ -135,7 +135,7 @@ walk_end(CatalogWalk *w)
  *		their tables disappear with the session), nor storagelab's own.
  */
 static bool
-namespace_listed(HTAB *cache, Oid nspid, Oid own_nspid)
+namespace_listed(HTAB *cache, Oid nspid)
 {
 	NamespaceEntry *entry;
 	bool		found;
@@ -146,7 +146,9 @@ namespace_listed(HTAB *cache, Oid nspid, Oid own_nspid)
 		char	   *name = get_namespace_name(nspid);
 
 		entry->listed = name != NULL &&
-			nspid != PG_CATALOG_NAMESPACE && nspid != own_nspid &&
+			nspid != PG_CATALOG_NAMESPACE &&
+			strcmp(name, "storagelab") != 0 &&
+			strcmp(name, "storagelab_internal") != 0 &&
 			!IsToastNamespace(nspid) && !isAnyTempNamespace(nspid) &&
 			strcmp(name, "information_schema") != 0 &&
 			strncmp(name, "pg_toast", 8) != 0 &&
@@ -324,7 +326,7 @@ resolve_facts(ColumnInfo *c)
 
 /*
  * profile_walk_begin
- *		Start the walk over storagelab.column_profiles in primary key order
+ *		Start the walk over storagelab_internal.column_profiles in primary key order
  *		(relid, attnum), with the query's snapshot; false when the table is
  *		not there.
  */
@@ -343,7 +345,7 @@ profile_walk_begin(CatalogWalk *w, Oid own_nspid)
 	w->cxt = CurrentMemoryContext;
 	w->heap = table_open(relid, AccessShareLock);
 	if (RelationGetDescr(w->heap)->natts != PROF_NATTS)
-		elog(ERROR, "storagelab.column_profiles has %d columns, expected %d",
+		elog(ERROR, "storagelab_internal.column_profiles has %d columns, expected %d",
 			 RelationGetDescr(w->heap)->natts, PROF_NATTS);
 	w->index = index_open(indexid, AccessShareLock);
 	w->scan = systable_beginscan_ordered(w->heap, w->index, GetActiveSnapshot(),
@@ -358,7 +360,7 @@ profile_walk_begin(CatalogWalk *w, Oid own_nspid)
  *		listed schema that the caller may read (see the file header), its
  *		columns with their statistics and current profiles, emitted as the
  *		output asks.  Takes AccessShareLock on pg_class, pg_attribute,
- *		pg_statistic, storagelab.column_profiles and their indexes only;
+ *		pg_statistic, storagelab_internal.column_profiles and their indexes only;
  *		never locks, opens or reads a user table.  Memory: one table at a
  *		time, in a context reset after each.
  */
@@ -367,7 +369,7 @@ column_walk(FunctionCallInfo fcinfo, WalkOutput output, HTAB *skip)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			roleid = GetUserId();
-	Oid			own_nspid = get_namespace_oid("storagelab", true);
+	Oid			own_nspid = get_namespace_oid("storagelab_internal", true);
 	CatalogWalk classes;
 	CatalogWalk attrs;
 	CatalogWalk stats;
@@ -423,7 +425,7 @@ column_walk(FunctionCallInfo fcinfo, WalkOutput output, HTAB *skip)
 
 		CHECK_FOR_INTERRUPTS();
 		if (cls->relkind != RELKIND_RELATION ||
-			!namespace_listed(nsp_cache, cls->relnamespace, own_nspid) ||
+			!namespace_listed(nsp_cache, cls->relnamespace) ||
 			!table_readable(cls->oid, roleid))
 			continue;
 

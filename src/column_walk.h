@@ -19,10 +19,10 @@ typedef enum FactSource
 {
 	FS_NONE,					/* never analyzed, nor profiled */
 	FS_STATISTICS,				/* pg_statistic */
-	FS_EXACT					/* storagelab.column_profiles */
+	FS_EXACT					/* storagelab_internal.column_profiles */
 } FactSource;
 
-/* storagelab.column_profiles, as the install script creates it. */
+/* storagelab_internal.column_profiles, as the install script creates it. */
 #define PROF_NATTS				15
 #define PROF_RELID				0
 #define PROF_ATTNUM				1

@@ -235,14 +235,14 @@ hv_collect_relations(Oid relid, bool toast, const char *caller)
 
 /*
  * hv_advice
- *		What a DBA should do about the figures, as one sentence or a few
- *		separated by "; ".
+ *		What a DBA should do about the figures: the most urgent one thing,
+ *		in at most 100 characters and without numbers (the figures it rests
+ *		on are result columns, named in the text).
  */
-static char *
+static const char *
 hv_advice(HvScan *scan, int nrelations, bool toast, int32 oldest_age)
 {
 	HvEstimate *est = &scan->est;
-	StringInfoData buf;
 	double		pages = (double) est->pages;
 	double		debt_pages = est->total[HV_HINT_DEBT_PAGES];
 	double		debt_tuples = est->total[HV_HINT_DEBT_TUPLES];
@@ -250,51 +250,28 @@ hv_advice(HvScan *scan, int nrelations, bool toast, int32 oldest_age)
 	double		dead = est->total[HV_DEAD_ITEMS] + est->total[HV_DELETED_TUPLES];
 
 	if (nrelations == 0)
-		return pstrdup(toast ? "nothing to do: the table has no TOAST table" :
-					   "nothing to do: the table has no partitions with storage");
+		return toast ? "nothing to do: the table has no TOAST table" :
+			"nothing to do: the table has no partitions with storage";
 	if (est->pages == 0)
-		return pstrdup("nothing to do: the relation is empty");
-
-	initStringInfo(&buf);
-#define ADVISE(...) \
-	do { \
-		if (buf.len > 0) \
-			appendStringInfoString(&buf, "; "); \
-		appendStringInfo(&buf, __VA_ARGS__); \
-	} while (0)
-
+		return "nothing to do: the relation is empty";
 	if (est->total[HV_PD_ALL_VISIBLE_MISMATCHES] > 0)
-		ADVISE("VACUUM: %.0f pages disagree with the visibility map (VACUUM repairs them; check the server log for its warnings)",
-			   est->total[HV_PD_ALL_VISIBLE_MISMATCHES]);
-	if (debt_pages >= Max(1.0, 0.01 * pages) ||
-		debt_tuples >= Max(1.0, 0.01 * tuples))
-	{
-		if (debt_pages >= Max(1.0, 0.01 * pages))
-			ADVISE("VACUUM: the next read would dirty %.0f pages (%.0f%%) to set hint bits, and write them again",
-				   debt_pages, 100.0 * debt_pages / pages);
-		else
-			ADVISE("VACUUM: %.0f tuples still need hint bits (their pages are dirty in shared buffers now, so a read before the next checkpoint would set them for free)",
-				   debt_tuples);
-		if (est->total[HV_XMIN_UNHINTED] >= 0.5 * tuples)
-			ADVISE("for bulk loads, COPY ... FREEZE into a table created or truncated in the same transaction writes the rows frozen and all-visible");
-	}
+		return "VACUUM: pages disagree with the visibility map (pd_all_visible_mismatches; see the log)";
 	if (oldest_age >= vacuum_freeze_table_age)
-		ADVISE("VACUUM (FREEZE): the oldest unfrozen XID is %d transactions old, past vacuum_freeze_table_age; the next VACUUM will be aggressive and read %.0f not-all-frozen pages",
-			   oldest_age, pages - (double) scan->all_frozen_pages);
-	else if (oldest_age >= vacuum_freeze_min_age &&
-			 (double) scan->all_frozen_pages < 0.5 * pages)
-		ADVISE("VACUUM (FREEZE) at a quiet time: %.0f%% of pages are not all-frozen and hold XIDs older than vacuum_freeze_min_age",
-			   100.0 * (pages - (double) scan->all_frozen_pages) / pages);
+		return "VACUUM (FREEZE): XIDs are past vacuum_freeze_table_age; the next VACUUM is aggressive";
+	if (debt_pages >= Max(1.0, 0.01 * pages))
+		return est->total[HV_XMIN_UNHINTED] >= 0.5 * tuples ?
+			"VACUUM; for bulk loads COPY FREEZE: the next read dirties hint_debt_pages pages for hints" :
+			"VACUUM: the next read would dirty hint_debt_pages pages to set hint bits";
+	if (debt_tuples >= Max(1.0, 0.01 * tuples))
+		return "VACUUM: hint_debt_tuples rows need hint bits (their pages are still dirty in memory)";
+	if (oldest_age >= vacuum_freeze_min_age &&
+		(double) scan->all_frozen_pages < 0.5 * pages)
+		return "VACUUM (FREEZE) at a quiet time: most pages hold XIDs older than vacuum_freeze_min_age";
 	if (dead > Max(50.0, 0.1 * tuples))
-		ADVISE("VACUUM: %.0f dead line pointers and deleted tuples", dead);
-	else if ((double) scan->all_visible_pages < 0.5 * pages && buf.len == 0)
-		ADVISE("VACUUM: only %.0f%% of pages are all-visible, so index-only scans visit the heap",
-			   100.0 * (double) scan->all_visible_pages / pages);
-
-	if (buf.len == 0)
-		appendStringInfoString(&buf, "nothing to do");
-#undef ADVISE
-	return buf.data;
+		return "VACUUM: many dead line pointers and deleted tuples (dead_items, deleted_tuples)";
+	if ((double) scan->all_visible_pages < 0.5 * pages)
+		return "VACUUM: under half the pages are all-visible, so index-only scans visit the heap";
+	return "nothing to do";
 }
 
 /*
@@ -413,6 +390,9 @@ hv_run(FunctionCallInfo fcinfo, bool toast, const char *caller)
 	}
 
 	memset(nulls, 0, sizeof(nulls));
+	values[col++] = CStringGetTextDatum(hv_advice(&scan, list_length(rels), toast,
+												  oldest_age));
+	values[col++] = CStringGetTextDatum(scan.est.exact ? "exact" : "sampled");
 	values[col++] = Int64GetDatum((int64) scan.est.pages);
 	values[col++] = Int64GetDatum((int64) scan.est.scanned);
 	values[col++] = Int64GetDatum((int64) scan.all_visible_pages);
@@ -424,9 +404,6 @@ hv_run(FunctionCallInfo fcinfo, bool toast, const char *caller)
 	else
 		nulls[col] = true;
 	col++;
-	values[col++] = CStringGetTextDatum(hv_advice(&scan, list_length(rels), toast,
-												  oldest_age));
-	values[col++] = BoolGetDatum(!scan.est.exact);
 	values[col++] = Int32GetDatum(list_length(rels));
 	if (scan.est.exact)
 		nulls[col] = true;

@@ -5,20 +5,20 @@
  *
  * Three SQL functions, each called once per object by the view:
  *
- * storagelab.int_overflow_sequence_state(regclass) reads a sequence's last
+ * storagelab_internal.int_overflow_sequence_state(regclass) reads a sequence's last
  *	  value the way pg_sequences does, but never fails and never waits: a
  *	  sequence the caller may not read, one another session holds ACCESS
  *	  EXCLUSIVE on (DROP, a migration), another session's temporary sequence,
  *	  an unlogged sequence on a standby and a concurrently dropped one are all
  *	  reported through a status instead.
  *
- * storagelab.int_overflow_index_bounds(regclass) returns the smallest and the
+ * storagelab_internal.int_overflow_index_bounds(regclass) returns the smallest and the
  *	  largest visible non-NULL value of the first key column of a btree index
  *	  by descending the index once from each end (O(log n), like the
  *	  planner's get_actual_variable_range()); no table scan.  The same
  *	  refusals as above are reported as a status.
  *
- * storagelab.int_overflow_stats_bounds(regclass, smallint) returns the
+ * storagelab_internal.int_overflow_stats_bounds(regclass, smallint) returns the
  *	  smallest and largest value that ANALYZE recorded for a column (histogram
  *	  ends and most common values), read from pg_statistic through the syscache
  *	  under the same rules as the pg_stats view, without its text conversions.
@@ -51,6 +51,7 @@
 #include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_am_d.h"
+#include "catalog/pg_authid_d.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type_d.h"
@@ -207,7 +208,8 @@ read_sequence_tuple(Buffer buf, const char *seqname,
  *		out to a session's cache).
  *
  * Returns "ok" with *last_value and *is_called set, or "unreadable" (the
- * caller has neither SELECT nor USAGE on the sequence), "locked" (another
+ * caller has neither SELECT nor USAGE on the sequence, nor the privileges
+ * of pg_read_all_stats), "locked" (another
  * session holds ACCESS EXCLUSIVE on it; we do not wait) or "unavailable"
  * (dropped meanwhile, another session's temporary sequence, an unlogged
  * sequence on a standby).
@@ -261,9 +263,15 @@ storagelab_sequence_state(Oid relid, bool known_sequence,
 					 errhint("Pass a sequence, for example 'public.orders_id_seq'::regclass.")));
 	}
 
-	/* Privileges before the lock, so no lock is queued for a refused caller. */
+	/*
+	 * Privileges before the lock, so no lock is queued for a refused caller.
+	 * A sequence's position is a statistic, as pg_stat_statements's query
+	 * texts are: members of pg_read_all_stats (pg_monitor) read it without
+	 * any privilege on the sequence.
+	 */
 	if (pg_class_aclcheck_ext(relid, GetUserId(), ACL_SELECT | ACL_USAGE,
-							  &is_missing) != ACLCHECK_OK)
+							  &is_missing) != ACLCHECK_OK &&
+		(is_missing || !has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS)))
 		return is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE;
 
 	if (!ConditionalLockRelationOid(relid, SEQUENCE_READ_LOCK))
@@ -329,7 +337,7 @@ storagelab_sequence_state(Oid relid, bool known_sequence,
 
 /*
  * storagelab_int_overflow_sequence_state
- *		SQL: storagelab.int_overflow_sequence_state(seq regclass,
+ *		SQL: storagelab_internal.int_overflow_sequence_state(seq regclass,
  *			 OUT last_value bigint, OUT is_called boolean, OUT status text)
  *
  * storagelab_sequence_state() as a record; NULL values unless status is ok.
@@ -584,7 +592,7 @@ storagelab_index_bounds(Oid indexid, int64 *min_value, int64 *max_value)
 
 /*
  * storagelab_int_overflow_index_bounds
- *		SQL: storagelab.int_overflow_index_bounds(index regclass,
+ *		SQL: storagelab_internal.int_overflow_index_bounds(index regclass,
  *			 OUT min_value bigint, OUT max_value bigint, OUT status text)
  *
  * storagelab_index_bounds() as a record; NULL values unless status is ok or
@@ -744,7 +752,7 @@ storagelab_stats_bounds(Oid relid, AttrNumber attnum,
 
 /*
  * storagelab_int_overflow_stats_bounds
- *		SQL: storagelab.int_overflow_stats_bounds(rel regclass, attnum smallint,
+ *		SQL: storagelab_internal.int_overflow_stats_bounds(rel regclass, attnum smallint,
  *			 OUT min_value bigint, OUT max_value bigint, OUT status text)
  *
  * storagelab_stats_bounds() as a record; NULL values unless status is ok.

@@ -2,7 +2,7 @@
  *
  * int_overflow.h
  *	  The probes of src/int_overflow.c, shared with the catalog walk of
- *	  src/int_overflow_catalog.c (storagelab.int_overflow_measurements()).
+ *	  src/int_overflow_catalog.c (storagelab_internal.int_overflow_measurements()).
  *
  *-------------------------------------------------------------------------
  */

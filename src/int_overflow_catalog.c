@@ -137,7 +137,8 @@ make_key(Oid relid, AttrNumber attnum)
 /*
  * namespace_entry
  *		The namespace nspid, with whether its relations are left out:
- *		pg_catalog, information_schema, storagelab and pg_toast*.
+ *		pg_catalog, information_schema, storagelab, storagelab_internal and
+ *		pg_toast*.
  */
 static IoNsp *
 namespace_entry(IoState *st, Oid nspid)
@@ -155,6 +156,7 @@ namespace_entry(IoState *st, Oid nspid)
 			strcmp(name, "pg_catalog") == 0 ||
 			strcmp(name, "information_schema") == 0 ||
 			strcmp(name, "storagelab") == 0 ||
+			strcmp(name, "storagelab_internal") == 0 ||
 			strncmp(name, "pg_toast", 8) == 0;
 	}
 	return nsp;

@@ -3,7 +3,7 @@
  * int_overflow_measure.c
  *	  The measurements behind the storagelab.int_overflow view.
  *
- * storagelab.int_overflow_measurements() returns one row per reported
+ * storagelab_internal.int_overflow_measurements() returns one row per reported
  * column (the rows of int_overflow_catalog.c) with the measurement closest
  * to its limit:
  *
@@ -18,7 +18,7 @@
  * in a memory context reset after it; they check the caller's privileges
  * and never wait for a lock.  The usage arithmetic is exact (128-bit
  * integers where the compiler has them).  The view adds the
- * settings-dependent parts (risk, growth, overflow_at) in SQL.
+ * settings-dependent parts (severity, growth, overflow_at) in SQL.
  *
  *-------------------------------------------------------------------------
  */
@@ -48,7 +48,7 @@
 
 PG_FUNCTION_INFO_V1(storagelab_int_overflow_measurements);
 
-/* Result columns of storagelab.int_overflow_measurements(). */
+/* Result columns of storagelab_internal.int_overflow_measurements(). */
 #define IO_NCOLUMNS 19
 
 /*
@@ -675,7 +675,7 @@ emit_row(ReturnSetInfo *rsinfo, IoRow *row, IoMeas *m, IoUsage *u,
 
 /*
  * storagelab_int_overflow_measurements
- *		SQL: storagelab.int_overflow_measurements() RETURNS TABLE (row_rel oid,
+ *		SQL: storagelab_internal.int_overflow_measurements() RETURNS TABLE (row_rel oid,
  *			 row_attnum smallint, nspname name, relname name, attname name,
  *			 atttypid oid, source text, seqid oid, cur numeric, lim numeric,
  *			 used numeric, left_ numeric, min_value numeric, max_value numeric,

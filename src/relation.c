@@ -28,7 +28,9 @@
 #include "catalog/pg_am_d.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_authid_d.h"
 #include "commands/defrem.h"
+#include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
@@ -158,6 +160,39 @@ report_refusal(SlCheck check, const char *name, char relkind, Oid relam,
 }
 
 /*
+ * storagelab_check_scan_role
+ *		Raise 42501 unless the caller has the privileges of
+ *		pg_stat_scan_tables, the role PostgreSQL has for functions that lock
+ *		tables and read their pages (pg_visibility, pgstattuple).  Checked
+ *		here rather than by revoking EXECUTE, so that the refusal names the
+ *		role to grant; the views call it through their helpers, whose names
+ *		the message therefore does not mention.
+ */
+void
+storagelab_check_scan_role(void)
+{
+	if (!has_privs_of_role(GetUserId(), ROLE_PG_STAT_SCAN_TABLES))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read table pages"),
+				 errdetail("storagelab's page readers (heap_visibility(), toast_profile(), column_profile() and the views visibility and bytea_storage) need the privileges of pg_stat_scan_tables."),
+				 errhint("Grant pg_stat_scan_tables, or pg_monitor, which includes it, to the calling role.")));
+}
+
+/*
+ * storagelab_check_scan_role_sql
+ *		SQL: storagelab_internal.check_scan_role() RETURNS void
+ */
+PG_FUNCTION_INFO_V1(storagelab_check_scan_role_sql);
+
+Datum
+storagelab_check_scan_role_sql(PG_FUNCTION_ARGS)
+{
+	storagelab_check_scan_role();
+	PG_RETURN_VOID();
+}
+
+/*
  * check_existence_and_privilege
  *		Before any lock: that relid exists (else false under
  *		SL_SKIP_UNREADABLE, an error otherwise) and that the caller may SELECT
@@ -166,6 +201,8 @@ report_refusal(SlCheck check, const char *name, char relkind, Oid relam,
 static bool
 check_existence_and_privilege(Oid relid, int flags, const char *caller)
 {
+	storagelab_check_scan_role();
+
 	/*
 	 * Check the privilege before taking a lock, so that a caller cannot queue
 	 * a lock on a table it may not read.
@@ -191,7 +228,7 @@ check_existence_and_privilege(Oid relid, int flags, const char *caller)
 				 errmsg("permission denied for table %s", get_rel_name(relid)),
 				 errdetail("%s() reads the table's pages, which requires SELECT privilege on the table.",
 						   caller),
-				 errhint("Grant SELECT on the table to the calling role.")));
+				 errhint("Grant SELECT on the table, or the role pg_read_all_data, to the calling role.")));
 	return true;
 }
 

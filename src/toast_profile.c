@@ -5,9 +5,9 @@
  *	  long header, compressed or not) or out of line in the TOAST table
  *	  (compressed or not, with which method), read from the heap pages.
  *
- * Backs storagelab.toast_census(regclass, name, integer), which the SQL
+ * Backs storagelab_internal.toast_census(regclass, name, integer), which the SQL
  * function storagelab.toast_profile() wraps with its recommendation, and
- * storagelab.toast_lock_nowait(regclass), with which the bytea_storage view
+ * storagelab_internal.toast_lock_nowait(regclass), with which the bytea_storage view
  * skips tables it cannot lock without waiting.
  *
  * Sizes and compression are taken from each value's varlena header or TOAST
@@ -80,7 +80,7 @@
 PG_FUNCTION_INFO_V1(storagelab_toast_census);
 PG_FUNCTION_INFO_V1(storagelab_toast_lock_nowait);
 
-/* Number of output columns of storagelab.toast_census(). */
+/* Number of output columns of storagelab_internal.toast_census(). */
 #define TOAST_CENSUS_COLS	31
 
 /*
@@ -624,7 +624,7 @@ content_types_jsonb(ToastCensus *census)
 
 /*
  * storagelab_toast_census
- *		SQL: storagelab.toast_census(relation regclass, column_name name,
+ *		SQL: storagelab_internal.toast_census(relation regclass, column_name name,
  *		sample_rows integer) RETURNS record.
  *
  * Reads every page of relation (sample_rows NULL), or pages in a scattered
@@ -783,7 +783,7 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 
 /*
  * storagelab_toast_lock_nowait
- *		SQL: storagelab.toast_lock_nowait(relation regclass) RETURNS text
+ *		SQL: storagelab_internal.toast_lock_nowait(relation regclass) RETURNS text
  *
  * Takes ACCESS SHARE -- the lock toast_profile() takes -- on relation, its
  * TOAST table and that table's indexes, without waiting.  Returns 'ok' when
@@ -811,14 +811,15 @@ storagelab_toast_lock_nowait(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 
+	storagelab_check_scan_role();
 	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
 		PG_RETURN_TEXT_P(cstring_to_text("unavailable"));
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for table %s", get_rel_name(relid)),
-				 errdetail("toast_lock_nowait() locks the table as toast_profile() would, which requires SELECT privilege on the table."),
-				 errhint("Grant SELECT on the table to the calling role.")));
+				 errdetail("bytea_storage profiles the table as toast_profile() would, which requires SELECT privilege on the table."),
+				 errhint("Grant SELECT on the table, or the role pg_read_all_data, to the calling role.")));
 
 	rel = storagelab_try_open_nowait(relid, &open_status);
 	if (rel == NULL)

@@ -4,7 +4,7 @@
  *	  Visibility-map counts of one relation, for the storagelab.visibility
  *	  view.
  *
- * Backs storagelab.visibility_map_count(relation regclass).  Reads only the
+ * Backs storagelab_internal.visibility_map_count(relation regclass).  Reads only the
  * relation's visibility-map fork (one VM page covers 32,672 heap pages), never
  * a heap page, and never waits for a lock: the view runs over every table of
  * a database and must not queue behind an ACCESS EXCLUSIVE lock.
@@ -16,6 +16,7 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/visibilitymap.h"
+#include "catalog/pg_authid_d.h"
 #include "catalog/pg_class.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -23,6 +24,7 @@
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "storage/smgr.h"
+#include "utils/acl.h"
 #include "utils/rel.h"
 
 #include "compat.h"
@@ -98,8 +100,9 @@ count_map_pages(RelFileLocator locator, bool permanent, BlockNumber nmap,
  * the relation is locked in a conflicting mode (or dropped meanwhile), or
  * is not a heap table, materialized view or TOAST table with storage, or is
  * another session's temporary table, or an unlogged relation on a standby,
- * the result is NULL.  The caller needs
- * SELECT on the relation (42501 otherwise).  The checks, and the lock taken
+ * the result is NULL.  The caller needs the privileges of
+ * pg_stat_scan_tables, and SELECT on the relation or the privileges of
+ * pg_read_all_stats (42501 otherwise).  The checks, and the lock taken
  * only if it is free at once, are relation.c's no-wait mode.
  *
  * The view calls this for every table of the database, so the relation is
@@ -123,15 +126,19 @@ storagelab_visibility_map_count(PG_FUNCTION_ARGS)
 	BlockNumber all_frozen = 0;
 	SlOpenStatus status;
 	SlRelFacts	facts;
+	int			flags = SL_ALLOW_TABLE | SL_ALLOW_MATVIEW | SL_ALLOW_TOAST |
+		SL_NOWAIT | SL_SKIP_UNREADABLE;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
-	if (!storagelab_lock_heap_relation(relid,
-									   SL_ALLOW_TABLE | SL_ALLOW_MATVIEW |
-									   SL_ALLOW_TOAST |
-									   SL_NOWAIT | SL_SKIP_UNREADABLE,
-									   "visibility_map_count", &status, &facts))
+	/*
+	 * Visibility-map counts are statistics, as pg_class.relallvisible is: a
+	 * member of pg_read_all_stats reads them for every table.
+	 */
+	if (has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS))
+		flags |= SL_PRIVILEGE_CHECKED;
+	if (!storagelab_lock_heap_relation(relid, flags, "visibility", &status, &facts))
 		PG_RETURN_NULL();
 
 	if (facts.relpersistence == RELPERSISTENCE_TEMP ||

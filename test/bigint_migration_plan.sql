@@ -1,7 +1,7 @@
 -- pgTAP: bigint_migration_plan() in a scratch database with the pgbench
 -- tables.  storagelab.int_overflow belongs to another part of storagelab;
 -- when it is not installed, this test stands in a view with its documented
--- columns (relation, column_name, risk, referencing_columns) that rates the
+-- columns (relation, column_name, severity, referencing_columns) that rates the
 -- twelve int4 columns, and checks the grouping, the order and that every
 -- script runs.  With the real view installed it checks that the plan runs
 -- and that its scripts execute.
@@ -25,7 +25,7 @@ SELECT to_regclass('storagelab.int_overflow') IS NULL AS stand_in \gset
 CREATE VIEW storagelab.int_overflow AS
   SELECT c.oid::regclass AS relation, a.attname AS column_name,
          CASE WHEN c.relname = 'other' THEN 'critical'
-              WHEN a.attname IN ('aid', 'bid', 'tid', 'delta') THEN 'warning' ELSE 'ok' END AS risk,
+              WHEN a.attname IN ('aid', 'bid', 'tid', 'delta') THEN 'warning' ELSE 'ok' END AS severity,
          NULL::text[] AS referencing_columns
     FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
    WHERE (c.relname LIKE 'pgbench%' OR c.relname LIKE 'other%') AND c.relkind = 'r' AND a.attnum > 0 AND a.atttypid = 'int4'::regtype;

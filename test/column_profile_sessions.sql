@@ -1,7 +1,7 @@
 -- pgTAP: two storagelab.column_profile() calls on the same table at once
 -- (two more sessions through dblink).  The second must wait for the first
 -- to commit and then replace its profile, not fail on the primary key of
--- storagelab.column_profiles (as it did before the advisory lock).
+-- storagelab_internal.column_profiles (as it did before the advisory lock).
 BEGIN;
 SELECT plan(4);
 
@@ -42,11 +42,11 @@ SELECT lives_ok($$CREATE TEMP TABLE cp_second_result AS
                 'a second profile of the same table, started while the first was open, does not fail');
 SELECT results_eq($$SELECT n, rows FROM cp_second_result$$, $$VALUES (3, 1000::int8)$$,
                   'the second profile returns the same three columns over 1000 rows');
-SELECT is((SELECT count(*) FROM storagelab.column_profiles WHERE relid = 'cps.t'::regclass), 3::bigint,
+SELECT is((SELECT count(*) FROM storagelab_internal.column_profiles WHERE relid = 'cps.t'::regclass), 3::bigint,
           'one stored profile row per column afterwards');
 
 SELECT FROM dblink_exec('cp_first', 'DROP SCHEMA cps CASCADE');
-SELECT FROM dblink_exec('cp_first', 'DELETE FROM storagelab.column_profiles WHERE NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = relid)');
+SELECT FROM dblink_exec('cp_first', 'DELETE FROM storagelab_internal.column_profiles WHERE NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = relid)');
 SELECT FROM dblink_disconnect('cp_first');
 SELECT FROM dblink_disconnect('cp_second');
 

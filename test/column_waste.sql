@@ -1,7 +1,7 @@
 -- pgTAP: alignment_padding against real rebuilds.  Each fixture is rebuilt
 -- twice with the same rows (CREATE TABLE + INSERT ... SELECT, ANALYZE): once
 -- in its current column order, once in the suggested order; the measured
--- pg_relation_size difference is the oracle for estimated_saved_bytes
+-- pg_relation_size difference is the oracle for saved_bytes
 -- (within 10%).  pageinspect gives the real average tuple size.
 \set ECHO none
 \i test/fixtures/pagila.sql
@@ -39,7 +39,7 @@ LANGUAGE plpgsql AS $$
 DECLARE ap record;
 BEGIN
   SELECT * INTO STRICT ap FROM storagelab.alignment_padding a WHERE a.relation = r;
-  estimated := ap.estimated_saved_bytes;
+  estimated := ap.saved_bytes;
   measured := pg_relation_size(pg_temp.rebuild(r, ap.current_order, 'now'))
             - pg_relation_size(pg_temp.rebuild(r, ap.suggested_order, 'after'));
 END $$;
@@ -65,7 +65,7 @@ SELECT is((SELECT suggested_order FROM storagelab.alignment_padding WHERE relati
           '{i1,i2,i3,b1,b2,b3}'::name[], 'interleaved: int8 first, then bool, NOT NULL first within each');
 SELECT is((SELECT saved_bytes_per_row FROM storagelab.alignment_padding WHERE relation = 'cw_interleaved'::regclass),
           16.00, 'interleaved: 16 bytes of padding saved per row');
-SELECT is((SELECT current_row_bytes FROM storagelab.alignment_padding WHERE relation = 'cw_interleaved'::regclass),
+SELECT is((SELECT row_bytes FROM storagelab.alignment_padding WHERE relation = 'cw_interleaved'::regclass),
           round(pg_temp.real_row_bytes('cw_interleaved'), 2), 'interleaved: row size equals pageinspect''s');
 SELECT ok(pg_temp.within(estimated, measured, 10), format('interleaved: estimate %s within 10%% of measured %s', estimated, measured))
   FROM pg_temp.measured('cw_interleaved');
@@ -77,7 +77,7 @@ INSERT INTO public.cw_fill SELECT true, g, false, g FROM generate_series(1, 4000
 ANALYZE public.cw_fill;
 SELECT ok(pg_temp.within(estimated, measured, 10), format('fillfactor 70: estimate %s within 10%% of measured %s', estimated, measured))
   FROM pg_temp.measured('cw_fill');
-SELECT is((SELECT estimated_pages_now FROM storagelab.alignment_padding WHERE relation = 'cw_fill'::regclass),
+SELECT is((SELECT pages_now FROM storagelab.alignment_padding WHERE relation = 'cw_fill'::regclass),
           pg_relation_size('cw_fill') / current_setting('block_size')::int8, 'fillfactor 70: page count of the table as loaded');
 
 -- 3. mixed varlena and nullable columns, random lengths and NULLs
@@ -100,13 +100,13 @@ SELECT is((SELECT suggested_order FROM storagelab.alignment_padding WHERE relati
           'mixed: alignment classes descending, NOT NULL first, variable width last');
 SELECT ok(pg_temp.within(estimated, measured, 10), format('mixed (statistics): estimate %s within 10%% of measured %s', estimated, measured))
   FROM pg_temp.measured('cw_mixed');
-SELECT ok(abs((SELECT current_row_bytes FROM storagelab.alignment_padding WHERE relation = 'cw_mixed'::regclass)
+SELECT ok(abs((SELECT row_bytes FROM storagelab.alignment_padding WHERE relation = 'cw_mixed'::regclass)
               - pg_temp.real_row_bytes('cw_mixed')) < pg_temp.real_row_bytes('cw_mixed') * 0.02,
           'mixed (statistics): row size within 2% of pageinspect''s');
 SELECT ok(count(*) = 9, 'column_profile returns one row per column') FROM storagelab.column_profile('cw_mixed');
-SELECT is((SELECT confidence FROM storagelab.alignment_padding WHERE relation = 'cw_mixed'::regclass),
+SELECT is((SELECT evidence FROM storagelab.alignment_padding WHERE relation = 'cw_mixed'::regclass),
           'exact', 'after column_profile the estimate is exact');
-SELECT ok(abs((SELECT current_row_bytes FROM storagelab.alignment_padding WHERE relation = 'cw_mixed'::regclass)
+SELECT ok(abs((SELECT row_bytes FROM storagelab.alignment_padding WHERE relation = 'cw_mixed'::regclass)
               - pg_temp.real_row_bytes('cw_mixed')) < 0.5,
           'mixed (exact): row size within half a byte of pageinspect''s');
 DROP TABLE public.cw_mixed_now, public.cw_mixed_after;
@@ -118,7 +118,7 @@ SELECT ok(pg_temp.within(estimated, measured, 10), format('pagila rental: estima
   FROM pg_temp.measured('public.rental');
 SELECT ok(pg_temp.within(estimated, measured, 10), format('pagila customer: estimate %s within 10%% of measured %s', estimated, measured))
   FROM pg_temp.measured('public.customer');
-SELECT ok(abs((SELECT current_row_bytes FROM storagelab.alignment_padding WHERE relation = 'public.rental'::regclass)
+SELECT ok(abs((SELECT row_bytes FROM storagelab.alignment_padding WHERE relation = 'public.rental'::regclass)
               - pg_temp.real_row_bytes('public.rental_now')) < 0.5, 'pagila rental: row size within half a byte of pageinspect''s');
 
 -- 5. a well-ordered table gives no row
@@ -141,21 +141,21 @@ SELECT is((SELECT current_order FROM storagelab.alignment_padding WHERE relation
 -- 7. never analyzed: reported as such, numbers NULL
 CREATE TABLE public.cw_fresh (b bool, i int8, t text);
 INSERT INTO public.cw_fresh SELECT true, g, 'x' FROM generate_series(1, 1000) g;
-SELECT is((SELECT status FROM storagelab.alignment_padding WHERE relation = 'cw_fresh'::regclass),
-          'not analyzed: run ANALYZE or storagelab.column_profile()', 'never analyzed: reported');
-SELECT ok((SELECT estimated_saved_bytes IS NULL AND saved_bytes_per_row IS NULL
+SELECT is((SELECT (status, advice) FROM storagelab.alignment_padding WHERE relation = 'cw_fresh'::regclass),
+          ('not analyzed'::text, 'not analyzed: run ANALYZE or storagelab.column_profile()'::text), 'never analyzed: reported');
+SELECT ok((SELECT saved_bytes IS NULL AND saved_bytes_per_row IS NULL
              FROM storagelab.alignment_padding WHERE relation = 'cw_fresh'::regclass),
           'never analyzed: no guessed numbers');
 SELECT ok((SELECT bool_and(suggested_type IS NULL) AND count(*) = 2
              FROM storagelab.column_waste WHERE relation = 'cw_fresh'::regclass
-              AND reason LIKE 'not analyzed%'),
+              AND advice LIKE 'not analyzed%'),
           'never analyzed: column_waste reports its int8 and text columns as not analyzed');
 ANALYZE public.cw_fresh;
 SELECT is((SELECT status FROM storagelab.alignment_padding WHERE relation = 'cw_fresh'::regclass),
           'ok', 'after ANALYZE: estimated');
 
 -- 8. the page model alone: 50,000 rows of 72 bytes
-SELECT is(storagelab.heap_pages(50000, 72, NULL, false), 468::int8, 'heap_pages: 107 tuples of 72 bytes (plus line pointer) per 8 kB page');
+SELECT is(storagelab_internal.heap_pages(50000, 72, NULL, false), 468::int8, 'heap_pages: 107 tuples of 72 bytes (plus line pointer) per 8 kB page');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -78,8 +78,8 @@ SELECT is_empty($$SELECT 1 FROM storagelab.column_waste WHERE relation = 'public
                 'statistics: no suggestion for primary key, foreign key, identity or serial columns');
 SELECT is_empty($$SELECT 1 FROM storagelab.column_waste WHERE relation = 'public.cw_parent'::regclass$$,
                 'statistics: no suggestion for a key referenced by a foreign key');
-SELECT ok((SELECT bool_and(confidence = 'statistics') FROM storagelab.column_waste
-            WHERE relation = 'public.cw_rules'::regclass), 'statistics: confidence says so');
+SELECT ok((SELECT bool_and(evidence = 'statistics') FROM storagelab.column_waste
+            WHERE relation = 'public.cw_rules'::regclass), 'statistics: evidence says so');
 
 -- 2. exact, after one pass
 SELECT is((SELECT count(*) FROM storagelab.column_profile('public.cw_rules')), 21::int8,
@@ -96,12 +96,12 @@ SELECT is(pg_temp.suggested('t_zero'), NULL, 'exact: leading zeros stay text');
 SELECT is_empty($$SELECT 1 FROM storagelab.column_waste WHERE relation = 'public.cw_rules'::regclass
                     AND column_name IN ('pk', 'parent_id', 'ident', 'ser')$$,
                 'exact: still no suggestion for key, identity or serial columns');
-SELECT ok((SELECT bool_and(confidence = 'exact') FROM storagelab.column_waste
-            WHERE relation = 'public.cw_rules'::regclass), 'exact: confidence says so');
+SELECT ok((SELECT bool_and(evidence = 'exact') FROM storagelab.column_waste
+            WHERE relation = 'public.cw_rules'::regclass), 'exact: evidence says so');
 
 -- 3. column_profile against plain aggregates
 SELECT results_eq(
-  $$SELECT row_count, null_count, min_value, max_value FROM storagelab.column_profiles
+  $$SELECT row_count, null_count, min_value, max_value FROM storagelab_internal.column_profiles
      WHERE relid = 'public.cw_rules'::regclass AND attname IN ('i8_mid', 'n_frac', 't_int') ORDER BY attnum$$,
   $$SELECT * FROM (VALUES
       (20000::int8, 0::int8, (SELECT min(i8_mid) FROM public.cw_rules)::numeric, (SELECT max(i8_mid) FROM public.cw_rules)::numeric),
@@ -109,7 +109,7 @@ SELECT results_eq(
       (20000, (SELECT count(*) FILTER (WHERE t_int IS NULL) FROM public.cw_rules),
        (SELECT min(t_int::int8) FROM public.cw_rules)::numeric, (SELECT max(t_int::int8) FROM public.cw_rules)::numeric)) v$$,
   'column_profile: counts and bounds equal min()/max()');
-SELECT is((SELECT round(avg_width::numeric, 6) FROM storagelab.column_profiles
+SELECT is((SELECT round(avg_width::numeric, 6) FROM storagelab_internal.column_profiles
             WHERE relid = 'public.cw_rules'::regclass AND attname = 't_mixed'),
           (SELECT round(avg(pg_column_size(t_mixed)), 6) FROM public.cw_rules),
           'column_profile: average width equals avg(pg_column_size())');
@@ -138,7 +138,7 @@ SELECT is_empty($$
 
 -- 6. the estimate of an ALTER COLUMN ... TYPE against the rewrite itself
 -- (the table was freshly written; the rewrite writes it afresh)
-SELECT estimated_saved_bytes AS uuid_estimate, pg_relation_size('public.cw_rules') AS size_before
+SELECT saved_bytes AS uuid_estimate, pg_relation_size('public.cw_rules') AS size_before
   FROM storagelab.column_waste
  WHERE relation = 'public.cw_rules'::regclass AND column_name = 't_uuid' \gset
 ALTER TABLE public.cw_rules ALTER COLUMN t_uuid TYPE uuid USING t_uuid::uuid;
@@ -152,7 +152,7 @@ SELECT is_empty($$SELECT 1 FROM storagelab.column_waste WHERE relation = 'public
 
 -- 7. text_kind: what each kind accepts, and PostgreSQL's input functions agree
 SELECT results_eq(
-  $$SELECT storagelab.text_kind(v) FROM unnest(ARRAY[
+  $$SELECT storagelab_internal.text_kind(v) FROM unnest(ARRAY[
       'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', 'a0eebc99x9c0b-4ef8-bb6d-6bb9bd380a11',
       '0', '-0', '42', '-9223372036854775808', '007', '+1', '1.0', '',
       't', 'FALSE', 'yes', 'n', 'on',
@@ -182,16 +182,18 @@ ALTER TABLE public.cw_rls ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
 CREATE ROLE cw_reader;
 GRANT pg_stat_scan_tables TO cw_reader;
 GRANT SELECT ON public.cw_rls TO cw_reader;
+GRANT SELECT ON storagelab_internal.column_facts TO cw_reader;
+GRANT EXECUTE ON FUNCTION storagelab_internal.column_statistics() TO cw_reader;
 ANALYZE public.cw_rls;
 SELECT count(*) FROM storagelab.column_profile('public.cw_rls');
 SET ROLE cw_reader;
-SELECT is((SELECT source FROM storagelab.column_facts WHERE relid = 'public.cw_rls'::regclass),
+SELECT is((SELECT source FROM storagelab_internal.column_facts WHERE relid = 'public.cw_rls'::regclass),
           NULL, 'under active row security neither statistics nor profiles are shown');
 SELECT throws_ok($$SELECT * FROM storagelab.column_profile('public.cw_rls')$$, '42501', NULL,
                  'column_profile refuses a table whose row security is active');
 SELECT throws_ok($$SELECT * FROM storagelab.column_profile('public.cw_rules')$$, '42501', NULL,
                  'column_profile needs SELECT on the table');
-SELECT throws_ok($$SELECT min_value FROM storagelab.column_profiles$$, '42501', NULL,
+SELECT throws_ok($$SELECT min_value FROM storagelab_internal.column_profiles$$, '42501', NULL,
                  'profiled bounds are not readable directly, only through the views');
 RESET ROLE;
 GRANT SELECT ON public.cw_outlier TO cw_reader;
@@ -210,13 +212,15 @@ RESET ROLE;
 -- column sees nothing of the table (its layout needs every column); with
 -- SELECT on every column it sees what the owner sees.
 CREATE TEMP TABLE cw_owner_view AS
-  SELECT column_name, suggested_type, estimated_saved_bytes FROM storagelab.column_waste
+  SELECT column_name, suggested_type, saved_bytes FROM storagelab.column_waste
    WHERE relation = 'public.cw_rules'::regclass;
 CREATE TEMP TABLE cw_owner_padding AS
-  SELECT suggested_order, estimated_saved_bytes, status FROM storagelab.alignment_padding
+  SELECT suggested_order, saved_bytes, status FROM storagelab.alignment_padding
    WHERE relation = 'public.cw_rules'::regclass;
 CREATE ROLE cw_cols;
 GRANT SELECT ON cw_owner_view, cw_owner_padding TO cw_cols;
+GRANT SELECT ON storagelab_internal.column_facts TO cw_cols;
+GRANT EXECUTE ON FUNCTION storagelab_internal.column_statistics() TO cw_cols;
 DO $$ BEGIN
   EXECUTE (SELECT format('GRANT SELECT (%s) ON public.cw_rules TO cw_cols',
                          string_agg(quote_ident(attname), ', '))
@@ -227,7 +231,7 @@ SET ROLE cw_cols;
 SELECT is((SELECT array_agg(attname::text) FROM pg_stats
             WHERE schemaname = 'public' AND tablename = 'cw_rules' AND attname IN ('i8_small', 'i8_mid')),
           '{i8_mid}', 'oracle: pg_stats hides the one column the role may not read');
-SELECT is_empty($$SELECT 1 FROM storagelab.column_facts WHERE relid = 'public.cw_rules'::regclass$$,
+SELECT is_empty($$SELECT 1 FROM storagelab_internal.column_facts WHERE relid = 'public.cw_rules'::regclass$$,
                 'column_facts: nothing of a table with a column the caller may not read');
 SELECT is_empty($$SELECT 1 FROM storagelab.column_waste WHERE relation = 'public.cw_rules'::regclass$$,
                 'column_waste: nothing of a table with a column the caller may not read');
@@ -239,16 +243,16 @@ SET ROLE cw_cols;
 SELECT is((SELECT array_agg(attname::text ORDER BY attname) FROM pg_stats
             WHERE schemaname = 'public' AND tablename = 'cw_rules' AND attname IN ('i8_small', 'i8_mid')),
           '{i8_mid,i8_small}', 'oracle: with SELECT on every column pg_stats shows them all');
-SELECT set_eq($$SELECT column_name, suggested_type, estimated_saved_bytes FROM storagelab.column_waste
+SELECT set_eq($$SELECT column_name, suggested_type, saved_bytes FROM storagelab.column_waste
                  WHERE relation = 'public.cw_rules'::regclass$$,
               $$SELECT * FROM cw_owner_view$$,
               'column_waste: SELECT on every column shows what the owner sees');
-SELECT set_eq($$SELECT suggested_order, estimated_saved_bytes, status FROM storagelab.alignment_padding
+SELECT set_eq($$SELECT suggested_order, saved_bytes, status FROM storagelab.alignment_padding
                  WHERE relation = 'public.cw_rules'::regclass$$,
               $$SELECT * FROM cw_owner_padding$$,
               'alignment_padding: SELECT on every column shows what the owner sees');
 RESET ROLE;
-SELECT ok((SELECT NOT ('storagelab.column_profiles'::regclass::oid = ANY (coalesce(extconfig, '{}')))
+SELECT ok((SELECT NOT ('storagelab_internal.column_profiles'::regclass::oid = ANY (coalesce(extconfig, '{}')))
              FROM pg_extension WHERE extname = 'storagelab'),
           'column_profiles is not dumped by pg_dump (OIDs do not survive a restore)');
 

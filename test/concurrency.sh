@@ -85,10 +85,13 @@ for target in "DROP TABLE victim" "TRUNCATE victim2"; do
 	table=${target##* }
 	q -c "SELECT tuples FROM storagelab.heap_visibility('$table')" >"$work/read" 2>&1 &
 	reader=$!
-	# Wait until the read is running (it holds ACCESS SHARE until it ends).
-	for i in $(seq 200); do
-		[ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%heap_visibility(''$table'')%' AND state = 'active' AND pid <> pg_backend_pid()")" = 1 ] && break
-		sleep 0.01
+	# Wait (60 s at most) until the read holds its ACCESS SHARE lock, which
+	# it keeps until it ends.  Being active is not enough: a read that has
+	# not yet opened the table would queue behind the DDL and fail.
+	deadline=$((SECONDS + 60))
+	while [ $SECONDS -lt $deadline ]; do
+		[ "$(q -c "SELECT count(*) FROM pg_locks WHERE relation = '$table'::regclass AND mode = 'AccessShareLock' AND granted AND pid <> pg_backend_pid()")" = 1 ] && break
+		sleep 0.05
 	done
 	q -c "SET lock_timeout = '60s'; $target" >"$work/ddl" 2>&1
 	ddl_rc=$?

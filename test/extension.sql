@@ -3,11 +3,11 @@ BEGIN;
 SELECT plan(6);
 
 SELECT has_schema('storagelab');
-SELECT has_function('storagelab', 'setting', ARRAY['text']);
-SELECT is(storagelab.setting('scripts.lock_retries'), '30', 'shipped default is visible');
+SELECT has_function('storagelab_internal', 'setting', ARRAY['text']);
+SELECT is(storagelab_internal.setting('scripts.lock_retries'), '30', 'shipped default is visible');
 
 INSERT INTO storagelab.settings VALUES ('scripts.lock_retries', '5');
-SELECT is(storagelab.setting('scripts.lock_retries'), '5', 'an override wins over the default');
+SELECT is(storagelab_internal.setting('scripts.lock_retries'), '5', 'an override wins over the default');
 
 SELECT throws_ok(
   $$INSERT INTO storagelab.settings VALUES ('no.such.setting', '1')$$,

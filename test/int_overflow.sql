@@ -1,7 +1,7 @@
 -- pgTAP: storagelab.int_overflow, sequences and identity columns placed near
 -- their limits with setval, descending and cycling ones included.
 BEGIN;
-SELECT plan(48);
+SELECT plan(49);
 
 CREATE SCHEMA io;
 CREATE TEMP TABLE v ON COMMIT DROP AS SELECT * FROM storagelab.int_overflow WITH NO DATA;
@@ -20,7 +20,7 @@ CREATE TABLE io.ss (id smallserial);
 SELECT FROM setval('io.ss_id_seq', 32000);
 
 SELECT results_eq(
-  $$SELECT source, sequence::text, current_value, limit_value, values_left, risk
+  $$SELECT source, sequence::text, current_value, limit_value, values_left, severity
       FROM storagelab.int_overflow WHERE relation = 'io.s'::regclass AND column_name = 'id'$$,
   $$VALUES ('sequence', 'io.s_id_seq', 2147483000::numeric, 2147483647::numeric, 647::numeric, 'critical')$$,
   'serial: found through pg_depend, measured against int4');
@@ -28,19 +28,19 @@ SELECT is((pg_temp.row_of('io.s', 'id')).used_pct,
           round((2147483000 - 1) / 2147483646.0 * 100, 3),
           'serial: used_pct measured from START to MAXVALUE');
 SELECT results_eq(
-  $$SELECT source, current_value, risk FROM storagelab.int_overflow
+  $$SELECT source, current_value, severity FROM storagelab.int_overflow
      WHERE relation = 'io.ia'::regclass$$,
   $$VALUES ('identity', 2000000000::numeric, 'critical')$$,
   'identity ALWAYS: source identity');
 SELECT results_eq(
-  $$SELECT source, limit_value, risk FROM storagelab.int_overflow
+  $$SELECT source, limit_value, severity FROM storagelab.int_overflow
      WHERE relation = 'io.ib'::regclass$$,
   $$VALUES ('identity', 2147483647::numeric, 'ok')$$,
   'identity BY DEFAULT on bigint with MAXVALUE 2^31-1: limit is the sequence''s MAXVALUE');
 SELECT results_eq(
-  $$SELECT column_type, limit_value, values_left, risk FROM storagelab.int_overflow
+  $$SELECT column_type, limit_value, values_left, severity FROM storagelab.int_overflow
      WHERE relation = 'io.ss'::regclass$$,
-  $$VALUES ('smallint'::regtype, 32767::numeric, 767::numeric, 'critical')$$,
+  $$VALUES ('smallint', 32767::numeric, 767::numeric, 'critical')$$,
   'smallserial: measured against int2');
 
 -- nextval() defaults, shared sequence, tighter bounds -----------------------
@@ -49,7 +49,7 @@ CREATE TABLE io.sh1 (id int DEFAULT nextval('io.shared'));
 CREATE TABLE io.sh2 (k bigint DEFAULT nextval('io.shared'::regclass) + 0);
 SELECT FROM setval('io.shared', 1500000000);
 SELECT results_eq(
-  $$SELECT relation::text, sequence::text, limit_value, risk FROM storagelab.int_overflow
+  $$SELECT relation::text, sequence::text, limit_value, severity FROM storagelab.int_overflow
      WHERE sequence = 'io.shared'::regclass ORDER BY 1$$,
   $$VALUES ('io.sh1', 'io.shared', 2147483647::numeric, 'warning'),
            ('io.sh2', 'io.shared', 9223372036854775807::numeric, 'ok')$$,
@@ -59,7 +59,7 @@ CREATE SEQUENCE io.bigseq AS bigint;
 CREATE TABLE io.b4 (id int DEFAULT nextval('io.bigseq'));
 SELECT FROM setval('io.bigseq', 3000000000);
 SELECT results_eq(
-  $$SELECT limit_value, used_pct, values_left, risk FROM storagelab.int_overflow
+  $$SELECT limit_value, used_pct, values_left, severity FROM storagelab.int_overflow
      WHERE relation = 'io.b4'::regclass$$,
   $$VALUES (2147483647::numeric, 100.000::numeric, 0::numeric, 'critical')$$,
   'int4 column fed by a bigint sequence overflows at 2^31-1');
@@ -68,9 +68,9 @@ CREATE SEQUENCE io.intseq AS integer;
 CREATE TABLE io.c8 (id bigint DEFAULT nextval('io.intseq'));
 SELECT FROM setval('io.intseq', 2100000000);
 SELECT results_eq(
-  $$SELECT column_type, limit_value, risk FROM storagelab.int_overflow
+  $$SELECT column_type, limit_value, severity FROM storagelab.int_overflow
      WHERE relation = 'io.c8'::regclass$$,
-  $$VALUES ('bigint'::regtype, 2147483647::numeric, 'critical')$$,
+  $$VALUES ('bigint', 2147483647::numeric, 'critical')$$,
   'bigint column fed by an AS integer sequence stops at the sequence''s MAXVALUE');
 
 -- descending, negative ranges, INCREMENT, CYCLE ------------------------------
@@ -78,7 +78,7 @@ CREATE SEQUENCE io.desc1 INCREMENT -1;
 CREATE TABLE io.d (id int DEFAULT nextval('io.desc1'));
 SELECT FROM setval('io.desc1', -2000000000);
 SELECT results_eq(
-  $$SELECT current_value, limit_value, values_left, used_pct, increment, risk
+  $$SELECT current_value, limit_value, values_left, used_pct, increment, severity
       FROM storagelab.int_overflow WHERE relation = 'io.d'::regclass$$,
   $$VALUES (-2000000000::numeric, -2147483648::numeric, 147483648::numeric,
             round(1999999999 / 2147483647.0 * 100, 3), -1::bigint, 'critical')$$,
@@ -109,7 +109,7 @@ CREATE SEQUENCE io.cyc AS integer CYCLE;
 CREATE TABLE io.cy (id int DEFAULT nextval('io.cyc'));
 SELECT FROM setval('io.cyc', 2147483000);
 SELECT results_eq(
-  $$SELECT cycling, risk, status, overflow_at FROM storagelab.int_overflow
+  $$SELECT cycling, severity, status, overflow_at FROM storagelab.int_overflow
      WHERE relation = 'io.cy'::regclass$$,
   $$VALUES (true, 'ok', 'cycles', NULL::timestamptz)$$,
   'CYCLE sequence within the column''s range: reported as cycling, not overflowing');
@@ -118,13 +118,13 @@ CREATE SEQUENCE io.cycbig AS bigint CYCLE;
 CREATE TABLE io.cyb (id int DEFAULT nextval('io.cycbig'));
 SELECT FROM setval('io.cycbig', 2147483000);
 SELECT results_eq(
-  $$SELECT cycling, risk FROM storagelab.int_overflow WHERE relation = 'io.cyb'::regclass$$,
+  $$SELECT cycling, severity FROM storagelab.int_overflow WHERE relation = 'io.cyb'::regclass$$,
   $$VALUES (false, 'critical')$$,
   'CYCLE bigint sequence feeding int4: the column overflows before the sequence wraps');
 
 CREATE TABLE io.fresh (id serial);
 SELECT results_eq(
-  $$SELECT current_value, used_pct, values_left, risk FROM storagelab.int_overflow
+  $$SELECT current_value, used_pct, values_left, severity FROM storagelab.int_overflow
      WHERE relation = 'io.fresh'::regclass$$,
   $$VALUES (0::numeric, 0.000::numeric, 2147483647::numeric, 'ok')$$,
   'a sequence never called: nothing used');
@@ -137,18 +137,18 @@ CREATE INDEX ix_u_partial ON io.ix (u) WHERE u > 0;
 DELETE FROM io.ix WHERE v > 900;
 ANALYZE io.ix;
 SELECT results_eq(
-  $$SELECT source, min_value, max_value, current_value, is_estimate, status
+  $$SELECT source, min_value, max_value, current_value, evidence, status
       FROM storagelab.int_overflow WHERE relation = 'io.ix'::regclass AND column_name = 'v'$$,
-  $$SELECT 'index', min(v)::numeric, max(v)::numeric, max(v)::numeric, false, 'ok' FROM io.ix$$,
+  $$SELECT 'index', min(v)::numeric, max(v)::numeric, max(v)::numeric, 'exact', 'ok' FROM io.ix$$,
   'leading btree column: exact visible min/max from the index ends (deleted rows skipped)');
 SELECT results_eq(
-  $$SELECT source, is_estimate, status FROM storagelab.int_overflow
+  $$SELECT source, evidence, status FROM storagelab.int_overflow
      WHERE relation = 'io.ix'::regclass AND column_name IN ('w', 'u') ORDER BY column_name$$,
-  $$VALUES ('statistics', true, 'estimate'), ('statistics', true, 'estimate')$$,
+  $$VALUES ('statistics', 'statistics', 'estimate'), ('statistics', 'statistics', 'estimate')$$,
   'unindexed (or only partially indexed) columns: pg_stats bounds, labelled estimates');
 SELECT is((pg_temp.row_of('io.ix', 'w')).max_value, 99::numeric,
           'statistics bounds: max from histogram / most common values');
-SELECT is((SELECT b::text FROM storagelab.int_overflow_index_bounds('io.ix_v_idx') b),
+SELECT is((SELECT b::text FROM storagelab_internal.int_overflow_index_bounds('io.ix_v_idx') b),
           (SELECT format('(%s,%s,ok)', min(v), max(v)) FROM io.ix),
           'int_overflow_index_bounds() agrees with min()/max()');
 
@@ -159,29 +159,29 @@ ANALYZE io.dom;
 SELECT results_eq(
   $$SELECT column_type, source, min_value, max_value FROM storagelab.int_overflow
      WHERE relation = 'io.dom'::regclass$$,
-  $$VALUES ('io.yr'::regtype, 'statistics', 1990::numeric, 2009::numeric)$$,
+  $$VALUES ('io.yr', 'statistics', 1990::numeric, 2009::numeric)$$,
   'a domain over integer: statistics bounds (most common values) read in the base type');
 
 CREATE TABLE io.neg2 (v int2 PRIMARY KEY);
 INSERT INTO io.neg2 VALUES (-32000), (100);
 SELECT results_eq(
-  $$SELECT current_value, limit_value, values_left, risk FROM storagelab.int_overflow
+  $$SELECT current_value, limit_value, values_left, severity FROM storagelab.int_overflow
      WHERE relation = 'io.neg2'::regclass$$,
   $$VALUES (-32000::numeric, -32768::numeric, 768::numeric, 'critical')$$,
   'values near the negative bound are measured toward it');
 
 CREATE TABLE io.empty (v int PRIMARY KEY);
 SELECT results_eq(
-  $$SELECT current_value, risk, status FROM storagelab.int_overflow WHERE relation = 'io.empty'::regclass$$,
+  $$SELECT current_value, severity, status FROM storagelab.int_overflow WHERE relation = 'io.empty'::regclass$$,
   $$VALUES (NULL::numeric, NULL::text, 'empty')$$,
-  'an empty indexed column: no value, no risk');
+  'an empty indexed column: no value, no severity');
 
 -- foreign keys ---------------------------------------------------------------------
 CREATE TABLE io.p8 (id bigserial PRIMARY KEY);
 CREATE TABLE io.k4 (pid int REFERENCES io.p8);
 SELECT FROM setval('io.p8_id_seq', 3000000000);
 SELECT results_eq(
-  $$SELECT source, sequence::text, current_value, limit_value, used_pct, risk
+  $$SELECT source, sequence::text, current_value, limit_value, used_pct, severity
       FROM storagelab.int_overflow WHERE relation = 'io.k4'::regclass$$,
   $$VALUES ('foreign key', 'io.p8_id_seq', 3000000000::numeric, 2147483647::numeric, 100.000::numeric, 'critical')$$,
   'int4 FK to a bigint key: the referenced key''s value measured against the child''s type');
@@ -190,7 +190,7 @@ CREATE TABLE io.p4 (id int PRIMARY KEY);
 INSERT INTO io.p4 VALUES (1), (30000);
 CREATE TABLE io.k2 (pid int2 REFERENCES io.p4);
 SELECT results_eq(
-  $$SELECT source, current_value, limit_value, risk FROM storagelab.int_overflow
+  $$SELECT source, current_value, limit_value, severity FROM storagelab.int_overflow
      WHERE relation = 'io.k2'::regclass$$,
   $$VALUES ('foreign key', 30000::numeric, 32767::numeric, 'critical')$$,
   'int2 FK to an int4 key without sequence: the key''s index maximum against int2');
@@ -234,7 +234,7 @@ SELECT results_eq(
   $$VALUES ('io.ic', 'extra'::name), ('io.ip', 'id'), ('io.ip', 'v')$$,
   'inheritance: inherited columns roll up into the parent, the child''s own column stays');
 SELECT results_eq(
-  $$SELECT current_value, risk FROM storagelab.int_overflow
+  $$SELECT current_value, severity FROM storagelab.int_overflow
      WHERE relation = 'io.ip'::regclass AND column_name = 'v'$$,
   $$VALUES (2100000000::numeric, 'critical')$$,
   'inheritance parent: the child''s values count');
@@ -245,13 +245,13 @@ CREATE TEMP VIEW io_cols AS
   SELECT 'row_rel, row_attnum, nspname, relname, attname, atttypid, source, seqid, cur, lim, '
          'left_, min_value, max_value, seq_increment, cycles, exact, status, referencing_columns' AS list;
 SELECT results_eq(
-  format('SELECT %s FROM storagelab.int_overflow_measurements() ORDER BY row_rel, row_attnum',
+  format('SELECT %s FROM storagelab_internal.int_overflow_measurements() ORDER BY row_rel, row_attnum',
          (SELECT list FROM io_cols)),
   format('SELECT %s FROM pg_temp.int_overflow_sql_reference() ORDER BY row_rel, row_attnum',
          (SELECT list FROM io_cols)),
   'int_overflow_measurements() in C returns the rows of the former SQL implementation, column for column');
 SELECT is((SELECT count(*)::int
-             FROM storagelab.int_overflow_measurements() c
+             FROM storagelab_internal.int_overflow_measurements() c
              JOIN pg_temp.int_overflow_sql_reference() r USING (row_rel, row_attnum)
             WHERE abs(c.used - r.used) > 0.001 OR (c.used IS NULL) <> (r.used IS NULL)),
           0, 'used_pct agrees with the former float8 computation within rounding');
@@ -263,7 +263,7 @@ INSERT INTO io.dom2 VALUES (2000), (31000);
 SELECT results_eq(
   $$SELECT column_type, source, current_value FROM storagelab.int_overflow
      WHERE relation = 'io.dom2'::regclass$$,
-  $$VALUES ('io.yr2'::regtype, 'index', 31000::numeric)$$,
+  $$VALUES ('io.yr2', 'index', 31000::numeric)$$,
   'a domain over a domain over integer: measured (index ends)');
 
 CREATE TABLE io.big (id bigserial);
@@ -289,12 +289,16 @@ CREATE ROLE io_reader;
 GRANT USAGE ON SCHEMA io TO io_reader;
 GRANT SELECT ON io.ss TO io_reader;
 GRANT SELECT ON io.ss_id_seq TO io_reader;
+-- the SQL reference calls the probes, which the view reaches from C
+GRANT EXECUTE ON FUNCTION storagelab_internal.int_overflow_sequence_state(regclass),
+                          storagelab_internal.int_overflow_index_bounds(regclass),
+                          storagelab_internal.int_overflow_stats_bounds(regclass, smallint) TO io_reader;
 SET ROLE io_reader;
 CREATE TEMP TABLE io_as_reader AS
-  SELECT relation::text AS rel, column_name::text AS col, current_value, risk, status
+  SELECT relation::text AS rel, column_name::text AS col, current_value, severity, status
     FROM storagelab.int_overflow WHERE relation::text LIKE 'io.%';
 CREATE TEMP TABLE io_c_reader AS
-  SELECT row_rel, row_attnum, source, cur, status FROM storagelab.int_overflow_measurements();
+  SELECT row_rel, row_attnum, source, cur, status FROM storagelab_internal.int_overflow_measurements();
 CREATE TEMP TABLE io_r_reader AS
   SELECT row_rel, row_attnum, source, cur, status FROM pg_temp.int_overflow_sql_reference();
 RESET ROLE;
@@ -304,7 +308,7 @@ SELECT results_eq(
   $$SELECT * FROM io_r_reader WHERE row_rel::regclass::text LIKE 'io.%' ORDER BY 1, 2$$,
   'as a role with few privileges, too, the C walk returns the former SQL''s rows');
 SELECT results_eq(
-  $$SELECT current_value, risk, status FROM io_as_reader WHERE rel = 'io.s' AND col = 'id'$$,
+  $$SELECT current_value, severity, status FROM io_as_reader WHERE rel = 'io.s' AND col = 'id'$$,
   $$VALUES (NULL::numeric, NULL::text, 'unreadable')$$,
   'a sequence the caller cannot read: listed as unreadable, not an error');
 SELECT results_eq(
@@ -319,14 +323,14 @@ SELECT results_eq(
   $$SELECT current_value, status FROM io_as_reader WHERE rel = 'io.ss'$$,
   $$VALUES (32000::numeric, 'ok')$$,
   'granted sequences are read');
-SELECT is((SELECT s::text FROM storagelab.int_overflow_sequence_state('io.shared') s),
+SELECT is((SELECT s::text FROM storagelab_internal.int_overflow_sequence_state('io.shared') s),
           '(1500000000,t,ok)',
           'int_overflow_sequence_state(): last_value and is_called');
 
 -- thresholds as settings -------------------------------------------------------------------
 INSERT INTO storagelab.settings VALUES ('int_overflow.warning_pct', '60'), ('int_overflow.critical_pct', '65');
-SELECT is((pg_temp.row_of('io.sh1', 'id')).risk, 'critical',
-          'thresholds come from storagelab.setting()');
+SELECT is((pg_temp.row_of('io.sh1', 'id')).severity, 'critical',
+          'thresholds come from storagelab_internal.setting()');
 DELETE FROM storagelab.settings WHERE name LIKE 'int_overflow.%';
 
 -- growth and overflow_at ------------------------------------------------------------------
@@ -339,8 +343,8 @@ SELECT results_eq(
       FROM storagelab.int_overflow WHERE relation = 'io.sh1'::regclass$$,
   $$VALUES (100000000.000::numeric, true)$$,
   'two snapshots: growth per day and a linear overflow_at (647483647 left at 1e8/day)');
-SELECT is((pg_temp.row_of('io.sh1', 'id')).risk, 'critical',
-          'overflow within int_overflow.critical_within makes the risk critical');
+SELECT is((pg_temp.row_of('io.sh1', 'id')).severity, 'critical',
+          'overflow within int_overflow.critical_within makes the severity critical');
 INSERT INTO storagelab.int_overflow_history (taken_at, schema_name, table_name, column_name, value)
 VALUES (now() - interval '1 day', 'io', 'd', 'id', -1900000000);
 SELECT ok((pg_temp.row_of('io.d', 'id')).overflow_at IS NULL,
@@ -351,9 +355,14 @@ SELECT ok((pg_temp.row_of('io.d', 'id')).overflow_at
             BETWEEN now() + interval '1 day 11 hours' AND now() + interval '1 day 12 hours',
           'descending sequence: projected toward MINVALUE');
 
-SELECT cmp_ok(storagelab.snapshot(), '=',
+SELECT cmp_ok(storagelab.int_overflow_snapshot(), '=',
               (SELECT count(*)::int FROM storagelab.int_overflow WHERE current_value IS NOT NULL),
-              'snapshot() records one row per measured column');
+              'int_overflow_snapshot() records one row per measured column');
+SELECT is((SELECT array_agg(DISTINCT evidence ORDER BY evidence) FROM storagelab.int_overflow_history
+            WHERE taken_at = now()),
+          (SELECT array_agg(DISTINCT evidence ORDER BY evidence) FROM storagelab.int_overflow
+            WHERE current_value IS NOT NULL),
+          'the history records the evidence of each value, in the view''s words');
 SELECT ok((SELECT 'storagelab.int_overflow_history'::regclass::oid = ANY (extconfig)
              FROM pg_extension WHERE extname = 'storagelab'),
           'history is an extension configuration table (kept by pg_dump)');

@@ -30,7 +30,7 @@ SET LOCAL lock_timeout = '5s';
 SELECT lives_ok('CREATE TEMP TABLE io_seen AS SELECT * FROM storagelab.int_overflow',
                 'the view neither waits for nor fails on objects under ACCESS EXCLUSIVE');
 SELECT results_eq(
-  $$SELECT current_value, risk, status FROM io_seen
+  $$SELECT current_value, severity, status FROM io_seen
      WHERE relation = 'ioc.migrating'::regclass AND column_name = 'v'$$,
   $$VALUES (NULL::numeric, NULL::text, 'locked')$$,
   'a table a migration holds ACCESS EXCLUSIVE on: reported as locked, its index not read');
@@ -47,10 +47,10 @@ SELECT is((SELECT count(*)::int FROM io_seen o JOIN pg_class c ON c.oid = o.rela
             WHERE c.relpersistence = 't' AND c.relnamespace <> pg_my_temp_schema()),
           0, 'other sessions'' temporary tables are skipped');
 
-SELECT is((SELECT s.status FROM pg_class c, storagelab.int_overflow_sequence_state(c.oid) s
+SELECT is((SELECT s.status FROM pg_class c, storagelab_internal.int_overflow_sequence_state(c.oid) s
             WHERE c.relname = 'io_other_temp_id_seq'),
           'unavailable', 'sequence_state(): another session''s temporary sequence is unavailable');
-SELECT is((SELECT b.status FROM pg_class c, storagelab.int_overflow_index_bounds(c.oid) b
+SELECT is((SELECT b.status FROM pg_class c, storagelab_internal.int_overflow_index_bounds(c.oid) b
             WHERE c.relname = 'io_other_temp_pkey'),
           'unavailable', 'index_bounds(): another session''s temporary table is unavailable');
 
@@ -59,9 +59,9 @@ SELECT FROM dblink_exec('io_other', 'DROP SCHEMA ioc CASCADE');
 SELECT FROM dblink_disconnect('io_other');
 
 -- Objects gone since the catalog was read.
-SELECT is((storagelab.int_overflow_sequence_state(4000000000::oid::regclass)).status,
+SELECT is((storagelab_internal.int_overflow_sequence_state(4000000000::oid::regclass)).status,
           'unavailable', 'sequence_state(): a dropped sequence is unavailable, not an error');
-SELECT is((storagelab.int_overflow_index_bounds(4000000000::oid::regclass)).status,
+SELECT is((storagelab_internal.int_overflow_index_bounds(4000000000::oid::regclass)).status,
           'unavailable', 'index_bounds(): a dropped index is unavailable, not an error');
 
 SELECT * FROM finish();

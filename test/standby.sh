@@ -95,5 +95,20 @@ ok $? "bigint_migration_script generates on the standby"
 qs -c "SELECT storagelab.storage_migration_script('t', 'b')" >/dev/null
 ok $? "storage_migration_script generates on the standby"
 
+# The writers refuse with SQLSTATE 25006 and say where to run them.
+# writer_refused SQL: the statement fails with 25006 and the hint.
+writer_refused() {
+	local out
+	out=$(PGPORT=$sport psql -X -At -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -d storagelab_standby \
+		-c '\set VERBOSITY verbose' -c "$1" 2>&1)
+	[ $? -ne 0 ] && grep -q "25006" <<<"$out" &&
+		grep -q "HINT:  Run it on the primary; the views work on a standby." <<<"$out"
+}
+for w in "SELECT storagelab.int_overflow_snapshot()" "SELECT storagelab.snapshot()" \
+	"SELECT * FROM storagelab.column_profile('t')"; do
+	writer_refused "$w"
+	ok $? "$w on the standby: 25006, hint to run it on the primary"
+done
+
 echo "1..$n"
 exit $((failed > 0))

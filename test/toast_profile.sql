@@ -119,11 +119,11 @@ SELECT is((SELECT (c.rows_scanned, c.null_values, c.inline_compressed + c.inline
 -- Sampling: stops after about sample_rows rows, pages spread over the table.
 CREATE TABLE toast_many (id int, v bytea) WITH (autovacuum_enabled = off);
 INSERT INTO toast_many SELECT g, pg_temp.noise(200, g) FROM generate_series(1, 3000) g;
-SELECT ok(rows_scanned BETWEEN 100 AND 140 AND sampled AND pages_scanned < pages_total,
+SELECT ok(rows_scanned BETWEEN 100 AND 140 AND evidence = 'sampled' AND pages_scanned < pages_total,
           'sample_rows => 100 reads about 100 rows from a few pages')
   FROM storagelab.toast_profile('toast_many', 'v', 100);
-SELECT ok(NOT sampled AND rows_scanned = 3000 AND pages_scanned = pages_total,
-          'sample_rows larger than the table: every row, sampled = false')
+SELECT ok(evidence = 'exact' AND rows_scanned = 3000 AND pages_scanned = pages_total,
+          'sample_rows larger than the table: every row, evidence exact')
   FROM storagelab.toast_profile('toast_many', 'v', 100000);
 
 CREATE TABLE toast_halves (id int, v bytea) WITH (autovacuum_enabled = off);
@@ -133,7 +133,7 @@ SELECT ok(null_values > 0 AND inline_uncompressed > 0 AND pages_scanned < pages_
           'a sample spreads over the table: NULLs from its first half and values from its second')
   FROM storagelab.toast_profile('toast_halves', 'v', 400);
 
--- Content types and recommendations.
+-- Content types and advice.
 CREATE TABLE toast_images (id serial, v bytea);
 INSERT INTO toast_images (v)
   SELECT m || pg_temp.noise(8000, g)
@@ -143,24 +143,24 @@ INSERT INTO toast_images (v)
 SELECT is(content_types, '{"png": 10, "gzip": 10, "jpeg": 10}'::jsonb,
           'PNG, gzip and JPEG values recognised by their magic bytes')
   FROM storagelab.toast_profile('toast_images', 'v');
-SELECT ok(recommendation ~* 'external' AND recommendation ~ '^SET STORAGE EXTERNAL',
+SELECT ok(advice ~* 'external' AND advice ~ '^SET STORAGE EXTERNAL',
           'incompressible images/archives in an EXTENDED column: SET STORAGE EXTERNAL advised')
   FROM storagelab.toast_profile('toast_images', 'v');
 SELECT ok(prefix_entropy > 7.2, 'random content has a prefix entropy above 7.2 bits/byte')
   FROM storagelab.toast_profile('toast_images', 'v');
-SELECT ok(recommendation !~* 'external', 'compressible documents are not advised EXTERNAL')
+SELECT ok(advice !~* 'external', 'compressible documents are not advised EXTERNAL')
   FROM storagelab.toast_profile('toast_docs', 't');
 SELECT ok(prefix_entropy < 6, 'text has a low prefix entropy')
   FROM storagelab.toast_profile('toast_docs', 't');
-SELECT ok(recommendation ~ 'lz4',
+SELECT ok(advice ~ 'lz4',
           'compressible documents compressed with pglz: SET COMPRESSION lz4 advised')
   FROM storagelab.toast_profile('toast_docs', 't');
 ALTER TABLE toast_docs ALTER COLUMN t SET STORAGE EXTERNAL;
 UPDATE toast_docs SET t = t || '';
-SELECT ok(recommendation ~ '^SET STORAGE EXTENDED' AND recommendation !~* 'external',
+SELECT ok(advice ~ '^SET STORAGE EXTENDED' AND advice !~* 'external',
           'compressible documents stored EXTERNAL: SET STORAGE EXTENDED advised')
   FROM storagelab.toast_profile('toast_docs', 't');
-SELECT ok(recommendation ~ '^keep', 'small values only: keep')
+SELECT ok(advice ~ '^keep', 'small values only: keep')
   FROM storagelab.toast_profile('toast_many', 'v');
 
 -- Every signature, plus content without one.
@@ -210,7 +210,7 @@ INSERT INTO toast_entropy VALUES (pg_temp.noise(3000, 1)), (pg_temp.noise(500, 2
   (convert_to(repeat('abc', 30), 'UTF8')), ('\x0102'::bytea), (NULL);
 SELECT cmp_ok(abs(p.prefix_entropy - o.e)::numeric, '<', 0.0001,
               'prefix_entropy = mean Shannon entropy of the 1,024-byte prefixes (SQL oracle)')
-  FROM storagelab.toast_census('toast_entropy', 'v') p,
+  FROM storagelab_internal.toast_census('toast_entropy', 'v') p,
        (SELECT avg((SELECT log(2, length(pr)) - sum(c * log(2, c)) / length(pr)
                       FROM (SELECT count(*)::numeric AS c FROM generate_series(0, length(pr) - 1) i
                              GROUP BY get_byte(pr, i)) h)) AS e
@@ -253,30 +253,33 @@ SELECT throws_ok($$SELECT * FROM storagelab.toast_profile('toast_forms', 'ctid')
                  'system column: feature_not_supported');
 
 -- Privileges.
-SELECT ok(NOT has_function_privilege('public', 'storagelab.toast_profile(regclass,name,integer)', 'EXECUTE')
-          AND has_function_privilege('pg_stat_scan_tables', 'storagelab.toast_profile(regclass,name,integer)', 'EXECUTE')
-          AND NOT has_function_privilege('public', 'storagelab.toast_census(regclass,name,integer)', 'EXECUTE'),
-          'page readers: revoked from PUBLIC, granted to pg_stat_scan_tables');
+CREATE ROLE storagelab_toast_plain;
+GRANT SELECT ON toast_forms TO storagelab_toast_plain;
+SET LOCAL ROLE storagelab_toast_plain;
+SELECT throws_ok($$SELECT * FROM storagelab.toast_profile('toast_forms', 'v')$$, '42501',
+                 'permission denied to read table pages',
+                 'SELECT on the table without pg_stat_scan_tables: refused, the hint names the role');
+RESET ROLE;
 CREATE ROLE storagelab_toast_scanner IN ROLE pg_stat_scan_tables;
 GRANT USAGE ON SCHEMA public TO storagelab_toast_scanner;
 SET LOCAL ROLE storagelab_toast_scanner;
 SELECT throws_ok($$SELECT * FROM storagelab.toast_profile('toast_forms', 'v')$$, '42501', NULL,
                  'pg_stat_scan_tables without SELECT on the table: insufficient_privilege');
-SELECT is((SELECT count(*) FROM storagelab.bytea_storage WHERE table_name = 'toast_forms'), 0::bigint,
+SELECT is((SELECT count(*) FROM storagelab.bytea_storage WHERE relation = 'toast_forms'::regclass), 0::bigint,
           'bytea_storage leaves out tables the caller may not SELECT from');
 RESET ROLE;
 
 -- bytea_storage: every bytea column, sampled within the bound.
 INSERT INTO storagelab.settings VALUES ('toast.view_sample_rows', '50');
 SELECT set_eq($$SELECT relation::text || '.' || column_name FROM storagelab.bytea_storage
-                 WHERE table_name LIKE 'toast\_%'$$,
+                 WHERE relation::text LIKE 'toast\_%'$$,
               ARRAY['toast_forms.v', 'toast_many.v', 'toast_halves.v', 'toast_images.v', 'toast_magic.v', 'toast_shuffled.v', 'toast_text.v', 'toast_entropy.v'],
               'bytea_storage lists every bytea column (and no text/jsonb column)');
-SELECT ok(sampled AND sample_rows BETWEEN 50 AND 50 + 40,
+SELECT ok(evidence = 'sampled' AND sample_rows BETWEEN 50 AND 50 + 40,
           'bytea_storage profiles about toast.view_sample_rows rows per column')
-  FROM storagelab.bytea_storage WHERE table_name = 'toast_many';
-SELECT ok(recommendation ~ '^SET STORAGE EXTERNAL', 'bytea_storage carries the recommendation')
-  FROM storagelab.bytea_storage WHERE table_name = 'toast_images';
+  FROM storagelab.bytea_storage WHERE relation = 'toast_many'::regclass;
+SELECT ok(advice ~ '^SET STORAGE EXTERNAL', 'bytea_storage carries the advice')
+  FROM storagelab.bytea_storage WHERE relation = 'toast_images'::regclass;
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -41,18 +41,19 @@ SELECT FROM dblink_connect('toast_viewer',
 SELECT FROM dblink_exec('toast_viewer', 'SET lock_timeout = ''5s''');
 SELECT lives_ok($$CREATE TEMP TABLE ts_seen AS
   SELECT * FROM dblink('toast_viewer',
-    'SELECT table_name::text, status, sample_rows, recommendation, table_bytes, toast_bytes, attstorage,
+    'SELECT c.relname::text, status, sample_rows, advice, table_bytes, toast_bytes, storage,
             toast_relation IS NOT NULL
-       FROM storagelab.bytea_storage WHERE schema_name = ''tsc''')
-    AS t(table_name text, status text, sample_rows bigint, recommendation text, table_bytes bigint,
-         toast_bytes bigint, attstorage text, has_toast boolean)$$,
+       FROM storagelab.bytea_storage b JOIN pg_class c ON c.oid = b.relation
+      WHERE c.relnamespace = ''tsc''::regnamespace')
+    AS t(table_name text, status text, sample_rows bigint, advice text, table_bytes bigint,
+         toast_bytes bigint, storage text, has_toast boolean)$$,
   'bytea_storage neither waits for nor fails on tables under ACCESS EXCLUSIVE');
 SELECT results_eq(
-  $$SELECT status, sample_rows, recommendation, table_bytes, toast_bytes FROM ts_seen WHERE table_name = 'migrating'$$,
+  $$SELECT status, sample_rows, advice, table_bytes, toast_bytes FROM ts_seen WHERE table_name = 'migrating'$$,
   $$VALUES ('locked'::text, NULL::bigint, NULL::text, NULL::bigint, NULL::bigint)$$,
   'a table under ACCESS EXCLUSIVE: status locked, nothing profiled, no size read');
 SELECT results_eq(
-  $$SELECT attstorage, has_toast FROM ts_seen WHERE table_name = 'migrating'$$,
+  $$SELECT storage, has_toast FROM ts_seen WHERE table_name = 'migrating'$$,
   $$VALUES ('external'::text, true)$$,
   'a locked table still shows its catalog facts (the committed SET STORAGE EXTERNAL)');
 SELECT results_eq(
@@ -65,7 +66,7 @@ SELECT results_eq(
   'a table nobody locks is profiled');
 
 SELECT FROM dblink_exec('toast_viewer', 'BEGIN');
-SELECT is((SELECT s FROM dblink('toast_viewer', 'SELECT storagelab.toast_lock_nowait(''tsc.reindexed'')') AS t(s text)),
+SELECT is((SELECT s FROM dblink('toast_viewer', 'SELECT storagelab_internal.toast_lock_nowait(''tsc.reindexed'')') AS t(s text)),
           'locked', 'toast_lock_nowait(): locked, without waiting');
 SELECT is((SELECT n FROM dblink('toast_viewer', format(
              'SELECT count(*)::int FROM pg_locks WHERE locktype = ''relation'' AND pid = pg_backend_pid()
@@ -74,17 +75,22 @@ SELECT is((SELECT n FROM dblink('toast_viewer', format(
 SELECT FROM dblink_exec('toast_viewer', 'COMMIT');
 
 SELECT FROM dblink_exec('toast_other', 'ROLLBACK');
-SELECT is((SELECT s FROM dblink('toast_viewer', 'SELECT storagelab.toast_lock_nowait(''tsc.migrating'')') AS t(s text)),
+SELECT is((SELECT s FROM dblink('toast_viewer', 'SELECT storagelab_internal.toast_lock_nowait(''tsc.migrating'')') AS t(s text)),
           'ok', 'toast_lock_nowait(): ok once the other transaction ended');
 SELECT FROM dblink_exec('toast_other', 'DROP SCHEMA tsc CASCADE');
 SELECT FROM dblink_disconnect('toast_viewer');
 SELECT FROM dblink_disconnect('toast_other');
 
-SELECT is(storagelab.toast_lock_nowait(4000000000::oid::regclass), 'unavailable',
+SELECT is(storagelab_internal.toast_lock_nowait(4000000000::oid::regclass), 'unavailable',
           'toast_lock_nowait(): a dropped table is unavailable, not an error');
-SELECT ok(NOT has_function_privilege('public', 'storagelab.toast_lock_nowait(regclass)', 'EXECUTE')
-          AND has_function_privilege('pg_stat_scan_tables', 'storagelab.toast_lock_nowait(regclass)', 'EXECUTE'),
-          'toast_lock_nowait(): revoked from PUBLIC, granted to pg_stat_scan_tables');
+CREATE TABLE public.ts_plain (v bytea);
+CREATE ROLE storagelab_toast_nolock;
+GRANT SELECT ON public.ts_plain TO storagelab_toast_nolock;
+SET LOCAL ROLE storagelab_toast_nolock;
+SELECT throws_ok($$SELECT count(*) FROM storagelab.bytea_storage$$, '42501',
+                 'permission denied to read table pages',
+                 'bytea_storage without pg_stat_scan_tables: refused before any lock is taken');
+RESET ROLE;
 
 SELECT * FROM finish();
 ROLLBACK;

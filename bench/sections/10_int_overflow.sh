@@ -78,9 +78,9 @@ io_build $((ntables / 2 + 1)) "$ntables"
 io_measure "$ntables"
 
 anchor=$(bench_ms "$anchor_sql" 5)
-probes=$(bench_ms 'SELECT count(*) FROM pg_catalog.pg_sequence s, storagelab.int_overflow_sequence_state(s.seqrelid) v' 5)
+probes=$(bench_ms 'SELECT count(*) FROM pg_catalog.pg_sequence s, storagelab_internal.int_overflow_sequence_state(s.seqrelid) v' 5)
 bench_row "sequence_state() x all sequences" "$probes" "pg_sequences + column types" "$anchor"
-snap=$(bench_ms 'SELECT storagelab.snapshot()' 3)
+snap=$(bench_ms 'SELECT storagelab.int_overflow_snapshot()' 3)
 bench_row "snapshot()" "$snap" "pg_sequences + column types" "$anchor"
 
 # With a month of daily snapshots in the history (30 per column, all in the
@@ -88,7 +88,7 @@ bench_row "snapshot()" "$snap" "pg_sequences + column types" "$anchor"
 # view then also fits a growth line per column.
 psql -X -q -c "INSERT INTO storagelab.int_overflow_history (taken_at, schema_name, table_name, column_name, value)
   SELECT now() - d * interval '1 day', m.nspname, m.relname, m.attname, m.cur - d * 1000
-    FROM storagelab.int_overflow_measurements() m, generate_series(1, 30) d
+    FROM storagelab_internal.int_overflow_measurements() m, generate_series(1, 30) d
    WHERE m.cur IS NOT NULL
   ON CONFLICT DO NOTHING" -c "ANALYZE storagelab.int_overflow_history"
 subject=$(bench_ms 'SELECT * FROM storagelab.int_overflow' 3)
