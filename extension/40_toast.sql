@@ -180,15 +180,6 @@ CREATE VIEW storagelab.bytea_storage AS
          CASE a.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END AS compression,
          c.reltuples::bigint AS estimated_rows,
          nullif(c.reltoastrelid, 0)::regclass AS toast_relation,
-         p.null_values,
-         p.inline_uncompressed,
-         p.inline_compressed,
-         p.external_uncompressed,
-         p.external_compressed,
-         p.raw_bytes AS sample_raw_bytes,
-         p.stored_bytes AS sample_stored_bytes,
-         p.unsniffed_values,
-         p.expected_effect,
          p.content_types
     FROM pg_class c
     JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -208,7 +199,7 @@ CREATE VIEW storagelab.bytea_storage AS
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
      AND has_table_privilege(c.oid, 'SELECT');
 COMMENT ON VIEW storagelab.bytea_storage IS
-  'every bytea column the caller may SELECT from: advice, sizes and a sampled toast_profile() (at most toast.view_sample_rows rows and value prefixes per column; a table locked by another session has status locked, not waited for; unlogged tables are left out on a standby); needs pg_stat_scan_tables';
+  'every bytea column the caller may SELECT from: advice, sizes and the headline figures of a sampled toast_profile() (at most toast.view_sample_rows rows and value prefixes per column; a table locked by another session has status locked, not waited for; unlogged tables are left out on a standby); needs pg_stat_scan_tables';
 COMMENT ON COLUMN storagelab.bytea_storage.relation IS 'the table or materialized view (partitions are listed one by one)';
 COMMENT ON COLUMN storagelab.bytea_storage.column_name IS 'the bytea column';
 COMMENT ON COLUMN storagelab.bytea_storage.advice IS 'SET STORAGE EXTERNAL / EXTENDED, SET COMPRESSION lz4, or keep, with the reason (figures in the other columns)';
@@ -230,15 +221,6 @@ COMMENT ON COLUMN storagelab.bytea_storage.status IS 'ok (profiled), locked (ano
 COMMENT ON COLUMN storagelab.bytea_storage.compression IS 'compression method set on the column, NULL when default_toast_compression applies';
 COMMENT ON COLUMN storagelab.bytea_storage.estimated_rows IS 'pg_class.reltuples (-1: never analyzed)';
 COMMENT ON COLUMN storagelab.bytea_storage.toast_relation IS 'the TOAST table, NULL if none';
-COMMENT ON COLUMN storagelab.bytea_storage.null_values IS 'NULLs among the profiled rows';
-COMMENT ON COLUMN storagelab.bytea_storage.inline_uncompressed IS 'profiled values stored inline uncompressed (short and long header)';
-COMMENT ON COLUMN storagelab.bytea_storage.inline_compressed IS 'profiled values stored inline compressed';
-COMMENT ON COLUMN storagelab.bytea_storage.external_uncompressed IS 'profiled values stored out of line uncompressed';
-COMMENT ON COLUMN storagelab.bytea_storage.external_compressed IS 'profiled values stored out of line compressed';
-COMMENT ON COLUMN storagelab.bytea_storage.sample_raw_bytes IS 'sum of octet_length over the profiled values';
-COMMENT ON COLUMN storagelab.bytea_storage.sample_stored_bytes IS 'sum of pg_column_size over the profiled values';
-COMMENT ON COLUMN storagelab.bytea_storage.unsniffed_values IS 'out-of-line lz4 values not sniffed (a prefix would need the whole value)';
-COMMENT ON COLUMN storagelab.bytea_storage.expected_effect IS 'what following the advice would change';
 COMMENT ON COLUMN storagelab.bytea_storage.content_types IS 'counts per content type detected from magic bytes of the first 1,024 bytes';
 -- Everyone may query it; toast_lock_nowait() refuses (42501, with a hint)
 -- a caller without the privileges of pg_stat_scan_tables.
