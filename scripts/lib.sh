@@ -8,8 +8,11 @@ PG_CONFIG=$PG_BINDIR/pg_config
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The staged installation the test and bench clusters load the extension
 # from (see stage_settings), so that tests never depend on what is
-# installed system-wide.
-STAGE=$REPO/.build/stage-$PG_MAJOR
+# installed system-wide.  It lives outside the clone, in /tmp, where the
+# server's user (postgres, when root runs the tests) can read it whatever
+# the clone's permissions and the umask: a clone in root's 0700 home or in a
+# mktemp -d directory works as it is.  One per clone (by path) and major.
+STAGE=/tmp/storagelab-stage-$(id -u)/$(printf '%s' "$REPO" | md5sum | cut -c1-12)-$PG_MAJOR
 export PG_MAJOR PG_CONFIG REPO STAGE
 
 log() { printf '==> %s\n' "$*" >&2; }
@@ -33,7 +36,7 @@ as_root() {
 ensure_packages() {
 	local want=(make gcc "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR"
 		"postgresql-$PG_MAJOR-pgtap" libtap-parser-sourcehandler-pgtap-perl
-		postgresql-common)
+		postgresql-common python3)
 	local optional=("postgresql-$PG_MAJOR-toastinfo")
 	local missing=() p
 	for p in "${want[@]}"; do
@@ -44,12 +47,7 @@ ensure_packages() {
 			[ -f "$("$PG_CONFIG" --sharedir)/extension/pgtap.control" ] && continue
 		missing+=("$p")
 	done
-	if [ ${#missing[@]} -gt 0 ]; then
-		log "installing: ${missing[*]}"
-		as_root apt-get update -qq
-		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends "${missing[@]}" >/dev/null
-	fi
+	install_missing "${missing[@]}"
 	# Optional packages: installed when the package lists (refreshed above
 	# on a fresh machine) know them; no apt-get update just for them.
 	missing=()
@@ -63,6 +61,20 @@ ensure_packages() {
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	log "installing: ${missing[*]}"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# install_missing PACKAGE...: install those of the PACKAGEs that are not
+# installed (apt-get update first); nothing when all are.
+install_missing() {
+	local missing=() p
+	for p in "$@"; do
+		installed "$p" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing: ${missing[*]}"
+	as_root apt-get update -qq
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends "${missing[@]}" >/dev/null
 }
@@ -98,13 +110,29 @@ build_extension() {
 	log "building storagelab for PostgreSQL $PG_MAJOR"
 	clean_other_major
 	make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" PG_CFLAGS=-Werror >/dev/null
-	rm -rf "$STAGE"
 	if [ -n "$(stage_settings)" ]; then
+		make_stage_dir
 		make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" install DESTDIR="$STAGE" >/dev/null
+		chmod -R a+rX "$STAGE"	# under umask 077, install's mkdir -p made 0700
 	else
 		log "PostgreSQL $PG_MAJOR cannot load a staged extension: installing system-wide"
 		as_root make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" install >/dev/null
 	fi
+}
+
+# make_stage_dir: an empty $STAGE, readable by everyone, in a parent
+# directory of ours (never one another user made, nor a symlink).
+make_stage_dir() {
+	local parent=${STAGE%/*}
+	mkdir -p "$parent"
+	if [ -L "$parent" ] || [ ! -O "$parent" ]; then
+		log "$parent is not a directory of user $(id -un): remove it"
+		return 1
+	fi
+	chmod 755 "$parent"
+	rm -rf "$STAGE"
+	mkdir "$STAGE"
+	chmod 755 "$STAGE"
 }
 
 # clean_other_major: remove build outputs made with another PG_CONFIG.
@@ -150,4 +178,31 @@ with_cluster() {
 		[ -n "$setting" ] && opts=(-o "$setting" "${opts[@]}")
 	done < <(stage_settings)
 	PGPORT=$(free_port) pg_virtualenv -t -v "$PG_MAJOR" "${opts[@]}" "$@"
+}
+
+# summary_line PASSED FAILED [SKIPPED]: the summary every test script ends
+# with, "N passed, M failed", plus ", K skipped" when K > 0 (.ci/run and
+# scripts/matrix.sh parse both forms).
+summary_line() {
+	if [ "${3:-0}" -gt 0 ]; then
+		echo "$1 passed, $2 failed, $3 skipped"
+	else
+		echo "$1 passed, $2 failed"
+	fi
+}
+
+# counts_of LINE: "passed failed skipped" from a summary line (summary_line's
+# format); "0 1 0" when LINE is none.
+counts_of() {
+	local re='^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
+	if [[ $1 =~ $re ]]; then
+		echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[4]:-0}"
+	else
+		echo "0 1 0"
+	fi
+}
+
+# extension_version: default_version from storagelab.control.
+extension_version() {
+	sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" "$REPO/storagelab.control"
 }

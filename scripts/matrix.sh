@@ -8,9 +8,9 @@
 #   19  experimental         ) chroot of that suite (19 is a pre-release)
 #
 # Each chroot is built once (debootstrap + that suite's postgresql-N,
-# postgresql-server-dev-N, postgresql-N-pgtap, pg_prove, make, gcc, and
-# postgresql-N-toastinfo where the suite has it) and cached outside the clone
-# in $STORAGELAB_CHROOTS (default /var/cache/storagelab/chroots/<suite>);
+# postgresql-server-dev-N, postgresql-N-pgtap, pg_prove, make, gcc, python3,
+# and postgresql-N-toastinfo where the suite has it) and cached outside the
+# clone in $STORAGELAB_CHROOTS (default /var/cache/storagelab/chroots/<suite>);
 # "rm -rf" a directory there to rebuild it.  The "experimental" chroot is sid
 # with the experimental suite pinned for PostgreSQL 19's packages.
 #
@@ -179,7 +179,7 @@ mount_parent() {
 provision_root() {
 	local suite=$1 tmp=$2 major=$3 base=$4 pgtap_from_source=
 	local want="make gcc libc6-dev postgresql-common postgresql-$major
-		postgresql-server-dev-$major libtap-parser-sourcehandler-pgtap-perl"
+		postgresql-server-dev-$major libtap-parser-sourcehandler-pgtap-perl python3"
 	in_root "$tmp" apt-get update -qq || return 1
 	# pgTAP: the suite's package, else built from the suite's Debian
 	# source package (experimental has no postgresql-19-pgtap).
@@ -279,6 +279,7 @@ create_root() {
 # "PG N (...): X passed, Y failed ..." on stdout.
 TOTAL_PASS=0
 TOTAL_FAIL=0
+TOTAL_SKIP=0
 SUMMARIES=()
 run_major() {
 	local major=$1 suite root out rc=0 start cold="warm" counts where ver
@@ -331,13 +332,14 @@ run_major() {
 		where="unsupported"
 		rc=1
 	fi
-	counts=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -1)
+	counts=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$out" | tail -1)
 	rm -f "$out"
 	[ -n "$counts" ] || counts="0 passed, 1 failed"
-	local p f
+	local p f k=0
 	p=${counts%% passed*}
 	f=${counts#*, }
 	f=${f%% failed*}
+	[[ $counts == *skipped ]] && { k=${counts##*failed, }; k=${k%% skipped}; }
 	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
 	local tag=""
 	[ "$major" = 19 ] && tag=", pre-release"
@@ -349,8 +351,11 @@ run_major() {
 	else
 		TOTAL_PASS=$((TOTAL_PASS + p))
 		TOTAL_FAIL=$((TOTAL_FAIL + f))
+		TOTAL_SKIP=$((TOTAL_SKIP + k))
 	fi
-	SUMMARIES+=("PostgreSQL $major (${ver:-?}, $where$tag): $p passed, $f failed in $(($(date +%s) - start)) s ($cold)")
+	local skips=""
+	[ "$k" -gt 0 ] && skips=", $k skipped"
+	SUMMARIES+=("PostgreSQL $major (${ver:-?}, $where$tag): $p passed, $f failed$skips in $(($(date +%s) - start)) s ($cold)")
 }
 
 if [ "$(id -u)" != 0 ]; then
@@ -359,11 +364,20 @@ if [ "$(id -u)" != 0 ]; then
 fi
 majors=("$@")
 [ ${#majors[@]} -eq 0 ] && read -r -a majors <<<"$ALL_MAJORS"
+# The upgrade test (scripts/test.sh runs it) builds old releases from git
+# history: their sources are extracted here, on the host, where git is.
+if [ "$COMMAND" = scripts/test.sh ]; then
+	(cd "$REPO" && scripts/upgrade-test.sh --prepare) || log "release sources not prepared"
+fi
 for m in "${majors[@]}"; do
 	log "PostgreSQL $m"
 	run_major "$m"
 done
 echo
 printf '%s\n' "${SUMMARIES[@]}"
-echo "$TOTAL_PASS passed, $TOTAL_FAIL failed"
+if [ "$TOTAL_SKIP" -gt 0 ]; then
+	echo "$TOTAL_PASS passed, $TOTAL_FAIL failed, $TOTAL_SKIP skipped"
+else
+	echo "$TOTAL_PASS passed, $TOTAL_FAIL failed"
+fi
 [ "$TOTAL_FAIL" -eq 0 ]

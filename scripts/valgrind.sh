@@ -121,10 +121,15 @@ as_pg "$PG_BINDIR/initdb" -D "$dir/data" -U postgres -A trust --no-sync \
 } >>"$dir/data/postgresql.conf"
 port=$(sed -n 's/^port = //p' "$dir/data/postgresql.conf")
 
+# valgrind runs as postgres: its suppression files are copied where that
+# user can read them (the clone may be private to its owner).
+cp "$REPO/scripts/valgrind.supp" "$dir/storagelab.supp"
+[ -n "$supp" ] && cp "$supp" "$dir/postgresql.supp"
+chmod a+r "$dir"/*.supp
 vg=(valgrind --trace-children=yes --track-origins=yes --leak-check=no
 	--num-callers=30 --error-limit=no --log-file="$dir/vg/%p.log"
-	--suppressions="$REPO/scripts/valgrind.supp")
-[ -n "$supp" ] && vg+=(--suppressions="$supp")
+	--suppressions="$dir/storagelab.supp")
+[ -n "$supp" ] && vg+=(--suppressions="$dir/postgresql.supp")
 log "starting PostgreSQL $PG_MAJOR under valgrind (slow)"
 as_pg "${vg[@]}" "$PG_BINDIR/postgres" -D "$dir/data" >"$LOGS/server.log" 2>&1 &
 for _ in $(seq 600); do
