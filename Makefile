@@ -50,7 +50,8 @@ endif
 # PGXS installs DOCS flat into $(docdir)/extension/; they go into a
 # subdirectory of their own there instead (docmoduledir, below), so that
 # generic names such as settings.md cannot clash with another extension's.
-DOCS = $(sort $(wildcard doc/*.md))
+# doc/monitoring/queries.yaml (postgres_exporter) goes beside them.
+DOCS = $(sort $(wildcard doc/*.md)) doc/monitoring/queries.yaml
 
 PG_CPPFLAGS = -I$(srcdir)/src -DSTORAGELAB_VERSION=\"$(EXTVERSION)\"
 

@@ -132,19 +132,14 @@ cfg AS (
   SELECT storagelab_internal.setting('int_overflow.warning_pct')::numeric AS warning_pct,
          storagelab_internal.setting('int_overflow.critical_pct')::numeric AS critical_pct,
          storagelab_internal.setting('int_overflow.warning_within')::interval AS warning_within,
-         storagelab_internal.setting('int_overflow.critical_within')::interval AS critical_within,
-         storagelab_internal.setting('int_overflow.growth_window')::interval AS growth_window
+         storagelab_internal.setting('int_overflow.critical_within')::interval AS critical_within
 ),
--- Growth per second of each column's recorded values (least squares over
--- the snapshots in the growth window); at least two snapshots needed.
+-- Growth per second of each column's recorded values, as fitted at the
+-- last snapshot (extension/09_int_overflow_growth.sql): one row per column,
+-- no history read here.
 growth AS (
-  SELECT h.schema_name, h.table_name, h.column_name,
-         -- date_part() gives float8 directly (extract() goes through numeric)
-         pg_catalog.regr_slope(h.value::float8, pg_catalog.date_part('epoch', h.taken_at)) AS per_second
-    FROM storagelab.int_overflow_history h, cfg
-   WHERE h.taken_at >= pg_catalog.now() - cfg.growth_window
-   GROUP BY h.schema_name, h.table_name, h.column_name
-  HAVING count(*) >= 2
+  SELECT g.schema_name, g.table_name, g.column_name, g.per_second
+    FROM storagelab_internal.int_overflow_growth g
 )
 -- The measurements are not put in a CTE (a volatile function would make it
 -- materialized: one more copy of every row); the projection is a LATERAL
@@ -354,6 +349,9 @@ BEGIN
 
   DELETE FROM storagelab.int_overflow_history
    WHERE taken_at < now() - storagelab_internal.setting('int_overflow.history_retention')::interval;
+
+  -- the view reads the growth fitted here, not the history
+  PERFORM storagelab_internal.int_overflow_growth_refit();
 
   RETURN recorded;
 END

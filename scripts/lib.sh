@@ -36,7 +36,9 @@ as_root() {
 ensure_packages() {
 	local want=(make gcc "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR"
 		"postgresql-$PG_MAJOR-pgtap" libtap-parser-sourcehandler-pgtap-perl
-		postgresql-common python3)
+		postgresql-common python3
+		# test/monitoring.sh runs the real monitoring tools
+		prometheus-postgres-exporter check-postgres curl)
 	local optional=("postgresql-$PG_MAJOR-toastinfo")
 	local missing=() p
 	for p in "${want[@]}"; do

@@ -1,12 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * column_rules.c
- *	  The three outputs of the catalog walk in column_stats.c, built one
+ *	  The four outputs of the catalog walk in column_stats.c, built one
  *	  table at a time: the per-column facts (column_statistics(), behind
  *	  storagelab_internal.column_facts), the table's layouts now and in the suggested
  *	  column order (table_layouts(), behind storagelab.alignment_padding),
- *	  and the column_waste type rules with the bytes each change saves
- *	  (column_candidates(), behind storagelab.column_waste).
+ *	  the column_waste type rules with the bytes each change saves and the
+ *	  evidence they rest on (column_candidates(), behind
+ *	  storagelab.column_waste), and the changes judged together per table
+ *	  (table_rewrite_plans(), behind storagelab.table_rewrite_plan).
  *
  * Pure computation on what the walk collected: the layout model is
  * storagelab_tuple_layout() (column_layout.c).  Nothing here reads a
@@ -18,9 +20,11 @@
 
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "utils/json.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
 #include "utils/tuplestore.h"
@@ -236,6 +240,74 @@ column_rule(const ColumnInfo *c, const RuleBounds *b, bool *have_bounds,
 }
 
 /*
+ * rule_narrows_range
+ *		Whether a rule narrows integers to a range (1-4, 6-8): the data's
+ *		bounds are what it rests on.
+ */
+static bool
+rule_narrows_range(int rule)
+{
+	return (rule >= 1 && rule <= 4) || (rule >= 6 && rule <= 8);
+}
+
+/*
+ * distinct_values
+ *		How many distinct non-NULL values the column has by pg_statistic's
+ *		stadistinct (negative: a fraction of the rows), or -1 when unknown.
+ */
+static double
+distinct_values(const ColumnInfo *c, double rows)
+{
+	if (!c->has_stats || c->stadistinct == 0.0)
+		return -1.0;
+	if (c->stadistinct > 0.0)
+		return c->stadistinct;
+	return -c->stadistinct * rows;
+}
+
+/*
+ * thin_evidence
+ *		Why the data is too thin to narrow the column by the rule, in words
+ *		without numbers (they are settings), or NULL when it is enough:
+ *		- fewer rows than min_rows (exact or not, a handful of rows says
+ *		  nothing about the values the application will write);
+ *		- for the integer ranges: all values equal (a constant shows no
+ *		  range: pgbench_accounts.abalance after loading, a bitmask never
+ *		  set), an unknown or too small number of distinct values, or
+ *		  fewer than dense_below distinct values with gaps between them
+ *		  (codes or bit flags: the domain is the application's, not the
+ *		  data's), whereas an enumeration such as 0, 1, 2 fills its range.
+ */
+static const char *
+thin_evidence(const ColumnInfo *c, int rule, double tuples, bool have_bounds,
+			  Datum lo, Datum hi, const EvidenceRules *e)
+{
+	double		rows = c->source == FS_EXACT ?
+		(double) DatumGetInt64(c->prof[PROF_ROW_COUNT]) : tuples;
+	double		distinct;
+	double		span;
+
+	if (rows < e->min_rows)
+		return "too few rows to judge the values (setting column_waste.min_rows)";
+	if (!rule_narrows_range(rule))
+		return NULL;
+	if (!have_bounds)
+		return "no bounds seen: run storagelab.column_profile()";
+	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, lo, hi)) == 0)
+		return "all values equal: the data shows no range";
+	distinct = distinct_values(c, rows);
+	if (distinct < 0.0)
+		return "number of distinct values unknown: run ANALYZE";
+	if (distinct < e->min_distinct)
+		return "too few distinct values (setting column_waste.min_distinct)";
+	span = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+											  DirectFunctionCall2(numeric_sub, hi, lo))) + 1.0;
+	if (distinct < e->dense_below && distinct < span - 0.5)
+		return "few values with gaps: codes or bit flags whose domain the data does not show";
+	return NULL;
+}
+
+/*
  * rule_words
  *		The suggested type and the reason of a column_waste rule, in words.
  */
@@ -387,6 +459,41 @@ storagelab_emit_columns(ReturnSetInfo *rsinfo, const TableInfo *t)
 }
 
 /*
+ * ordered_names
+ *		The names of the table's live columns in the order of their layout
+ *		keys (unique: they end in the attnum), into names.
+ */
+static void
+ordered_names(const TableInfo *t, const LayoutColumn *lc, Datum *names)
+{
+	int			k = 0;
+	int32	   *keys = palloc(sizeof(int32) * Max(t->ncols, 1));
+	int		   *idx = palloc(sizeof(int) * Max(t->ncols, 1));
+
+	/* insertion sort: tables have few columns, mostly in order */
+	for (int i = 0; i < t->ncols; i++)
+	{
+		int			j;
+
+		if (t->cols[i].dropped)
+			continue;
+		j = k++;
+		while (j > 0 && keys[j - 1] > lc[i].key)
+		{
+			keys[j] = keys[j - 1];
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		keys[j] = lc[i].key;
+		idx[j] = i;
+	}
+	for (int j = 0; j < k; j++)
+		names[j] = NameGetDatum(&t->cols[idx[j]].attname);
+	pfree(keys);
+	pfree(idx);
+}
+
+/*
  * storagelab_emit_table
  *		table_layouts(): the table's rows in their current order and in the
  *		suggested one (alignment_padding).
@@ -423,31 +530,7 @@ storagelab_emit_table(ReturnSetInfo *rsinfo, const TableInfo *t)
 
 	/* the suggested order: live columns by their (unique) keys */
 	lc = layout_columns(t);
-	{
-		int			k = 0;
-		int32	   *keys = palloc(sizeof(int32) * nlive);
-		int		   *idx = palloc(sizeof(int) * nlive);
-
-		/* insertion sort: tables have few columns, mostly in order */
-		for (int i = 0; i < t->ncols; i++)
-		{
-			int			j;
-
-			if (t->cols[i].dropped)
-				continue;
-			j = k++;
-			while (j > 0 && keys[j - 1] > t->cols[i].order_key)
-			{
-				keys[j] = keys[j - 1];
-				idx[j] = idx[j - 1];
-				j--;
-			}
-			keys[j] = t->cols[i].order_key;
-			idx[j] = i;
-		}
-		for (int j = 0; j < nlive; j++)
-			suggested[j] = NameGetDatum(&t->cols[idx[j]].attname);
-	}
+	ordered_names(t, lc, suggested);
 
 	have_tuples = table_tuples(t, &tuples);
 	memset(n, true, sizeof(n));
@@ -486,16 +569,29 @@ storagelab_emit_table(ReturnSetInfo *rsinfo, const TableInfo *t)
 }
 
 /*
+ * skipped
+ *		Whether the column is one of the keys column_waste never narrows.
+ */
+static bool
+skipped(HTAB *skip, Oid relid, int16 attnum)
+{
+	uint64		key = ((uint64) relid << 16) | (uint16) attnum;
+
+	return skip != NULL && hash_search(skip, &key, HASH_FIND, NULL) != NULL;
+}
+
+/*
  * storagelab_emit_candidates
  *		column_candidates(): one row per column some type rule may apply to
  *		(int4, int8, numeric, text, varchar, char(n) with a length, not
  *		dropped, not an identity, generated or inherited column) that has a
  *		rule or has no facts; with the row sizes before and after the change,
- *		in the current and in the suggested order (column_waste).
+ *		in the current and in the suggested order (column_waste), and why the
+ *		evidence is too thin for the change (NULL when it is not).
  */
 void
 storagelab_emit_candidates(ReturnSetInfo *rsinfo, const TableInfo *t,
-						   const RuleBounds *b, HTAB *skip)
+						   const RuleBounds *b, HTAB *skip, const EvidenceRules *e)
 {
 	LayoutColumn *lc = NULL;
 	LayoutResult now;
@@ -507,8 +603,8 @@ storagelab_emit_candidates(ReturnSetInfo *rsinfo, const TableInfo *t,
 	for (int i = 0; i < t->ncols; i++)
 	{
 		const ColumnInfo *c = &t->cols[i];
-		Datum		v[18];
-		bool		n[18];
+		Datum		v[19];
+		bool		n[19];
 		bool		have_bounds;
 		Datum		lo;
 		Datum		hi;
@@ -520,13 +616,8 @@ storagelab_emit_candidates(ReturnSetInfo *rsinfo, const TableInfo *t,
 		if (c->dropped || c->protected_because != NULL || !storagelab_rules_apply_to(c->typid) ||
 			(c->typid == BPCHAROID && c->typmod <= VARHDRSZ))
 			continue;
-		if (skip != NULL)
-		{
-			uint64		key = ((uint64) t->relid << 16) | (uint16) c->attnum;
-
-			if (hash_search(skip, &key, HASH_FIND, NULL) != NULL)
-				continue;
-		}
+		if (skipped(skip, t->relid, c->attnum))
+			continue;
 		rule = column_rule(c, b, &have_bounds, &lo, &hi, &have_trimmed, &trimmed,
 						   &changed_col);
 		if (rule == 0 && c->source != FS_NONE)
@@ -597,6 +688,15 @@ storagelab_emit_candidates(ReturnSetInfo *rsinfo, const TableInfo *t,
 			storagelab_tuple_layout(lc, t->ncols, true, &changed_reordered);
 			lc[i] = saved;
 
+			{
+				const char *thin = thin_evidence(c, rule, tuples, have_bounds, lo, hi, e);
+
+				if (thin != NULL)
+				{
+					v[18] = CStringGetTextDatum(thin);
+					n[18] = false;
+				}
+			}
 			v[15] = Float8GetDatum(now.tuple_bytes - changed.tuple_bytes);
 			v[16] = Float8GetDatum(reordered.tuple_bytes - changed_reordered.tuple_bytes);
 			n[15] = n[16] = false;
@@ -611,4 +711,176 @@ storagelab_emit_candidates(ReturnSetInfo *rsinfo, const TableInfo *t,
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 	}
+}
+
+/*
+ * change_json
+ *		One element of a plan's changes, as JSON: the column, its type now
+ *		and in the plan, the bounds the change rests on (integer rules) and
+ *		where the facts come from.
+ */
+static void
+change_json(StringInfo buf, const ColumnInfo *c, const char *to_type,
+			bool have_bounds, Datum lo, Datum hi)
+{
+	appendStringInfoString(buf, "{\"column_name\": ");
+	escape_json(buf, NameStr(c->attname));
+	appendStringInfoString(buf, ", \"from\": ");
+	escape_json(buf, format_type_with_typemod(c->typid, c->typmod));
+	appendStringInfoString(buf, ", \"to\": ");
+	escape_json(buf, to_type);
+	if (have_bounds)
+		appendStringInfo(buf, ", \"min\": %s, \"max\": %s",
+						 DatumGetCString(DirectFunctionCall1(numeric_out, lo)),
+						 DatumGetCString(DirectFunctionCall1(numeric_out, hi)));
+	appendStringInfoString(buf, ", \"evidence\": ");
+	escape_json(buf, c->source == FS_EXACT ? "exact" : "statistics");
+	appendStringInfoChar(buf, '}');
+}
+
+/*
+ * storagelab_emit_plan
+ *		table_rewrite_plans(): the table's rewrite judged as a whole.  Every
+ *		column a type rule applies to on enough evidence (thin_evidence();
+ *		keys in skip, identity, generated and inherited columns never) takes
+ *		its narrower type, and the columns go into the suggested order
+ *		(storagelab_order_key() of the new types).  Then each change the
+ *		saving does not need is undone again, one at a time in column order:
+ *		a change that saves no byte of a row once the others are made
+ *		(alignment takes it back) is not worth a rewrite.  So two columns
+ *		that save nothing alone but a MAXALIGN step together are both kept.
+ *		One row when every live column has facts and the row count is known.
+ */
+void
+storagelab_emit_plan(ReturnSetInfo *rsinfo, const TableInfo *t,
+					 const RuleBounds *b, HTAB *skip, const EvidenceRules *e)
+{
+	Datum		v[11];
+	bool		n[11];
+	double		tuples = 0.0;
+	int			nlive = 0;
+	int			nchanged = 0;
+	bool		all_exact = true;
+	int			fillfactor = t->fillfactor_set ? t->fillfactor : HEAP_DEFAULT_FILLFACTOR;
+	LayoutColumn *lc;
+	LayoutColumn *planned;
+	bool	   *changed;
+	char	  **json;
+	Datum	   *current;
+	Datum	   *order;
+	LayoutResult now;
+	LayoutResult after;
+	StringInfoData buf;
+
+	if (!table_tuples(t, &tuples))
+		return;
+	for (int i = 0; i < t->ncols; i++)
+	{
+		if (t->cols[i].dropped)
+			continue;
+		if (t->cols[i].source == FS_NONE)
+			return;
+		if (t->cols[i].source != FS_EXACT)
+			all_exact = false;
+		nlive++;
+	}
+	if (nlive == 0)
+		return;
+
+	lc = layout_columns(t);
+	planned = palloc(sizeof(LayoutColumn) * t->ncols);
+	memcpy(planned, lc, sizeof(LayoutColumn) * t->ncols);
+	changed = palloc0(sizeof(bool) * t->ncols);
+	json = palloc0(sizeof(char *) * t->ncols);
+	for (int i = 0; i < t->ncols; i++)
+	{
+		const ColumnInfo *c = &t->cols[i];
+		bool		have_bounds;
+		Datum		lo;
+		Datum		hi;
+		bool		have_trimmed;
+		double		trimmed;
+		LayoutColumn col;
+		int			rule;
+		char	   *type;
+		char	   *reason;
+
+		if (c->dropped || c->protected_because != NULL ||
+			!storagelab_rules_apply_to(c->typid) ||
+			(c->typid == BPCHAROID && c->typmod <= VARHDRSZ) ||
+			skipped(skip, t->relid, c->attnum))
+			continue;
+		rule = column_rule(c, b, &have_bounds, &lo, &hi, &have_trimmed, &trimmed, &col);
+		if (rule == 0 ||
+			thin_evidence(c, rule, tuples, have_bounds, lo, hi, e) != NULL)
+			continue;
+		col.null_frac = lc[i].null_frac;
+		col.key = storagelab_order_key(col.len, col.align, c->notnull, c->attnum);
+		planned[i] = col;
+		changed[i] = true;
+		rule_words(rule, c, lo, hi, trimmed, &type, &reason);
+		initStringInfo(&buf);
+		change_json(&buf, c, type, have_bounds && rule_narrows_range(rule), lo, hi);
+		json[i] = buf.data;
+	}
+
+	/* every change, then without each one the saving does not need */
+	storagelab_tuple_layout(lc, t->ncols, false, &now);
+	storagelab_tuple_layout(planned, t->ncols, true, &after);
+	for (int i = 0; i < t->ncols; i++)
+	{
+		LayoutColumn kept = planned[i];
+		LayoutResult without;
+
+		if (!changed[i])
+			continue;
+		planned[i] = lc[i];
+		storagelab_tuple_layout(planned, t->ncols, true, &without);
+		if (without.tuple_bytes <= after.tuple_bytes + 0.005)
+		{
+			changed[i] = false;
+			after = without;
+		}
+		else
+		{
+			planned[i] = kept;
+			nchanged++;
+		}
+	}
+
+	current = palloc(sizeof(Datum) * nlive);
+	order = palloc(sizeof(Datum) * nlive);
+	for (int i = 0, k = 0; i < t->ncols; i++)
+		if (!t->cols[i].dropped)
+			current[k++] = NameGetDatum(&t->cols[i].attname);
+	ordered_names(t, planned, order);
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '[');
+	for (int i = 0, k = 0; i < t->ncols; i++)
+	{
+		if (!changed[i])
+			continue;
+		if (k++ > 0)
+			appendStringInfoString(&buf, ", ");
+		appendStringInfoString(&buf, json[i]);
+	}
+	appendStringInfoChar(&buf, ']');
+
+	memset(n, false, sizeof(n));
+	v[0] = ObjectIdGetDatum(t->relid);
+	v[1] = Float8GetDatum(tuples);
+	v[2] = BoolGetDatum(all_exact);
+	v[3] = PointerGetDatum(construct_array(current, nlive, NAMEOID, NAMEDATALEN,
+										   false, TYPALIGN_CHAR));
+	v[4] = PointerGetDatum(construct_array(order, nlive, NAMEOID, NAMEDATALEN,
+										   false, TYPALIGN_CHAR));
+	v[5] = CStringGetTextDatum(buf.data);
+	v[6] = Int32GetDatum(nchanged);
+	v[7] = Float8GetDatum(now.tuple_bytes);
+	v[8] = Float8GetDatum(after.tuple_bytes);
+	v[9] = Int64GetDatum(storagelab_heap_page_count(tuples, now.tuple_bytes,
+													fillfactor, now.size_varies));
+	v[10] = Int64GetDatum(storagelab_heap_page_count(tuples, after.tuple_bytes,
+													 fillfactor, after.size_varies));
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 }

@@ -7,8 +7,9 @@
  *	  and its current column_profiles row.
  *
  * column_walk() backs the SQL functions column_statistics(),
- * table_layouts() and column_candidates().  It walks pg_class,
- * pg_attribute, pg_statistic and storagelab_internal.column_profiles once each, in
+ * table_layouts(), column_candidates() and table_rewrite_plans().  It walks
+ * pg_class, pg_attribute, pg_statistic and storagelab_internal.column_profiles
+ * once each, in
  * the order of their (relation OID, ...) indexes, and merges the walks one
  * table at a time, so its cost is linear in the number of columns and it
  * fills no catalog cache; column_rules.c turns each table into the rows the
@@ -66,6 +67,7 @@
 PG_FUNCTION_INFO_V1(storagelab_column_statistics);
 PG_FUNCTION_INFO_V1(storagelab_table_layouts);
 PG_FUNCTION_INFO_V1(storagelab_column_candidates);
+PG_FUNCTION_INFO_V1(storagelab_table_rewrite_plans);
 
 /* One of the three ordered catalog walks. */
 typedef struct CatalogWalk
@@ -132,7 +134,7 @@ walk_end(CatalogWalk *w)
  * namespace_listed
  *		Whether tables in the namespace are advised on: not the system
  *		schemas, TOAST or temporary schemas (the caller's own included, as
- *		their tables disappear with the session), nor storagelab's own.
+ *		their tables disappear with the session), nor storagelab's own two.
  */
 static bool
 namespace_listed(HTAB *cache, Oid nspid)
@@ -231,8 +233,9 @@ typedef enum WalkOutput
 {
 	WO_COLUMNS,					/* column_statistics(): one row per column */
 	WO_TABLES,					/* table_layouts(): one row per table */
-	WO_CANDIDATES				/* column_candidates(): one row per column a
+	WO_CANDIDATES,				/* column_candidates(): one row per column a
 								 * type rule may apply to */
+	WO_PLANS					/* table_rewrite_plans(): one row per table */
 } WalkOutput;
 
 /*
@@ -356,7 +359,7 @@ profile_walk_begin(CatalogWalk *w, Oid own_nspid)
 
 /*
  * column_walk
- *		The walk behind the three SQL functions: every ordinary table in a
+ *		The walk behind the four SQL functions: every ordinary table in a
  *		listed schema that the caller may read (see the file header), its
  *		columns with their statistics and current profiles, emitted as the
  *		output asks.  Takes AccessShareLock on pg_class, pg_attribute,
@@ -365,7 +368,8 @@ profile_walk_begin(CatalogWalk *w, Oid own_nspid)
  *		time, in a context reset after each.
  */
 static void
-column_walk(FunctionCallInfo fcinfo, WalkOutput output, HTAB *skip)
+column_walk(FunctionCallInfo fcinfo, WalkOutput output, HTAB *skip,
+			const EvidenceRules *evidence)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			roleid = GetUserId();
@@ -547,6 +551,7 @@ column_walk(FunctionCallInfo fcinfo, WalkOutput output, HTAB *skip)
 
 				c->stat_null_frac = sf->stanullfrac;
 				c->stawidth = sf->stawidth;
+				c->stadistinct = sf->stadistinct;
 
 				/*
 				 * The sample's values: for variable-width columns (widths)
@@ -578,7 +583,10 @@ column_walk(FunctionCallInfo fcinfo, WalkOutput output, HTAB *skip)
 				storagelab_emit_table(rsinfo, &t);
 				break;
 			case WO_CANDIDATES:
-				storagelab_emit_candidates(rsinfo, &t, &bounds, skip);
+				storagelab_emit_candidates(rsinfo, &t, &bounds, skip, evidence);
+				break;
+			case WO_PLANS:
+				storagelab_emit_plan(rsinfo, &t, &bounds, skip, evidence);
 				break;
 		}
 		MemoryContextSwitchTo(old);
@@ -603,7 +611,7 @@ column_walk(FunctionCallInfo fcinfo, WalkOutput output, HTAB *skip)
 Datum
 storagelab_column_statistics(PG_FUNCTION_ARGS)
 {
-	column_walk(fcinfo, WO_COLUMNS, NULL);
+	column_walk(fcinfo, WO_COLUMNS, NULL, NULL);
 	return (Datum) 0;
 }
 
@@ -619,65 +627,124 @@ storagelab_column_statistics(PG_FUNCTION_ARGS)
 Datum
 storagelab_table_layouts(PG_FUNCTION_ARGS)
 {
-	column_walk(fcinfo, WO_TABLES, NULL);
+	column_walk(fcinfo, WO_TABLES, NULL, NULL);
 	return (Datum) 0;
 }
 
 /*
+ * skip_columns
+ *		The (relid, attnum) pairs named by two parallel array arguments (the
+ *		keys column_waste never narrows) as a hash set; NULL when either
+ *		array is NULL.
+ */
+static HTAB *
+skip_columns(FunctionCallInfo fcinfo, int relids_arg, int attnums_arg)
+{
+	HTAB	   *skip;
+	ArrayType  *relids;
+	ArrayType  *attnums;
+	Datum	   *rv;
+	bool	   *rn;
+	int			nr;
+	Datum	   *av;
+	bool	   *an;
+	int			na;
+	HASHCTL		hctl;
+
+	if (PG_ARGISNULL(relids_arg) || PG_ARGISNULL(attnums_arg))
+		return NULL;
+	relids = PG_GETARG_ARRAYTYPE_P(relids_arg);
+	attnums = PG_GETARG_ARRAYTYPE_P(attnums_arg);
+	deconstruct_array(relids, OIDOID, sizeof(Oid), true, TYPALIGN_INT,
+					  &rv, &rn, &nr);
+	deconstruct_array(attnums, INT2OID, sizeof(int16), true, TYPALIGN_SHORT,
+					  &av, &an, &na);
+	if (nr != na)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("skip_relids has %d elements and skip_attnums %d", nr, na),
+				 errdetail("The arrays name columns as (relid, attnum) pairs, one element each.")));
+	memset(&hctl, 0, sizeof(hctl));
+	hctl.keysize = sizeof(uint64);
+	hctl.entrysize = sizeof(uint64);
+	hctl.hcxt = CurrentMemoryContext;
+	skip = hash_create("storagelab skipped columns", Max(nr, 16), &hctl,
+					   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (int i = 0; i < nr; i++)
+	{
+		uint64		key;
+
+		if (rn[i] || an[i])
+			continue;
+		key = ((uint64) DatumGetObjectId(rv[i]) << 16) |
+			(uint16) DatumGetInt16(av[i]);
+		(void) hash_search(skip, &key, HASH_ENTER, NULL);
+	}
+	return skip;
+}
+
+/*
+ * evidence_rules
+ *		The evidence thresholds from three float8 arguments (NULL: 0, no
+ *		threshold); negative values are refused.
+ */
+static void
+evidence_rules(FunctionCallInfo fcinfo, int first_arg, EvidenceRules *e)
+{
+	double		v[3];
+
+	for (int k = 0; k < 3; k++)
+	{
+		v[k] = PG_ARGISNULL(first_arg + k) ? 0.0 : PG_GETARG_FLOAT8(first_arg + k);
+		if (isnan(v[k]) || v[k] < 0.0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("evidence thresholds must be non-negative"),
+					 errhint("Check the settings column_waste.min_rows, column_waste.min_distinct and column_waste.dense_below.")));
+	}
+	e->min_rows = v[0];
+	e->min_distinct = v[1];
+	e->dense_below = v[2];
+}
+
+/*
  * storagelab_column_candidates
- *		column_candidates(skip_relids oid[], skip_attnums int2[]) returns
+ *		column_candidates(skip_relids oid[], skip_attnums int2[],
+ *		min_rows float8, min_distinct float8, dense_below float8) returns
  *		setof (relid oid, attnum int2, attname name, atttypid oid,
  *		atttypmod int4, attnotnull bool, source text, null_frac float8,
  *		profiled_at timestamptz, tuples float8, rule int4, lo numeric,
  *		hi numeric, suggested_type text, reason text,
  *		saved_bytes_per_row float8, saved_bytes_per_row_reordered float8,
- *		saved_pages int8): see emit_candidates().  The columns named by the
- *		two parallel arrays (the keys column_waste never narrows) are left
- *		out; NULL arrays leave none out.
+ *		saved_pages int8, thin_evidence text): see emit_candidates().  The
+ *		columns named by the two parallel arrays (the keys column_waste never
+ *		narrows) are left out; NULL arrays leave none out.
  */
 Datum
 storagelab_column_candidates(PG_FUNCTION_ARGS)
 {
-	HTAB	   *skip = NULL;
+	HTAB	   *skip = skip_columns(fcinfo, 0, 1);
+	EvidenceRules e;
 
-	if (!PG_ARGISNULL(0) && !PG_ARGISNULL(1))
-	{
-		ArrayType  *relids = PG_GETARG_ARRAYTYPE_P(0);
-		ArrayType  *attnums = PG_GETARG_ARRAYTYPE_P(1);
-		Datum	   *rv;
-		bool	   *rn;
-		int			nr;
-		Datum	   *av;
-		bool	   *an;
-		int			na;
-		HASHCTL		hctl;
+	evidence_rules(fcinfo, 2, &e);
+	column_walk(fcinfo, WO_CANDIDATES, skip, &e);
+	return (Datum) 0;
+}
 
-		deconstruct_array(relids, OIDOID, sizeof(Oid), true, TYPALIGN_INT,
-						  &rv, &rn, &nr);
-		deconstruct_array(attnums, INT2OID, sizeof(int16), true, TYPALIGN_SHORT,
-						  &av, &an, &na);
-		if (nr != na)
-			ereport(ERROR,
-					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-					 errmsg("skip_relids has %d elements and skip_attnums %d", nr, na),
-					 errdetail("The arrays name columns as (relid, attnum) pairs, one element each.")));
-		memset(&hctl, 0, sizeof(hctl));
-		hctl.keysize = sizeof(uint64);
-		hctl.entrysize = sizeof(uint64);
-		hctl.hcxt = CurrentMemoryContext;
-		skip = hash_create("storagelab skipped columns", Max(nr, 16), &hctl,
-						   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-		for (int i = 0; i < nr; i++)
-		{
-			uint64		key;
+/*
+ * storagelab_table_rewrite_plans
+ *		table_rewrite_plans(skip_relids oid[], skip_attnums int2[],
+ *		min_rows float8, min_distinct float8, dense_below float8): one row
+ *		per table with the type changes judged together and the column order
+ *		(see storagelab_emit_plan()); arguments as column_candidates().
+ */
+Datum
+storagelab_table_rewrite_plans(PG_FUNCTION_ARGS)
+{
+	HTAB	   *skip = skip_columns(fcinfo, 0, 1);
+	EvidenceRules e;
 
-			if (rn[i] || an[i])
-				continue;
-			key = ((uint64) DatumGetObjectId(rv[i]) << 16) |
-				(uint16) DatumGetInt16(av[i]);
-			(void) hash_search(skip, &key, HASH_ENTER, NULL);
-		}
-	}
-	column_walk(fcinfo, WO_CANDIDATES, skip);
+	evidence_rules(fcinfo, 2, &e);
+	column_walk(fcinfo, WO_PLANS, skip, &e);
 	return (Datum) 0;
 }

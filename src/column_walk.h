@@ -57,6 +57,7 @@ typedef struct ColumnInfo
 	/* pg_statistic */
 	bool		has_stats;
 	double		stat_null_frac;
+	double		stadistinct;	/* pg_statistic.stadistinct (0 unknown) */
 	int32		stawidth;
 	SampleFacts sample;
 	/* column_profiles row (source exact), copied */
@@ -95,6 +96,17 @@ typedef struct RuleBounds
 				int8_hi;
 } RuleBounds;
 
+/*
+ * How much evidence a narrowing needs (settings column_waste.min_rows,
+ * column_waste.min_distinct, column_waste.dense_below; see thin_evidence()).
+ */
+typedef struct EvidenceRules
+{
+	double		min_rows;
+	double		min_distinct;
+	double		dense_below;
+} EvidenceRules;
+
 /* column_stats.c */
 extern bool storagelab_rules_apply_to(Oid typid);
 extern int32 storagelab_order_key(int16 len, char align, bool notnull,
@@ -105,6 +117,10 @@ extern void storagelab_rule_bounds(RuleBounds *b);
 extern void storagelab_emit_columns(ReturnSetInfo *rsinfo, const TableInfo *t);
 extern void storagelab_emit_table(ReturnSetInfo *rsinfo, const TableInfo *t);
 extern void storagelab_emit_candidates(ReturnSetInfo *rsinfo, const TableInfo *t,
-									   const RuleBounds *b, HTAB *skip);
+									   const RuleBounds *b, HTAB *skip,
+									   const EvidenceRules *e);
+extern void storagelab_emit_plan(ReturnSetInfo *rsinfo, const TableInfo *t,
+								 const RuleBounds *b, HTAB *skip,
+								 const EvidenceRules *e);
 
 #endif							/* STORAGELAB_COLUMN_WALK_H */

@@ -1,7 +1,7 @@
 -- pgTAP: storagelab.int_overflow, sequences and identity columns placed near
 -- their limits with setval, descending and cycling ones included.
 BEGIN;
-SELECT plan(49);
+SELECT plan(52);
 
 CREATE SCHEMA io;
 CREATE TEMP TABLE v ON COMMIT DROP AS SELECT * FROM storagelab.int_overflow WITH NO DATA;
@@ -337,6 +337,10 @@ DELETE FROM storagelab.settings WHERE name LIKE 'int_overflow.%';
 INSERT INTO storagelab.int_overflow_history (taken_at, schema_name, table_name, column_name, value)
 VALUES (now() - interval '2 days', 'io', 'sh1', 'id', 1300000000),
        (now() - interval '1 day', 'io', 'sh1', 'id', 1400000000);
+SELECT is((SELECT growth_per_day FROM storagelab.int_overflow WHERE relation = 'io.sh1'::regclass),
+          NULL, 'the view reads the growth fitted at the last snapshot, not the history');
+SELECT is(storagelab_internal.int_overflow_growth_refit() > 0, true,
+          'the refit (what snapshot() runs) fits the recorded history');
 SELECT results_eq(
   $$SELECT growth_per_day, overflow_at BETWEEN now() + interval '6 days 11 hours'
                                           AND now() + interval '6 days 12 hours'
@@ -347,10 +351,12 @@ SELECT is((pg_temp.row_of('io.sh1', 'id')).severity, 'critical',
           'overflow within int_overflow.critical_within makes the severity critical');
 INSERT INTO storagelab.int_overflow_history (taken_at, schema_name, table_name, column_name, value)
 VALUES (now() - interval '1 day', 'io', 'd', 'id', -1900000000);
+SELECT storagelab_internal.int_overflow_growth_refit() IS NOT NULL AS refit \gset
 SELECT ok((pg_temp.row_of('io.d', 'id')).overflow_at IS NULL,
           'one snapshot: no projection');
 INSERT INTO storagelab.int_overflow_history (taken_at, schema_name, table_name, column_name, value)
 VALUES (now() - interval '2 day', 'io', 'd', 'id', -1800000000);
+SELECT storagelab_internal.int_overflow_growth_refit() IS NOT NULL AS refit \gset
 SELECT ok((pg_temp.row_of('io.d', 'id')).overflow_at
             BETWEEN now() + interval '1 day 11 hours' AND now() + interval '1 day 12 hours',
           'descending sequence: projected toward MINVALUE');
@@ -363,6 +369,9 @@ SELECT is((SELECT array_agg(DISTINCT evidence ORDER BY evidence) FROM storagelab
           (SELECT array_agg(DISTINCT evidence ORDER BY evidence) FROM storagelab.int_overflow
             WHERE current_value IS NOT NULL),
           'the history records the evidence of each value, in the view''s words');
+SELECT is((SELECT count(*) FROM storagelab_internal.int_overflow_growth
+            WHERE (schema_name, table_name, column_name) IN (('io', 'sh1', 'id'), ('io', 'd', 'id'))),
+          2::int8, 'int_overflow_snapshot() refits the growth of every column with history in the window');
 SELECT ok((SELECT 'storagelab.int_overflow_history'::regclass::oid = ANY (extconfig)
              FROM pg_extension WHERE extname = 'storagelab'),
           'history is an extension configuration table (kept by pg_dump)');

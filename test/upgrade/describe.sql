@@ -17,7 +17,8 @@
 -- identity, generated, collation, ACL, comment), constraints, indexes,
 -- triggers, rules, policies, view definition, sequence parameters, and the
 -- rows of tables the extension fills (not those of :state_tables, which
--- hold a user's data); every type (enum labels, domain base and checks,
+-- hold a user's data, nor of storagelab_internal.int_overflow_growth, derived
+-- from one); every type (enum labels, domain base and checks,
 -- range subtype) and schema (owner, ACL, comment).
 --
 -- psql -X -At -v state_tables='{storagelab.settings,...}' -f describe.sql
@@ -206,8 +207,11 @@ SELECT 5, format('%s %s',
                           WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype IN ('a', 'i')
                             AND d.refclassid = 'pg_class'::regclass))
             FROM pg_sequence s WHERE s.seqrelid = c.oid),
-         -- the rows the extension itself puts into its tables
+         -- the rows the extension itself puts into its tables (not those of
+         -- int_overflow_growth either: derived from the history, which the
+         -- upgrade refits and a fresh install does not have)
          CASE WHEN c.relkind IN ('r', 'p') AND c.oid NOT IN (SELECT oid FROM state WHERE oid IS NOT NULL)
+                   AND c.oid IS DISTINCT FROM to_regclass('storagelab_internal.int_overflow_growth')
               THEN (SELECT coalesce(string_agg('  row: ' || r, E'\n'), '  rows: (none)') FROM pg_temp.rows(c.oid) r) END)
   FROM pg_class c
  WHERE c.relnamespace IN (SELECT oid FROM schemas)

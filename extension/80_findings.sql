@@ -1,0 +1,290 @@
+-- storagelab install script, part 80: every problem the other parts find,
+-- one typed row each, ranked, with the SQL that fixes it.
+--
+--   storagelab.findings    one row per finding: int_overflow, visibility,
+--                          toast, column_width, alignment
+--   storagelab.report()    the findings as text for psql (100 columns)
+--
+-- Cheap sources only: catalogs, statistics, the visibility map (tables
+-- whose statistics say they have pages that are not all-visible), and
+-- sampled TOAST (at most findings.toast_max_columns bytea columns, the
+-- largest TOAST tables first, findings.toast_sample_rows rows each).  No
+-- source reads a whole table.  Sources behind pg_stat_scan_tables (the
+-- visibility map, TOAST samples) are left out for callers without it.
+
+INSERT INTO storagelab_internal.setting_defaults VALUES
+  ('findings.min_saved_size', '1MB',
+   'findings: column_width and alignment findings saving less than this are not listed'),
+  ('findings.saved_warning_size', '1GB',
+   'findings: column_width and alignment findings are warnings from this saving on'),
+  ('findings.visibility_min_size', '8MB',
+   'findings: a visibility finding needs at least this much of a table not all-visible'),
+  ('findings.all_visible_warning_pct', '50',
+   'findings: ... and fewer than this percentage of its pages all-visible'),
+  ('findings.freeze_critical_pct', '80',
+   'findings: critical when age(relfrozenxid) reaches this % of autovacuum_freeze_max_age'),
+  ('findings.toast_min_size', '1MB',
+   'findings: bytea columns are sampled only where the TOAST table is at least this large'),
+  ('findings.toast_max_columns', '20',
+   'findings: at most this many bytea columns sampled per query, largest TOAST tables first'),
+  ('findings.toast_sample_rows', '200',
+   'findings: rows sampled per bytea column');
+
+-- int_overflow: the view's warning and critical rows.
+CREATE VIEW storagelab_internal.findings_int_overflow AS
+SELECT 'int_overflow'::text AS category, o.severity, o.relation, o.column_name,
+       'used_pct'::text AS metric, round(o.used_pct, 1) AS value, 'percent'::text AS unit,
+       'integer column is running out of values: migrate it to bigint'::text AS message,
+       NULL::int8 AS estimated_saved_bytes, o.overflow_at,
+       pg_catalog.format('SELECT storagelab.bigint_migration_script(%L, %L, ''online'');',
+                         pg_catalog.format('%I.%I', n.nspname, c.relname), o.column_name) AS fix,
+       o.evidence,
+       NULL::int8 AS sample_rows
+  FROM storagelab.int_overflow o
+  JOIN pg_catalog.pg_class c ON c.oid = o.relation
+  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+ WHERE o.severity IN ('warning', 'critical');
+COMMENT ON VIEW storagelab_internal.findings_int_overflow IS
+  'storagelab.findings rows of category int_overflow';
+
+-- The two sources behind pg_stat_scan_tables, which refuse a caller without
+-- its privileges (42501): called only for those who have them, so that the
+-- others get no rows instead of an error.
+CREATE FUNCTION storagelab_internal.findings_visibility_map(relation regclass,
+  OUT pages int8, OUT all_visible_pages int8)
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF pg_has_role('pg_stat_scan_tables', 'USAGE') THEN
+    SELECT v.pages, v.all_visible_pages INTO pages, all_visible_pages
+      FROM storagelab_internal.visibility_map_count(relation) v;
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.findings_visibility_map(regclass) IS
+  'visibility_map_count() for storagelab.findings: NULLs when the caller lacks pg_stat_scan_tables or the table is locked';
+
+CREATE FUNCTION storagelab_internal.findings_toast_sample(relation regclass, column_name name,
+  sample_rows integer, OUT rows_scanned int8, OUT sampled boolean, OUT large_values int8,
+  OUT large_incompressible int8)
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- a table locked by another session is skipped, not waited for
+  IF pg_has_role('pg_stat_scan_tables', 'USAGE')
+     AND storagelab_internal.toast_lock_nowait(relation) = 'ok' THEN
+    SELECT c.rows_scanned, c.sampled, c.large_values, c.large_incompressible
+      INTO rows_scanned, sampled, large_values, large_incompressible
+      FROM storagelab_internal.toast_census(relation, column_name, sample_rows) c;
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.findings_toast_sample(regclass, name, integer) IS
+  'toast_census() counts for storagelab.findings: NULLs when the caller lacks pg_stat_scan_tables or the table is locked';
+
+-- visibility: the visibility map of the tables whose statistics show pages
+-- that are not all-visible (or that were loaded and never analyzed), and
+-- the freeze age of every table.
+CREATE VIEW storagelab_internal.findings_visibility AS
+WITH cfg AS (
+  SELECT pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.visibility_min_size'))
+           / current_setting('block_size')::int8 AS min_pages,
+         storagelab_internal.setting('findings.all_visible_warning_pct')::numeric AS warning_pct,
+         current_setting('autovacuum_freeze_max_age')::int8
+           * storagelab_internal.setting('findings.freeze_critical_pct')::numeric / 100 AS freeze_age
+), t AS (
+  SELECT c.oid, pg_catalog.format('%I.%I', n.nspname, c.relname) AS name,
+         CASE WHEN c.relfrozenxid <> '0' THEN pg_catalog.age(c.relfrozenxid) END AS xid_age,
+         cfg.*
+    FROM cfg, pg_catalog.pg_class c
+    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+   WHERE c.relkind IN ('r', 'm') AND c.relpersistence <> 't'
+     AND c.relam = (SELECT a.oid FROM pg_catalog.pg_am a WHERE a.amname = 'heap')
+     AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab', 'storagelab_internal')
+     -- the visibility map is read for members of pg_stat_scan_tables, of
+     -- the tables the visibility view lists
+     AND pg_catalog.pg_has_role('pg_stat_scan_tables', 'USAGE')
+     AND (pg_catalog.has_table_privilege(c.oid, 'SELECT')
+          OR pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE'))
+     AND (c.relpages - c.relallvisible >= cfg.min_pages
+          OR (c.reltuples < 0 AND pg_catalog.pg_stat_get_ins_since_vacuum(c.oid) > 0)
+          OR (c.relfrozenxid <> '0' AND pg_catalog.age(c.relfrozenxid) >= cfg.freeze_age))
+)
+SELECT 'visibility'::text AS category,
+       CASE WHEN f.freeze THEN 'critical' ELSE 'warning' END AS severity,
+       t.oid::pg_catalog.regclass AS relation, NULL::name AS column_name,
+       CASE WHEN f.freeze THEN 'relfrozenxid_age' ELSE 'hint_debt_pages' END AS metric,
+       CASE WHEN f.freeze THEN t.xid_age ELSE vm.pages - vm.all_visible_pages END::numeric AS value,
+       CASE WHEN f.freeze THEN 'transactions' ELSE 'pages' END AS unit,
+       CASE WHEN f.freeze THEN 'table nears its anti-wraparound vacuum: freeze it at a quiet time'
+            ELSE 'most pages not all-visible: reads set hint bits, index-only scans visit the heap'
+            END AS message,
+       NULL::int8 AS estimated_saved_bytes, NULL::timestamptz AS overflow_at,
+       pg_catalog.format('VACUUM (FREEZE, ANALYZE) %s;', t.name) AS fix,
+       'exact'::text AS evidence, NULL::int8 AS sample_rows
+  FROM t
+ CROSS JOIN LATERAL storagelab_internal.findings_visibility_map(t.oid::pg_catalog.regclass) vm
+ CROSS JOIN LATERAL (SELECT t.xid_age >= t.freeze_age AS freeze) f
+ WHERE f.freeze
+    OR (vm.pages - vm.all_visible_pages >= t.min_pages
+        AND 100.0 * vm.all_visible_pages < t.warning_pct * vm.pages);
+COMMENT ON VIEW storagelab_internal.findings_visibility IS
+  'storagelab.findings rows of category visibility';
+
+-- toast: a sample of the bytea columns with the largest TOAST tables.
+-- Cost bound: findings.toast_max_columns columns, findings.toast_sample_rows
+-- rows and value prefixes each; a locked table is skipped, not waited for.
+CREATE VIEW storagelab_internal.findings_toast AS
+WITH cfg AS (
+  SELECT pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.toast_min_size')) AS min_bytes,
+         storagelab_internal.setting('findings.toast_max_columns')::int AS max_columns,
+         storagelab_internal.setting('findings.toast_sample_rows')::int AS sample_rows
+), bytea_col AS MATERIALIZED (
+  -- the bytea columns first (one pass over pg_attribute), so that only
+  -- their tables' TOAST tables are sized
+  SELECT c.oid, c.reltoastrelid, a.attname, pg_catalog.format('%I.%I', n.nspname, c.relname) AS name
+    FROM pg_catalog.pg_attribute a
+    JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+   WHERE a.atttypid = 'pg_catalog.bytea'::pg_catalog.regtype AND a.attnum > 0
+     AND NOT a.attisdropped AND a.attstorage IN ('x', 'm')
+     AND c.relkind = 'r' AND c.reltoastrelid <> 0 AND c.relpersistence <> 't'
+     AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab', 'storagelab_internal')
+     AND pg_catalog.pg_has_role('pg_stat_scan_tables', 'USAGE')
+     AND pg_catalog.has_table_privilege(c.oid, 'SELECT')
+), col AS (
+  SELECT b.oid, b.attname, b.name, cfg.sample_rows
+    FROM cfg, bytea_col b
+   WHERE pg_catalog.pg_relation_size(b.reltoastrelid) >= cfg.min_bytes
+   ORDER BY pg_catalog.pg_relation_size(b.reltoastrelid) DESC
+   LIMIT (SELECT max_columns FROM cfg)
+)
+SELECT 'toast'::text AS category, 'warning'::text AS severity,
+       col.oid::pg_catalog.regclass AS relation, col.attname AS column_name,
+       'large_incompressible_pct'::text AS metric,
+       round(100.0 * p.large_incompressible / p.large_values, 1) AS value, 'percent'::text AS unit,
+       'large values are compressed already: store them EXTERNAL, skip compressing'::text AS message,
+       NULL::int8 AS estimated_saved_bytes, NULL::timestamptz AS overflow_at,
+       pg_catalog.format('SELECT storagelab.storage_migration_script(%L, %L, ''external'');',
+                         col.name, col.attname) AS fix,
+       CASE WHEN p.sampled THEN 'sampled' ELSE 'exact' END AS evidence,
+       p.rows_scanned AS sample_rows
+  FROM col
+ CROSS JOIN LATERAL storagelab_internal.findings_toast_sample(col.oid::pg_catalog.regclass,
+                                                           col.attname, col.sample_rows) p
+ WHERE p.large_values > 0 AND p.large_incompressible >= 0.8 * p.large_values;
+COMMENT ON VIEW storagelab_internal.findings_toast IS
+  'storagelab.findings rows of category toast';
+
+-- column_width and alignment: the table_rewrite_plan rows worth a rewrite.
+CREATE VIEW storagelab_internal.findings_layout AS
+SELECT CASE WHEN p.column_changes = '[]'::jsonb THEN 'alignment' ELSE 'column_width' END AS category,
+       CASE WHEN p.estimated_saved_bytes
+                 >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.saved_warning_size'))
+            THEN 'warning' ELSE 'info' END AS severity,
+       p.relation, NULL::name AS column_name,
+       'saved_bytes'::text AS metric, p.estimated_saved_bytes::numeric AS value,
+       'bytes'::text AS unit,
+       CASE WHEN p.column_changes = '[]'::jsonb
+            THEN 'column order wastes alignment padding: rebuild in the planned order'
+            ELSE 'narrower column types and a new column order shrink every row' END AS message,
+       p.estimated_saved_bytes, NULL::timestamptz AS overflow_at,
+       pg_catalog.format('SELECT * FROM storagelab.table_rewrite_plan WHERE relation = %L::regclass;',
+                         pg_catalog.format('%I.%I', n.nspname, c.relname)) AS fix,
+       p.evidence, NULL::int8 AS sample_rows
+  FROM storagelab.table_rewrite_plan p
+  JOIN pg_catalog.pg_class c ON c.oid = p.relation
+  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+ WHERE p.estimated_saved_bytes >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.min_saved_size'));
+COMMENT ON VIEW storagelab_internal.findings_layout IS
+  'storagelab.findings rows of categories column_width and alignment';
+
+CREATE VIEW storagelab.findings AS
+SELECT f.category, f.severity, f.relation, f.column_name, f.metric, f.value, f.unit, f.message,
+       f.estimated_saved_bytes, pg_catalog.pg_size_pretty(f.estimated_saved_bytes) AS estimated_saved_pretty,
+       f.overflow_at, f.fix, f.evidence, f.sample_rows
+  FROM (SELECT * FROM storagelab_internal.findings_int_overflow
+        UNION ALL SELECT * FROM storagelab_internal.findings_visibility
+        UNION ALL SELECT * FROM storagelab_internal.findings_toast
+        UNION ALL SELECT * FROM storagelab_internal.findings_layout) f
+ ORDER BY CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END,
+          f.overflow_at NULLS LAST, f.estimated_saved_bytes DESC NULLS LAST, f.value DESC,
+          f.relation::text, f.column_name;
+COMMENT ON VIEW storagelab.findings IS
+  'one row per problem storagelab finds (int_overflow, visibility, toast, column_width, alignment), most urgent first, each with the SQL to run next; from catalogs, statistics, the visibility map and sampled TOAST only (the last two need pg_stat_scan_tables)';
+COMMENT ON COLUMN storagelab.findings.category IS 'int_overflow, visibility, toast, column_width or alignment';
+COMMENT ON COLUMN storagelab.findings.severity IS 'critical, warning or info (settings int_overflow.* and findings.*)';
+COMMENT ON COLUMN storagelab.findings.relation IS 'the table';
+COMMENT ON COLUMN storagelab.findings.column_name IS 'the column; NULL for a table-level finding';
+COMMENT ON COLUMN storagelab.findings.metric IS 'stable key of what value measures: used_pct, hint_debt_pages, relfrozenxid_age, large_incompressible_pct, saved_bytes';
+COMMENT ON COLUMN storagelab.findings.value IS 'the measured number, in unit';
+COMMENT ON COLUMN storagelab.findings.unit IS 'percent, pages, transactions or bytes';
+COMMENT ON COLUMN storagelab.findings.message IS 'what is wrong and what to do, at most 100 characters, no number that is not in a typed column';
+COMMENT ON COLUMN storagelab.findings.estimated_saved_bytes IS 'bytes the fix saves (column_width, alignment)';
+COMMENT ON COLUMN storagelab.findings.estimated_saved_pretty IS 'estimated_saved_bytes, pg_size_pretty';
+COMMENT ON COLUMN storagelab.findings.overflow_at IS 'projected overflow time (int_overflow, from the recorded growth)';
+COMMENT ON COLUMN storagelab.findings.fix IS 'the SQL to run next: a migration script generator, VACUUM, or the plan to read';
+COMMENT ON COLUMN storagelab.findings.evidence IS 'exact, statistics or sampled';
+COMMENT ON COLUMN storagelab.findings.sample_rows IS 'rows a sampled finding rests on';
+GRANT SELECT ON storagelab.findings TO PUBLIC;
+
+-- report(): the findings as lines of text for psql, at most 100 columns
+-- except a fix, which is printed whole (it is SQL to copy).
+CREATE FUNCTION storagelab.report()
+RETURNS SETOF text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  f        record;
+  saved    int8;
+  nearest  record;
+  shown    text := '';
+  db       text := pg_size_pretty(pg_database_size(current_database()));
+  fs       storagelab.findings[];
+BEGIN
+  -- the view once (it samples), in its order
+  SELECT array_agg(v) INTO fs FROM storagelab.findings v;
+  IF fs IS NULL THEN
+    RETURN NEXT left(format('storagelab: nothing found in database %s (%s)',
+                            current_database(), db), 100);
+    RETURN;
+  END IF;
+
+  SELECT sum(r.estimated_saved_bytes) INTO saved FROM unnest(fs) r;
+  SELECT format('%s.%s', r.relation, r.column_name) AS what, r.value, r.overflow_at
+    INTO nearest FROM unnest(fs) r
+   WHERE r.category = 'int_overflow'
+   ORDER BY r.overflow_at NULLS LAST, r.value DESC LIMIT 1;
+  RETURN NEXT left(format('storagelab: %s database, %s to save, %s', db,
+                          pg_size_pretty(coalesce(saved, 0)),
+                          CASE WHEN nearest IS NULL THEN 'no integer column near its limit'
+                               ELSE format('nearest overflow %s (%s %%%s)', nearest.what,
+                                           nearest.value,
+                                           CASE WHEN nearest.overflow_at IS NOT NULL
+                                                 AND nearest.overflow_at < 'infinity'
+                                                THEN ', ' || to_char(nearest.overflow_at, 'YYYY-MM-DD')
+                                                ELSE '' END) END), 100);
+  FOR f IN
+    SELECT r.*, count(*) OVER (PARTITION BY r.severity) AS n
+      FROM unnest(fs) WITH ORDINALITY r
+     ORDER BY r.ordinality
+  LOOP
+    IF f.severity <> shown THEN
+      RETURN NEXT format('%s (%s)', f.severity, f.n);
+      shown := f.severity;
+    END IF;
+    RETURN NEXT left(format('  %s %s%s: %s %s', f.category, f.relation,
+                            coalesce('.' || quote_ident(f.column_name), ''), f.metric,
+                            CASE f.unit WHEN 'percent' THEN f.value || ' %'
+                                        WHEN 'bytes' THEN pg_size_pretty(f.value)
+                                        ELSE f.value || ' ' || f.unit END), 100);
+    RETURN NEXT left('    ' || f.message, 100);
+    RETURN NEXT '    ' || f.fix;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.report() IS
+  'storagelab.findings as text for psql: a summary line (database size, what could be saved, the nearest overflow), then the findings by severity, each with its message and fix; one line when nothing was found';
