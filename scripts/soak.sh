@@ -13,8 +13,7 @@
 #
 # Load beside the suite (default none; KINDs combine, e.g. pgbench,cpu):
 #   pgbench          pgbench in another database of the suite's own
-#                    throwaway cluster (the suite's steps are then those of
-#                    scripts/test.sh, with that cluster started here)
+#                    throwaway cluster
 #   pgbench-cluster  pgbench against a separate throwaway cluster, for all
 #                    the runs
 #   cpu              a busy loop on every core
@@ -31,15 +30,15 @@ usage() {
 	exit 2
 }
 
-# Inside the suite's cluster (with_cluster, below): pgbench in a database
-# of its own while scripts/run-suites.sh runs.
-if [ "${1:-}" = --in-cluster ]; then
+# Inside the suite's cluster (scripts/test.sh's STORAGELAB_IN_CLUSTER, set
+# below): pgbench in a database of its own while the suites ("$@") run.
+if [ -n "${STORAGELAB_SOAK_CLIENTS:-}" ]; then
 	createdb soak_load && "$PG_BINDIR/pgbench" -q -i -s 1 soak_load >/dev/null 2>&1 ||
 		log "could not set up pgbench in the suite's cluster"
-	"$PG_BINDIR/pgbench" -n -c "$2" -j 1 -T 86400 soak_load >/dev/null 2>&1 &
+	"$PG_BINDIR/pgbench" -n -c "$STORAGELAB_SOAK_CLIENTS" -j 1 -T 86400 soak_load >/dev/null 2>&1 &
 	bench=$!
 	rc=0
-	"$REPO/scripts/run-suites.sh" || rc=$?
+	"$@" || rc=$?
 	kill "$bench" 2>/dev/null
 	wait "$bench" 2>/dev/null
 	exit $rc
@@ -123,24 +122,15 @@ echo "soak: $runs runs of the suite, PostgreSQL $PG_MAJOR, commit $commit, load:
 	"(pgbench clients: $clients), $(nproc) cores, $(hostname), started $(date -u '+%F %T') UTC;" \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg); runs kept in $out"
 
-# suite_once LOG: one run of the suite, its transcript in LOG.  Without
-# pgbench in its cluster, exactly scripts/test.sh; with it, the same steps.
+# suite_once LOG: one run of the suite (scripts/test.sh), its transcript in
+# LOG; with pgbench in its cluster, this script runs the suites there.
 suite_once() {
-	if [ -z "$same_cluster" ]; then
+	if [ -n "$same_cluster" ]; then
+		STORAGELAB_IN_CLUSTER=$REPO/scripts/soak.sh STORAGELAB_SOAK_CLIENTS=$clients \
+			"$REPO/scripts/test.sh" >"$1" 2>&1
+	else
 		"$REPO/scripts/test.sh" >"$1" 2>&1
-		return
 	fi
-	(
-		set -e
-		ensure_packages
-		build_extension
-		export SUMMARY=$REPO/.build/summary-$PG_MAJOR
-		echo "0 passed, 1 failed" >"$SUMMARY"
-		rc=0
-		with_cluster -- "$REPO/scripts/soak.sh" --in-cluster "$clients" || rc=$?
-		cat "$SUMMARY"
-		exit $rc
-	) >"$1" 2>&1
 }
 
 failed_runs=0 all_pass=0 all_fail=0 all_skip=0

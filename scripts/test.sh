@@ -20,7 +20,10 @@ build_extension
 export SUMMARY=$REPO/.build/summary-$PG_MAJOR
 echo "0 passed, 1 failed" > "$SUMMARY"	# if the cluster never starts
 rc=0
-with_cluster -- "$REPO/scripts/run-suites.sh" || rc=$?
+# STORAGELAB_IN_CLUSTER: a program that runs inside the cluster in the
+# suites' stead, given run-suites.sh as its argument (scripts/soak.sh:
+# pgbench beside the suites).
+with_cluster -- ${STORAGELAB_IN_CLUSTER:+"$STORAGELAB_IN_CLUSTER"} "$REPO/scripts/run-suites.sh" || rc=$?
 read -r p f k < <(counts_of "$(cat "$SUMMARY")")
 
 # part CMD...: run one more test script; add the counts of its last line.

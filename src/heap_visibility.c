@@ -379,15 +379,14 @@ hv_run(FunctionCallInfo fcinfo, bool toast, const char *caller)
 		i++;
 	}
 
-	/* Ages as the SQL function age() computes them. */
+	/*
+	 * Ages as the SQL function age() computes them: against the transaction's
+	 * own xid, or the next xid as of its first call in the transaction, so
+	 * that two reads in one transaction agree while other sessions consume
+	 * xids.
+	 */
 	if (TransactionIdIsValid(scan.oldest_unfrozen))
-	{
-		TransactionId now = GetTopTransactionIdIfAny();
-
-		if (!TransactionIdIsValid(now))
-			now = ReadNextTransactionId();
-		oldest_age = (int32) (now - scan.oldest_unfrozen);
-	}
+		oldest_age = (int32) (GetStableLatestTransactionId() - scan.oldest_unfrozen);
 
 	memset(nulls, 0, sizeof(nulls));
 	values[col++] = CStringGetTextDatum(hv_advice(&scan, list_length(rels), toast,

@@ -363,7 +363,7 @@ END $$;
 CHECKPOINT;
 \o
 
-SELECT plan(204);
+SELECT plan(205);
 
 -- What the states show, before any check below reads them.
 SELECT ok(h.hint_debt_tuples = h.tuples
@@ -412,6 +412,22 @@ SELECT is((SELECT h.relations FROM hv_tap.hv('hv_tap.parted') h), 2,
 SELECT is((SELECT row(h.*)::text FROM hv_tap.hv('hv_tap.big', 300) h),
           (SELECT row(h.*)::text FROM hv_tap.hv('hv_tap.big', 300) h),
           'a sample is reproducible');
+-- The xid age is age()'s: two reads in one transaction agree while another
+-- session consumes an xid between them.
+CREATE FUNCTION hv_tap.ages_apart() RETURNS int[] LANGUAGE plpgsql AS $$
+DECLARE
+  a int[];
+BEGIN
+  a[1] := (storagelab.heap_visibility('hv_tap.loaded')).oldest_unfrozen_xid_age;
+  PERFORM FROM dblink(format('host=%s port=%s dbname=%s user=%s password=%s',
+    split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port'),
+    current_database(), current_user, current_setting('hv.password')), 'SELECT txid_current()') AS t(x bigint);
+  a[2] := (storagelab.heap_visibility('hv_tap.loaded')).oldest_unfrozen_xid_age;
+  RETURN a;
+END $$;
+SELECT set_config('hv.password', :'hv_password', false) \g /dev/null
+SELECT is((SELECT a[1] = a[2] AND a[1] > 0 FROM hv_tap.ages_apart() a), true,
+          'oldest_unfrozen_xid_age is stable within a transaction, as age() is');
 SELECT ok(h.evidence = 'sampled' AND h.scanned_pages = 300 AND h.pages > 2000 AND h.ci95 IS NOT NULL,
           'sample_pages pages are read, and intervals given')
   FROM hv_tap.hv('hv_tap.big', 300) h;

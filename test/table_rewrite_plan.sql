@@ -45,7 +45,7 @@ SELECT g, g % 40, CASE WHEN g % 4 <> 0 THEN g % 100000 END,
        CASE WHEN g % 3 <> 0 THEN repeat('x', g % 50) END, g % 2 = 0, g % 30000,
        timestamptz '2026-01-01' + g * interval '1 second'
   FROM generate_series(1, 60000) g;
--- Six rows, privs all 0: the editor table of the issue's schema.
+-- Six rows, privs all 0: a tiny editor table.
 CREATE TABLE public.rp_tiny (id int8 PRIMARY KEY, at timestamp, privs int4 NOT NULL,
                              n int4 NOT NULL, s int2);
 INSERT INTO public.rp_tiny SELECT g, now(), 0, g, 1 FROM generate_series(1, 6) g;
