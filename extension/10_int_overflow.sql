@@ -128,7 +128,9 @@ GRANT EXECUTE ON FUNCTION storagelab_internal.int_overflow_measurements() TO PUB
 
 CREATE VIEW storagelab.int_overflow AS
 WITH
-cfg AS (
+-- MATERIALIZED: the settings are read once per query, not once per row (an
+-- inlined CTE would put the setting() calls into every row's expressions)
+cfg AS MATERIALIZED (
   SELECT storagelab_internal.setting('int_overflow.warning_pct')::numeric AS warning_pct,
          storagelab_internal.setting('int_overflow.critical_pct')::numeric AS critical_pct,
          storagelab_internal.setting('int_overflow.warning_within')::interval AS warning_within,

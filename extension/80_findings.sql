@@ -88,7 +88,8 @@ COMMENT ON FUNCTION storagelab_internal.findings_toast_sample(regclass, name, in
 -- that are not all-visible (or that were loaded and never analyzed), and
 -- the freeze age of every table.
 CREATE VIEW storagelab_internal.findings_visibility AS
-WITH cfg AS (
+-- MATERIALIZED: the settings once per query, not once per table
+WITH cfg AS MATERIALIZED (
   SELECT pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.visibility_min_size'))
            / current_setting('block_size')::int8 AS min_pages,
          storagelab_internal.setting('findings.all_visible_warning_pct')::numeric AS warning_pct,
@@ -137,7 +138,7 @@ COMMENT ON VIEW storagelab_internal.findings_visibility IS
 -- Cost bound: findings.toast_max_columns columns, findings.toast_sample_rows
 -- rows and value prefixes each; a locked table is skipped, not waited for.
 CREATE VIEW storagelab_internal.findings_toast AS
-WITH cfg AS (
+WITH cfg AS MATERIALIZED (
   SELECT pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.toast_min_size')) AS min_bytes,
          storagelab_internal.setting('findings.toast_max_columns')::int AS max_columns,
          storagelab_internal.setting('findings.toast_sample_rows')::int AS sample_rows

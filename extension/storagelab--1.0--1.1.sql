@@ -1063,7 +1063,9 @@ COMMENT ON FUNCTION storagelab_internal.int_overflow_growth_refit() IS
 
 CREATE OR REPLACE VIEW storagelab.int_overflow AS
 WITH
-cfg AS (
+-- MATERIALIZED: the settings are read once per query, not once per row (an
+-- inlined CTE would put the setting() calls into every row's expressions)
+cfg AS MATERIALIZED (
   SELECT storagelab_internal.setting('int_overflow.warning_pct')::numeric AS warning_pct,
          storagelab_internal.setting('int_overflow.critical_pct')::numeric AS critical_pct,
          storagelab_internal.setting('int_overflow.warning_within')::interval AS warning_within,
@@ -1243,7 +1245,8 @@ COMMENT ON FUNCTION storagelab_internal.findings_toast_sample(regclass, name, in
 -- that are not all-visible (or that were loaded and never analyzed), and
 -- the freeze age of every table.
 CREATE VIEW storagelab_internal.findings_visibility AS
-WITH cfg AS (
+-- MATERIALIZED: the settings once per query, not once per table
+WITH cfg AS MATERIALIZED (
   SELECT pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.visibility_min_size'))
            / current_setting('block_size')::int8 AS min_pages,
          storagelab_internal.setting('findings.all_visible_warning_pct')::numeric AS warning_pct,
@@ -1292,7 +1295,7 @@ COMMENT ON VIEW storagelab_internal.findings_visibility IS
 -- Cost bound: findings.toast_max_columns columns, findings.toast_sample_rows
 -- rows and value prefixes each; a locked table is skipped, not waited for.
 CREATE VIEW storagelab_internal.findings_toast AS
-WITH cfg AS (
+WITH cfg AS MATERIALIZED (
   SELECT pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.toast_min_size')) AS min_bytes,
          storagelab_internal.setting('findings.toast_max_columns')::int AS max_columns,
          storagelab_internal.setting('findings.toast_sample_rows')::int AS sample_rows
