@@ -15,6 +15,8 @@
 --   26_bigint_progress.sql  storagelab.bigint_migration_progress
 --   27_bigint_script.sql    storagelab.bigint_migration_script / _group_script
 --                           and storagelab.bigint_migration_plan
+--   28_bigint_hazards.sql   function hazards: functions the converted values
+--                           reach with a narrower type (refuse, widen, accept)
 --
 -- Written in PL/pgSQL: the work is catalog queries plus PostgreSQL's own
 -- deparsers (pg_get_viewdef, pg_get_triggerdef, pg_get_constraintdef,
@@ -32,7 +34,7 @@ CREATE TYPE storagelab.bigint_migration_object AS (
   kind        text,       -- column, sequence, identity, foreign_key, index, constraint,
                           -- default, statistics, view, materialized_view, rule, trigger,
                           -- policy, function, generated_column, publication_table,
-                          -- trigger_function, blocker
+                          -- trigger_function, blocker, function_hazard, widened_function (part 28)
   identity    text,       -- human-readable name (pg_describe_object style)
   relation    regclass,   -- table or view the object belongs to (NULL for functions, publications)
   column_name name,       -- the column, for kind column / generated_column / sequence
@@ -50,7 +52,10 @@ CREATE TYPE storagelab.bigint_migration_object AS (
   classid     oid,        -- catalog of the object (pg_class, pg_trigger, ...)
   objid       oid,        -- its OID
   objsubid    int,        -- column number for columns
-  definition  text        -- the object as PostgreSQL prints it (indexes: pg_get_indexdef), for writers that build a changed copy
+  definition  text,       -- the object as PostgreSQL prints it (indexes: pg_get_indexdef), for writers that build a changed copy
+  hazard_target text,     -- function_hazard: the parameter, variable or return type; widened_function: its bigint signature
+  hazard_caller text,     -- function_hazard: who hands the converted value over (trigger, function, view)
+  hazard_fails  text      -- function_hazard: 'immediately' (no function matches) or 'past 2^31' (integer out of range)
 );
 COMMENT ON TYPE storagelab.bigint_migration_object IS
   'one row of storagelab.bigint_migration_objects(): a column of the foreign-key component or an object depending on it';

@@ -296,8 +296,8 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_depths(storagelab.bigin
   'the model rows with the depth of every re-created object set after everything it depends on';
 
 -- The model: every row, built once; the script writers take it as is.
--- Rows come from one producer per kind (part 22), then the walk.  A new kind
--- of row is one more producer here.
+-- Rows come from one producer per kind (part 22), then the walk, then the
+-- function hazards (part 28).  A new kind of row is one more producer here.
 CREATE FUNCTION storagelab_internal.bigint_migration_model(relations regclass[], column_names name[])
 RETURNS storagelab.bigint_migration_object[]
 LANGUAGE plpgsql STABLE
@@ -316,7 +316,9 @@ BEGIN
       || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_foreign_key_rows(c.crel, c.catt) x)
       || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_trigger_function_rows(c.crel) x);
   SELECT * INTO w FROM storagelab_internal.bigint_migration_walk(c.crel, c.catt, res);
-  RETURN storagelab_internal.bigint_migration_depths(w.res, w.links);
+  res := storagelab_internal.bigint_migration_depths(w.res, w.links);
+  -- functions the converted values reach with a narrower type (part 28)
+  RETURN res || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_function_hazards(res) x);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_model(regclass[], name[]) IS

@@ -16,8 +16,9 @@
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
--- The comment header of a blocking script: columns, tables and sizes, locks, foreign keys, sequences, objects re-created, estimated duration.
-CREATE FUNCTION storagelab_internal.bigint_migration_blocking_header(objs storagelab.bigint_migration_object[], relations regclass[], column_names name[], lock_list text)
+-- The comment header of a blocking script: columns, tables and sizes, locks, foreign keys, sequences, objects re-created, function hazards, estimated duration.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_header(objs storagelab.bigint_migration_object[], relations regclass[], column_names name[], lock_list text,
+                                                                     function_hazards text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -109,6 +110,7 @@ BEGIN
     n := n + 1;
   END LOOP;
   IF n = 0 THEN s := s || E'--   (none)\n'; END IF;
+  s := s || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards);   -- part 28
 
   s := s || E'-- Rebuilt in place by ALTER COLUMN TYPE (definitions, names, comments kept):\n';
   n := 0;
@@ -127,8 +129,8 @@ BEGIN
   RETURN s;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_header(storagelab.bigint_migration_object[], regclass[], name[], text) IS
-  'The comment header of a blocking script: columns, tables and sizes, locks, foreign keys, sequences, objects re-created, estimated duration.';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_header(storagelab.bigint_migration_object[], regclass[], name[], text, text) IS
+  'The comment header of a blocking script: columns, tables and sizes, locks, foreign keys, sequences, objects re-created, function hazards, estimated duration.';
 
 -- The session settings of a blocking script, and its BEGIN.
 CREATE FUNCTION storagelab_internal.bigint_migration_blocking_settings()
@@ -225,14 +227,14 @@ BEGIN
                              UNION
                              SELECT storagelab_internal.bigint_migration_qname(x.objid) FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL) z), ''),
                  coalesce((SELECT string_agg(DISTINCT format('%L', x.objid::regprocedure::text), ', ')
-                             FROM unnest(objs) x WHERE x.kind IN ('function', 'trigger_function')), ''),
+                             FROM unnest(objs) x WHERE x.kind IN ('function', 'trigger_function', 'widened_function')), ''),
                  coalesce((SELECT string_agg(DISTINCT format('%L', b.pubname), ', ')
                              FROM unnest(objs) x JOIN pg_publication_rel pr ON pr.oid = x.objid JOIN pg_publication b ON b.oid = pr.prpubid
                             WHERE x.kind = 'publication_table'), ''),
                  coalesce((SELECT string_agg(DISTINCT format('%L', n.nspname), ', ')
                              FROM unnest(objs) x
                              JOIN pg_namespace n ON n.oid = CASE WHEN x.kind IN ('view', 'materialized_view') THEN (SELECT relnamespace FROM pg_class WHERE oid = x.objid)
-                                                                 WHEN x.kind = 'function' THEN (SELECT pronamespace FROM pg_proc WHERE oid = x.objid)
+                                                                 WHEN x.kind IN ('function', 'widened_function') THEN (SELECT pronamespace FROM pg_proc WHERE oid = x.objid)
                                                                  WHEN x.kind = 'statistics' THEN (SELECT stxnamespace FROM pg_statistic_ext WHERE oid = x.objid) END
                             WHERE x.create_sql IS NOT NULL), ''))
        || E'  IF who IS NOT NULL THEN\n'
@@ -479,9 +481,12 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_finish(storage
   'COMMIT (ROLLBACK with -v dry_run=1), then ANALYZE of every rewritten table.';
 
 -- The blocking script of a model: refuses when the model has blockers or
--- nothing to convert, else the sections above in order.
+-- nothing to convert, applies function_hazards (part 28: may refuse too),
+-- else the sections above in order, with the plpgsql_check comparison
+-- (part 28) after the locks and before COMMIT.
 CREATE FUNCTION storagelab_internal.bigint_migration_blocking_script(objs storagelab.bigint_migration_object[],
-                                                                     relations regclass[], column_names name[])
+                                                                     relations regclass[], column_names name[],
+                                                                     function_hazards text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -491,6 +496,7 @@ DECLARE
   all_tables text[];
 BEGIN
   PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
+  objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
   -- Tables: every table whose columns change or that carries a re-created object.
   all_tables := ARRAY(SELECT DISTINCT storagelab_internal.bigint_migration_qname(x.relation)
                         FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
@@ -500,19 +506,21 @@ BEGIN
                  WHERE NOT EXISTS (SELECT 1 FROM pg_inherits i
                                     WHERE i.inhrelid = t::regclass
                                       AND storagelab_internal.bigint_migration_qname(i.inhparent) = ANY (all_tables)));
-  RETURN storagelab_internal.bigint_migration_blocking_header(objs, relations, column_names, lock_list)
+  RETURN storagelab_internal.bigint_migration_blocking_header(objs, relations, column_names, lock_list, function_hazards)
       || storagelab_internal.bigint_migration_blocking_settings()
       || storagelab_internal.bigint_migration_blocking_preflight(objs)
       || storagelab_internal.bigint_migration_blocking_locks(lock_list)
+      || storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'before')   -- part 28
       || storagelab_internal.bigint_migration_blocking_drops(objs)
       || storagelab_internal.bigint_migration_blocking_convert(objs)
       || storagelab_internal.bigint_migration_blocking_recreate(objs)
       || storagelab_internal.bigint_migration_blocking_postchecks(objs, all_tables)
+      || storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'after')   -- part 28
       || storagelab_internal.bigint_migration_blocking_finish(objs);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_script(storagelab.bigint_migration_object[], regclass[], name[]) IS
-  'the blocking INT->BIGINT script of a model: one transaction, sections header to finish';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
+  'the blocking INT->BIGINT script of a model under a choice of function_hazards: one transaction, sections header to finish';
 
 -- Refuses, listing every blocker, when no correct script can be produced:
 -- the model's blocker rows plus what the writer of that mode cannot do

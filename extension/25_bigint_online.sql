@@ -12,8 +12,8 @@
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
--- The comment header and psql preamble of an online script: phases, columns, objects re-created, phase selection.
-CREATE FUNCTION storagelab_internal.bigint_migration_online_header(m storagelab_internal.bigint_online_model)
+-- The comment header and psql preamble of an online script: phases, columns, objects re-created, function hazards, phase selection.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_header(m storagelab_internal.bigint_online_model, function_hazards text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -61,6 +61,7 @@ BEGIN
                                           AND b.create_sql IS NOT NULL ORDER BY b.depth, b.identity LOOP
     s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity) || E'\n';
   END LOOP;
+  s := s || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards);   -- part 28
   s := s || E'\n\\set ON_ERROR_STOP on\n'
          || format(E'SET lock_timeout = %L;\n', lt)
          || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
@@ -77,8 +78,8 @@ BEGIN
   RETURN s;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_header(storagelab_internal.bigint_online_model) IS
-  'The comment header and psql preamble of an online script: phases, columns, objects re-created, phase selection.';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_header(storagelab_internal.bigint_online_model, text) IS
+  'The comment header and psql preamble of an online script: phases, columns, objects re-created, function hazards, phase selection.';
 
 -- Phase expand: shadow columns, sync function and trigger, backfill bounds, sequences AS bigint.
 CREATE FUNCTION storagelab_internal.bigint_migration_online_expand(m storagelab_internal.bigint_online_model)
@@ -487,6 +488,7 @@ BEGIN
   x := x || E'END\n';
   s := s || 'DO ' || storagelab_internal.dollar_quote(x) || E';\n';
   s := s || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries);
+  s := s || storagelab_internal.bigint_migration_plpgsql_check_sql(m.objs, 'before');   -- part 28
   s := s || E'-- the shadow columns are exact (the trigger kept them; nothing can write now)\n';
   RETURN s;
 END
@@ -874,6 +876,7 @@ BEGIN
   FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'trigger_function' ORDER BY b.identity LOOP
     s := s || o.create_sql;
   END LOOP;
+  s := s || storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'after');   -- part 28
   RETURN s;
 END
 $fn$;
@@ -1063,9 +1066,11 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_rollback(storagelab_internal.bigint_online_model) IS
   'Phases rollback_prepare and rollback_expand: undo prepare, then expand and backfill (before the swap only).';
 
--- The online script of a model: the phases above in order.
+-- The online script of a model: the online model (refuses what the mode
+-- cannot do), function_hazards applied (part 28), the phases above in order.
 CREATE FUNCTION storagelab_internal.bigint_migration_online_script(objs storagelab.bigint_migration_object[],
-                                                                   relations regclass[], column_names name[])
+                                                                   relations regclass[], column_names name[],
+                                                                   function_hazards text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -1073,7 +1078,8 @@ AS $fn$
 DECLARE
   m storagelab_internal.bigint_online_model := storagelab_internal.bigint_migration_online_model(objs, relations, column_names);
 BEGIN
-  RETURN storagelab_internal.bigint_migration_online_header(m)
+  m.objs := storagelab_internal.bigint_migration_apply_hazards(m.objs, function_hazards);   -- part 28
+  RETURN storagelab_internal.bigint_migration_online_header(m, function_hazards)
       || storagelab_internal.bigint_migration_online_expand(m)
       || storagelab_internal.bigint_migration_online_backfill(m)
       || storagelab_internal.bigint_migration_online_prepare_checks(m)
@@ -1089,5 +1095,5 @@ BEGIN
       || storagelab_internal.bigint_migration_online_rollback(m);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_script(storagelab.bigint_migration_object[], regclass[], name[]) IS
-  'the online INT->BIGINT script of a model: phases expand, backfill, prepare, swap, cleanup, and rollbacks';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
+  'the online INT->BIGINT script of a model under a choice of function_hazards: phases expand, backfill, prepare, swap, cleanup, and rollbacks';

@@ -1,17 +1,19 @@
 -- storagelab install script, part 27: the public INT -> BIGINT script
 -- generators.
 --
---   storagelab.bigint_migration_script(relation, column_name, mode)
---   storagelab.bigint_migration_group_script(relations[], column_names[], mode)
+--   storagelab.bigint_migration_script(relation, column_name, mode, function_hazards)
+--   storagelab.bigint_migration_group_script(relations[], column_names[], mode, function_hazards)
 --       the model of part 21, built once, written by part 23 (mode
---       'blocking') or part 25 (mode 'online')
---   storagelab.bigint_migration_plan(mode)
+--       'blocking') or part 25 (mode 'online'); function_hazards
+--       'refuse' | 'widen' | 'accept': part 28
+--   storagelab.bigint_migration_plan(mode, function_hazards)
 --       one script per group of columns that int_overflow rates warning or
 --       critical
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
-CREATE FUNCTION storagelab.bigint_migration_group_script(relations regclass[], column_names name[], mode text DEFAULT 'blocking')
+CREATE FUNCTION storagelab.bigint_migration_group_script(relations regclass[], column_names name[], mode text DEFAULT 'blocking',
+                                                         function_hazards text DEFAULT 'refuse')
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -26,13 +28,14 @@ BEGIN
             HINT = 'Valid modes are ''blocking'' and ''online''.';
   END IF;
   RETURN storagelab_internal.bigint_migration_write(
-           storagelab_internal.bigint_migration_model(relations, column_names), relations, column_names, mode);
+           storagelab_internal.bigint_migration_model(relations, column_names), relations, column_names, mode, function_hazards);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab.bigint_migration_group_script(regclass[], name[], text) IS
-  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint: mode blocking (one transaction, each table rewritten once) or online';
+COMMENT ON FUNCTION storagelab.bigint_migration_group_script(regclass[], name[], text, text) IS
+  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint: mode blocking (one transaction, each table rewritten once) or online; function_hazards refuse, widen or accept';
 
-CREATE FUNCTION storagelab.bigint_migration_script(relation regclass, column_name name, mode text DEFAULT 'blocking')
+CREATE FUNCTION storagelab.bigint_migration_script(relation regclass, column_name name, mode text DEFAULT 'blocking',
+                                                   function_hazards text DEFAULT 'refuse')
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -43,24 +46,26 @@ BEGIN
       USING ERRCODE = 'null_value_not_allowed',
             HINT = 'Call storagelab.bigint_migration_script(''schema.table'', ''column'').';
   END IF;
-  RETURN storagelab.bigint_migration_group_script(ARRAY[relation], ARRAY[column_name], mode);
+  RETURN storagelab.bigint_migration_group_script(ARRAY[relation], ARRAY[column_name], mode, function_hazards);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab.bigint_migration_script(regclass, name, text) IS
-  'psql script (run with psql -v ON_ERROR_STOP=1 -f) converting relation.column_name, its whole foreign-key component and every dependent object from int to bigint; mode blocking (one transaction) or online (phases chosen with -v phase=...)';
+COMMENT ON FUNCTION storagelab.bigint_migration_script(regclass, name, text, text) IS
+  'psql script (run with psql -v ON_ERROR_STOP=1 -f) converting relation.column_name, its whole foreign-key component and every dependent object from int to bigint; mode blocking (one transaction) or online (phases chosen with -v phase=...); function_hazards refuse (default), widen or accept';
 
--- The script of a model in a mode (checked by the callers).
+-- The script of a model in a mode (checked by the callers), under a choice
+-- of function_hazards (checked by the writers, part 28).
 CREATE FUNCTION storagelab_internal.bigint_migration_write(objs storagelab.bigint_migration_object[],
-                                                           relations regclass[], column_names name[], mode text)
+                                                           relations regclass[], column_names name[], mode text,
+                                                           function_hazards text)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE $4 WHEN 'online' THEN storagelab_internal.bigint_migration_online_script($1, $2, $3)
-                 ELSE storagelab_internal.bigint_migration_blocking_script($1, $2, $3) END
+  SELECT CASE $4 WHEN 'online' THEN storagelab_internal.bigint_migration_online_script($1, $2, $3, $5)
+                 ELSE storagelab_internal.bigint_migration_blocking_script($1, $2, $3, $5) END
 $$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_write(storagelab.bigint_migration_object[], regclass[], name[], text) IS
-  'the INT->BIGINT script of a model, in mode blocking or online';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_write(storagelab.bigint_migration_object[], regclass[], name[], text, text) IS
+  'the INT->BIGINT script of a model, in mode blocking or online, function_hazards refuse, widen or accept';
 
 -- The plan ------------------------------------------------------------------
 
@@ -134,7 +139,7 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_plan_groups() IS
   'the columns storagelab.int_overflow rates warning or critical, grouped by shared tables of their components, critical groups first';
 
-CREATE FUNCTION storagelab.bigint_migration_plan(mode text DEFAULT 'blocking')
+CREATE FUNCTION storagelab.bigint_migration_plan(mode text DEFAULT 'blocking', function_hazards text DEFAULT 'refuse')
 RETURNS TABLE (step int, severity text, columns text[], relations regclass[], script text, blockers text)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -148,6 +153,7 @@ BEGIN
     RAISE EXCEPTION 'invalid mode "%"', mode
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid modes are ''blocking'' and ''online''.';
   END IF;
+  PERFORM storagelab_internal.bigint_migration_apply_hazards('{}', function_hazards);   -- checks the value
   step := 0;
   FOR g IN SELECT * FROM storagelab_internal.bigint_migration_plan_groups() LOOP
     step := step + 1;
@@ -159,7 +165,7 @@ BEGIN
       objs := storagelab_internal.bigint_migration_model(g.relations, g.column_names);
       relations := ARRAY(SELECT d.rel FROM (SELECT DISTINCT x.relation AS rel FROM unnest(objs) x WHERE x.kind = 'column') d
                           ORDER BY storagelab_internal.bigint_migration_qname(d.rel));
-      script := storagelab_internal.bigint_migration_write(objs, g.relations, g.column_names, mode);
+      script := storagelab_internal.bigint_migration_write(objs, g.relations, g.column_names, mode, function_hazards);
     EXCEPTION WHEN OTHERS THEN
       GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;
       script := NULL;
@@ -169,5 +175,5 @@ BEGIN
   END LOOP;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab.bigint_migration_plan(text) IS
-  'one INT->BIGINT migration script (mode blocking or online) per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';
+COMMENT ON FUNCTION storagelab.bigint_migration_plan(text, text) IS
+  'one INT->BIGINT migration script (mode blocking or online; function_hazards refuse, widen or accept) per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';

@@ -1492,7 +1492,7 @@ COMMENT ON POLICY table_writers_write ON storagelab.bigint_migration_progress IS
 --     extension/01_scripts.sql extension/20_bigint_common.sql extension/21_bigint_model.sql \
 --     extension/22_bigint_objects.sql extension/23_bigint_blocking.sql extension/24_bigint_online_model.sql \
 --     extension/25_bigint_online.sql extension/26_bigint_backfill.sql extension/27_bigint_script.sql \
---     extension/40_toast.sql:storagelab.storage_migration_script
+--     extension/28_bigint_hazards.sql extension/40_toast.sql:storagelab.storage_migration_script
 -- (run it again after changing any of them; add new generator files to it).
 -- BEGIN generated section bigint
 -- from extension/01_scripts.sql
@@ -1587,6 +1587,8 @@ COMMENT ON FUNCTION storagelab_internal.retry_block(text[], int, text) IS
 --   26_bigint_progress.sql  storagelab.bigint_migration_progress
 --   27_bigint_script.sql    storagelab.bigint_migration_script / _group_script
 --                           and storagelab.bigint_migration_plan
+--   28_bigint_hazards.sql   function hazards: functions the converted values
+--                           reach with a narrower type (refuse, widen, accept)
 --
 -- Written in PL/pgSQL: the work is catalog queries plus PostgreSQL's own
 -- deparsers (pg_get_viewdef, pg_get_triggerdef, pg_get_constraintdef,
@@ -1603,7 +1605,7 @@ CREATE TYPE storagelab.bigint_migration_object AS (
   kind        text,       -- column, sequence, identity, foreign_key, index, constraint,
                           -- default, statistics, view, materialized_view, rule, trigger,
                           -- policy, function, generated_column, publication_table,
-                          -- trigger_function, blocker
+                          -- trigger_function, blocker, function_hazard, widened_function (part 28)
   identity    text,       -- human-readable name (pg_describe_object style)
   relation    regclass,   -- table or view the object belongs to (NULL for functions, publications)
   column_name name,       -- the column, for kind column / generated_column / sequence
@@ -1621,7 +1623,10 @@ CREATE TYPE storagelab.bigint_migration_object AS (
   classid     oid,        -- catalog of the object (pg_class, pg_trigger, ...)
   objid       oid,        -- its OID
   objsubid    int,        -- column number for columns
-  definition  text        -- the object as PostgreSQL prints it (indexes: pg_get_indexdef), for writers that build a changed copy
+  definition  text,       -- the object as PostgreSQL prints it (indexes: pg_get_indexdef), for writers that build a changed copy
+  hazard_target text,     -- function_hazard: the parameter, variable or return type; widened_function: its bigint signature
+  hazard_caller text,     -- function_hazard: who hands the converted value over (trigger, function, view)
+  hazard_fails  text      -- function_hazard: 'immediately' (no function matches) or 'past 2^31' (integer out of range)
 );
 COMMENT ON TYPE storagelab.bigint_migration_object IS
   'one row of storagelab.bigint_migration_objects(): a column of the foreign-key component or an object depending on it';
@@ -2032,8 +2037,8 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_depths(storagelab.bigin
   'the model rows with the depth of every re-created object set after everything it depends on';
 
 -- The model: every row, built once; the script writers take it as is.
--- Rows come from one producer per kind (part 22), then the walk.  A new kind
--- of row is one more producer here.
+-- Rows come from one producer per kind (part 22), then the walk, then the
+-- function hazards (part 28).  A new kind of row is one more producer here.
 CREATE FUNCTION storagelab_internal.bigint_migration_model(relations regclass[], column_names name[])
 RETURNS storagelab.bigint_migration_object[]
 LANGUAGE plpgsql STABLE
@@ -2052,7 +2057,9 @@ BEGIN
       || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_foreign_key_rows(c.crel, c.catt) x)
       || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_trigger_function_rows(c.crel) x);
   SELECT * INTO w FROM storagelab_internal.bigint_migration_walk(c.crel, c.catt, res);
-  RETURN storagelab_internal.bigint_migration_depths(w.res, w.links);
+  res := storagelab_internal.bigint_migration_depths(w.res, w.links);
+  -- functions the converted values reach with a narrower type (part 28)
+  RETURN res || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_function_hazards(res) x);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_model(regclass[], name[]) IS
@@ -2911,8 +2918,9 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_publication(oid, oi
 --   finish      COMMIT (or ROLLBACK on -v dry_run=1), ANALYZE
 
 
--- The comment header of a blocking script: columns, tables and sizes, locks, foreign keys, sequences, objects re-created, estimated duration.
-CREATE FUNCTION storagelab_internal.bigint_migration_blocking_header(objs storagelab.bigint_migration_object[], relations regclass[], column_names name[], lock_list text)
+-- The comment header of a blocking script: columns, tables and sizes, locks, foreign keys, sequences, objects re-created, function hazards, estimated duration.
+CREATE FUNCTION storagelab_internal.bigint_migration_blocking_header(objs storagelab.bigint_migration_object[], relations regclass[], column_names name[], lock_list text,
+                                                                     function_hazards text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -3004,6 +3012,7 @@ BEGIN
     n := n + 1;
   END LOOP;
   IF n = 0 THEN s := s || E'--   (none)\n'; END IF;
+  s := s || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards);   -- part 28
 
   s := s || E'-- Rebuilt in place by ALTER COLUMN TYPE (definitions, names, comments kept):\n';
   n := 0;
@@ -3022,8 +3031,8 @@ BEGIN
   RETURN s;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_header(storagelab.bigint_migration_object[], regclass[], name[], text) IS
-  'The comment header of a blocking script: columns, tables and sizes, locks, foreign keys, sequences, objects re-created, estimated duration.';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_header(storagelab.bigint_migration_object[], regclass[], name[], text, text) IS
+  'The comment header of a blocking script: columns, tables and sizes, locks, foreign keys, sequences, objects re-created, function hazards, estimated duration.';
 
 -- The session settings of a blocking script, and its BEGIN.
 CREATE FUNCTION storagelab_internal.bigint_migration_blocking_settings()
@@ -3120,14 +3129,14 @@ BEGIN
                              UNION
                              SELECT storagelab_internal.bigint_migration_qname(x.objid) FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL) z), ''),
                  coalesce((SELECT string_agg(DISTINCT format('%L', x.objid::regprocedure::text), ', ')
-                             FROM unnest(objs) x WHERE x.kind IN ('function', 'trigger_function')), ''),
+                             FROM unnest(objs) x WHERE x.kind IN ('function', 'trigger_function', 'widened_function')), ''),
                  coalesce((SELECT string_agg(DISTINCT format('%L', b.pubname), ', ')
                              FROM unnest(objs) x JOIN pg_publication_rel pr ON pr.oid = x.objid JOIN pg_publication b ON b.oid = pr.prpubid
                             WHERE x.kind = 'publication_table'), ''),
                  coalesce((SELECT string_agg(DISTINCT format('%L', n.nspname), ', ')
                              FROM unnest(objs) x
                              JOIN pg_namespace n ON n.oid = CASE WHEN x.kind IN ('view', 'materialized_view') THEN (SELECT relnamespace FROM pg_class WHERE oid = x.objid)
-                                                                 WHEN x.kind = 'function' THEN (SELECT pronamespace FROM pg_proc WHERE oid = x.objid)
+                                                                 WHEN x.kind IN ('function', 'widened_function') THEN (SELECT pronamespace FROM pg_proc WHERE oid = x.objid)
                                                                  WHEN x.kind = 'statistics' THEN (SELECT stxnamespace FROM pg_statistic_ext WHERE oid = x.objid) END
                             WHERE x.create_sql IS NOT NULL), ''))
        || E'  IF who IS NOT NULL THEN\n'
@@ -3374,9 +3383,12 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_finish(storage
   'COMMIT (ROLLBACK with -v dry_run=1), then ANALYZE of every rewritten table.';
 
 -- The blocking script of a model: refuses when the model has blockers or
--- nothing to convert, else the sections above in order.
+-- nothing to convert, applies function_hazards (part 28: may refuse too),
+-- else the sections above in order, with the plpgsql_check comparison
+-- (part 28) after the locks and before COMMIT.
 CREATE FUNCTION storagelab_internal.bigint_migration_blocking_script(objs storagelab.bigint_migration_object[],
-                                                                     relations regclass[], column_names name[])
+                                                                     relations regclass[], column_names name[],
+                                                                     function_hazards text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -3386,6 +3398,7 @@ DECLARE
   all_tables text[];
 BEGIN
   PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
+  objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
   -- Tables: every table whose columns change or that carries a re-created object.
   all_tables := ARRAY(SELECT DISTINCT storagelab_internal.bigint_migration_qname(x.relation)
                         FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
@@ -3395,19 +3408,21 @@ BEGIN
                  WHERE NOT EXISTS (SELECT 1 FROM pg_inherits i
                                     WHERE i.inhrelid = t::regclass
                                       AND storagelab_internal.bigint_migration_qname(i.inhparent) = ANY (all_tables)));
-  RETURN storagelab_internal.bigint_migration_blocking_header(objs, relations, column_names, lock_list)
+  RETURN storagelab_internal.bigint_migration_blocking_header(objs, relations, column_names, lock_list, function_hazards)
       || storagelab_internal.bigint_migration_blocking_settings()
       || storagelab_internal.bigint_migration_blocking_preflight(objs)
       || storagelab_internal.bigint_migration_blocking_locks(lock_list)
+      || storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'before')   -- part 28
       || storagelab_internal.bigint_migration_blocking_drops(objs)
       || storagelab_internal.bigint_migration_blocking_convert(objs)
       || storagelab_internal.bigint_migration_blocking_recreate(objs)
       || storagelab_internal.bigint_migration_blocking_postchecks(objs, all_tables)
+      || storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'after')   -- part 28
       || storagelab_internal.bigint_migration_blocking_finish(objs);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_script(storagelab.bigint_migration_object[], regclass[], name[]) IS
-  'the blocking INT->BIGINT script of a model: one transaction, sections header to finish';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
+  'the blocking INT->BIGINT script of a model under a choice of function_hazards: one transaction, sections header to finish';
 
 -- Refuses, listing every blocker, when no correct script can be produced:
 -- the model's blocker rows plus what the writer of that mode cannot do
@@ -3818,8 +3833,8 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_index_copy(text, oid, n
 -- function reads the online model (part 24) only.
 
 
--- The comment header and psql preamble of an online script: phases, columns, objects re-created, phase selection.
-CREATE FUNCTION storagelab_internal.bigint_migration_online_header(m storagelab_internal.bigint_online_model)
+-- The comment header and psql preamble of an online script: phases, columns, objects re-created, function hazards, phase selection.
+CREATE FUNCTION storagelab_internal.bigint_migration_online_header(m storagelab_internal.bigint_online_model, function_hazards text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -3867,6 +3882,7 @@ BEGIN
                                           AND b.create_sql IS NOT NULL ORDER BY b.depth, b.identity LOOP
     s := s || '--   ' || storagelab_internal.bigint_migration_comment_text(o.identity) || E'\n';
   END LOOP;
+  s := s || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards);   -- part 28
   s := s || E'\n\\set ON_ERROR_STOP on\n'
          || format(E'SET lock_timeout = %L;\n', lt)
          || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
@@ -3883,8 +3899,8 @@ BEGIN
   RETURN s;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_header(storagelab_internal.bigint_online_model) IS
-  'The comment header and psql preamble of an online script: phases, columns, objects re-created, phase selection.';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_header(storagelab_internal.bigint_online_model, text) IS
+  'The comment header and psql preamble of an online script: phases, columns, objects re-created, function hazards, phase selection.';
 
 -- Phase expand: shadow columns, sync function and trigger, backfill bounds, sequences AS bigint.
 CREATE FUNCTION storagelab_internal.bigint_migration_online_expand(m storagelab_internal.bigint_online_model)
@@ -4293,6 +4309,7 @@ BEGIN
   x := x || E'END\n';
   s := s || 'DO ' || storagelab_internal.dollar_quote(x) || E';\n';
   s := s || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries);
+  s := s || storagelab_internal.bigint_migration_plpgsql_check_sql(m.objs, 'before');   -- part 28
   s := s || E'-- the shadow columns are exact (the trigger kept them; nothing can write now)\n';
   RETURN s;
 END
@@ -4680,6 +4697,7 @@ BEGIN
   FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'trigger_function' ORDER BY b.identity LOOP
     s := s || o.create_sql;
   END LOOP;
+  s := s || storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'after');   -- part 28
   RETURN s;
 END
 $fn$;
@@ -4869,9 +4887,11 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_rollback(storagelab_internal.bigint_online_model) IS
   'Phases rollback_prepare and rollback_expand: undo prepare, then expand and backfill (before the swap only).';
 
--- The online script of a model: the phases above in order.
+-- The online script of a model: the online model (refuses what the mode
+-- cannot do), function_hazards applied (part 28), the phases above in order.
 CREATE FUNCTION storagelab_internal.bigint_migration_online_script(objs storagelab.bigint_migration_object[],
-                                                                   relations regclass[], column_names name[])
+                                                                   relations regclass[], column_names name[],
+                                                                   function_hazards text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -4879,7 +4899,8 @@ AS $fn$
 DECLARE
   m storagelab_internal.bigint_online_model := storagelab_internal.bigint_migration_online_model(objs, relations, column_names);
 BEGIN
-  RETURN storagelab_internal.bigint_migration_online_header(m)
+  m.objs := storagelab_internal.bigint_migration_apply_hazards(m.objs, function_hazards);   -- part 28
+  RETURN storagelab_internal.bigint_migration_online_header(m, function_hazards)
       || storagelab_internal.bigint_migration_online_expand(m)
       || storagelab_internal.bigint_migration_online_backfill(m)
       || storagelab_internal.bigint_migration_online_prepare_checks(m)
@@ -4895,8 +4916,8 @@ BEGIN
       || storagelab_internal.bigint_migration_online_rollback(m);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_script(storagelab.bigint_migration_object[], regclass[], name[]) IS
-  'the online INT->BIGINT script of a model: phases expand, backfill, prepare, swap, cleanup, and rollbacks';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
+  'the online INT->BIGINT script of a model under a choice of function_hazards: phases expand, backfill, prepare, swap, cleanup, and rollbacks';
 
 -- from extension/26_bigint_backfill.sql
 -- storagelab install script, part 26: storagelab.bigint_migration_backfill,
@@ -5038,16 +5059,18 @@ COMMENT ON PROCEDURE storagelab.bigint_migration_backfill(text, regclass, name[]
 -- storagelab install script, part 27: the public INT -> BIGINT script
 -- generators.
 --
---   storagelab.bigint_migration_script(relation, column_name, mode)
---   storagelab.bigint_migration_group_script(relations[], column_names[], mode)
+--   storagelab.bigint_migration_script(relation, column_name, mode, function_hazards)
+--   storagelab.bigint_migration_group_script(relations[], column_names[], mode, function_hazards)
 --       the model of part 21, built once, written by part 23 (mode
---       'blocking') or part 25 (mode 'online')
---   storagelab.bigint_migration_plan(mode)
+--       'blocking') or part 25 (mode 'online'); function_hazards
+--       'refuse' | 'widen' | 'accept': part 28
+--   storagelab.bigint_migration_plan(mode, function_hazards)
 --       one script per group of columns that int_overflow rates warning or
 --       critical
 
 
-CREATE FUNCTION storagelab.bigint_migration_group_script(relations regclass[], column_names name[], mode text DEFAULT 'blocking')
+CREATE FUNCTION storagelab.bigint_migration_group_script(relations regclass[], column_names name[], mode text DEFAULT 'blocking',
+                                                         function_hazards text DEFAULT 'refuse')
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -5062,13 +5085,14 @@ BEGIN
             HINT = 'Valid modes are ''blocking'' and ''online''.';
   END IF;
   RETURN storagelab_internal.bigint_migration_write(
-           storagelab_internal.bigint_migration_model(relations, column_names), relations, column_names, mode);
+           storagelab_internal.bigint_migration_model(relations, column_names), relations, column_names, mode, function_hazards);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab.bigint_migration_group_script(regclass[], name[], text) IS
-  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint: mode blocking (one transaction, each table rewritten once) or online';
+COMMENT ON FUNCTION storagelab.bigint_migration_group_script(regclass[], name[], text, text) IS
+  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint: mode blocking (one transaction, each table rewritten once) or online; function_hazards refuse, widen or accept';
 
-CREATE FUNCTION storagelab.bigint_migration_script(relation regclass, column_name name, mode text DEFAULT 'blocking')
+CREATE FUNCTION storagelab.bigint_migration_script(relation regclass, column_name name, mode text DEFAULT 'blocking',
+                                                   function_hazards text DEFAULT 'refuse')
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -5079,24 +5103,26 @@ BEGIN
       USING ERRCODE = 'null_value_not_allowed',
             HINT = 'Call storagelab.bigint_migration_script(''schema.table'', ''column'').';
   END IF;
-  RETURN storagelab.bigint_migration_group_script(ARRAY[relation], ARRAY[column_name], mode);
+  RETURN storagelab.bigint_migration_group_script(ARRAY[relation], ARRAY[column_name], mode, function_hazards);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab.bigint_migration_script(regclass, name, text) IS
-  'psql script (run with psql -v ON_ERROR_STOP=1 -f) converting relation.column_name, its whole foreign-key component and every dependent object from int to bigint; mode blocking (one transaction) or online (phases chosen with -v phase=...)';
+COMMENT ON FUNCTION storagelab.bigint_migration_script(regclass, name, text, text) IS
+  'psql script (run with psql -v ON_ERROR_STOP=1 -f) converting relation.column_name, its whole foreign-key component and every dependent object from int to bigint; mode blocking (one transaction) or online (phases chosen with -v phase=...); function_hazards refuse (default), widen or accept';
 
--- The script of a model in a mode (checked by the callers).
+-- The script of a model in a mode (checked by the callers), under a choice
+-- of function_hazards (checked by the writers, part 28).
 CREATE FUNCTION storagelab_internal.bigint_migration_write(objs storagelab.bigint_migration_object[],
-                                                           relations regclass[], column_names name[], mode text)
+                                                           relations regclass[], column_names name[], mode text,
+                                                           function_hazards text)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE $4 WHEN 'online' THEN storagelab_internal.bigint_migration_online_script($1, $2, $3)
-                 ELSE storagelab_internal.bigint_migration_blocking_script($1, $2, $3) END
+  SELECT CASE $4 WHEN 'online' THEN storagelab_internal.bigint_migration_online_script($1, $2, $3, $5)
+                 ELSE storagelab_internal.bigint_migration_blocking_script($1, $2, $3, $5) END
 $$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_write(storagelab.bigint_migration_object[], regclass[], name[], text) IS
-  'the INT->BIGINT script of a model, in mode blocking or online';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_write(storagelab.bigint_migration_object[], regclass[], name[], text, text) IS
+  'the INT->BIGINT script of a model, in mode blocking or online, function_hazards refuse, widen or accept';
 
 -- The plan ------------------------------------------------------------------
 
@@ -5170,7 +5196,7 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_plan_groups() IS
   'the columns storagelab.int_overflow rates warning or critical, grouped by shared tables of their components, critical groups first';
 
-CREATE FUNCTION storagelab.bigint_migration_plan(mode text DEFAULT 'blocking')
+CREATE FUNCTION storagelab.bigint_migration_plan(mode text DEFAULT 'blocking', function_hazards text DEFAULT 'refuse')
 RETURNS TABLE (step int, severity text, columns text[], relations regclass[], script text, blockers text)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -5184,6 +5210,7 @@ BEGIN
     RAISE EXCEPTION 'invalid mode "%"', mode
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid modes are ''blocking'' and ''online''.';
   END IF;
+  PERFORM storagelab_internal.bigint_migration_apply_hazards('{}', function_hazards);   -- checks the value
   step := 0;
   FOR g IN SELECT * FROM storagelab_internal.bigint_migration_plan_groups() LOOP
     step := step + 1;
@@ -5195,7 +5222,7 @@ BEGIN
       objs := storagelab_internal.bigint_migration_model(g.relations, g.column_names);
       relations := ARRAY(SELECT d.rel FROM (SELECT DISTINCT x.relation AS rel FROM unnest(objs) x WHERE x.kind = 'column') d
                           ORDER BY storagelab_internal.bigint_migration_qname(d.rel));
-      script := storagelab_internal.bigint_migration_write(objs, g.relations, g.column_names, mode);
+      script := storagelab_internal.bigint_migration_write(objs, g.relations, g.column_names, mode, function_hazards);
     EXCEPTION WHEN OTHERS THEN
       GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;
       script := NULL;
@@ -5205,8 +5232,742 @@ BEGIN
   END LOOP;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab.bigint_migration_plan(text) IS
-  'one INT->BIGINT migration script (mode blocking or online) per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';
+COMMENT ON FUNCTION storagelab.bigint_migration_plan(text, text) IS
+  'one INT->BIGINT migration script (mode blocking or online; function_hazards refuse, widen or accept) per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';
+
+-- from extension/28_bigint_hazards.sql
+-- storagelab install script, part 28: function hazards of an INT -> BIGINT
+-- migration.
+--
+-- After ALTER COLUMN ... TYPE bigint, the values of the converted columns
+-- reach functions that were written for integer: a helper declared
+-- f(integer) or f(integer[]) called with NEW.key no longer resolves
+-- ("function f(bigint) does not exist": fails at once, with small ids); a
+-- PL/pgSQL variable or a return type of integer receiving the key fails
+-- with 22003 once the values pass 2^31.  This part finds them by reading the
+-- function sources (PL/pgSQL and SQL) and the view definitions, adds one
+-- model row of kind function_hazard per finding, and one row of kind
+-- widened_function per function the generator can widen; the model (part
+-- 21) appends these rows.  The script writers (parts 23 and 25, through
+-- part 27) call bigint_migration_apply_hazards() with the DBA's choice
+-- (function_hazards => 'refuse' | 'widen' | 'accept') and, when plpgsql_check
+-- is installed in the database, compare its errors before and after the
+-- change inside the migration's transaction (bigint_migration_plpgsql_check_sql).
+--
+-- The reading is textual (no PL/pgSQL parser is callable from SQL):
+-- doc/bigint_migration.md, "Function hazards", says what it finds and what
+-- it misses; the plpgsql_check comparison in the script is the safety net.
+
+
+-- Source text with comments and string literals blanked out, lower case.
+CREATE FUNCTION storagelab_internal.bigint_migration_scrub(src text)
+RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT lower(regexp_replace(regexp_replace(regexp_replace($1,
+           '--[^\n]*', ' ', 'g'),
+           '/\*[^*]*\*+([^/*][^*]*\*+)*/', ' ', 'g'),
+           '''([^'']|'''')*''', '''''', 'g'))
+$$;
+
+-- Every call "name(arg, ...)" in a scrubbed source: the called name (maybe
+-- schema-qualified), the number of its arguments, each argument's position
+-- and text (blanks removed), and the statement (between semicolons) it is in.
+CREATE FUNCTION storagelab_internal.bigint_migration_calls(src text)
+RETURNS TABLE (stmt int, fname text, nargs int, argno int, arg text)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  ch      text[] := string_to_array(src, NULL);
+  i       int;
+  st      int := 1;
+  stack   int[] := '{}';      -- open frames, innermost last
+  f_name  text[] := '{}';     -- per frame: called name (NULL: plain parenthesis or bracket)
+  f_start int[] := '{}';      --   where its current argument starts
+  f_stmt  int[] := '{}';
+  f_n     int[] := '{}';      --   arguments closed so far
+  a_f     int[] := '{}';      -- per argument: its frame, position, text
+  a_no    int[] := '{}';
+  a_txt   text[] := '{}';
+  top     int;
+BEGIN
+  FOR i IN 1 .. coalesce(cardinality(ch), 0) LOOP
+    IF ch[i] IN ('(', '[') THEN
+      f_name := f_name || CASE WHEN ch[i] = '(' THEN
+                  substring(substr(src, greatest(1, i - 130), i - greatest(1, i - 130))
+                            FROM '([a-z_][a-z0-9_$]*(?:\.[a-z_][a-z0-9_$]*)?)\s*$') END;
+      f_start := f_start || (i + 1); f_stmt := f_stmt || st; f_n := f_n || 0;
+      stack := stack || cardinality(f_name);
+    ELSIF ch[i] IN (',', ')', ']') AND cardinality(stack) > 0 THEN
+      top := stack[cardinality(stack)];
+      IF f_name[top] IS NOT NULL THEN
+        f_n[top] := f_n[top] + 1;
+        a_f := a_f || top; a_no := a_no || f_n[top];
+        a_txt := a_txt || regexp_replace(substr(src, f_start[top], i - f_start[top]), '[\s"]+', '', 'g');
+      END IF;
+      f_start[top] := i + 1;
+      IF ch[i] <> ',' THEN
+        stack := stack[1:cardinality(stack) - 1];
+      END IF;
+    ELSIF ch[i] = ';' THEN
+      st := st + 1;
+    END IF;
+  END LOOP;
+  RETURN QUERY
+    SELECT f_stmt[a.f], f_name[a.f], f_n[a.f], a.no, a.txt
+      FROM unnest(a_f, a_no, a_txt) AS a(f, no, txt)
+     WHERE a.txt <> '' OR f_n[a.f] > 1;
+END
+$fn$;
+
+-- How an argument carries a converted value: 'bigint' (the value, or
+-- arithmetic on it), 'bigint[]' (an ARRAY[...] or array_agg() of it), 'cast'
+-- (cast back to a narrower integer by the caller), or NULL (it does not, as
+-- far as a textual reading can tell).  carrier is a regular expression that
+-- matches the value's spellings (new.col, t.col, a parameter name, $1).
+CREATE FUNCTION storagelab_internal.bigint_migration_arg_class(arg text, carrier text)
+RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE
+    WHEN $1 !~ $2 THEN NULL                                   -- the common case, one test
+    WHEN $1 ~ ('^\(*(' || $2 || ')\)*$') THEN 'bigint'
+    WHEN $1 ~ ('^\(*(' || $2 || ')\)*::(int|integer|int4|smallint|int2)$')
+      OR $1 ~ ('^cast\((' || $2 || ')as(int|integer|int4|smallint|int2)\)$') THEN 'cast'
+    WHEN $1 ~ ('^array\[(.*,)?(' || $2 || ')(,.*)?\]$')
+      OR $1 ~ ('^array_agg\((distinct)?(' || $2 || ')(orderby.*)?\)$') THEN 'bigint[]'
+    WHEN $1 ~ ('^(coalesce|greatest|least|abs)\((' || $2 || '),')
+      OR $1 ~ ('^(' || $2 || ')[-+*/%]') OR $1 ~ ('[-+*](' || $2 || ')$') THEN 'bigint'
+  END
+$$;
+
+-- Whether a parameter of type typ accepts a value of class cls.
+CREATE FUNCTION storagelab_internal.bigint_migration_accepts(typ oid, cls text)
+RETURNS boolean
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE $2
+    WHEN 'bigint' THEN $1 IN ('int8'::regtype, 'anyelement'::regtype, 'anynonarray'::regtype, 'anycompatible'::regtype,
+                              'anycompatiblenonarray'::regtype, '"any"'::regtype)
+                       OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.castsource = 'int8'::regtype AND c.casttarget = $1 AND c.castcontext = 'i')
+    WHEN 'bigint[]' THEN $1 IN ('int8[]'::regtype, 'anyarray'::regtype, 'anycompatiblearray'::regtype, 'anyelement'::regtype,
+                                'anycompatible'::regtype, '"any"'::regtype)
+    ELSE true
+  END
+$$;
+
+-- Whether storagelab may re-create a function: PL/pgSQL or SQL with a
+-- string body, not built in, not a member of an extension.
+CREATE FUNCTION storagelab_internal.bigint_migration_widenable(fn oid)
+RETURNS boolean
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+                  WHERE p.oid = $1 AND l.lanname IN ('plpgsql', 'sql') AND p.prokind IN ('f', 'p')
+                    AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+                    AND p.prosqlbody IS NULL)
+     AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = $1 AND d.deptype = 'e')
+$$;
+
+-- One function_hazard row.
+CREATE FUNCTION storagelab_internal.bigint_migration_hazard_row(fn oid, argno int, target text, caller text, fails text, via text)
+RETURNS storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o storagelab.bigint_migration_object;
+BEGIN
+  o.kind := 'function_hazard'; o.depth := 0;
+  o.classid := 'pg_proc'::regclass; o.objid := fn; o.objsubid := argno;
+  o.identity := format('function %s, %s', fn::regprocedure, target);
+  o.hazard_target := target; o.hazard_caller := caller; o.hazard_fails := fails;
+  o.lock := 'none';
+  IF fails = 'immediately' THEN
+    o.sqlstate := '42883';
+    o.handling := format('receives %s from %s: no function matches after the type change, so it fails at once', via, caller);
+    o.hint := CASE WHEN storagelab_internal.bigint_migration_widenable(fn)
+                   THEN 'function_hazards => ''widen'' re-creates it with bigint; ''accept'' leaves it as it is'
+                   ELSE 'storagelab cannot re-create it: cast the argument in the caller, or change the function by hand' END;
+  ELSE
+    o.sqlstate := '22003';
+    o.handling := format('receives %s from %s: works until the values pass 2^31, then fails with integer out of range', via, caller);
+    o.hint := 'declare it bigint (not done by storagelab: it changes only signatures)';
+  END IF;
+  RETURN o;
+END
+$fn$;
+
+-- Hazards in the calls of one source text: an argument that carries the
+-- converted value (see bigint_migration_arg_class) passed to a function
+-- whose parameter is smallint or integer (or an array of them), when no
+-- function of that name takes the bigint value.  stmt_filter, when given,
+-- limits the reading to statements that match it (those naming the table).
+CREATE FUNCTION storagelab_internal.bigint_migration_call_hazards(src text, carrier text, stmt_filter text, caller text, via text)
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  stmts text[] := string_to_array(src, ';');
+  c     record;
+  p     record;
+BEGIN
+  FOR c IN
+    SELECT DISTINCT k.fname, k.nargs, k.argno, storagelab_internal.bigint_migration_arg_class(k.arg, carrier) AS cls
+      FROM storagelab_internal.bigint_migration_calls(src) k
+     WHERE (stmt_filter IS NULL OR stmts[k.stmt] ~ stmt_filter)
+       AND storagelab_internal.bigint_migration_arg_class(k.arg, carrier) IS NOT NULL
+  LOOP
+    -- some function of that name takes the value as it is: not a hazard
+    CONTINUE WHEN c.cls <> 'cast' AND EXISTS (
+      SELECT 1 FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
+       WHERE f.proname = split_part(c.fname, '.', -1) AND (c.fname !~ '\.' OR n.nspname = split_part(c.fname, '.', 1))
+         AND f.pronargs >= c.nargs AND f.pronargs - f.pronargdefaults <= c.nargs AND f.prokind IN ('f', 'p')
+         AND storagelab_internal.bigint_migration_accepts(f.proargtypes[c.argno - 1], c.cls));
+    FOR p IN
+      SELECT f.oid, f.proargtypes[c.argno - 1] AS t,
+             CASE WHEN f.proallargtypes IS NULL THEN f.proargnames[c.argno] END AS pname
+        FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
+       WHERE f.proname = split_part(c.fname, '.', -1) AND (c.fname !~ '\.' OR n.nspname = split_part(c.fname, '.', 1))
+         AND f.pronargs >= c.nargs AND f.pronargs - f.pronargdefaults <= c.nargs AND f.prokind IN ('f', 'p')
+         AND f.proargtypes[c.argno - 1] = ANY (CASE WHEN c.cls = 'bigint[]' THEN ARRAY['int2[]'::regtype, 'int4[]'::regtype]::oid[]
+                                                    ELSE ARRAY['int2'::regtype, 'int4'::regtype]::oid[] END)
+       ORDER BY f.oid
+    LOOP
+      RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
+        p.oid, c.argno,
+        format('parameter %s%s (%s)', c.argno, coalesce(' ' || quote_ident(nullif(p.pname, '')), ''), format_type(p.t, NULL)),
+        caller, CASE WHEN c.cls = 'cast' THEN 'past 2^31' ELSE 'immediately' END,
+        CASE WHEN c.cls = 'cast' THEN via || ' cast to ' || format_type(p.t, NULL) ELSE via || ' as ' || c.cls END);
+    END LOOP;
+  END LOOP;
+END
+$fn$;
+
+-- A list split at its top-level commas (not those inside parentheses or
+-- brackets), each item trimmed.
+CREATE FUNCTION storagelab_internal.bigint_migration_split(list text)
+RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  items text[] := '{}';
+  piece text := '';
+  depth int := 0;
+  ch    text;
+BEGIN
+  FOREACH ch IN ARRAY coalesce(string_to_array(list, NULL), '{}') LOOP
+    depth := depth + CASE WHEN ch IN ('(', '[') THEN 1 WHEN ch IN (')', ']') THEN -1 ELSE 0 END;
+    IF ch = ',' AND depth = 0 THEN
+      items := items || btrim(piece); piece := '';
+    ELSE
+      piece := piece || ch;
+    END IF;
+  END LOOP;
+  IF btrim(piece) <> '' THEN items := items || btrim(piece); END IF;
+  RETURN items;
+END
+$fn$;
+
+-- Hazards inside one function: PL/pgSQL variables declared smallint or
+-- integer (or arrays of them) that receive the converted value (v := value,
+-- or SELECT/RETURNING ... INTO with the value at the variable's position),
+-- and a smallint or integer return type receiving it (RETURN value in
+-- PL/pgSQL; an output column of a SQL function's statements).  "The value"
+-- is an expression bigint_migration_arg_class recognises.  Both fail only
+-- past 2^31: the assignment casts.
+CREATE FUNCTION storagelab_internal.bigint_migration_value_hazards(fn oid, src text, carrier text, stmt_filter text, caller text, via text)
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  lang   name := (SELECT l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.oid = fn);
+  -- per statement: the variables assigned, and the values at the same positions
+  a_var  text[] := '{}';
+  a_val  text[] := '{}';
+  st     text;
+  m      text[];
+  tg     text[];
+  it     text[];
+  k      int;
+  v      record;
+BEGIN
+  FOREACH st IN ARRAY string_to_array(src, ';') LOOP
+    CONTINUE WHEN st !~ carrier OR (stmt_filter IS NOT NULL AND st !~ stmt_filter);
+    st := regexp_replace(st, '\s+', ' ', 'g');
+    m := regexp_match(st, '(^|[^a-z0-9_$.])([a-z_][a-z0-9_$]*)\s*:=\s*(.*)$');
+    IF m IS NOT NULL THEN
+      a_var := a_var || m[2]; a_val := a_val || regexp_replace(m[3], '[\s"]+', '', 'g');
+    END IF;
+    -- SELECT items INTO targets [FROM ...], or ... RETURNING items INTO targets
+    m := regexp_match(st, '\m(select|returning)\s+(.*?)\s+into\s+(strict\s+)?(.*?)(\s+from\M.*)?$');
+    IF m IS NOT NULL THEN
+      it := storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''));
+      tg := storagelab_internal.bigint_migration_split(m[4]);
+      FOR k IN 1 .. least(cardinality(it), cardinality(tg)) LOOP
+        a_var := a_var || tg[k]; a_val := a_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
+      END LOOP;
+    END IF;
+    -- what a function returns
+    IF lang = 'plpgsql' THEN
+      m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(.*)$');
+      IF m IS NOT NULL AND m[2] !~ '^(query|next)\M' THEN
+        a_var := a_var || '(return)'::text; a_val := a_val || regexp_replace(m[2], '[\s"]+', '', 'g');
+      END IF;
+    ELSE
+      m := regexp_match(st, '\m(select|returning)\s+(.*?)(\s+(from|where|group|order|limit)\M.*)?$');
+      IF m IS NOT NULL THEN
+        FOREACH st IN ARRAY storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', '')) LOOP
+          a_var := a_var || '(return)'::text; a_val := a_val || regexp_replace(regexp_replace(st, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
+        END LOOP;
+      END IF;
+    END IF;
+  END LOOP;
+
+  IF lang = 'plpgsql' THEN
+    FOR v IN
+      SELECT DISTINCT m1[1] AS name, m1[3] || CASE WHEN m1[4] IS NULL THEN '' ELSE '[]' END AS typ
+        FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
+             unnest(string_to_array(blk.b[1], ';')) AS d(decl),
+             regexp_match(d.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?(integer|int4|int|smallint|int2)\s*(\[\s*\])?(\s|$|:|not\M|default\M)') AS m1
+       ORDER BY 1
+    LOOP
+      IF EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
+                  WHERE a.var = v.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]')) THEN
+        RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
+          fn, 0, format('variable %s (%s)', v.name, replace(replace(v.typ, 'int4', 'integer'), 'int2', 'smallint')),
+          caller, 'past 2^31', via);
+      END IF;
+    END LOOP;
+  END IF;
+  IF EXISTS (SELECT 1 FROM pg_proc p WHERE p.oid = fn AND p.proallargtypes IS NULL
+                AND p.prorettype IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype))
+     AND EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
+                  WHERE a.var = '(return)' AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]')) THEN
+    RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
+      fn, 0, format('return type %s', (SELECT format_type(prorettype, NULL) FROM pg_proc WHERE oid = fn)),
+      caller, 'past 2^31', via);
+  END IF;
+END
+$fn$;
+
+-- The columns of a model that change type: smallint or integer now.
+CREATE FUNCTION storagelab_internal.bigint_migration_converted(objs storagelab.bigint_migration_object[])
+RETURNS TABLE (relid oid, attname name)
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT a.attrelid, a.attname
+    FROM unnest($1) x JOIN pg_attribute a ON a.attrelid = x.relation AND a.attname = x.column_name
+   WHERE x.kind = 'column' AND a.atttypid IN ('int2'::regtype, 'int4'::regtype)
+$$;
+
+-- A word as a regular expression matching it literally.
+CREATE FUNCTION storagelab_internal.bigint_migration_re(word text)
+RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT regexp_replace(lower($1), '([^a-z0-9_])', '\\\1', 'g') $$;
+
+-- The row that widens one function: DROP and CREATE with bigint (bigint[])
+-- for its smallint/integer parameters at positions argnos, the same body,
+-- options, owner, privileges and comment.  Objects depending on the function
+-- that the model does not re-create anyway make the widening impossible: the
+-- row then carries them in blocker (SQLSTATE 2BP01).
+CREATE FUNCTION storagelab_internal.bigint_migration_widened_row(fn oid, argnos int[], objs storagelab.bigint_migration_object[])
+RETURNS storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o       storagelab.bigint_migration_object;
+  p       record;
+  args    text[];            -- pg_get_function_arguments, split at top-level commas
+  pos     int := 0;
+  i       int;
+  head    text;
+  def     text;
+  newsig  text;
+  deps    text;
+BEGIN
+  SELECT f.proname, f.prokind, f.proowner, f.proacl, f.proargtypes::oid[] AS types, n.nspname,
+         pg_get_function_arguments(f.oid) AS fargs, obj_description(f.oid, 'pg_proc') AS descr INTO p
+    FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace WHERE f.oid = fn;
+  args := storagelab_internal.bigint_migration_split(p.fargs);
+  FOR i IN 1 .. cardinality(args) LOOP
+    CONTINUE WHEN args[i] ~ '^(OUT|TABLE) ';
+    pos := pos + 1;
+    IF pos = ANY (argnos) THEN
+      args[i] := regexp_replace(args[i], '\m(integer|smallint)(\[\])?( DEFAULT .*)?$', 'bigint\2\3');
+    END IF;
+  END LOOP;
+  newsig := format('%I.%I(%s)', p.nspname, p.proname,
+                   (SELECT string_agg(CASE WHEN u.ord = ANY (argnos) AND u.t IN ('int2'::regtype, 'int4'::regtype) THEN 'bigint'
+                                           WHEN u.ord = ANY (argnos) THEN 'bigint[]'
+                                           ELSE format_type(u.t, NULL) END, ', ' ORDER BY u.ord)
+                      FROM unnest(p.types) WITH ORDINALITY AS u(t, ord)));
+  head := format('CREATE OR REPLACE %s %I.%I(%s)', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
+                 p.nspname, p.proname, p.fargs);
+  def := rtrim(pg_get_functiondef(fn), E'\n');
+
+  o.kind := 'widened_function'; o.depth := 0;
+  o.classid := 'pg_proc'::regclass; o.objid := fn; o.objsubid := 0;
+  o.identity := format('%s %s', CASE p.prokind WHEN 'p' THEN 'procedure' ELSE 'function' END, fn::regprocedure);
+  o.hazard_target := newsig;
+  o.lock := 'ACCESS EXCLUSIVE on the function object';
+  o.handling := format('with function_hazards => ''widen'': dropped and created again as %s, same body, options, owner, privileges and comment', newsig);
+  o.drop_sql := format(E'DROP %s %s;\n', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, fn::regprocedure);
+  o.create_sql := format('CREATE %s %I.%I(%s)', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
+                         p.nspname, p.proname, array_to_string(args, ', '))
+                  || substr(def, length(head) + 1) || E';\n'
+                  || format(E'ALTER ROUTINE %s OWNER TO %I;\n', newsig, pg_get_userbyid(p.proowner))
+                  || storagelab_internal.bigint_migration_acl_sql('ROUTINE', newsig, p.proacl, p.proowner)
+                  || CASE WHEN p.descr IS NULL THEN '' ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', newsig, p.descr) END;
+  o.check_sql := format('to_regprocedure(%L) IS NOT NULL AND to_regprocedure(%L) IS NULL', newsig, fn::regprocedure::text);
+  -- what depends on the function must be re-created around it: the views
+  -- and functions of the model are (dropped before it, created after it);
+  -- anything else blocks the widening
+  SELECT string_agg(DISTINCT pg_describe_object(d.classid, d.objid, d.objsubid), '; ') INTO deps
+    FROM pg_depend d
+   WHERE d.refclassid = 'pg_proc'::regclass AND d.refobjid = fn AND d.deptype = 'n'
+     AND NOT EXISTS (SELECT 1 FROM unnest(objs) x
+                      WHERE x.drop_sql IS NOT NULL
+                        AND ((d.classid = 'pg_rewrite'::regclass AND x.kind IN ('view', 'materialized_view')
+                              AND x.objid = (SELECT w.ev_class FROM pg_rewrite w WHERE w.oid = d.objid))
+                             OR (d.classid = 'pg_proc'::regclass AND x.kind = 'function' AND x.objid = d.objid)));
+  IF deps IS NOT NULL THEN
+    o.blocker := format('%s cannot be widened: %s depend(s) on it and storagelab does not re-create them', fn::regprocedure, deps);
+    o.sqlstate := '2BP01';
+  ELSIF left(def, length(head)) <> head THEN
+    o.blocker := format('the definition of %s does not start as expected (%s)', fn::regprocedure, head);
+    o.sqlstate := 'XX000';
+  END IF;
+  RETURN o;
+END
+$fn$;
+
+-- Every function hazard of a migration, given the rest of its model: entry
+-- points are the trigger functions of the converted tables (NEW.col,
+-- OLD.col), PL/pgSQL and SQL functions that name a converted table (col and
+-- t.col in statements naming it), and the views of the model; variables
+-- declared table.col%TYPE carry the value too; a function that would be
+-- widened passes its parameter on (followed up to 8 levels).
+CREATE FUNCTION storagelab_internal.bigint_migration_function_hazards(objs storagelab.bigint_migration_object[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  res      storagelab.bigint_migration_object[] := '{}';
+  h        storagelab.bigint_migration_object;
+  r        record;
+  q_fn     oid[] := '{}';   -- work: function (NULL for a view),
+  q_src    text[] := '{}';  --   scrubbed text,
+  q_car    text[] := '{}';  --   carrier expression,
+  q_filter text[] := '{}';  --   statement filter,
+  q_caller text[] := '{}';  --   who hands the value over,
+  q_via    text[] := '{}';  --   what the value is,
+  q_lvl    int[] := '{}';
+  seen     text[] := '{}';
+  i        int := 0;
+BEGIN
+  -- (a) trigger functions of the converted tables
+  FOR r IN
+    WITH conv AS (SELECT * FROM storagelab_internal.bigint_migration_converted(objs))
+    SELECT t.tgfoid, format('trigger %I on %s', t.tgname, storagelab_internal.bigint_migration_qname(t.tgrelid)) AS caller,
+           (SELECT string_agg(storagelab_internal.bigint_migration_re(c.attname), '|' ORDER BY c.attname) FROM conv c WHERE c.relid = t.tgrelid) AS cols,
+           (SELECT string_agg(format('NEW.%I', c.attname), ', ' ORDER BY c.attname) FROM conv c WHERE c.relid = t.tgrelid) AS via
+      FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_language l ON l.oid = p.prolang
+     WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND l.lanname = 'plpgsql'
+       AND t.tgrelid IN (SELECT relid FROM conv)
+     ORDER BY 2
+  LOOP
+    q_fn := q_fn || r.tgfoid; q_src := q_src || NULL::text; q_car := q_car || ('(new|old)\.(' || r.cols || ')');
+    q_filter := q_filter || NULL::text; q_caller := q_caller || r.caller; q_via := q_via || r.via; q_lvl := q_lvl || 0;
+  END LOOP;
+  -- (b) functions that name a converted table, (c) views of the model
+  FOR r IN
+    WITH conv AS (SELECT * FROM storagelab_internal.bigint_migration_converted(objs)),
+    tabs AS (
+      SELECT c.relid, storagelab_internal.bigint_migration_re(k.relname) AS rel_re,
+             string_agg(storagelab_internal.bigint_migration_re(c.attname), '|' ORDER BY c.attname) AS cols,
+             string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(c.relid), c.attname), ', ' ORDER BY c.attname) AS via
+        FROM conv c JOIN pg_class k ON k.oid = c.relid GROUP BY c.relid, k.relname),
+    funcs AS MATERIALIZED (   -- each source scrubbed once
+      SELECT p.oid, storagelab_internal.bigint_migration_scrub(p.prosrc) AS src
+        FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+       WHERE l.lanname IN ('plpgsql', 'sql') AND p.prosqlbody IS NULL AND p.prokind IN ('f', 'p')
+         AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'))
+    SELECT f.oid AS fn, f.src, t.cols, '(^|[^a-z0-9_$])' || t.rel_re || '($|[^a-z0-9_$])' AS filter,
+           format('function %s', f.oid::regprocedure) AS caller, t.via
+      FROM funcs f JOIN tabs t ON f.src ~ ('(^|[^a-z0-9_$])' || t.rel_re || '($|[^a-z0-9_$])')
+    UNION ALL
+    SELECT NULL, storagelab_internal.bigint_migration_scrub(pg_get_viewdef(x.objid)), t.cols, NULL, x.identity, t.via
+      FROM unnest(objs) x
+      JOIN LATERAL (SELECT string_agg(DISTINCT storagelab_internal.bigint_migration_re(c.attname), '|') AS cols,
+                           string_agg(DISTINCT format('%s.%I', storagelab_internal.bigint_migration_qname(c.relid), c.attname), ', ') AS via
+                      FROM pg_rewrite w JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid
+                      JOIN conv c ON c.relid = d.refobjid AND c.attname = (SELECT attname FROM pg_attribute WHERE attrelid = d.refobjid AND attnum = d.refobjsubid)
+                     WHERE w.ev_class = x.objid) t ON t.cols IS NOT NULL
+     WHERE x.kind IN ('view', 'materialized_view')
+     ORDER BY 5
+  LOOP
+    q_fn := q_fn || r.fn; q_src := q_src || r.src; q_car := q_car || ('([a-z_][a-z0-9_$]*\.)?(' || r.cols || ')');
+    q_filter := q_filter || r.filter; q_caller := q_caller || r.caller; q_via := q_via || r.via; q_lvl := q_lvl || 0;
+  END LOOP;
+
+  WHILE i < cardinality(q_fn) AND i < 10000 LOOP
+    i := i + 1;
+    IF q_src[i] IS NULL THEN
+      q_src[i] := storagelab_internal.bigint_migration_scrub((SELECT prosrc FROM pg_proc WHERE oid = q_fn[i]));
+    END IF;
+    -- PL/pgSQL variables declared table.column%TYPE of a converted column
+    -- become bigint with it: they carry the value too
+    q_car[i] := q_car[i] || coalesce((SELECT string_agg('|' || storagelab_internal.bigint_migration_re(m[2]), '')
+                                        FROM regexp_matches(q_src[i], '(^|[;\s])([a-z_][a-z0-9_$]*)\s+[a-z_][a-z0-9_$.]*\.([a-z_][a-z0-9_$]*)%type', 'g') AS m
+                                       WHERE ('new.' || m[3]) ~ ('^(' || q_car[i] || ')$')), '');
+    FOR h IN
+      SELECT * FROM storagelab_internal.bigint_migration_call_hazards(q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i])
+      UNION ALL
+      SELECT * FROM storagelab_internal.bigint_migration_value_hazards(q_fn[i], q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i])
+       WHERE q_fn[i] IS NOT NULL
+    LOOP
+      CONTINUE WHEN format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller) = ANY (seen);
+      seen := seen || format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller);
+      res := res || h;
+      -- a widened function passes its (now bigint) parameter on
+      IF h.hazard_fails = 'immediately' AND q_lvl[i] < 8 AND storagelab_internal.bigint_migration_widenable(h.objid)
+         AND format('%s:%s', h.objid, h.objsubid) <> ALL (seen) THEN
+        seen := seen || format('%s:%s', h.objid, h.objsubid);
+        q_fn := q_fn || h.objid; q_src := q_src || NULL::text; q_filter := q_filter || NULL::text;
+        q_car := q_car || (SELECT '(' || coalesce(storagelab_internal.bigint_migration_re(nullif(p.proargnames[h.objsubid], '')) || '|', '')
+                                  || '\$' || h.objsubid || ')'
+                             FROM pg_proc p WHERE p.oid = h.objid);
+        q_caller := q_caller || format('function %s', h.objid::regprocedure);
+        q_via := q_via || format('its parameter %s once widened', h.objsubid);
+        q_lvl := q_lvl || (q_lvl[i] + 1);
+      END IF;
+    END LOOP;
+  END LOOP;
+
+  RETURN QUERY SELECT * FROM unnest(res);
+  -- one widening row per function that fails at once and can be re-created
+  RETURN QUERY
+    SELECT w.*
+      FROM (SELECT x.objid, array_agg(DISTINCT x.objsubid) AS argnos FROM unnest(res) x
+             WHERE x.hazard_fails = 'immediately' AND storagelab_internal.bigint_migration_widenable(x.objid)
+             GROUP BY x.objid) g,
+           LATERAL storagelab_internal.bigint_migration_widened_row(g.objid, g.argnos, objs) w;
+END
+$fn$;
+
+-- The model as a script writer uses it under the DBA's choice:
+--   refuse: error when a hazard fails at once (the default);
+--   widen:  keep the widened_function rows (error if a function that fails
+--           at once cannot be widened);
+--   accept: drop the widened_function rows, leave the functions as they are.
+-- The function_hazard rows stay in every case: the script header lists them.
+CREATE FUNCTION storagelab_internal.bigint_migration_apply_hazards(objs storagelab.bigint_migration_object[], function_hazards text)
+RETURNS storagelab.bigint_migration_object[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  det  text;
+  fns  text;
+BEGIN
+  IF function_hazards IS NULL THEN
+    RAISE EXCEPTION 'function_hazards must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+      HINT = 'Use function_hazards => ''refuse'' (the default), ''widen'' or ''accept''.';
+  ELSIF function_hazards NOT IN ('refuse', 'widen', 'accept') THEN
+    RAISE EXCEPTION 'invalid function_hazards "%"', function_hazards USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'Valid values are ''refuse'', ''widen'' and ''accept''.';
+  END IF;
+  SELECT string_agg(x.identity || ' ' || x.handling, E'\n' ORDER BY x.identity, x.hazard_caller),
+         string_agg(DISTINCT x.objid::regprocedure::text, ', ')
+    INTO det, fns
+    FROM unnest(objs) x WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately';
+  IF function_hazards = 'refuse' AND det IS NOT NULL THEN
+    RAISE EXCEPTION 'the migration would break functions that receive the converted values'
+      USING ERRCODE = 'dependent_objects_still_exist',
+            DETAIL = det,
+            HINT = format('Generate the script with function_hazards => ''widen'' to re-create %s with bigint parameters in the same transaction, '
+                          'or with function_hazards => ''accept'' to change them yourself.', fns);
+  END IF;
+  IF function_hazards = 'widen' THEN
+    SELECT string_agg(d, E'\n' ORDER BY d) INTO det FROM (
+      SELECT x.identity || ' (called by ' || x.hazard_caller || '): storagelab cannot re-create it (built in, in an extension, not PL/pgSQL or SQL, or with a SQL-standard body)' AS d
+        FROM unnest(objs) x
+       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately'
+         AND NOT storagelab_internal.bigint_migration_widenable(x.objid)
+      UNION ALL
+      SELECT x.blocker FROM unnest(objs) x WHERE x.kind = 'widened_function' AND x.blocker IS NOT NULL) y;
+    IF det IS NOT NULL THEN
+      RAISE EXCEPTION 'cannot widen every function that the converted values would break'
+        USING ERRCODE = 'dependent_objects_still_exist', DETAIL = det,
+              HINT = 'Cast the argument in the caller, or change these functions by hand, then generate the script again.';
+    END IF;
+    RETURN objs;
+  END IF;
+  RETURN ARRAY(SELECT x FROM unnest(objs) x WHERE x.kind <> 'widened_function');
+END
+$fn$;
+
+-- Lines for a script header: every hazard and what the script does about it.
+CREATE FUNCTION storagelab_internal.bigint_migration_hazard_header(objs storagelab.bigint_migration_object[], function_hazards text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format(E'-- Function hazards (function_hazards => %L): functions the converted values reach with a narrower type:\n', $2)
+      || coalesce(string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(
+                    format('%s <- %s: fails %s; %s', x.identity, x.hazard_caller, x.hazard_fails,
+                           CASE WHEN w.hazard_target IS NOT NULL THEN 'widened to ' || w.hazard_target ELSE 'left as it is' END)) || E'\n',
+                  '' ORDER BY x.hazard_fails, x.identity, x.hazard_caller), E'--   (none)\n')
+      || E'-- (PL/pgSQL functions that use the converted tables are checked with plpgsql_check, when it is installed, before COMMIT)\n'
+    FROM unnest($1) x
+    LEFT JOIN unnest($1) w ON w.kind = 'widened_function' AND w.objid = x.objid
+   WHERE x.kind = 'function_hazard'
+$$;
+
+-- DO blocks for the script: phase 'before' checks that the functions to
+-- widen are unchanged since generation, and records the errors plpgsql_check
+-- reports for every PL/pgSQL function that uses the converted tables (trigger
+-- functions with their table, the functions of the hazard rows, functions
+-- naming a converted table); phase 'after' (just before COMMIT) checks them
+-- again and rolls back on any error that was not there before.  Nothing
+-- happens when plpgsql_check is not installed in the database.  The checks
+-- run with the sessions' default search_path (pg_settings.reset_val), as the
+-- application's sessions would run the functions.
+CREATE FUNCTION storagelab_internal.bigint_migration_plpgsql_check_sql(objs storagelab.bigint_migration_object[], phase text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  vals text;
+  q    text;
+  pre  text;
+BEGIN
+  WITH conv AS (
+    SELECT DISTINCT x.relation AS relid, k.relname
+      FROM unnest(objs) x JOIN pg_class k ON k.oid = x.relation WHERE x.kind = 'column'),
+  fns AS (
+    SELECT t.tgfoid AS fn, storagelab_internal.bigint_migration_qname(t.tgrelid) AS rel
+      FROM pg_trigger t JOIN conv ON conv.relid = t.tgrelid WHERE NOT t.tgisinternal AND t.tgparentid = 0
+    UNION
+    SELECT x.objid, NULL FROM unnest(objs) x WHERE x.kind IN ('function_hazard', 'widened_function')
+    UNION
+    SELECT p.oid, NULL FROM pg_proc p, conv
+     WHERE p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql') AND p.prorettype <> 'trigger'::regtype
+       AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(conv.relname) || '($|[^a-z0-9_$])'))
+  SELECT string_agg(format('(%L, %L, %L)', f.fn::regprocedure::text,
+                           CASE WHEN phase = 'after' THEN coalesce(w.hazard_target, f.fn::regprocedure::text) ELSE f.fn::regprocedure::text END,
+                           f.rel), ', ' ORDER BY 1)
+    INTO vals
+    FROM fns f JOIN pg_proc p ON p.oid = f.fn JOIN pg_language l ON l.oid = p.prolang
+    LEFT JOIN unnest(objs) w ON w.kind = 'widened_function' AND w.objid = f.fn
+   WHERE l.lanname = 'plpgsql' AND (p.prorettype <> 'trigger'::regtype OR f.rel IS NOT NULL)
+     AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = f.fn AND d.deptype = 'e');
+  -- the functions to widen must be as they were when the script was
+  -- generated: it re-creates them from that text
+  IF phase = 'before' THEN
+    SELECT E'-- The functions to widen are unchanged since generation (they are re-created from their text then).\n'
+           || 'DO ' || storagelab_internal.dollar_quote(
+                E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n'
+                || string_agg(format(E'  IF md5(coalesce(pg_get_functiondef(to_regprocedure(%L)), '''')) <> %L THEN\n'
+                                     '    problems := problems || %L::text;\n  END IF;\n',
+                                     x.objid::regprocedure, md5(pg_get_functiondef(x.objid)), x.identity || ' is missing or changed'),
+                              '' ORDER BY x.identity)
+                || E'  IF cardinality(problems) > 0 THEN\n'
+                || E'    RAISE EXCEPTION ''the database changed since this script was generated''\n'
+                || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
+                || E'            HINT = ''Generate the script again with storagelab.bigint_migration_script().'';\n  END IF;\nEND\n')
+           || E';\n\n'
+      INTO pre
+      FROM unnest(objs) x WHERE x.kind = 'widened_function';
+  END IF;
+  IF vals IS NULL THEN
+    RETURN coalesce(pre, '');
+  END IF;
+  -- %1$I: the schema of plpgsql_check, filled in when the script runs
+  q := replace(format('SELECT f.k, c.sqlstate, c.message FROM (VALUES %s) f(k, sig, rel),'
+                      ' LATERAL %s.plpgsql_check_function_tb(f.sig::regprocedure, coalesce(to_regclass(f.rel)::oid, 0)::regclass, fatal_errors => false) c'
+                      ' WHERE c.level = ''error''', vals, '@@nsp@@'), '%', '%%');
+  q := replace(q, '@@nsp@@', '%1$I');
+  IF phase = 'before' THEN
+    RETURN coalesce(pre, '')
+        || E'-- plpgsql_check (when installed): the errors of the functions that use these tables, before the change\n'
+        || 'DO ' || storagelab_internal.dollar_quote(format(
+             E'\nDECLARE\n  nsp name;\nBEGIN\n'
+             '  SELECT n.nspname INTO nsp FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = ''plpgsql_check'';\n'
+             '  IF nsp IS NULL THEN\n    RAISE NOTICE ''plpgsql_check is not installed in this database: functions are not checked'';\n    RETURN;\n  END IF;\n'
+             '  -- the functions run with the sessions'' default search_path: check them with it\n'
+             '  PERFORM set_config(''search_path'', (SELECT reset_val FROM pg_settings WHERE name = ''search_path''), true);\n'
+             '  EXECUTE format(%L, nsp);\n'
+             '  PERFORM set_config(''search_path'', ''pg_catalog, pg_temp'', true);\nEND\n',
+             'CREATE TEMP TABLE storagelab_plpgsql_check_before ON COMMIT DROP AS ' || q)) || E';\n\n';
+  END IF;
+  RETURN E'-- plpgsql_check (when installed): no function that uses these tables has an error it did not have before\n'
+      || 'DO ' || storagelab_internal.dollar_quote(format(
+           E'\nDECLARE\n  nsp name;\n  bad text;\nBEGIN\n'
+           '  SELECT n.nspname INTO nsp FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = ''plpgsql_check'';\n'
+           '  IF nsp IS NULL OR to_regclass(''pg_temp.storagelab_plpgsql_check_before'') IS NULL THEN\n    RETURN;\n  END IF;\n'
+           '  PERFORM set_config(''search_path'', (SELECT reset_val FROM pg_settings WHERE name = ''search_path''), true);\n'
+           '  EXECUTE format(%L, nsp) INTO bad;\n'
+           '  PERFORM set_config(''search_path'', ''pg_catalog, pg_temp'', true);\n'
+           '  IF bad IS NOT NULL THEN\n'
+           '    RAISE EXCEPTION ''plpgsql_check finds new errors in functions that use the converted columns; rolling back''\n'
+           '      USING ERRCODE = ''data_exception'', DETAIL = bad,\n'
+           '            HINT = ''Nothing was changed.  Generate the script with function_hazards => ''''widen'''', or fix these functions first.'';\n'
+           '  END IF;\nEND\n',
+           'SELECT string_agg(a.k || '': '' || a.message, ''; '' ORDER BY a.k, a.message) FROM (' || q || ') a'
+           ' WHERE NOT EXISTS (SELECT 1 FROM pg_temp.storagelab_plpgsql_check_before b'
+           ' WHERE b.k = a.k AND b.sqlstate IS NOT DISTINCT FROM a.sqlstate AND b.message = a.message)')) || E';\n\n';
+END
+$fn$;
+
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_scrub(text) IS
+  'function or view source with comments and string literals blanked out, lower case';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_calls(text) IS
+  'every call name(arg, ...) in a scrubbed source: name, argument count, position and text of each argument, statement number';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_arg_class(text, text) IS
+  'whether a call argument carries the converted value: bigint, bigint[], cast (to a narrower integer) or NULL';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_accepts(oid, text) IS
+  'whether a parameter type takes a bigint (or bigint[]) argument without an explicit cast';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_widenable(oid) IS
+  'whether storagelab may re-create a function with bigint parameters: PL/pgSQL or SQL with a string body, not built in, not in an extension';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_hazard_row(oid, int, text, text, text, text) IS
+  'one function_hazard row of the INT->BIGINT dependency model';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_call_hazards(text, text, text, text, text) IS
+  'function hazards in the calls of one source: the converted value passed to a smallint/integer parameter';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_value_hazards(oid, text, text, text, text, text) IS
+  'function hazards inside one function: smallint/integer PL/pgSQL variables and return types that receive the converted value';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_split(text) IS
+  'a list split at its top-level commas, items trimmed';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_converted(storagelab.bigint_migration_object[]) IS
+  'the columns of an INT->BIGINT model that change type (smallint or integer now)';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_re(text) IS
+  'a word as a regular expression that matches it literally (lower case)';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_widened_row(oid, int[], storagelab.bigint_migration_object[]) IS
+  'the widened_function row of the INT->BIGINT model: DROP and CREATE of a function with bigint parameters';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_function_hazards(storagelab.bigint_migration_object[]) IS
+  'function_hazard and widened_function rows of an INT->BIGINT migration, given the rest of its model';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_apply_hazards(storagelab.bigint_migration_object[], text) IS
+  'the INT->BIGINT model under function_hazards refuse, widen or accept (refuse and unwidenable hazards raise errors)';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_hazard_header(storagelab.bigint_migration_object[], text) IS
+  'script header lines listing the function hazards and what the script does about them';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_plpgsql_check_sql(storagelab.bigint_migration_object[], text) IS
+  'DO block of a generated script: plpgsql_check errors of the functions using the converted tables, recorded before and compared after';
 
 -- from extension/40_toast.sql: storagelab.storage_migration_script
 CREATE OR REPLACE FUNCTION storagelab.storage_migration_script(

@@ -31,15 +31,17 @@ as_root() {
 
 # ensure_packages: install the Debian packages storagelab needs to build,
 # test and demo, when any is missing.  apt-get update runs only then.
-# postgresql-N-toastinfo (a test oracle) is optional: not every Debian suite
-# ships it for every major, and the tests that use it skip without it.
+# postgresql-N-toastinfo (a test oracle) and postgresql-N-plpgsql-check (used
+# by the generated INT->BIGINT scripts when installed) are optional: not every
+# Debian suite ships them for every major, and the tests that use them skip
+# without them.
 ensure_packages() {
 	local want=(make gcc "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR"
 		"postgresql-$PG_MAJOR-pgtap" libtap-parser-sourcehandler-pgtap-perl
 		postgresql-common python3
 		# test/monitoring.sh runs the real monitoring tools
 		prometheus-postgres-exporter check-postgres curl)
-	local optional=("postgresql-$PG_MAJOR-toastinfo")
+	local optional=("postgresql-$PG_MAJOR-toastinfo" "postgresql-$PG_MAJOR-plpgsql-check")
 	local missing=() p
 	for p in "${want[@]}"; do
 		installed "$p" && continue

@@ -9,8 +9,9 @@
 #
 # Each chroot is built once (debootstrap + that suite's postgresql-N,
 # postgresql-server-dev-N, postgresql-N-pgtap, pg_prove, make, gcc, python3,
-# and postgresql-N-toastinfo where the suite has it) and cached outside the
-# clone in $STORAGELAB_CHROOTS (default /var/cache/storagelab/chroots/<suite>);
+# and postgresql-N-toastinfo and postgresql-N-plpgsql-check where the suite
+# has them) and cached outside the clone in $STORAGELAB_CHROOTS (default
+# /var/cache/storagelab/chroots/<suite>);
 # "rm -rf" a directory there to rebuild it.  The "experimental" chroot is sid
 # with the experimental suite pinned for PostgreSQL 19's packages.
 #
@@ -211,13 +212,19 @@ provision_root() {
 			return 1
 		}
 	fi
-	if in_root "$tmp" apt-cache policy "postgresql-$major-toastinfo" |
-		grep 'Candidate: [0-9]' >/dev/null; then
-		in_root "$tmp" apt-get install -y -qq --no-install-recommends \
-			"postgresql-$major-toastinfo" >>"$tmp.apt.log" 2>&1 || return 1
-	else
-		log "$suite has no postgresql-$major-toastinfo: the tests that need it skip"
-	fi
+	# Optional test packages (toastinfo: an oracle; plpgsql_check: the
+	# generated INT->BIGINT scripts' function check): the tests skip
+	# what needs them where the suite has none for this major.
+	local opt
+	for opt in toastinfo plpgsql-check; do
+		if in_root "$tmp" apt-cache policy "postgresql-$major-$opt" |
+			grep 'Candidate: [0-9]' >/dev/null; then
+			in_root "$tmp" apt-get install -y -qq --no-install-recommends \
+				"postgresql-$major-$opt" >>"$tmp.apt.log" 2>&1 || return 1
+		else
+			log "$suite has no postgresql-$major-$opt: the tests that need it skip"
+		fi
+	done
 	in_root "$tmp" apt-get clean
 }
 
