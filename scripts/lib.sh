@@ -38,7 +38,7 @@ ensure_packages() {
 		"postgresql-$PG_MAJOR-pgtap" libtap-parser-sourcehandler-pgtap-perl
 		postgresql-common python3
 		# test/monitoring.sh runs the real monitoring tools
-		prometheus-postgres-exporter check-postgres curl)
+		prometheus-postgres-exporter check-postgres curl iproute2)
 	local optional=("postgresql-$PG_MAJOR-toastinfo")
 	local missing=() p
 	for p in "${want[@]}"; do

@@ -37,6 +37,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/tuplestore.h"
