@@ -6571,8 +6571,8 @@ COMMENT ON PROCEDURE storagelab.rewrite_online_copy(text, jsonb, numeric, int, i
   'the copy phase of an online copy-and-swap rewrite (its script CALLs it): tables with a key in batches of heap blocks sized to a time budget, one COMMIT each, resumable from storagelab.bigint_migration_progress; tables without one in one snapshot';
 
 -- The replay of a copy-and-swap rewrite: batches of batch_rows log rows per
--- table, one COMMIT per round, until at most max_lag log rows are left in
--- all; after time_limit it gives up with an error (running it again goes on
+-- table, one COMMIT per round that applied any, until at most max_lag log
+-- rows are left in all; after time_limit it gives up with an error (running it again goes on
 -- where it stopped).
 CREATE PROCEDURE storagelab.rewrite_online_replay(migration text, dirs jsonb, max_lag bigint, batch_rows bigint,
                                                   time_limit interval)
@@ -6596,7 +6596,9 @@ BEGIN
     FOR d IN SELECT x FROM pg_catalog.jsonb_array_elements(dirs) x LOOP
       EXECUTE pg_catalog.format('SELECT %s + count(*) FROM %s', lag, d->>'log') INTO lag;
     END LOOP;
-    COMMIT;
+    IF n > 0 THEN
+      COMMIT;
+    END IF;
     rounds := rounds + 1;
     EXIT WHEN lag <= max_lag;
     IF pg_catalog.clock_timestamp() - t0 > time_limit THEN
