@@ -6227,7 +6227,12 @@ CREATE POLICY readable_tables ON storagelab_internal.column_profiles FOR ALL
   WITH CHECK (storagelab_internal.may_read_columns(relid));
 
 -- Copy and swap: the online machinery of a table rewrite (part 62) and
--- INT -> BIGINT mode 'copy_swap' (part 63); the generators accept the mode.
+-- INT -> BIGINT mode 'copy_swap' (part 63); the generators accept the mode;
+-- the setting bigint_migration.copy_batch_time.
+
+INSERT INTO storagelab_internal.setting_defaults VALUES
+  ('bigint_migration.copy_batch_time', '2s',
+   'copy_swap: target duration of a copy batch (it holds no lock clients wait for); 0 = fixed batches');
 
 CREATE OR REPLACE FUNCTION storagelab.bigint_migration_group_script(relations regclass[], column_names name[], mode text DEFAULT 'blocking',
                                                          function_hazards text DEFAULT 'refuse')
@@ -6796,10 +6801,9 @@ BEGIN
   -- copy
   s := s || E'\\if :ph_copy\n'
          || storagelab_internal.rewrite_online_do('{}', 'false', '', created, 'run phase start first', 0)
-         || format(E'CALL storagelab.rewrite_online_copy(%L, %L, %s, %s, %L);\n\\endif\n', mid, fwd,
-                   extract(epoch FROM storagelab_internal.setting('bigint_migration.backfill_batch_time')::interval) * 1000,
-                   storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int,
-                   storagelab_internal.setting('bigint_migration.backfill_pause'));
+         || format(E'CALL storagelab.rewrite_online_copy(%L, %L, %s, %s, ''0'');\n\\endif\n', mid, fwd,
+                   extract(epoch FROM storagelab_internal.setting('bigint_migration.copy_batch_time')::interval) * 1000,
+                   storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int);
   -- index: the log applied once (no index yet: a hash join), then the indexes
   st := apply_f || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
   s := s || E'\\if :ph_index\n'
@@ -6824,7 +6828,6 @@ BEGIN
   s := s || E'\\if :ph_swap\n'
          || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
                                                   indexed || ' AND ' || copied, 'run phases copy, index and replay first', retries)
-         || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'source'), '') FROM jsonb_array_elements(fwd) x)
          || E'\\endif\n';
   -- validate
   s := s || E'\\if :ph_validate\n';
