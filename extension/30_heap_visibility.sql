@@ -69,6 +69,23 @@ GRANT EXECUTE ON FUNCTION storagelab.heap_visibility(regclass, integer),
   storagelab.heap_visibility_toast(regclass, integer),
   storagelab_internal.visibility_map_count(regclass) TO PUBLIC;
 
+-- reloption_bigint(reloptions, name): a table's integer storage parameter,
+-- NULL when not set.  A single expression without a subquery, so that the
+-- planner inlines it into the view's query (no SET clause either: every
+-- name in it is qualified); NULL reloptions, most tables, cost nothing.
+CREATE FUNCTION storagelab_internal.reloption_bigint(reloptions text[], name text)
+RETURNS bigint
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+  SELECT CASE WHEN $1 IS NOT NULL
+              THEN pg_catalog.substring(pg_catalog.array_to_string($1, ','),
+                                        '(?:^|,)' OPERATOR(pg_catalog.||) $2
+                                        OPERATOR(pg_catalog.||) '=([0-9]+)')::bigint
+         END
+$$;
+COMMENT ON FUNCTION storagelab_internal.reloption_bigint(text[], text) IS
+  'an integer storage parameter from pg_class.reloptions; NULL when not set';
+
 -- visibility: the visibility map of every table, without reading a heap
 -- page.  Lists the tables the caller may SELECT, or every table for a
 -- member of pg_read_all_stats (VM counts are statistics, as
@@ -92,9 +109,17 @@ CREATE VIEW storagelab.visibility AS
                  c.relpersistence AS persistence,
                  CASE WHEN c.relfrozenxid <> '0' THEN pg_catalog.age(c.relfrozenxid) END AS relfrozenxid_age,
                  CASE WHEN c.relminmxid <> '0' THEN pg_catalog.mxid_age(c.relminmxid) END AS relminmxid_age,
-                 current_setting('autovacuum_freeze_max_age')::bigint AS freeze_max_age,
-                 current_setting('autovacuum_multixact_freeze_max_age')::bigint AS mxid_freeze_max_age,
-                 current_setting('vacuum_freeze_table_age')::bigint AS freeze_table_age,
+                 -- as autovacuum uses them: a table's storage parameter
+                 -- lowers the server's freeze_max_age, and replaces its
+                 -- freeze_table_age
+                 least(current_setting('autovacuum_freeze_max_age')::bigint,
+                       storagelab_internal.reloption_bigint(c.reloptions, 'autovacuum_freeze_max_age'))
+                   AS freeze_max_age,
+                 least(current_setting('autovacuum_multixact_freeze_max_age')::bigint,
+                       storagelab_internal.reloption_bigint(c.reloptions, 'autovacuum_multixact_freeze_max_age'))
+                   AS mxid_freeze_max_age,
+                 coalesce(storagelab_internal.reloption_bigint(c.reloptions, 'autovacuum_freeze_table_age'),
+                          current_setting('vacuum_freeze_table_age')::bigint) AS freeze_table_age,
                  c.oid
             FROM pg_catalog.pg_class c
            WHERE c.relkind IN ('r', 'm')
@@ -136,7 +161,7 @@ GRANT SELECT ON storagelab.visibility TO PUBLIC;
 COMMENT ON VIEW storagelab.visibility IS
   'visibility-map state of every table and materialized view the caller may read (every one for pg_read_all_stats): severity, advice, VM counts, vacuum activity, freeze age; reads no heap page; needs pg_stat_scan_tables';
 COMMENT ON COLUMN storagelab.visibility.relation IS 'the table or materialized view';
-COMMENT ON COLUMN storagelab.visibility.severity IS 'critical (wraparound near, even when locked), warning (next VACUUM aggressive), info, ok; else NULL when locked';
+COMMENT ON COLUMN storagelab.visibility.severity IS 'critical (wraparound near: 80 % of the table''s autovacuum_freeze_max_age or multixact one, even when locked), warning (next VACUUM aggressive), info, ok; else NULL when locked';
 COMMENT ON COLUMN storagelab.visibility.advice IS 'VACUUM (FREEZE), VACUUM, or nothing to do, with the reason (the figures are the other columns)';
 COMMENT ON COLUMN storagelab.visibility.all_visible_pct IS 'all_visible_pages as a percentage of pages';
 COMMENT ON COLUMN storagelab.visibility.all_frozen_pct IS 'all_frozen_pages as a percentage of pages';
