@@ -69,23 +69,6 @@ GRANT EXECUTE ON FUNCTION storagelab.heap_visibility(regclass, integer),
   storagelab.heap_visibility_toast(regclass, integer),
   storagelab_internal.visibility_map_count(regclass) TO PUBLIC;
 
--- reloption_bigint(reloptions, name): a table's integer storage parameter,
--- NULL when not set.  A single expression without a subquery, so that the
--- planner inlines it into the view's query (no SET clause either: every
--- name in it is qualified); NULL reloptions, most tables, cost nothing.
-CREATE FUNCTION storagelab_internal.reloption_bigint(reloptions text[], name text)
-RETURNS bigint
-LANGUAGE sql STABLE PARALLEL SAFE
-AS $$
-  SELECT CASE WHEN $1 IS NOT NULL
-              THEN pg_catalog.substring(pg_catalog.array_to_string($1, ','),
-                                        '(?:^|,)' OPERATOR(pg_catalog.||) $2
-                                        OPERATOR(pg_catalog.||) '=([0-9]+)')::bigint
-         END
-$$;
-COMMENT ON FUNCTION storagelab_internal.reloption_bigint(text[], text) IS
-  'an integer storage parameter from pg_class.reloptions; NULL when not set';
-
 -- visibility: the visibility map of every table, without reading a heap
 -- page.  Lists the tables the caller may SELECT, or every table for a
 -- member of pg_read_all_stats (VM counts are statistics, as
@@ -113,12 +96,15 @@ CREATE VIEW storagelab.visibility AS
                  -- lowers the server's freeze_max_age, and replaces its
                  -- freeze_table_age
                  least(current_setting('autovacuum_freeze_max_age')::bigint,
-                       storagelab_internal.reloption_bigint(c.reloptions, 'autovacuum_freeze_max_age'))
+                       pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_freeze_max_age=([0-9]+)')::bigint)
                    AS freeze_max_age,
                  least(current_setting('autovacuum_multixact_freeze_max_age')::bigint,
-                       storagelab_internal.reloption_bigint(c.reloptions, 'autovacuum_multixact_freeze_max_age'))
+                       pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_multixact_freeze_max_age=([0-9]+)')::bigint)
                    AS mxid_freeze_max_age,
-                 coalesce(storagelab_internal.reloption_bigint(c.reloptions, 'autovacuum_freeze_table_age'),
+                 coalesce(pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_freeze_table_age=([0-9]+)')::bigint,
                           current_setting('vacuum_freeze_table_age')::bigint) AS freeze_table_age,
                  c.oid
             FROM pg_catalog.pg_class c

@@ -6229,18 +6229,6 @@ CREATE POLICY readable_tables ON storagelab_internal.column_profiles FOR ALL
 -- visibility: a table's storage parameters autovacuum_freeze_max_age,
 -- autovacuum_multixact_freeze_max_age and autovacuum_freeze_table_age count,
 -- as autovacuum uses them.
-CREATE FUNCTION storagelab_internal.reloption_bigint(reloptions text[], name text)
-RETURNS bigint
-LANGUAGE sql STABLE PARALLEL SAFE
-AS $$
-  SELECT CASE WHEN $1 IS NOT NULL
-              THEN pg_catalog.substring(pg_catalog.array_to_string($1, ','),
-                                        '(?:^|,)' OPERATOR(pg_catalog.||) $2
-                                        OPERATOR(pg_catalog.||) '=([0-9]+)')::bigint
-         END
-$$;
-COMMENT ON FUNCTION storagelab_internal.reloption_bigint(text[], text) IS
-  'an integer storage parameter from pg_class.reloptions; NULL when not set';
 CREATE OR REPLACE VIEW storagelab.visibility AS
   SELECT r.relation, a.severity, a.advice,
          round(100.0 * vm.all_visible_pages / nullif(vm.pages, 0), 1) AS all_visible_pct,
@@ -6263,12 +6251,15 @@ CREATE OR REPLACE VIEW storagelab.visibility AS
                  -- lowers the server's freeze_max_age, and replaces its
                  -- freeze_table_age
                  least(current_setting('autovacuum_freeze_max_age')::bigint,
-                       storagelab_internal.reloption_bigint(c.reloptions, 'autovacuum_freeze_max_age'))
+                       pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_freeze_max_age=([0-9]+)')::bigint)
                    AS freeze_max_age,
                  least(current_setting('autovacuum_multixact_freeze_max_age')::bigint,
-                       storagelab_internal.reloption_bigint(c.reloptions, 'autovacuum_multixact_freeze_max_age'))
+                       pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_multixact_freeze_max_age=([0-9]+)')::bigint)
                    AS mxid_freeze_max_age,
-                 coalesce(storagelab_internal.reloption_bigint(c.reloptions, 'autovacuum_freeze_table_age'),
+                 coalesce(pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_freeze_table_age=([0-9]+)')::bigint,
                           current_setting('vacuum_freeze_table_age')::bigint) AS freeze_table_age,
                  c.oid
             FROM pg_catalog.pg_class c
