@@ -480,6 +480,27 @@ REVOKE ALL ON storagelab_internal.column_profiles FROM PUBLIC;
 -- column_profile_scan() checks in C, naming what is missing.  The function
 -- runs as its caller, who needs to find and replace a table's rows only.
 GRANT SELECT (relid), INSERT, DELETE ON storagelab_internal.column_profiles TO pg_stat_scan_tables;
+-- Row security keeps a member to the tables it may read: it cannot plant a
+-- profile of another table (which would steer that table's advice) or
+-- delete one; profiles of dropped tables may go.  The views read the table
+-- as its owner, who is not subject to these policies.
+CREATE FUNCTION storagelab_internal.may_read_columns(relid oid)
+RETURNS boolean
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = relid)
+     AND NOT EXISTS (SELECT 1 FROM pg_attribute a
+                      WHERE a.attrelid = relid AND a.attnum > 0 AND NOT a.attisdropped
+                        AND NOT has_column_privilege(relid, a.attnum, 'SELECT'))
+$$;
+COMMENT ON FUNCTION storagelab_internal.may_read_columns(oid) IS
+  'the current role may SELECT every live column of the table (what column_profile() requires)';
+ALTER TABLE storagelab_internal.column_profiles ENABLE ROW LEVEL SECURITY;
+CREATE POLICY readable_tables ON storagelab_internal.column_profiles FOR ALL
+  USING (storagelab_internal.may_read_columns(relid)
+         OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid = relid))
+  WITH CHECK (storagelab_internal.may_read_columns(relid));
 GRANT EXECUTE ON FUNCTION storagelab_internal.column_profile_scan(regclass),
                           storagelab.column_profile(regclass) TO PUBLIC;
 -- The internal views are read by the public ones only (as their owner).

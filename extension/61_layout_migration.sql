@@ -14,9 +14,9 @@
 
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('layout_migration.min_saved_pct', '10',
-   'layout_migration_plan lists a table when its plan saves at least this percentage of the table (or min_saved_bytes)'),
+   'layout_migration_plan() lists a table whose plan saves this percentage of it (or min_saved_bytes)'),
   ('layout_migration.min_saved_bytes', '1GB',
-   'layout_migration_plan lists a table when its plan saves at least this much (or min_saved_pct of the table)');
+   'layout_migration_plan() lists a table whose plan saves this much (or min_saved_pct of it)');
 
 -- A boolean SQL expression, true when the value of column col (quoted)
 -- does not survive the change from old_type to new_type unchanged: out of

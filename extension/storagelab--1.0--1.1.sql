@@ -6191,6 +6191,40 @@ COMMENT ON FUNCTION storagelab.storage_migration_script(regclass, name, text, bo
 
 -- END generated section bigint
 
+-- The settings of the INT->BIGINT generator: descriptions of at most 100
+-- characters (doc/settings.md has the details).
+UPDATE storagelab_internal.setting_defaults
+   SET description = 'scripts abort in pre-flight when an older transaction holds a lock on a table they convert'
+ WHERE name = 'bigint_migration.max_blocking_transaction_age';
+UPDATE storagelab_internal.setting_defaults
+   SET description = 'heap plus index MB per second that scripts assume when they estimate a table rewrite''s duration'
+ WHERE name = 'bigint_migration.rewrite_mb_per_second';
+UPDATE storagelab_internal.setting_defaults
+   SET description = 'online: target duration of a backfill batch, its size adapted after each; 0 = backfill_batch_blocks'
+ WHERE name = 'bigint_migration.backfill_batch_time';
+UPDATE storagelab_internal.setting_defaults
+   SET description = 'online: heap blocks in the first backfill batch (in every one when backfill_batch_time is 0)'
+ WHERE name = 'bigint_migration.backfill_batch_blocks';
+
+-- column_profiles: row security keeps a pg_stat_scan_tables member to the
+-- tables it may read.
+CREATE FUNCTION storagelab_internal.may_read_columns(relid oid)
+RETURNS boolean
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = relid)
+     AND NOT EXISTS (SELECT 1 FROM pg_attribute a
+                      WHERE a.attrelid = relid AND a.attnum > 0 AND NOT a.attisdropped
+                        AND NOT has_column_privilege(relid, a.attnum, 'SELECT'))
+$$;
+COMMENT ON FUNCTION storagelab_internal.may_read_columns(oid) IS
+  'the current role may SELECT every live column of the table (what column_profile() requires)';
+ALTER TABLE storagelab_internal.column_profiles ENABLE ROW LEVEL SECURITY;
+CREATE POLICY readable_tables ON storagelab_internal.column_profiles FOR ALL
+  USING (storagelab_internal.may_read_columns(relid)
+         OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid = relid))
+  WITH CHECK (storagelab_internal.may_read_columns(relid));
 -- ---------------------------------------------------------------------------
 -- Layout migrations: the copy-and-swap rewrite engine (part 60) and
 -- layout_migration_script() / layout_migration_plan() (part 61), new in 1.1,
@@ -7172,9 +7206,9 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_statements(jsonb, text) IS
 
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('layout_migration.min_saved_pct', '10',
-   'layout_migration_plan lists a table when its plan saves at least this percentage of the table (or min_saved_bytes)'),
+   'layout_migration_plan() lists a table whose plan saves this percentage of it (or min_saved_bytes)'),
   ('layout_migration.min_saved_bytes', '1GB',
-   'layout_migration_plan lists a table when its plan saves at least this much (or min_saved_pct of the table)');
+   'layout_migration_plan() lists a table whose plan saves this much (or min_saved_pct of it)');
 
 -- A boolean SQL expression, true when the value of column col (quoted)
 -- does not survive the change from old_type to new_type unchanged: out of

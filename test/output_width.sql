@@ -8,15 +8,6 @@ BEGIN;
 SET client_min_messages = warning;
 \i test/fixtures/pagila.sql
 
--- Texts known to be longer, to be shortened by their owners.  One row per
--- view column and value prefix.
-CREATE TEMP TABLE known_long (view_name text, column_name text, value_prefix text);
-INSERT INTO known_long VALUES
-  ('setting_values', 'description', 'generated migration scripts abort in their pre-flight check'),
-  ('setting_values', 'description', 'throughput (heap plus index bytes per second'),
-  ('setting_values', 'description', 'online migrations: how long each backfill batch should take'),
-  ('setting_values', 'description', 'online migrations: heap blocks in the first backfill batch');
-
 SELECT plan(3 + (SELECT count(*)::int FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
                   WHERE c.relnamespace = 'storagelab'::regnamespace AND c.relkind = 'v'
                     AND a.attnum > 0 AND a.atttypid = 'text'::regtype));
@@ -67,9 +58,6 @@ BEGIN
       SELECT %1$L, %2$L, max(length(t.%2$I)), max(t.%2$I)
         FROM storagelab.%1$I t
        WHERE length(t.%2$I) > 100
-         AND NOT EXISTS (SELECT 1 FROM known_long k
-                          WHERE k.view_name = %1$L AND k.column_name = %2$L
-                            AND starts_with(t.%2$I, k.value_prefix))
       HAVING count(*) > 0$q$, col.relname, col.attname);
   END LOOP;
 END

@@ -102,7 +102,7 @@ INSERT INTO roles VALUES
   ('monitor', 'priv_monitor', 'pg_monitor'),
   ('read_all_data', 'priv_data', 'pg_read_all_data');
 
-SELECT plan((SELECT count(*)::int * 5 FROM matrix) + 8);
+SELECT plan((SELECT count(*)::int * 5 FROM matrix) + 11);
 
 -- Every object of schema storagelab has a probe, and every probe's object exists.
 CREATE TEMP VIEW public_objects AS
@@ -240,6 +240,23 @@ SELECT throws_ok('SELECT storagelab.int_overflow_snapshot()', '42501',
                  'permission denied to record int_overflow snapshots',
                  'int_overflow_snapshot() as a plain role: 42501');
 RESET ROLE;
+
+-- column profiles: a pg_stat_scan_tables member writes and deletes the
+-- profiles of the tables it may read only (a planted profile would steer
+-- another table's advice).
+SELECT count(*) AS profiled FROM storagelab.column_profile('priv.secret') \gset
+SET LOCAL ROLE priv_scan;
+SELECT throws_ok($$INSERT INTO storagelab_internal.column_profiles
+                   VALUES ('priv.secret'::regclass, 2, 'b', 'bytea'::regtype, -1, now(), 1, 0,
+                           1, NULL, NULL, NULL, NULL, NULL, NULL)$$,
+                 '42501', NULL, 'column_profiles: no row for a table the member may not read');
+DELETE FROM storagelab_internal.column_profiles WHERE relid = 'priv.secret'::regclass;
+SELECT lives_ok($$SELECT count(*) FROM storagelab.column_profile('priv.t')$$,
+                'column_profile() of a table the member may read still stores its rows');
+RESET ROLE;
+SELECT is((SELECT count(*)::int FROM storagelab_internal.column_profiles
+            WHERE relid = 'priv.secret'::regclass), :profiled::int,
+          'column_profiles: the member deleted none of another table''s rows');
 
 SELECT * FROM finish();
 ROLLBACK;
