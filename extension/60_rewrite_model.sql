@@ -138,8 +138,9 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_columns(jsonb) IS
 -- What the engine cannot rewrite: refused with 0A000 and a message naming
 -- the object (42809 for a relation that is not a table).  The partitions
 -- and inheritance children of a table, typed tables, extension members,
--- and tables whose row type is used by another object (a column, a
--- function's signature): the row type of the new table is another type.
+-- and tables whose row type is used by another object than a view or a
+-- function (a column of another table, a type): the row type of the new
+-- table is another type (views and functions are re-created with it).
 CREATE FUNCTION storagelab_internal.rewrite_refuse(relids oid[])
 RETURNS void
 LANGUAGE plpgsql STABLE
@@ -177,12 +178,12 @@ BEGIN
         USING ERRCODE = 'feature_not_supported', DETAIL = format('%s belongs to an extension.', r.oid::regclass),
               HINT = 'Leave the extension''s tables to the extension.';
     END IF;
-    -- the row type (and its array type) in another table's column, a function's signature, a type
+    -- the row type (and its array type) in another table's column, a type (functions: rewrite_dependents)
     FOR r IN
       SELECT pg_describe_object(d.classid, d.objid, d.objsubid) AS what, format_type(d.refobjid, NULL) AS typ
         FROM pg_depend d
        WHERE d.refclassid = 'pg_type'::regclass AND d.refobjid IN (r.reltype, r.arraytype)
-         AND d.deptype = 'n' AND d.classid <> 'pg_rewrite'::regclass
+         AND d.deptype = 'n' AND d.classid NOT IN ('pg_rewrite'::regclass, 'pg_proc'::regclass)
        ORDER BY 1 LIMIT 1
     LOOP
       RAISE EXCEPTION 'the rewrite engine cannot rewrite a table whose row type is used elsewhere'
@@ -194,7 +195,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_refuse(oid[]) IS
-  'raises 0A000 naming the object when the rewrite engine cannot rewrite one of the tables (partitioning, inheritance, typed table, extension member, row type used elsewhere), 42809 for a relation that is not a table';
+  'raises 0A000 naming the object when the rewrite engine cannot rewrite one of the tables (partitioning, inheritance, typed table, extension member, row type used by a column or type), 42809 for a relation that is not a table';
 
 -- The parts of a view or materialized view that go when it is dropped:
 -- its triggers, rules, column defaults and (materialized) indexes, as
@@ -237,7 +238,8 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_view_parts(oid) IS
 -- dropped before the swap and re-created after it (their definitions name
 -- the table by name, which is the new table's then): views and
 -- materialized views (over the tables, and over those, level by level),
--- rules and policies of other tables, functions with an SQL-standard body.
+-- rules and policies of other tables, functions with an SQL-standard body
+-- or taking or returning the rows of a table or view.
 -- depth: re-create in ascending order, drop in descending order.  Any other
 -- object depending on a table is refused (0A000, naming it).  The tables'
 -- own objects (indexes, constraints, triggers, policies, rules, statistics,
@@ -271,9 +273,12 @@ BEGIN
         LEFT JOIN pg_constraint c ON dep.classid = 'pg_constraint'::regclass AND c.oid = dep.objid
        WHERE dep.deptype = 'n'
          AND (dep.refclassid = 'pg_class'::regclass AND dep.refobjid = ANY (frontier)
-              -- a function returning a view's rows depends on its row type
+              -- a function taking or returning a table's or view's rows depends on its row type
               OR dep.refclassid = 'pg_type'::regclass AND dep.classid = 'pg_proc'::regclass
-                 AND dep.refobjid IN (SELECT v.reltype FROM pg_class v WHERE v.oid = ANY (frontier) AND v.relkind IN ('v', 'm')))
+                 AND dep.refobjid IN (SELECT v.reltype FROM pg_class v WHERE v.oid = ANY (frontier)
+                                      UNION ALL
+                                      SELECT t.typarray FROM pg_class v JOIN pg_type t ON t.oid = v.reltype
+                                       WHERE v.oid = ANY (frontier)))
          -- the tables' own objects (defaults and generated columns, constraints,
          -- triggers, indexes, statistics) depending on their columns
          AND NOT CASE dep.classid
