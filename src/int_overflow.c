@@ -328,6 +328,13 @@ storagelab_sequence_state(Oid relid, bool known_sequence,
 													  RBM_NORMAL, NULL,
 													  relpersistence == RELPERSISTENCE_PERMANENT),
 							NameStr(seqname), last_value, is_called);
+
+		/*
+		 * Release its file now, not at the end of the transaction: the view
+		 * reads every sequence of the database in one transaction (100,000
+		 * storage manager entries were 25 MB).
+		 */
+		smgrclose(storagelab_smgropen_shared(locator));
 	}
 
 	UnlockRelationOid(relid, SEQUENCE_READ_LOCK);

@@ -384,6 +384,7 @@ scan_pg_attribute(IoState *st)
 		col->inherited = form->attinhcount > 0;
 		col->row = NULL;
 		col->indexid = InvalidOid;
+		col->next_leaf = NULL;
 	}
 	systable_endscan(scan);
 	table_close(catalog, AccessShareLock);
@@ -454,7 +455,10 @@ assign_rows(IoState *st)
 	{
 		col->row = hash_search(st->rows, &col->rowkey, HASH_FIND, NULL);
 		if (col->row != NULL && col->rel->relkind == RELKIND_RELATION)
-			col->row->leaves = lappend(col->row->leaves, col);
+		{
+			col->next_leaf = col->row->leaves;
+			col->row->leaves = col;
+		}
 	}
 }
 

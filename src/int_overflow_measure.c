@@ -117,6 +117,7 @@ static void
 measure_row(IoRow *row, MemoryContext probecxt)
 {
 	ListCell   *lc;
+	IoCol	   *leaf;
 	bool		all_indexed;
 	bool		index_ok = false;
 
@@ -149,13 +150,13 @@ measure_row(IoRow *row, MemoryContext probecxt)
 		return;
 
 	/* Index ends of every leaf. */
-	all_indexed = row->leaves != NIL;
-	foreach(lc, row->leaves)
+	all_indexed = row->leaves != NULL;
+	for (leaf = row->leaves; leaf != NULL; leaf = leaf->next_leaf)
 	{
-		if (!OidIsValid(((IoCol *) lfirst(lc))->indexid))
+		if (!OidIsValid(leaf->indexid))
 			all_indexed = false;
 	}
-	if (row->leaves != NIL)
+	if (row->leaves != NULL)
 	{
 		bool		any_value = false;
 		bool		approximate = false;
@@ -165,9 +166,8 @@ measure_row(IoRow *row, MemoryContext probecxt)
 		int64		maxv = 0;
 		IoMeas	   *m;
 
-		foreach(lc, row->leaves)
+		for (leaf = row->leaves; leaf != NULL; leaf = leaf->next_leaf)
 		{
-			IoCol	   *leaf = lfirst(lc);
 			const char *status;
 			int64		lmin = 0;
 			int64		lmax = 0;
@@ -675,6 +675,55 @@ emit_row(ReturnSetInfo *rsinfo, IoRow *row, IoMeas *m, IoUsage *u,
 }
 
 /*
+ * emit_best
+ *		Emit row with the measurement closest to its limit: its own, or one
+ *		of the wider keys' it references (a narrower column breaks first),
+ *		evaluated against its own type.
+ */
+static void
+emit_best(ReturnSetInfo *rsinfo, IoRow *row, Datum empty_array)
+{
+	IoMeas	   *best = NULL;
+	IoUsage		best_u;
+	ListCell   *lc;
+
+	memset(&best_u, 0, sizeof(best_u));
+	foreach(lc, row->own)
+	{
+		IoMeas	   *m = lfirst(lc);
+		IoUsage		u = usage(row, m);
+
+		if (best == NULL || better_measurement(m, &u, best, &best_u))
+		{
+			best = m;
+			best_u = u;
+		}
+	}
+	foreach(lc, row->narrow_refs)
+	{
+		IoRow	   *ref = lfirst(lc);
+		ListCell   *mc;
+
+		foreach(mc, ref->own)
+		{
+			IoMeas	   *m = palloc(sizeof(IoMeas));
+			IoUsage		u;
+
+			*m = *(IoMeas *) lfirst(mc);
+			m->foreign_key = true;
+			m->source = IO_FOREIGN_KEY;
+			u = usage(row, m);
+			if (best == NULL || better_measurement(m, &u, best, &best_u))
+			{
+				best = m;
+				best_u = u;
+			}
+		}
+	}
+	emit_row(rsinfo, row, best, &best_u, empty_array);
+}
+
+/*
  * storagelab_int_overflow_measurements
  *		SQL: storagelab_internal.int_overflow_measurements() RETURNS TABLE (row_rel oid,
  *			 row_attnum smallint, nspname name, relname name, attname name,
@@ -696,6 +745,7 @@ storagelab_int_overflow_measurements(PG_FUNCTION_ARGS)
 	MemoryContext workcxt;
 	MemoryContext old;
 	MemoryContext probecxt;
+	MemoryContext rowcxt;
 	IoRow	  **rows;
 	IoRow	   *row;
 	long		nrows;
@@ -718,60 +768,38 @@ storagelab_int_overflow_measurements(PG_FUNCTION_ARGS)
 
 	read_statistics(rows, nrows, probecxt);
 
-	/* Own measurements first: foreign-key columns borrow them. */
+	/*
+	 * Keys that narrower foreign-key columns reference first: those borrow
+	 * their measurements, which are kept to the end.  Every other row is
+	 * measured when it is emitted, in rowcxt, reset after each row: the
+	 * working memory of the measurements and of the result row's values does
+	 * not grow with the catalog.
+	 */
 	for (i = 0; i < nrows; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		measure_row(rows[i], probecxt);
+		if (rows[i]->narrow_ref)
+			measure_row(rows[i], probecxt);
 	}
 
+	rowcxt = AllocSetContextCreate(workcxt, "int_overflow row",
+								   ALLOCSET_DEFAULT_SIZES);
 	for (i = 0; i < nrows; i++)
 	{
-		IoMeas	   *best = NULL;
-		IoUsage		best_u;
-		ListCell   *lc;
-
 		row = rows[i];
 		CHECK_FOR_INTERRUPTS();
 		/* bigint columns are listed only when a sequence feeds them */
 		if (row->col->basetype == INT8OID && row->seqs == NIL)
 			continue;
 
-		memset(&best_u, 0, sizeof(best_u));
-		foreach(lc, row->own)
-		{
-			IoMeas	   *m = lfirst(lc);
-			IoUsage		u = usage(row, m);
-
-			if (best == NULL || better_measurement(m, &u, best, &best_u))
-			{
-				best = m;
-				best_u = u;
-			}
-		}
-		/* A narrower column breaks first: the wider key's measurements. */
-		foreach(lc, row->narrow_refs)
-		{
-			IoRow	   *ref = lfirst(lc);
-			ListCell   *mc;
-
-			foreach(mc, ref->own)
-			{
-				IoMeas	   *m = palloc(sizeof(IoMeas));
-				IoUsage		u;
-
-				*m = *(IoMeas *) lfirst(mc);
-				m->foreign_key = true;
-				m->source = IO_FOREIGN_KEY;
-				u = usage(row, m);
-				if (best == NULL || better_measurement(m, &u, best, &best_u))
-				{
-					best = m;
-					best_u = u;
-				}
-			}
-		}
-		emit_row(rsinfo, row, best, &best_u, empty_array);
+		MemoryContextSwitchTo(rowcxt);
+		if (!row->narrow_ref)
+			measure_row(row, probecxt);
+		emit_best(rsinfo, row, empty_array);
+		MemoryContextSwitchTo(workcxt);
+		if (!row->narrow_ref)
+			row->own = NIL;
+		MemoryContextReset(rowcxt);
 	}
 
 	MemoryContextSwitchTo(old);
