@@ -7278,28 +7278,25 @@ COMMENT ON FUNCTION storagelab_internal.layout_key_reason(oid, int2) IS
 
 -- The plan of one table, checked: the rewrite engine's input (columns in
 -- the new order with their new types) and the changed columns.
-CREATE FUNCTION storagelab_internal.layout_plan(relation regclass, column_types jsonb, column_order name[],
-                                                OUT tables jsonb, OUT changes jsonb, OUT planned boolean)
+CREATE FUNCTION storagelab_internal.layout_plan(relation regclass, column_types jsonb, column_order name[], plan jsonb,
+                                                OUT tables jsonb, OUT changes jsonb)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  p      record;
   types  jsonb := '{}';
   k      text;
   ord    name[];
   bad    text;
 BEGIN
-  SELECT r.column_changes, r.column_order INTO p FROM storagelab.table_rewrite_plan r WHERE r.relation = $1;
-  planned := FOUND;
-  IF NOT planned AND column_types IS NULL AND column_order IS NULL THEN
+  IF plan IS NULL AND column_types IS NULL AND column_order IS NULL THEN
     RAISE EXCEPTION 'no layout plan for %', $1
       USING ERRCODE = 'invalid_parameter_value',
             DETAIL = 'storagelab.table_rewrite_plan has no row for it: a rewrite saves nothing, or the table lacks statistics.',
             HINT = 'Run ANALYZE or storagelab.column_profile() on it, or give column_types or column_order.';
   END IF;
-  IF planned THEN
-    SELECT coalesce(jsonb_object_agg(e->>'column_name', e->>'to'), '{}') INTO types FROM jsonb_array_elements(p.column_changes) e;
+  IF plan IS NOT NULL THEN
+    SELECT coalesce(jsonb_object_agg(e->>'column_name', e->>'to'), '{}') INTO types FROM jsonb_array_elements(plan->'column_changes') e;
   END IF;
   IF column_types IS NOT NULL THEN
     IF jsonb_typeof(column_types) <> 'object' THEN
@@ -7308,7 +7305,8 @@ BEGIN
     END IF;
     types := types || column_types;
   END IF;
-  ord := coalesce(column_order, p.column_order,
+  ord := coalesce(column_order,
+                  CASE WHEN plan IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(plan->'column_order'))::name[] END,
                   ARRAY(SELECT a.attname FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
                          ORDER BY a.attnum));
   FOR k IN SELECT jsonb_object_keys(types) LOOP
@@ -7339,8 +7337,8 @@ BEGIN
   END IF;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.layout_plan(regclass, jsonb, name[]) IS
-  'the layout plan of one table (table_rewrite_plan, overridden by column_types and column_order), checked: the rewrite engine''s input and the changed columns; refuses type changes of key columns (0A000)';
+COMMENT ON FUNCTION storagelab_internal.layout_plan(regclass, jsonb, name[], jsonb) IS
+  'the layout plan of one table (its table_rewrite_plan row as jsonb, overridden by column_types and column_order), checked: the rewrite engine''s input and the changed columns; refuses type changes of key columns (0A000)';
 
 -- Pre-flight: every changed column's values checked against the new type;
 -- the first that does not fit refuses the script, naming column and value.
@@ -7416,7 +7414,7 @@ COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
   'the DO block of a blocking layout script that checks, under its locks, that the table is unchanged (OID, columns, types) and every changed column''s values fit';
 
 -- The header of a layout script: what it changes, what it locks, sizes.
-CREATE FUNCTION storagelab_internal.layout_header(relation regclass, tables jsonb, changes jsonb, planned boolean,
+CREATE FUNCTION storagelab_internal.layout_header(relation regclass, tables jsonb, changes jsonb, plan jsonb,
                                                   lock_list text)
 RETURNS text
 LANGUAGE sql STABLE
@@ -7435,17 +7433,18 @@ AS $$
       || E'-- views over the table are dropped and re-created (materialized views re-populated).\n--\n'
       || storagelab_internal.bigint_migration_comment_text(format('-- Locks: ACCESS EXCLUSIVE on %s until COMMIT: reads and writes of them wait for the whole run.', $5))
       || E'\n-- Disk: a second copy of the table and its indexes until COMMIT.\n'
-      || coalesce((SELECT format(E'-- Heap now (freshly written): %s; after: %s (storagelab.table_rewrite_plan, evidence %s).\n',
-                                 pg_size_pretty(p.estimated_bytes_now), pg_size_pretty(p.estimated_bytes_after), p.evidence)
-                     FROM storagelab.table_rewrite_plan p WHERE p.relation = $1 AND $4), '')
+      || coalesce(format(E'-- Heap now (freshly written): %s; after: %s (storagelab.table_rewrite_plan, evidence %s).\n',
+                         pg_size_pretty(($4->>'estimated_bytes_now')::int8), pg_size_pretty(($4->>'estimated_bytes_after')::int8),
+                         $4->>'evidence'), '')
       || format(E'-- Heap now on disk: %s (pg_relation_size).\n', pg_size_pretty(pg_relation_size($1)))
       || E'-- Run: psql -v ON_ERROR_STOP=1 -f this.sql   (-v dry_run=1: everything, then ROLLBACK)\n\n'
 $$;
-COMMENT ON FUNCTION storagelab_internal.layout_header(regclass, jsonb, jsonb, boolean, text) IS
+COMMENT ON FUNCTION storagelab_internal.layout_header(regclass, jsonb, jsonb, jsonb, text) IS
   'the comment header of a layout script: columns in their new order with their type changes, what follows the table, locks, disk, sizes';
 
-CREATE FUNCTION storagelab.layout_migration_script(relation regclass, mode text DEFAULT 'blocking',
-                                                   column_types jsonb DEFAULT NULL, column_order name[] DEFAULT NULL)
+-- The script of one table; plan: its table_rewrite_plan row as jsonb (NULL: none).
+CREATE FUNCTION storagelab_internal.layout_script(relation regclass, mode text, column_types jsonb,
+                                                  column_order name[], plan jsonb)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -7457,9 +7456,6 @@ DECLARE
   ph         text;
   retries    int := storagelab_internal.setting('scripts.lock_retries')::int;
 BEGIN
-  IF relation IS NULL THEN
-    RETURN NULL;
-  END IF;
   IF mode = 'online' THEN
     RAISE EXCEPTION 'online layout migrations are not available yet'
       USING ERRCODE = 'feature_not_supported',
@@ -7470,7 +7466,7 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value', HINT = 'The modes are blocking and online.';
   END IF;
   PERFORM storagelab_internal.rewrite_refuse(ARRAY[relation::oid]);
-  SELECT * INTO p FROM storagelab_internal.layout_plan(relation, column_types, column_order);
+  SELECT * INTO p FROM storagelab_internal.layout_plan(relation, column_types, column_order, plan);
   IF p.changes = '[]' AND (SELECT array_agg(c->>'column_name' ORDER BY n) FROM jsonb_array_elements(p.tables->0->'columns') WITH ORDINALITY u(c, n))
                           = (SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_attribute a
                               WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped) THEN
@@ -7482,7 +7478,8 @@ BEGIN
   SELECT string_agg(q, ', ' ORDER BY q) INTO lock_list
     FROM (SELECT storagelab_internal.bigint_migration_qname(relation) AS q
           UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(ARRAY[relation::oid]) f WHERE f.direction = 'to') l;
-  s := storagelab_internal.layout_header(relation, p.tables, p.changes, p.planned AND column_types IS NULL AND column_order IS NULL, lock_list)
+  s := storagelab_internal.layout_header(relation, p.tables, p.changes,
+                                         CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list)
        || storagelab_internal.bigint_migration_blocking_settings()
        || E'-- Lock the table and the tables referencing it, all or none; retried on lock_timeout.\n'
        || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries,
@@ -7505,6 +7502,19 @@ BEGIN
   RETURN s;
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_script(regclass, text, jsonb, name[], jsonb) IS
+  'the layout script of one table, given its table_rewrite_plan row (as jsonb; NULL: none): storagelab.layout_migration_script() without looking the plan up';
+
+CREATE FUNCTION storagelab.layout_migration_script(relation regclass, mode text DEFAULT 'blocking',
+                                                   column_types jsonb DEFAULT NULL, column_order name[] DEFAULT NULL)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN $1 IS NOT NULL THEN
+           storagelab_internal.layout_script($1, $2, $3, $4,
+             (SELECT to_jsonb(r) FROM storagelab.table_rewrite_plan r WHERE r.relation = $1)) END
+$$;
 COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]) IS
   'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking), with every dependent object; refuses key columns, partitioned tables and inheritance, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
 
@@ -7530,7 +7540,7 @@ BEGIN
     saved_pct := p.pct; table_bytes := pg_relation_size(p.relation); column_changes := p.column_changes;
     column_order := p.column_order; evidence := p.evidence;
     BEGIN
-      script := storagelab.layout_migration_script(p.relation);
+      script := storagelab_internal.layout_script(p.relation, 'blocking', NULL, NULL, to_jsonb(p));
       advice := 'run the script in a maintenance window: it locks the table while it copies';
     EXCEPTION WHEN feature_not_supported OR data_exception OR wrong_object_type THEN
       script := NULL;

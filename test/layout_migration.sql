@@ -28,7 +28,7 @@ CREATE TABLE snap.before AS SELECT * FROM snap.data();
 CREATE TABLE snap.catalog_before AS SELECT * FROM snap.catalog();
 CREATE TABLE snap.runs (name text, rc text);
 
-SELECT plan(48);
+SELECT plan(54);
 
 -- 1. the engine: create, copy, index, swap, then swap_back and discard,
 -- leave the object fixture as it was
@@ -237,6 +237,89 @@ SELECT is(:'out'::text, '1', 'and says which column');
 SELECT is((SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'public.lm_bad'::regclass AND attname = 'v'),
           'bigint', 'the table is left as it was');
 SELECT is(storagelab.layout_migration_script(NULL), NULL, 'NULL relation: NULL');
+
+-- 5. every option of indexes, constraints, columns and the table, on a
+-- table whose name contains " USING btree (": compared before and after
+CREATE SCHEMA "lm opts";
+CREATE UNLOGGED TABLE "lm opts"."o USING btree (v" (
+  id int GENERATED ALWAYS AS IDENTITY (START WITH 10 INCREMENT BY 3) PRIMARY KEY,
+  name text COLLATE "C",
+  v int,
+  "a, b" text COMPRESSION pglz,
+  payload text,
+  rng int4range,
+  big bigint NOT NULL DEFAULT 7,
+  CONSTRAINT "u def" UNIQUE (v, id) DEFERRABLE INITIALLY DEFERRED,
+  CONSTRAINT u_nnd UNIQUE NULLS NOT DISTINCT (name, big),
+  CONSTRAINT no_overlap EXCLUDE USING gist (rng WITH &&) WHERE (v > 0),
+  CONSTRAINT v_small CHECK (v < 1000)
+) WITH (fillfactor = 80, autovacuum_enabled = false, toast.autovacuum_enabled = false);
+ALTER TABLE "lm opts"."o USING btree (v" ADD CONSTRAINT later_check CHECK (big > 0) NOT VALID;
+ALTER TABLE "lm opts"."o USING btree (v" ALTER COLUMN payload SET STORAGE EXTERNAL;
+ALTER TABLE "lm opts"."o USING btree (v" ALTER COLUMN v SET STATISTICS 42;
+ALTER TABLE "lm opts"."o USING btree (v" ALTER COLUMN name SET (n_distinct = -0.5);
+ALTER TABLE "lm opts"."o USING btree (v" REPLICA IDENTITY FULL;
+INSERT INTO "lm opts"."o USING btree (v" (name, v, "a, b", payload, rng, big)
+SELECT CASE WHEN g % 7 = 0 THEN NULL ELSE 'n' || g END, g % 100, 'ab' || g % 13, repeat('p', g % 50),
+       int4range(g * 10, g * 10 + 5), g
+  FROM generate_series(1, 3000) g;
+CREATE INDEX t_desc ON "lm opts"."o USING btree (v" (name DESC, id);
+CREATE INDEX t_nulls ON "lm opts"."o USING btree (v" (name NULLS FIRST, id DESC NULLS LAST);
+CREATE INDEX t_opclass ON "lm opts"."o USING btree (v" (name text_pattern_ops, id);
+CREATE INDEX t_collate ON "lm opts"."o USING btree (v" ((name::text) COLLATE "POSIX", id);
+CREATE INDEX t_include ON "lm opts"."o USING btree (v" (id) INCLUDE (name, v);
+CREATE UNIQUE INDEX t_unique ON "lm opts"."o USING btree (v" (name DESC NULLS LAST, id) WHERE v IS NOT NULL;
+CREATE INDEX t_all ON "lm opts"."o USING btree (v" (name COLLATE "C" text_pattern_ops DESC NULLS LAST, id DESC)
+  INCLUDE (v, "a, b") WITH (fillfactor = 70) WHERE v > 0;
+CREATE INDEX t_literal ON "lm opts"."o USING btree (v" (coalesce(name, 'x, y) "z'), id) WHERE "a, b" <> ', )';
+CREATE INDEX t_hash ON "lm opts"."o USING btree (v" USING hash (id);
+CREATE INDEX t_expr ON "lm opts"."o USING btree (v" (lower(name), (v + 1));
+ALTER INDEX "lm opts".t_expr ALTER COLUMN 2 SET STATISTICS 99;
+COMMENT ON INDEX "lm opts".t_all IS 'every option';
+COMMENT ON CONSTRAINT no_overlap ON "lm opts"."o USING btree (v" IS 'exclusion';
+ANALYZE "lm opts"."o USING btree (v";
+CREATE FUNCTION pg_temp.opts() RETURNS TABLE (k text, v text) LANGUAGE sql AS $$
+  SELECT 'index ' || ic.relname, concat_ws(' | ', pg_get_indexdef(i.indexrelid), i.indisvalid, ic.reloptions::text,
+                                           obj_description(i.indexrelid, 'pg_class'),
+                                           (SELECT string_agg(a.attnum || ':' || a.attstattarget, ',') FROM pg_attribute a
+                                             WHERE a.attrelid = i.indexrelid AND a.attstattarget > 0))
+    FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid WHERE i.indrelid = '"lm opts"."o USING btree (v"'::regclass
+  UNION ALL
+  SELECT 'constraint ' || c.conname, concat_ws(' | ', pg_get_constraintdef(c.oid), c.condeferrable, c.condeferred, c.convalidated,
+                                               obj_description(c.oid, 'pg_constraint'))
+    FROM pg_constraint c WHERE c.conrelid = '"lm opts"."o USING btree (v"'::regclass
+  UNION ALL
+  SELECT 'column ' || a.attname, concat_ws(' | ', format_type(a.atttypid, a.atttypmod), a.attnotnull, a.attstorage, a.attcompression,
+                                           a.attcollation::regcollation::text, a.attstattarget,
+                                           (SELECT array_agg(o) FROM unnest(a.attoptions) o WHERE o LIKE 'n\_distinct%')::text,
+                                           a.attidentity, pg_get_expr(d.adbin, d.adrelid))
+    FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+   WHERE a.attrelid = '"lm opts"."o USING btree (v"'::regclass AND a.attnum > 0 AND NOT a.attisdropped
+  UNION ALL
+  SELECT 'table', concat_ws(' | ', c.relpersistence, c.relreplident, c.reloptions::text,
+                            (SELECT t.reloptions::text FROM pg_class t WHERE t.oid = c.reltoastrelid))
+    FROM pg_class c WHERE c.oid = '"lm opts"."o USING btree (v"'::regclass
+  UNION ALL
+  SELECT 'identity', concat_ws(' | ', s.seqstart, s.seqincrement, s.seqmax, s.seqmin, s.seqcache, s.seqcycle)
+    FROM pg_sequence s WHERE s.seqrelid = pg_get_serial_sequence('"lm opts"."o USING btree (v"', 'id')::regclass
+$$;
+CREATE TABLE snap.opts_before AS SELECT * FROM pg_temp.opts();
+\set file lm_opts
+SELECT storagelab.layout_migration_script('"lm opts"."o USING btree (v"', column_order => '{rng,big,payload,"a, b",v,name,id}',
+                                          column_types => '{"big": "bigint", "v": "int4"}')
+\g (format=unaligned tuples_only=on) :tmp/:file.sql
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -d :DBNAME -f :tmp/:file.sql > :tmp/:file.out 2>&1; echo $?`
+SELECT is(:'rc'::text, '0', 'options: the script ran to COMMIT');
+SELECT is((SELECT array_agg(attname::text ORDER BY attnum) FROM pg_attribute
+            WHERE attrelid = '"lm opts"."o USING btree (v"'::regclass AND attnum > 0 AND NOT attisdropped),
+          '{rng,big,payload,"a, b",v,name,id}', 'options: the new column order');
+SELECT set_eq('SELECT * FROM pg_temp.opts()', 'SELECT * FROM snap.opts_before',
+              'options: every index (DESC, NULLS, operator class, collation, INCLUDE, predicate, expression, hash, reloptions, statistics target, comment), constraint (deferrable, NULLS NOT DISTINCT, exclusion, NOT VALID check), column (collation, compression, storage, statistics target, n_distinct, identity, default) and table option (UNLOGGED, reloptions, TOAST reloptions, replica identity) as it was');
+SELECT throws_ok($$INSERT INTO "lm opts"."o USING btree (v" (name, v, rng) VALUES ('zz', 1, int4range(10, 12))$$, '23P01', NULL,
+                 'options: the exclusion constraint is enforced');
+SELECT is((SELECT max(id) FROM "lm opts"."o USING btree (v") , 10 + 3 * 2999, 'options: the identity values are kept');
+INSERT INTO "lm opts"."o USING btree (v" (name, v) VALUES ('zz', 5);
+SELECT is((SELECT max(id) FROM "lm opts"."o USING btree (v"), 10 + 3 * 3001, 'options: the identity goes on from its position (the failed insert above took one value)');
 
 SELECT * FROM finish();
 \c :origdb
