@@ -92,9 +92,20 @@ CREATE VIEW storagelab.visibility AS
                  c.relpersistence AS persistence,
                  CASE WHEN c.relfrozenxid <> '0' THEN pg_catalog.age(c.relfrozenxid) END AS relfrozenxid_age,
                  CASE WHEN c.relminmxid <> '0' THEN pg_catalog.mxid_age(c.relminmxid) END AS relminmxid_age,
-                 current_setting('autovacuum_freeze_max_age')::bigint AS freeze_max_age,
-                 current_setting('autovacuum_multixact_freeze_max_age')::bigint AS mxid_freeze_max_age,
-                 current_setting('vacuum_freeze_table_age')::bigint AS freeze_table_age,
+                 -- as autovacuum uses them: a table's storage parameter
+                 -- lowers the server's freeze_max_age, and replaces its
+                 -- freeze_table_age
+                 least(current_setting('autovacuum_freeze_max_age')::bigint,
+                       pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_freeze_max_age=([0-9]+)')::bigint)
+                   AS freeze_max_age,
+                 least(current_setting('autovacuum_multixact_freeze_max_age')::bigint,
+                       pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_multixact_freeze_max_age=([0-9]+)')::bigint)
+                   AS mxid_freeze_max_age,
+                 coalesce(pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_freeze_table_age=([0-9]+)')::bigint,
+                          current_setting('vacuum_freeze_table_age')::bigint) AS freeze_table_age,
                  c.oid
             FROM pg_catalog.pg_class c
            WHERE c.relkind IN ('r', 'm')
@@ -136,7 +147,7 @@ GRANT SELECT ON storagelab.visibility TO PUBLIC;
 COMMENT ON VIEW storagelab.visibility IS
   'visibility-map state of every table and materialized view the caller may read (every one for pg_read_all_stats): severity, advice, VM counts, vacuum activity, freeze age; reads no heap page; needs pg_stat_scan_tables';
 COMMENT ON COLUMN storagelab.visibility.relation IS 'the table or materialized view';
-COMMENT ON COLUMN storagelab.visibility.severity IS 'critical (wraparound near, even when locked), warning (next VACUUM aggressive), info, ok; else NULL when locked';
+COMMENT ON COLUMN storagelab.visibility.severity IS 'critical (wraparound near: 80 % of the table''s autovacuum_freeze_max_age or multixact one, even when locked), warning (next VACUUM aggressive), info, ok; else NULL when locked';
 COMMENT ON COLUMN storagelab.visibility.advice IS 'VACUUM (FREEZE), VACUUM, or nothing to do, with the reason (the figures are the other columns)';
 COMMENT ON COLUMN storagelab.visibility.all_visible_pct IS 'all_visible_pages as a percentage of pages';
 COMMENT ON COLUMN storagelab.visibility.all_frozen_pct IS 'all_frozen_pages as a percentage of pages';

@@ -102,7 +102,10 @@ SELECT count(*) FROM storagelab.visibility WHERE relation::text LIKE 'hv_regress
 RESET ROLE;
 GRANT SELECT ON hv_regress.t, hv_regress.parted TO hv_regress_scanner;
 SET ROLE hv_regress_scanner;
-SELECT tuples FROM storagelab.heap_visibility('hv_regress.t');
+-- 700 once a read (CREATE MATERIALIZED VIEW's) has pruned the 300 deleted
+-- rows; 1000 when another transaction's snapshot in this database (an
+-- autovacuum ANALYZE) kept them then.
+SELECT tuples IN (700, 1000) AS counted FROM storagelab.heap_visibility('hv_regress.t');
 SELECT relations FROM storagelab.heap_visibility_toast('hv_regress.t');
 -- SELECT on a partitioned parent is enough for its leaves, as in a query.
 SELECT tuples FROM storagelab.heap_visibility('hv_regress.parted');

@@ -339,6 +339,30 @@ SELECT count(*) FROM hv_tap.in_progress;
 CREATE TABLE hv_tap.locked_away (id int) WITH (autovacuum_enabled = off);
 INSERT INTO hv_tap.locked_away VALUES (1);
 VACUUM hv_tap.locked_away;
+-- Near multixact wraparound and locked: 9,000 multixacts (each row locked,
+-- then locked again in a subtransaction of its own) against a table whose
+-- storage parameter puts its limit 10,000 past its age after VACUUM.
+CREATE TABLE hv_tap.wraparound (id int) WITH (autovacuum_enabled = off);
+INSERT INTO hv_tap.wraparound VALUES (1);
+VACUUM hv_tap.wraparound;
+SELECT format('ALTER TABLE hv_tap.wraparound SET (autovacuum_multixact_freeze_max_age = %s)',
+              10000 + mxid_age(relminmxid))
+  FROM pg_class WHERE oid = 'hv_tap.wraparound'::regclass \gexec
+SELECT mxid_age(relminmxid) AS wrap_age_before FROM pg_class WHERE oid = 'hv_tap.wraparound'::regclass \gset
+CREATE TABLE hv_tap.mx (id int PRIMARY KEY);
+INSERT INTO hv_tap.mx SELECT generate_series(1, 9000);
+BEGIN;
+SELECT count(*) FROM (SELECT * FROM hv_tap.mx FOR KEY SHARE) l;
+DO $$
+BEGIN
+  FOR i IN 1 .. 9000 LOOP
+    BEGIN
+      PERFORM FROM hv_tap.mx WHERE id = i FOR UPDATE;
+    EXCEPTION WHEN OTHERS THEN RAISE;
+    END;
+  END LOOP;
+END $$;
+COMMIT;
 \getenv hv_password PGPASSWORD
 \if :{?hv_password}
 \else
@@ -352,7 +376,7 @@ SELECT dblink_exec('hv_other', 'BEGIN');
 SELECT dblink_exec('hv_other', $$INSERT INTO hv_tap.in_progress
   SELECT g, repeat('y', g % 50) FROM generate_series(2501, 5000) g$$);
 SELECT dblink_exec('hv_other', 'DELETE FROM hv_tap.in_progress WHERE id % 10 = 0 AND id <= 2500');
-SELECT dblink_exec('hv_other', 'LOCK TABLE hv_tap.locked_away IN ACCESS EXCLUSIVE MODE');
+SELECT dblink_exec('hv_other', 'LOCK TABLE hv_tap.locked_away, hv_tap.wraparound IN ACCESS EXCLUSIVE MODE');
 
 CREATE FUNCTION hv_tap.sample_dirties(rel regclass, n int) RETURNS bigint LANGUAGE plpgsql AS $$
 BEGIN
@@ -363,7 +387,7 @@ END $$;
 CHECKPOINT;
 \o
 
-SELECT plan(205);
+SELECT plan(207);
 
 -- What the states show, before any check below reads them.
 SELECT ok(h.hint_debt_tuples = h.tuples
@@ -456,6 +480,14 @@ SELECT is((SELECT row(all_visible_pages, all_frozen_pages)::text FROM storagelab
           'storagelab.visibility does not wait for a locked table (NULL counts)');
 SELECT is((SELECT advice FROM storagelab.visibility WHERE relation = 'hv_tap.locked_away'::regclass),
           'unknown: the table is locked', 'and says so');
+SELECT is((SELECT row(severity, advice, pages)::text FROM storagelab.visibility
+            WHERE relation = 'hv_tap.wraparound'::regclass),
+          row('critical', 'VACUUM (FREEZE) now: relminmxid_age nears autovacuum_multixact_freeze_max_age',
+              NULL::bigint)::text,
+          'a locked table near multixact wraparound (its own storage parameter) is still critical');
+SELECT ok(mxid_age(relminmxid) - :wrap_age_before >= 9000,
+          'the fixture made its 9,000 multixacts')
+  FROM pg_class WHERE oid = 'hv_tap.wraparound'::regclass;
 SELECT throws_ok(format('SELECT storagelab.heap_visibility(%s)',
                          (SELECT oid FROM pg_class WHERE relname = 'hv_other_temp')),
                   '0A000', 'cannot access temporary tables of other sessions',
