@@ -15,3 +15,6 @@ INSERT INTO storagelab_internal.setting_defaults VALUES
    'online: heap blocks in the first backfill batch (in every one when backfill_batch_time is 0)'),
   ('bigint_migration.backfill_pause', '20ms',
    'online migrations: pause between backfill batches (skipped after a batch that copied no row)');
+INSERT INTO storagelab_internal.setting_defaults VALUES
+  ('bigint_migration.copy_batch_time', '2s',
+   'copy_swap: target duration of a copy batch (it holds no lock clients wait for); 0 = fixed batches');

@@ -22,10 +22,10 @@ BEGIN
   IF mode IS NULL THEN
     RAISE EXCEPTION 'mode must not be NULL' USING ERRCODE = 'null_value_not_allowed',
       HINT = 'Use mode => ''blocking''.';
-  ELSIF mode NOT IN ('blocking', 'online') THEN
+  ELSIF mode NOT IN ('blocking', 'online', 'copy_swap') THEN
     RAISE EXCEPTION 'invalid mode "%"', mode
       USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Valid modes are ''blocking'' and ''online''.';
+            HINT = 'Valid modes are ''blocking'', ''online'' and ''copy_swap''.';
   END IF;
   RETURN storagelab_internal.bigint_migration_write(
            storagelab_internal.bigint_migration_model(relations, column_names), relations, column_names, mode, function_hazards);
@@ -58,14 +58,18 @@ CREATE FUNCTION storagelab_internal.bigint_migration_write(objs storagelab.bigin
                                                            relations regclass[], column_names name[], mode text,
                                                            function_hazards text)
 RETURNS text
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT CASE $4 WHEN 'online' THEN storagelab_internal.bigint_migration_online_script($1, $2, $3, $5)
-                 ELSE storagelab_internal.bigint_migration_blocking_script($1, $2, $3, $5) END
-$$;
+AS $fn$
+BEGIN
+  -- PL/pgSQL: the copy_swap writer is created later in the install script (part 63)
+  RETURN CASE mode WHEN 'online' THEN storagelab_internal.bigint_migration_online_script(objs, relations, column_names, function_hazards)
+                   WHEN 'copy_swap' THEN storagelab_internal.bigint_migration_copy_swap_script(objs, relations, column_names, function_hazards)
+                   ELSE storagelab_internal.bigint_migration_blocking_script(objs, relations, column_names, function_hazards) END;
+END
+$fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_write(storagelab.bigint_migration_object[], regclass[], name[], text, text) IS
-  'the INT->BIGINT script of a model, in mode blocking or online, function_hazards refuse, widen or accept';
+  'the INT->BIGINT script of a model, in mode blocking, online or copy_swap, function_hazards refuse, widen or accept';
 
 -- The plan ------------------------------------------------------------------
 
@@ -149,9 +153,9 @@ DECLARE
   objs storagelab.bigint_migration_object[];
   msg text; det text; st text;
 BEGIN
-  IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
+  IF mode IS NULL OR mode NOT IN ('blocking', 'online', 'copy_swap') THEN
     RAISE EXCEPTION 'invalid mode "%"', mode
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid modes are ''blocking'' and ''online''.';
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid modes are ''blocking'', ''online'' and ''copy_swap''.';
   END IF;
   PERFORM storagelab_internal.bigint_migration_apply_hazards('{}', function_hazards);   -- checks the value
   step := 0;

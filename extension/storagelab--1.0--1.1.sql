@@ -6300,6 +6300,715 @@ CREATE OR REPLACE VIEW storagelab.visibility AS
    ) a;
 
 COMMENT ON COLUMN storagelab.visibility.severity IS 'critical (wraparound near: 80 % of the table''s autovacuum_freeze_max_age or multixact one, even when locked), warning (next VACUUM aggressive), info, ok; else NULL when locked';
+
+-- Copy and swap: the online machinery of a table rewrite (part 62) and
+-- INT -> BIGINT mode 'copy_swap' (part 63); the generators accept the mode;
+-- the setting bigint_migration.copy_batch_time.
+
+INSERT INTO storagelab_internal.setting_defaults VALUES
+  ('bigint_migration.copy_batch_time', '2s',
+   'copy_swap: target duration of a copy batch (it holds no lock clients wait for); 0 = fixed batches');
+
+CREATE OR REPLACE FUNCTION storagelab.bigint_migration_group_script(relations regclass[], column_names name[], mode text DEFAULT 'blocking',
+                                                         function_hazards text DEFAULT 'refuse')
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF mode IS NULL THEN
+    RAISE EXCEPTION 'mode must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+      HINT = 'Use mode => ''blocking''.';
+  ELSIF mode NOT IN ('blocking', 'online', 'copy_swap') THEN
+    RAISE EXCEPTION 'invalid mode "%"', mode
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Valid modes are ''blocking'', ''online'' and ''copy_swap''.';
+  END IF;
+  RETURN storagelab_internal.bigint_migration_write(
+           storagelab_internal.bigint_migration_model(relations, column_names), relations, column_names, mode, function_hazards);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.bigint_migration_group_script(regclass[], name[], text, text) IS
+  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint: mode blocking (one transaction, each table rewritten once) or online; function_hazards refuse, widen or accept';
+
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_write(objs storagelab.bigint_migration_object[],
+                                                           relations regclass[], column_names name[], mode text,
+                                                           function_hazards text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- PL/pgSQL: the copy_swap writer is created later in the install script (part 63)
+  RETURN CASE mode WHEN 'online' THEN storagelab_internal.bigint_migration_online_script(objs, relations, column_names, function_hazards)
+                   WHEN 'copy_swap' THEN storagelab_internal.bigint_migration_copy_swap_script(objs, relations, column_names, function_hazards)
+                   ELSE storagelab_internal.bigint_migration_blocking_script(objs, relations, column_names, function_hazards) END;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_write(storagelab.bigint_migration_object[], regclass[], name[], text, text) IS
+  'the INT->BIGINT script of a model, in mode blocking, online or copy_swap, function_hazards refuse, widen or accept';
+
+CREATE OR REPLACE FUNCTION storagelab.bigint_migration_plan(mode text DEFAULT 'blocking', function_hazards text DEFAULT 'refuse')
+RETURNS TABLE (step int, severity text, columns text[], relations regclass[], script text, blockers text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  g    record;
+  objs storagelab.bigint_migration_object[];
+  msg text; det text; st text;
+BEGIN
+  IF mode IS NULL OR mode NOT IN ('blocking', 'online', 'copy_swap') THEN
+    RAISE EXCEPTION 'invalid mode "%"', mode
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid modes are ''blocking'', ''online'' and ''copy_swap''.';
+  END IF;
+  PERFORM storagelab_internal.bigint_migration_apply_hazards('{}', function_hazards);   -- checks the value
+  step := 0;
+  FOR g IN SELECT * FROM storagelab_internal.bigint_migration_plan_groups() LOOP
+    step := step + 1;
+    severity := CASE WHEN g.critical THEN 'critical' ELSE 'warning' END;
+    columns := ARRAY(SELECT format('%s.%I', storagelab_internal.bigint_migration_qname(x.r), x.c)
+                       FROM unnest(g.relations, g.column_names) AS x(r, c));
+    relations := NULL; script := NULL; blockers := NULL;
+    BEGIN
+      objs := storagelab_internal.bigint_migration_model(g.relations, g.column_names);
+      relations := ARRAY(SELECT d.rel FROM (SELECT DISTINCT x.relation AS rel FROM unnest(objs) x WHERE x.kind = 'column') d
+                          ORDER BY storagelab_internal.bigint_migration_qname(d.rel));
+      script := storagelab_internal.bigint_migration_write(objs, g.relations, g.column_names, mode, function_hazards);
+    EXCEPTION WHEN OTHERS THEN
+      GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;
+      script := NULL;
+      blockers := format('%s: %s%s', st, msg, CASE WHEN det <> '' THEN E'\n' || det ELSE '' END);
+    END;
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.bigint_migration_plan(text, text) IS
+  'one INT->BIGINT migration script (mode blocking or online; function_hazards refuse, widen or accept) per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';
+
+-- storagelab install script, part 62: the online machinery of a copy-and-swap
+-- rewrite, around the statements of the rewrite engine (part 60): a change
+-- log per table, the batched copy, the replay of the log, and the log's
+-- triggers after the swap (old tables fed from the new ones until cleanup).
+-- The script writers (INT -> BIGINT, part 63; layout rewrites) call these
+-- with a "direction" object per table, written when the script is:
+--
+--   {"source": "s.t",                 the table the clients write (its original name)
+--    "target": "s.storagelab_new_1",  the table kept in step with it
+--    "log":    "s.storagelab_log_1",  the change log (s.storagelab_back_1 after the swap)
+--    "key":    ["id"] | null,         primary key or unique NOT NULL index; null: whole rows
+--    "copy":   "INSERT INTO target (...) SELECT ... FROM ONLY source"}
+--
+-- A table with a key logs the key of every row inserted, updated or deleted;
+-- the replay deletes those keys from the target and copies them again from
+-- the source, in sets (one statement per batch of log rows), so it repairs
+-- whatever a batch of the copy saw half-way.  A table without a key logs
+-- whole rows ('I' new row, 'D' old row, as jsonb); it is copied in one
+-- snapshot, and its replay matches rows by value (a sequential scan of the
+-- target per batch that has deletes: for append-mostly tables).
+
+
+-- The key the change log of table rel uses: the primary key, else the
+-- unique, valid, immediate, non-partial index on NOT NULL plain columns
+-- with the fewest columns; NULL when it has neither.
+CREATE FUNCTION storagelab_internal.rewrite_online_key(rel oid)
+RETURNS name[]
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT ARRAY(SELECT a.attname FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(att, n)
+                 JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = k.att ORDER BY k.n)
+    FROM pg_index i
+   WHERE i.indrelid = $1 AND i.indisunique AND i.indisvalid AND i.indimmediate AND i.indpred IS NULL
+     AND i.indexprs IS NULL
+     AND NOT EXISTS (SELECT 1 FROM unnest(i.indkey::int2[]) k(att) JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = k.att
+                      WHERE NOT a.attnotnull)
+   ORDER BY i.indisprimary DESC, i.indnatts, i.indexrelid
+   LIMIT 1
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_key(oid) IS
+  'the key of a table''s change log: its primary key, else its narrowest unique non-partial index on NOT NULL columns; NULL when it has neither';
+
+-- The statements that start logging the changes of d.source into d.log: the
+-- log table, its trigger function (SECURITY DEFINER: the clients that write
+-- the table need no privilege on the log) and the triggers, ENABLE ALWAYS
+-- (they fire for logical replication's apply too); TRUNCATE is refused
+-- while the log is kept.
+CREATE FUNCTION storagelab_internal.rewrite_online_log_start(d jsonb)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  keys  text[] := ARRAY(SELECT jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END));
+  fn    text := d->>'log';
+  kl    text := (SELECT string_agg(quote_ident(k), ', ') FROM unnest(keys) k);
+  body  text;
+BEGIN
+  IF cardinality(keys) = 0 THEN
+    body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (op, r) VALUES (''D'', pg_catalog.to_jsonb(OLD)); END IF;\n'
+                   || E'  IF TG_OP <> ''DELETE'' THEN INSERT INTO %1$s (op, r) VALUES (''I'', pg_catalog.to_jsonb(NEW)); END IF;\n'
+                   || E'  RETURN NULL;\nEND\n', d->>'log');
+    RETURN ARRAY[
+      format('CREATE TABLE %s (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, op "char" NOT NULL, r jsonb NOT NULL)', d->>'log'),
+      format('CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %s',
+             fn, storagelab_internal.dollar_quote(body))]
+      || storagelab_internal.rewrite_online_log_triggers(d);
+  END IF;
+  body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (%2$s) VALUES (%3$s); END IF;\n'
+                 || E'  IF TG_OP = ''INSERT'' OR (TG_OP = ''UPDATE'' AND (%4$s) IS DISTINCT FROM (%3$s)) THEN\n'
+                 || E'    INSERT INTO %1$s (%2$s) VALUES (%4$s);\n  END IF;\n  RETURN NULL;\nEND\n',
+                 d->>'log', kl,
+                 (SELECT string_agg('OLD.' || quote_ident(k), ', ') FROM unnest(keys) k),
+                 (SELECT string_agg('NEW.' || quote_ident(k), ', ') FROM unnest(keys) k));
+  RETURN ARRAY[
+    format('CREATE TABLE %s AS SELECT %s FROM ONLY %s WITH NO DATA', d->>'log', kl, d->>'source'),
+    format('ALTER TABLE %s ADD COLUMN id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY', d->>'log'),
+    format('CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %s',
+           fn, storagelab_internal.dollar_quote(body))]
+    || storagelab_internal.rewrite_online_log_triggers(d);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_start(jsonb) IS
+  'statements creating the change log of a copy-and-swap rewrite (log table, SECURITY DEFINER trigger function, triggers ENABLE ALWAYS) for one direction object';
+
+-- The triggers that feed d.log from d.source (their names are the log's).
+CREATE FUNCTION storagelab_internal.rewrite_online_log_triggers(d jsonb)
+RETURNS text[]
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT ARRAY[
+    format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION %s()',
+           (parse_ident($1->>'log'))[2], $1->>'source', $1->>'log'),
+    format('CREATE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION storagelab_internal.rewrite_online_no_truncate()',
+           (parse_ident($1->>'log'))[2] || '_truncate', $1->>'source'),
+    format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', $1->>'source', (parse_ident($1->>'log'))[2]),
+    format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', $1->>'source', (parse_ident($1->>'log'))[2] || '_truncate')]
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_triggers(jsonb) IS
+  'the CREATE TRIGGER statements (row changes, TRUNCATE refused) feeding a copy-and-swap change log, enabled always';
+
+-- The statements that stop logging (the triggers dropped; with the log and
+-- its function when drop_log), each safe to run when already done.
+CREATE FUNCTION storagelab_internal.rewrite_online_log_stop(d jsonb, drop_log boolean)
+RETURNS text[]
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT ARRAY[format('DROP TRIGGER IF EXISTS %I ON %s', (parse_ident($1->>'log'))[2], $1->>'source'),
+               format('DROP TRIGGER IF EXISTS %I ON %s', (parse_ident($1->>'log'))[2] || '_truncate', $1->>'source')]
+      || CASE WHEN $2 THEN ARRAY[format('DROP TABLE IF EXISTS %s', $1->>'log'),
+                                 format('DROP FUNCTION IF EXISTS %s()', $1->>'log')] ELSE '{}' END
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_stop(jsonb, boolean) IS
+  'the statements that drop the triggers of a copy-and-swap change log (and the log and its function), each with IF EXISTS';
+
+CREATE FUNCTION storagelab_internal.rewrite_online_no_truncate()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  RAISE EXCEPTION 'cannot truncate %.% while an online rewrite logs its changes', TG_TABLE_SCHEMA, TG_TABLE_NAME
+    USING ERRCODE = 'object_in_use',
+          HINT = 'Finish the rewrite (phase cleanup) or roll it back first.';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_no_truncate() IS
+  'trigger function refusing TRUNCATE of a table whose changes a copy-and-swap rewrite logs (TRUNCATE fires no row trigger)';
+
+-- One batch of the replay of d.log into d.target: the batch_rows oldest log
+-- rows (all when NULL), applied in sets, then deleted; returns how many
+-- there were.  Keyed: the rows with the logged keys are copied again from
+-- the source as it is now (upserted; before the target has its unique
+-- index, deleted and inserted), and those gone from the source deleted (the
+-- log rows of a change not yet visible stay for the next batch).  Whole rows: the new rows inserted,
+-- then one target row deleted per old row.
+CREATE FUNCTION storagelab_internal.rewrite_online_apply(d jsonb, batch_rows bigint)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  ids  bigint[];
+  kl   text := (SELECT string_agg(quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+  cols text;
+  ndel bigint;
+  tk   text := (SELECT string_agg('t.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+  lk   text := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+BEGIN
+  EXECUTE format('SELECT array_agg(id ORDER BY id), count(*) FILTER (WHERE op = ''D'') FROM (SELECT id, %s AS op FROM %s ORDER BY id LIMIT $1) x',
+                 CASE WHEN kl IS NULL THEN 'op' ELSE 'NULL::"char"' END, d->>'log')
+    INTO ids, ndel USING batch_rows;
+  IF ids IS NULL THEN
+    RETURN 0;
+  END IF;
+  IF kl IS NOT NULL AND EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = (d->>'target')::regclass AND i.indisunique) THEN
+    -- upsert, then delete the keys gone from the source: a row of the
+    -- target that other tables reference is never deleted and inserted again
+    SELECT string_agg(format('%1$I = EXCLUDED.%1$I', a.attname), ', ' ORDER BY a.attnum) INTO cols
+      FROM pg_attribute a
+     WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+       AND a.attidentity <> 'a' AND NOT a.attname::text IN (SELECT jsonb_array_elements_text(d->'key'));
+    EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE id = ANY ($1))\n ON CONFLICT (%s) DO %s',
+                   d->>'copy', kl, kl, d->>'log', kl, coalesce('UPDATE SET ' || cols, 'NOTHING')) USING ids;
+    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE id = ANY ($1)) l WHERE (%s) = (%s) '
+                   'AND NOT EXISTS (SELECT FROM ONLY %s s WHERE (%s) = (%s))',
+                   d->>'target', kl, d->>'log', tk, lk, d->>'source',
+                   (SELECT string_agg('s.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k), lk)
+      USING ids;
+  ELSIF kl IS NOT NULL THEN
+    -- no index yet (the pass before phase index): delete the keys, copy them again
+    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE id = ANY ($1)) l WHERE (%s) = (%s)',
+                   d->>'target', kl, d->>'log', tk, lk)
+      USING ids;
+    EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE id = ANY ($1))', d->>'copy', kl, kl, d->>'log') USING ids;
+  ELSE
+    SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+      FROM pg_attribute a
+     WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
+    EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.r) '
+                   'WHERE l.id = ANY ($1) AND l.op = ''I'' ORDER BY l.id', d->>'target', cols, d->>'log')
+      USING ids;
+    IF ndel > 0 THEN
+    EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '
+                   'FROM %1$s t WHERE to_jsonb(t) IN (SELECT r FROM %2$s WHERE id = ANY ($1) AND op = ''D'')) c '
+                   'JOIN (SELECT r, count(*) AS n FROM %2$s WHERE id = ANY ($1) AND op = ''D'' GROUP BY r) w ON w.r = c.j AND c.n <= w.n)',
+                   d->>'target', d->>'log')
+      USING ids;
+    END IF;
+  END IF;
+  EXECUTE format('DELETE FROM %s WHERE id = ANY ($1)', d->>'log') USING ids;
+  RETURN cardinality(ids);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply(jsonb, bigint) IS
+  'one batch of the replay of a copy-and-swap change log into its target table, in sets (keys deleted and copied again, or whole rows inserted and deleted); returns the log rows applied';
+
+-- The copy of a copy-and-swap rewrite: for each direction object of dirs
+-- (a jsonb array), every row of source into target.  A table with a key is
+-- copied in batches of heap blocks (TID range scans), one COMMIT each, from
+-- its progress row's next_block to max_block (the table's size when the
+-- copy started: later rows are in the log); the next batch gets as many
+-- blocks as the last one's rate fills in batch_time_ms (at most twice as
+-- many; fixed at batch_blocks when batch_time_ms is 0), with a pause after
+-- each.  A table without a key is copied in one REPEATABLE READ
+-- transaction, which also deletes the log rows its snapshot sees (they are
+-- in the copy).  Progress rows: storagelab.bigint_migration_progress.  The
+-- setting storagelab.backfill_batches stops it after that many batches.
+--
+-- A procedure with transaction control cannot pin search_path with a SET
+-- clause: it sets it for each of its transactions and qualifies the
+-- functions it calls.
+CREATE PROCEDURE storagelab.rewrite_online_copy(migration text, dirs jsonb, batch_time_ms numeric,
+                                                batch_blocks int, pause interval)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+  d       jsonb;
+  b       bigint;
+  maxb    bigint;
+  isdone  boolean;
+  n       bigint;
+  nb      bigint;
+  nrows   bigint;
+  nbatch  int := 0;
+  t0      timestamptz;
+  ms      numeric;
+  limit_batches int := coalesce(nullif(pg_catalog.current_setting('storagelab.backfill_batches', true), ''), '0')::int;
+  caller_path text := pg_catalog.current_setting('search_path');
+BEGIN
+  PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+  FOR d IN SELECT x FROM pg_catalog.jsonb_array_elements(dirs) x LOOP
+    INSERT INTO storagelab.bigint_migration_progress AS p (migration, relation, max_block, batch_blocks, started_at)
+    SELECT rewrite_online_copy.migration, d->>'source',
+           pg_catalog.pg_relation_size((d->>'source')::regclass) / pg_catalog.current_setting('block_size')::int,
+           rewrite_online_copy.batch_blocks, pg_catalog.clock_timestamp()
+    ON CONFLICT ON CONSTRAINT bigint_migration_progress_pkey DO NOTHING;
+    SELECT p.next_block, p.max_block, p.done, p.batch_blocks INTO b, maxb, isdone, n
+      FROM storagelab.bigint_migration_progress p
+     WHERE p.migration = rewrite_online_copy.migration AND p.relation = d->>'source';
+    IF isdone THEN
+      CONTINUE;
+    ELSIF pg_catalog.jsonb_typeof(d->'key') IS DISTINCT FROM 'array' THEN
+      COMMIT;
+      SET TRANSACTION ISOLATION LEVEL REPEATABLE READ;   -- first statement of the transaction: before any expression
+      PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+      t0 := pg_catalog.clock_timestamp();
+      EXECUTE d->>'copy';
+      GET DIAGNOSTICS nrows = ROW_COUNT;
+      EXECUTE pg_catalog.format('DELETE FROM %s', d->>'log');
+      maxb := -1;
+    ELSE
+      COMMIT;
+    END IF;
+    WHILE b <= maxb LOOP
+      PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+      nb := greatest(least(n, maxb + 1 - b), 1);
+      t0 := pg_catalog.clock_timestamp();
+      EXECUTE d->>'copy' || E'\n WHERE ctid >= $1 AND ctid < $2'
+        USING pg_catalog.format('(%s,0)', b)::tid, pg_catalog.format('(%s,0)', b + nb)::tid;
+      GET DIAGNOSTICS nrows = ROW_COUNT;
+      ms := extract(epoch FROM pg_catalog.clock_timestamp() - t0) * 1000;
+      b := b + nb;
+      IF batch_time_ms > 0 THEN
+        n := greatest(1, least(2 * n, pg_catalog.floor(nb * batch_time_ms / greatest(ms, 0.01))));
+      END IF;
+      UPDATE storagelab.bigint_migration_progress p
+         SET next_block = b, batch_blocks = n, batches = p.batches + 1, rows_copied = p.rows_copied + nrows,
+             last_batch_ms = pg_catalog.round(ms, 1), max_batch_ms = greatest(p.max_batch_ms, pg_catalog.round(ms, 1)),
+             updated_at = pg_catalog.now()
+       WHERE p.migration = rewrite_online_copy.migration AND p.relation = d->>'source';
+      COMMIT;
+      nbatch := nbatch + 1;
+      IF limit_batches > 0 AND nbatch >= limit_batches THEN
+        RAISE NOTICE '% stopped after % batches at block % of %; run the copy again to resume', d->>'source', nbatch, b, maxb;
+        PERFORM pg_catalog.set_config('search_path', caller_path, false);
+        RETURN;
+      END IF;
+      PERFORM pg_catalog.pg_sleep(extract(epoch FROM pause));
+    END LOOP;
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    UPDATE storagelab.bigint_migration_progress p
+       SET done = true, updated_at = pg_catalog.now(),
+           rows_copied = p.rows_copied + CASE WHEN maxb = -1 THEN nrows ELSE 0 END,
+           batches = p.batches + CASE WHEN maxb = -1 THEN 1 ELSE 0 END,
+           last_batch_ms = CASE WHEN maxb = -1 THEN pg_catalog.round(extract(epoch FROM pg_catalog.clock_timestamp() - t0) * 1000, 1) ELSE p.last_batch_ms END
+     WHERE p.migration = rewrite_online_copy.migration AND p.relation = d->>'source';
+    COMMIT;
+  END LOOP;
+  PERFORM pg_catalog.set_config('search_path', caller_path, false);
+END
+$fn$;
+COMMENT ON PROCEDURE storagelab.rewrite_online_copy(text, jsonb, numeric, int, interval) IS
+  'the copy phase of an online copy-and-swap rewrite (its script CALLs it): tables with a key in batches of heap blocks sized to a time budget, one COMMIT each, resumable from storagelab.bigint_migration_progress; tables without one in one snapshot';
+
+-- The replay of a copy-and-swap rewrite: batches of batch_rows log rows per
+-- table, one COMMIT per round that applied any, until at most max_lag log
+-- rows are left in all; after time_limit it gives up with an error (running it again goes on
+-- where it stopped).
+CREATE PROCEDURE storagelab.rewrite_online_replay(migration text, dirs jsonb, max_lag bigint, batch_rows bigint,
+                                                  time_limit interval)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+  d      jsonb;
+  lag    bigint;
+  n      bigint;
+  rounds bigint := 0;
+  t0     timestamptz := pg_catalog.clock_timestamp();
+  caller_path text := pg_catalog.current_setting('search_path');
+BEGIN
+  LOOP
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    n := 0;
+    FOR d IN SELECT x FROM pg_catalog.jsonb_array_elements(dirs) x LOOP
+      n := n + storagelab_internal.rewrite_online_apply(d, batch_rows);
+    END LOOP;
+    lag := 0;
+    FOR d IN SELECT x FROM pg_catalog.jsonb_array_elements(dirs) x LOOP
+      EXECUTE pg_catalog.format('SELECT %s + count(*) FROM %s', lag, d->>'log') INTO lag;
+    END LOOP;
+    IF n > 0 THEN
+      COMMIT;
+    END IF;
+    rounds := rounds + 1;
+    EXIT WHEN lag <= max_lag;
+    IF pg_catalog.clock_timestamp() - t0 > time_limit THEN
+      RAISE EXCEPTION 'the replay of migration % did not catch up within %', migration, time_limit
+        USING ERRCODE = 'object_not_in_prerequisite_state',
+              DETAIL = pg_catalog.format('%s log rows are left after %s rounds.', lag, rounds),
+              HINT = 'Run the phase again when the tables are written less; it resumes where it stopped.';
+    END IF;
+  END LOOP;
+  RAISE NOTICE 'migration %: % log rows left after % rounds', migration, lag, rounds;
+  PERFORM pg_catalog.set_config('search_path', caller_path, false);
+END
+$fn$;
+COMMENT ON PROCEDURE storagelab.rewrite_online_replay(text, jsonb, bigint, bigint, interval) IS
+  'the replay phase of an online copy-and-swap rewrite (its script CALLs it): applies the change logs in sets, one COMMIT per round, until at most max_lag rows are left; gives up after time_limit';
+
+-- storagelab install script, part 63: the INT -> BIGINT script in mode
+-- 'copy_swap' (bigint_migration_script(..., mode => 'copy_swap')): the
+-- component's tables rebuilt as new tables by the rewrite engine (part 60)
+-- and kept in step by the online machinery (part 62), then swapped in.
+-- One psql file in phases, chosen with -v phase=...:
+--   start     new tables (no indexes), change logs and their triggers
+--   copy      CALL storagelab.rewrite_online_copy: batches, resumable
+--   index     log applied once (repairs rows a batch saw twice), indexes, ANALYZE
+--   replay    CALL storagelab.rewrite_online_replay until the lag is small
+--   swap      one transaction: lock, rest of the log, renames and objects
+--             (engine), logs reversed (new tables feed the old ones)
+--   validate  foreign keys added NOT VALID in the swap validated
+--   cleanup   old tables, logs and progress rows dropped
+--   rollback  any time before cleanup: swap back (after replaying the
+--             changes made since the swap) and drop what start created
+
+
+-- The engine's input for a model: every table with converted columns, all
+-- its columns in their order, the converted ones bigint.
+CREATE FUNCTION storagelab_internal.bigint_copy_swap_tables(objs storagelab.bigint_migration_object[])
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT jsonb_agg(jsonb_build_object('relation', storagelab_internal.bigint_migration_qname(t.rel),
+           'columns', (SELECT jsonb_agg(jsonb_build_object('column_name', a.attname,
+                                'type', CASE WHEN EXISTS (SELECT 1 FROM unnest($1) x WHERE x.kind = 'column' AND x.relation = t.rel
+                                                             AND x.column_name = a.attname)
+                                             THEN 'bigint' ELSE format_type(a.atttypid, a.atttypmod) END) ORDER BY a.attnum)
+                         FROM pg_attribute a WHERE a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped))
+           ORDER BY storagelab_internal.bigint_migration_qname(t.rel))
+    FROM (SELECT DISTINCT x.relation::oid AS rel FROM unnest($1) x WHERE x.kind = 'column') t
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_copy_swap_tables(storagelab.bigint_migration_object[]) IS
+  'the rewrite engine''s input for an INT->BIGINT model: each table with converted columns, every column in its order, converted ones bigint';
+
+-- The statement that copies rows of the new table rel (under rel's name
+-- after the swap) back into the old one, storagelab_old_<rel>, cast to the
+-- old types: the copy of the replay after a swap.
+CREATE FUNCTION storagelab_internal.rewrite_online_copy_back(rel oid)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- PL/pgSQL: rewrite_name belongs to the rewrite engine, checked for when the script is written
+  RETURN (SELECT format(E'INSERT INTO %I.%I (%s)%s\nSELECT %s\n  FROM ONLY %s', n.nspname, storagelab_internal.rewrite_name('old', $1),
+                string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum),
+                CASE WHEN bool_or(a.attidentity = 'a') THEN ' OVERRIDING SYSTEM VALUE' ELSE '' END,
+                string_agg(format('%I::%s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum),
+                storagelab_internal.bigint_migration_qname($1))
+    FROM pg_attribute a JOIN pg_class c ON c.oid = $1 JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+   GROUP BY n.nspname);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_copy_back(oid) IS
+  'INSERT ... SELECT copying rows of the table now under rel''s name into storagelab_old_<rel>, cast to its types (the replay after a swap)';
+
+-- The direction objects of part 62 for the tables of an engine input:
+-- forward (old -> new, before the swap) or back (new -> old, after it).
+CREATE FUNCTION storagelab_internal.rewrite_online_dirs(tables jsonb, back boolean)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- PL/pgSQL: rewrite_statements and rewrite_name belong to the rewrite engine
+  RETURN (SELECT jsonb_agg(jsonb_build_object(
+           'source', storagelab_internal.bigint_migration_qname(r.rel),
+           'target', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'old' ELSE 'new' END, r.rel)),
+           'log', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'back' ELSE 'log' END, r.rel)),
+           'key', to_jsonb(storagelab_internal.rewrite_online_key(r.rel)),
+           'copy', CASE WHEN $2 THEN storagelab_internal.rewrite_online_copy_back(r.rel)
+                        ELSE (SELECT s.statement FROM storagelab_internal.rewrite_statements(jsonb_build_array(r.t), 'copy') s) END)
+           ORDER BY r.ord)
+    FROM (SELECT to_regclass(t->>'relation')::oid AS rel, t, ord FROM jsonb_array_elements($1) WITH ORDINALITY x(t, ord)) r
+    JOIN pg_class c ON c.oid = r.rel JOIN pg_namespace n ON n.oid = c.relnamespace);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_dirs(jsonb, boolean) IS
+  'the direction objects (source, target, log, key, copy) of the online machinery for the tables of a rewrite: forward before the swap, back after it';
+
+-- A DO statement (one transaction) running stmts unless skip_if (an SQL
+-- boolean expression) holds, when it says skip_notice instead; unless
+-- require (an SQL boolean expression) holds, when it fails with
+-- require_error; retried on lock_timeout or deadlock (retry_loop).
+CREATE FUNCTION storagelab_internal.rewrite_online_do(stmts text[], skip_if text, skip_notice text,
+                                                      require text, require_error text, retries int)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT 'DO ' || storagelab_internal.dollar_quote(
+    E'\nBEGIN\n'
+    || format(E'  IF %s THEN\n    RAISE NOTICE %L;\n    RETURN;\n  END IF;\n', $2, $3)
+    || format(E'  IF NOT (%s) THEN\n    RAISE EXCEPTION %L USING ERRCODE = ''object_not_in_prerequisite_state'';\n  END IF;\n', $4, $5)
+    || storagelab_internal.retry_loop(
+         coalesce((SELECT string_agg(format(E'        EXECUTE %L;\n', s), '' ORDER BY n) FROM unnest($1) WITH ORDINALITY u(s, n)), ''),
+         $6, 'Run this phase again later; it is safe to re-run.')
+    || E'END\n') || E';\n'
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_do(text[], text, text, text, text, int) IS
+  'a DO statement running statements in one subtransaction retried on lock_timeout or deadlock, skipped with a notice when a condition holds, refused unless another holds';
+
+-- The phases of a copy-and-swap script for the engine input tables
+-- (part 62's machinery around the engine's statements), as psql \if
+-- sections; mid is the migration id, label what the header calls it.
+CREATE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  fwd     jsonb := storagelab_internal.rewrite_online_dirs(tables, false);
+  back    jsonb := storagelab_internal.rewrite_online_dirs(tables, true);
+  d       jsonb;
+  retries int := storagelab_internal.setting('scripts.lock_retries')::int;
+  created text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(fwd) x);
+  swapped text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(back) x);
+  copied  text := format('(SELECT count(*) FROM storagelab.bigint_migration_progress p WHERE p.migration = %L AND p.done) = %s',
+                         mid, jsonb_array_length(fwd));
+  indexed text := (SELECT string_agg(format('EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = to_regclass(%L))', x->>'target'), ' AND ')
+                     FROM jsonb_array_elements(fwd) x WHERE x->'key' <> 'null');
+  locks   text;
+  s       text := '';
+  apply_f text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x);
+  apply_b text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(back) x);
+  st      text[];
+BEGIN
+  indexed := coalesce(indexed, 'true');
+  -- the component, the new tables and the tables whose foreign keys the swap re-points, locked in one statement
+  locks := format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', (SELECT string_agg(x, ', ' ORDER BY x) FROM (
+             SELECT x->>'source' AS x FROM jsonb_array_elements(fwd) x
+             UNION SELECT storagelab_internal.bigint_migration_qname(k.conrelid) FROM pg_constraint k
+              WHERE k.contype = 'f' AND k.confrelid = ANY (SELECT to_regclass(x->>'source') FROM jsonb_array_elements(fwd) x)) y));
+  -- start
+  st := ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d);
+  END LOOP;
+  s := s || E'\\if :ph_start\n' || storagelab_internal.rewrite_online_do(st, created, 'phase start has run already', 'true', '', retries)
+         || E'\\endif\n';
+  -- copy
+  s := s || E'\\if :ph_copy\n'
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', created, 'run phase start first', 0)
+         || format(E'CALL storagelab.rewrite_online_copy(%L, %L, %s, %s, ''0'');\n\\endif\n', mid, fwd,
+                   extract(epoch FROM storagelab_internal.setting('bigint_migration.copy_batch_time')::interval) * 1000,
+                   storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int);
+  -- index: the log applied once (no index yet: a hash join), then the indexes
+  st := apply_f || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
+  s := s || E'\\if :ph_index\n'
+         || storagelab_internal.rewrite_online_do(st, indexed || ' AND ' || copied, 'phase index has run already',
+                                                  copied, 'the copy is not complete: run phase copy first', retries)
+         || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(fwd) x)
+         || E'\\endif\n';
+  -- replay
+  s := s || E'\\if :ph_replay\n'
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', indexed || ' AND ' || copied, 'run phases copy and index first', 0)
+         || format(E'CALL storagelab.rewrite_online_replay(%L, %L, %s, 10000, ''1 hour'');\n\\endif\n', mid, fwd,
+                   1000 * jsonb_array_length(fwd));
+  -- swap
+  st := ARRAY[locks] || apply_f;
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
+  END LOOP;
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'swap') r ORDER BY r.ord);
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d);
+  END LOOP;
+  s := s || E'\\if :ph_swap\n'
+         || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
+                                                  indexed || ' AND ' || copied, 'run phases copy, index and replay first', retries)
+         || E'\\endif\n';
+  -- validate
+  s := s || E'\\if :ph_validate\n';
+  FOR d IN SELECT to_jsonb(r.statement) FROM storagelab_internal.rewrite_statements(tables, 'validate') r ORDER BY r.ord LOOP
+    s := s || storagelab_internal.retry_block(ARRAY[d #>> '{}'], retries);
+  END LOOP;
+  s := s || E'\\endif\n';
+  -- cleanup
+  st := '{}';
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x UNION ALL SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'cleanup') r ORDER BY r.ord)
+           || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  s := s || E'\\if :ph_cleanup\n'
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
+         || E'\\endif\n';
+  -- rollback: swap back when swapped, then drop what start created
+  st := ARRAY[locks] || apply_b;
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
+  END LOOP;
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'swap_back') r ORDER BY r.ord);
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  s := s || E'\\if :ph_rollback\n'
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'not swapped: nothing to swap back', 'true', '', retries);
+  st := '{}';
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  -- one statement: the new tables may reference each other after a swap back
+  st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(x->>'target', ', ')) FROM jsonb_array_elements(fwd) x);
+  st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  s := s || storagelab_internal.rewrite_online_do(st, 'false', '', 'true', '', retries) || E'\\endif\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text) IS
+  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections';
+
+-- The copy_swap script of a model: refusals as in the blocking mode (same
+-- SQLSTATEs), the engine's own refusals, then the header and the phases.
+CREATE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[],
+                                                                      relations regclass[], column_names name[],
+                                                                      function_hazards text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  tables jsonb;
+  mid    text;
+  s      text;
+BEGIN
+  PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
+  objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
+  IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
+    RAISE EXCEPTION 'mode copy_swap does not widen functions'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = (SELECT string_agg(x.identity, ', ') FROM unnest(objs) x WHERE x.kind = 'widened_function'),
+            HINT = 'Use mode ''blocking'' or ''online'', or function_hazards => ''accept'' after fixing the functions.';
+  END IF;
+  IF to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NULL THEN
+    RAISE EXCEPTION 'mode copy_swap needs the rewrite engine, which this installation lacks'
+      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''online'' or ''blocking''.';
+  END IF;
+  tables := storagelab_internal.bigint_copy_swap_tables(objs);
+  mid := 'slcs' || substr(md5(tables::text || now()::text), 1, 10);
+  s := format(E'-- storagelab %s: INT to BIGINT migration (mode copy_swap), migration id %s\n',
+              (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)
+    || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
+          (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(u.r), u.c), ', ')
+             FROM unnest(relations, column_names) AS u(r, c))) || E'\n'
+    || E'-- Tables rebuilt as new tables beside the old ones (one copy of them on disk until cleanup):\n'
+    || (SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(t->>'relation') || E'\n', '') FROM jsonb_array_elements(tables) t)
+    || E'--\n-- Run one phase at a time, in this order (each can be run again after a failure):\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new tables, change logs and triggers (brief SHARE ROW EXCLUSIVE, retried)\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); -v backfill_batches=N stops after N batches; resumes\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=index    -f <this file>  -- indexes of the new tables (locks only them), ANALYZE\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=replay   -f <this file>  -- the change log applied until it is small\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE (lock_timeout, retried)\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=validate -f <this file>  -- foreign keys added NOT VALID in the swap validated\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old tables and the logs\n'
+    || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
+    || E'-- Subscribers of a publication of these tables: ALTER SUBSCRIPTION ... REFRESH PUBLICATION WITH (copy_data = false).\n'
+    || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n'
+    || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards)   -- part 28
+    || E'\n\\set ON_ERROR_STOP on\n'
+    || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
+    || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
+    || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+    || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+    || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
+    || (SELECT 'SELECT ' || string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ') || E' \\gset\n'
+          FROM unnest(ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback']) p)
+    || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
+    || E'\\if :ph_bad\n'
+    || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n') || E';\n\\endif\n\n';
+  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
+  'the INT->BIGINT script in mode copy_swap: the component rebuilt by the rewrite engine beside the old tables, copied in batches, kept in step by change logs, swapped in one short transaction; phases start to cleanup, and rollback';
+
 -- ---------------------------------------------------------------------------
 -- Layout migrations: the copy-and-swap rewrite engine (part 60) and
 -- layout_migration_script() / layout_migration_plan() (part 61), new in 1.1,

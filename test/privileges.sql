@@ -91,6 +91,13 @@ INSERT INTO matrix VALUES
   'ok',       'ok',     'ok',     'ok',     'ok'),
 ('storagelab.bigint_migration_backfill(text,regclass,name[],name[],numeric,integer,interval,integer)',
   'CALL storagelab.bigint_migration_backfill(''slpriv'', ''priv.t'', ARRAY[''id''], ARRAY[''id''], 0, 1, ''0'', 0)',
+  'ok',       'ok',     'ok',     'ok',     'ok'),
+-- copy and swap: with no table given, nothing to copy or replay
+('storagelab.rewrite_online_copy(text,jsonb,numeric,integer,interval)',
+  'CALL storagelab.rewrite_online_copy(''slpriv'', ''[]'', 0, 1, ''0'')',
+  'ok',       'ok',     'ok',     'ok',     'ok'),
+('storagelab.rewrite_online_replay(text,jsonb,bigint,bigint,interval)',
+  'CALL storagelab.rewrite_online_replay(''slpriv'', ''[]'', 0, 1, ''1 s'')',
   'ok',       'ok',     'ok',     'ok',     'ok');
 
 -- The cells are matrix rows x these roles.

@@ -18,7 +18,8 @@
 # doubled transaction).  ONLINE_LOADS="saturating rate-limited" chooses
 # (ONLINE_LOADS=" ": none).
 # Then, without clients (ONLINE_FLOOR=0 skips it), the floor of any
-# shadow-column plan against the blocking and online scripts.
+# shadow-column plan against the blocking and online scripts.  Then copy
+# and swap (ONLINE_COPY_SWAP=0 skips it), below.
 online_tmp=$(mktemp -d)
 
 online_fresh() {
@@ -199,6 +200,92 @@ if [ "${ONLINE_FLOOR:-1}" = 1 ]; then
 	bench_row "floor: one UPDATE per table, no trigger" "$floor_copy" "blocking script" "$floor_blocking"
 	bench_row "floor: that + CREATE UNIQUE INDEX CONC." "$floor_copy_index" "blocking script" "$floor_blocking"
 	bench_row "online script (all phases), no load" "$floor_online" "blocking script" "$floor_blocking"
+fi
+# Copy and swap (mode copy_swap) against anchors measured here: the blocking
+# script, the shadow-column online script, and pg_repack's rewrite of
+# pgbench_accounts (the floor of any copy and swap: same copy, index build
+# and log; pg_repack cannot change a type, and refuses pgbench_history,
+# which has no key).  Without clients: total times, pg_total_relation_size
+# of the two tables, a checksum of pgbench_accounts (pgbench -i data are
+# deterministic), the column order.  With 4 clients: copy_swap and pg_repack,
+# failed transactions and the per-second maximum latency.
+# ONLINE_COPY_SWAP=0 skips it; it needs the rewrite engine (part 60).
+cs_size() { psql -X -At -c "SELECT pg_total_relation_size('pgbench_accounts') + pg_total_relation_size('pgbench_history')"; }
+cs_sum() { psql -X -At -c "SELECT md5(string_agg(format('%s|%s|%s|%s', aid, bid, abalance, filler), ',' ORDER BY aid)) FROM pgbench_accounts"; }
+cs_cols() { psql -X -At -c "SELECT string_agg(attname, ',' ORDER BY attnum) FROM pg_attribute WHERE attrelid IN ('pgbench_accounts'::regclass) AND attnum > 0 AND NOT attisdropped"; }
+cs_repack() {
+	if [ ! -x "$(pg_config --bindir)/pg_repack" ] && [ ! -x "/usr/lib/postgresql/$PG_MAJOR/bin/pg_repack" ]; then
+		{ [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "postgresql-$PG_MAJOR-repack" >/dev/null 2>&1; } ||
+			{ echo "  pg_repack not installed (postgresql-$PG_MAJOR-repack)"; return 1; }
+	fi
+	psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_repack'
+	"/usr/lib/postgresql/$PG_MAJOR/bin/pg_repack" --no-order --table=public.pgbench_accounts -d "$PGDATABASE"
+}
+if [ "${ONLINE_COPY_SWAP:-1}" = 1 ]; then
+	echo "  -- copy and swap (mode copy_swap): no load, anchors from this run"
+	phase_ms=
+	label=cs-blocking
+	online_fresh
+	cols0=$(cs_cols)
+	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid')" >"$online_tmp/blocking.sql"
+	phase_total=0
+	online_phase script psql -X -q -v ON_ERROR_STOP=1 -f "$online_tmp/blocking.sql"
+	cs_blocking=$phase_total; size_blocking=$(cs_size); sum_blocking=$(cs_sum)
+	label=cs-online
+	online_fresh
+	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'online')" >"$online_tmp/online.sql"
+	phase_total=0
+	for phase in expand backfill prepare swap cleanup; do
+		online_phase $phase psql -X -q -v ON_ERROR_STOP=1 -v phase=$phase -f "$online_tmp/online.sql"
+	done
+	cs_online=$phase_total; size_online=$(cs_size)
+	label=cs-copy-swap
+	online_fresh
+	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'copy_swap')" >"$online_tmp/cs.sql"
+	phase_total=0; phase_ms=
+	for phase in start copy index replay swap validate cleanup; do
+		online_phase $phase psql -X -q -v ON_ERROR_STOP=1 -v phase=$phase -f "$online_tmp/cs.sql"
+	done
+	cs_cs=$phase_total; size_cs=$(cs_size); sum_cs=$(cs_sum)
+	echo "  copy_swap phases (ms):$phase_ms"
+	label=cs-repack
+	online_fresh
+	phase_total=0
+	online_phase repack cs_repack
+	cs_rp=$phase_total
+	bench_row "blocking script, no load" "$cs_blocking" "blocking script" "$cs_blocking"
+	bench_row "online script (shadow columns), no load" "$cs_online" "blocking script" "$cs_blocking"
+	bench_row "copy_swap script (all phases), no load" "$cs_cs" "blocking script" "$cs_blocking"
+	bench_row "pg_repack pgbench_accounts, no load" "$cs_rp" "blocking script" "$cs_blocking"
+	bench_row "copy_swap script (all phases), no load" "$cs_cs" "pg_repack" "$cs_rp"
+	echo "  sizes after (accounts + history, pg_total_relation_size): blocking $size_blocking, online $size_online, copy_swap $size_cs ($(awk -v a="$size_cs" -v b="$size_blocking" 'BEGIN { printf "%.3f", a / b }') x blocking)"
+	echo "  pgbench_accounts checksum equal to blocking's: $([ "$sum_cs" = "$sum_blocking" ] && echo yes || echo NO); column order kept: $([ "$(cs_cols)" = "$cols0" ] && echo yes || echo NO) ($cols0)"
+
+	echo "  -- copy and swap under 4 clients (saturating), and pg_repack under the same load"
+	for what in copy_swap repack; do
+		label=load-$what
+		online_fresh
+		[ $what = copy_swap ] && psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'copy_swap')" >"$online_tmp/cs.sql"
+		rm -f "$online_tmp/stop"
+		online_load "$label" "" &
+		loadpid=$!
+		sleep 3
+		phase_ms=
+		phase_total=0
+		if [ $what = copy_swap ]; then
+			for phase in start copy index replay swap validate cleanup; do
+				online_phase $phase psql -X -q -v ON_ERROR_STOP=1 -v phase=$phase -f "$online_tmp/cs.sql"
+			done
+		else
+			online_phase repack cs_repack
+		fi
+		sleep 3
+		touch "$online_tmp/stop"
+		wait $loadpid
+		echo "  $label: phases (ms):$phase_ms"
+		online_report "$label"
+		echo "  $label: invariant holds afterwards: $(online_invariant); aid type: $(psql -X -At -c "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'pgbench_accounts'::regclass AND attname = 'aid'"); size $(cs_size)"
+	done
 fi
 dropdb storagelab_bench_online
 rm -rf "$online_tmp"

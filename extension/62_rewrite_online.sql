@@ -1,0 +1,343 @@
+-- storagelab install script, part 62: the online machinery of a copy-and-swap
+-- rewrite, around the statements of the rewrite engine (part 60): a change
+-- log per table, the batched copy, the replay of the log, and the log's
+-- triggers after the swap (old tables fed from the new ones until cleanup).
+-- The script writers (INT -> BIGINT, part 63; layout rewrites) call these
+-- with a "direction" object per table, written when the script is:
+--
+--   {"source": "s.t",                 the table the clients write (its original name)
+--    "target": "s.storagelab_new_1",  the table kept in step with it
+--    "log":    "s.storagelab_log_1",  the change log (s.storagelab_back_1 after the swap)
+--    "key":    ["id"] | null,         primary key or unique NOT NULL index; null: whole rows
+--    "copy":   "INSERT INTO target (...) SELECT ... FROM ONLY source"}
+--
+-- A table with a key logs the key of every row inserted, updated or deleted;
+-- the replay deletes those keys from the target and copies them again from
+-- the source, in sets (one statement per batch of log rows), so it repairs
+-- whatever a batch of the copy saw half-way.  A table without a key logs
+-- whole rows ('I' new row, 'D' old row, as jsonb); it is copied in one
+-- snapshot, and its replay matches rows by value (a sequential scan of the
+-- target per batch that has deletes: for append-mostly tables).
+
+\echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+-- The key the change log of table rel uses: the primary key, else the
+-- unique, valid, immediate, non-partial index on NOT NULL plain columns
+-- with the fewest columns; NULL when it has neither.
+CREATE FUNCTION storagelab_internal.rewrite_online_key(rel oid)
+RETURNS name[]
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT ARRAY(SELECT a.attname FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(att, n)
+                 JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = k.att ORDER BY k.n)
+    FROM pg_index i
+   WHERE i.indrelid = $1 AND i.indisunique AND i.indisvalid AND i.indimmediate AND i.indpred IS NULL
+     AND i.indexprs IS NULL
+     AND NOT EXISTS (SELECT 1 FROM unnest(i.indkey::int2[]) k(att) JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = k.att
+                      WHERE NOT a.attnotnull)
+   ORDER BY i.indisprimary DESC, i.indnatts, i.indexrelid
+   LIMIT 1
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_key(oid) IS
+  'the key of a table''s change log: its primary key, else its narrowest unique non-partial index on NOT NULL columns; NULL when it has neither';
+
+-- The statements that start logging the changes of d.source into d.log: the
+-- log table, its trigger function (SECURITY DEFINER: the clients that write
+-- the table need no privilege on the log) and the triggers, ENABLE ALWAYS
+-- (they fire for logical replication's apply too); TRUNCATE is refused
+-- while the log is kept.
+CREATE FUNCTION storagelab_internal.rewrite_online_log_start(d jsonb)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  keys  text[] := ARRAY(SELECT jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END));
+  fn    text := d->>'log';
+  kl    text := (SELECT string_agg(quote_ident(k), ', ') FROM unnest(keys) k);
+  body  text;
+BEGIN
+  IF cardinality(keys) = 0 THEN
+    body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (op, r) VALUES (''D'', pg_catalog.to_jsonb(OLD)); END IF;\n'
+                   || E'  IF TG_OP <> ''DELETE'' THEN INSERT INTO %1$s (op, r) VALUES (''I'', pg_catalog.to_jsonb(NEW)); END IF;\n'
+                   || E'  RETURN NULL;\nEND\n', d->>'log');
+    RETURN ARRAY[
+      format('CREATE TABLE %s (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, op "char" NOT NULL, r jsonb NOT NULL)', d->>'log'),
+      format('CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %s',
+             fn, storagelab_internal.dollar_quote(body))]
+      || storagelab_internal.rewrite_online_log_triggers(d);
+  END IF;
+  body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (%2$s) VALUES (%3$s); END IF;\n'
+                 || E'  IF TG_OP = ''INSERT'' OR (TG_OP = ''UPDATE'' AND (%4$s) IS DISTINCT FROM (%3$s)) THEN\n'
+                 || E'    INSERT INTO %1$s (%2$s) VALUES (%4$s);\n  END IF;\n  RETURN NULL;\nEND\n',
+                 d->>'log', kl,
+                 (SELECT string_agg('OLD.' || quote_ident(k), ', ') FROM unnest(keys) k),
+                 (SELECT string_agg('NEW.' || quote_ident(k), ', ') FROM unnest(keys) k));
+  RETURN ARRAY[
+    format('CREATE TABLE %s AS SELECT %s FROM ONLY %s WITH NO DATA', d->>'log', kl, d->>'source'),
+    format('ALTER TABLE %s ADD COLUMN id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY', d->>'log'),
+    format('CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %s',
+           fn, storagelab_internal.dollar_quote(body))]
+    || storagelab_internal.rewrite_online_log_triggers(d);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_start(jsonb) IS
+  'statements creating the change log of a copy-and-swap rewrite (log table, SECURITY DEFINER trigger function, triggers ENABLE ALWAYS) for one direction object';
+
+-- The triggers that feed d.log from d.source (their names are the log's).
+CREATE FUNCTION storagelab_internal.rewrite_online_log_triggers(d jsonb)
+RETURNS text[]
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT ARRAY[
+    format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION %s()',
+           (parse_ident($1->>'log'))[2], $1->>'source', $1->>'log'),
+    format('CREATE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION storagelab_internal.rewrite_online_no_truncate()',
+           (parse_ident($1->>'log'))[2] || '_truncate', $1->>'source'),
+    format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', $1->>'source', (parse_ident($1->>'log'))[2]),
+    format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', $1->>'source', (parse_ident($1->>'log'))[2] || '_truncate')]
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_triggers(jsonb) IS
+  'the CREATE TRIGGER statements (row changes, TRUNCATE refused) feeding a copy-and-swap change log, enabled always';
+
+-- The statements that stop logging (the triggers dropped; with the log and
+-- its function when drop_log), each safe to run when already done.
+CREATE FUNCTION storagelab_internal.rewrite_online_log_stop(d jsonb, drop_log boolean)
+RETURNS text[]
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT ARRAY[format('DROP TRIGGER IF EXISTS %I ON %s', (parse_ident($1->>'log'))[2], $1->>'source'),
+               format('DROP TRIGGER IF EXISTS %I ON %s', (parse_ident($1->>'log'))[2] || '_truncate', $1->>'source')]
+      || CASE WHEN $2 THEN ARRAY[format('DROP TABLE IF EXISTS %s', $1->>'log'),
+                                 format('DROP FUNCTION IF EXISTS %s()', $1->>'log')] ELSE '{}' END
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_stop(jsonb, boolean) IS
+  'the statements that drop the triggers of a copy-and-swap change log (and the log and its function), each with IF EXISTS';
+
+CREATE FUNCTION storagelab_internal.rewrite_online_no_truncate()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  RAISE EXCEPTION 'cannot truncate %.% while an online rewrite logs its changes', TG_TABLE_SCHEMA, TG_TABLE_NAME
+    USING ERRCODE = 'object_in_use',
+          HINT = 'Finish the rewrite (phase cleanup) or roll it back first.';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_no_truncate() IS
+  'trigger function refusing TRUNCATE of a table whose changes a copy-and-swap rewrite logs (TRUNCATE fires no row trigger)';
+
+-- One batch of the replay of d.log into d.target: the batch_rows oldest log
+-- rows (all when NULL), applied in sets, then deleted; returns how many
+-- there were.  Keyed: the rows with the logged keys are copied again from
+-- the source as it is now (upserted; before the target has its unique
+-- index, deleted and inserted), and those gone from the source deleted (the
+-- log rows of a change not yet visible stay for the next batch).  Whole rows: the new rows inserted,
+-- then one target row deleted per old row.
+CREATE FUNCTION storagelab_internal.rewrite_online_apply(d jsonb, batch_rows bigint)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  ids  bigint[];
+  kl   text := (SELECT string_agg(quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+  cols text;
+  ndel bigint;
+  tk   text := (SELECT string_agg('t.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+  lk   text := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+BEGIN
+  EXECUTE format('SELECT array_agg(id ORDER BY id), count(*) FILTER (WHERE op = ''D'') FROM (SELECT id, %s AS op FROM %s ORDER BY id LIMIT $1) x',
+                 CASE WHEN kl IS NULL THEN 'op' ELSE 'NULL::"char"' END, d->>'log')
+    INTO ids, ndel USING batch_rows;
+  IF ids IS NULL THEN
+    RETURN 0;
+  END IF;
+  IF kl IS NOT NULL AND EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = (d->>'target')::regclass AND i.indisunique) THEN
+    -- upsert, then delete the keys gone from the source: a row of the
+    -- target that other tables reference is never deleted and inserted again
+    SELECT string_agg(format('%1$I = EXCLUDED.%1$I', a.attname), ', ' ORDER BY a.attnum) INTO cols
+      FROM pg_attribute a
+     WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+       AND a.attidentity <> 'a' AND NOT a.attname::text IN (SELECT jsonb_array_elements_text(d->'key'));
+    EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE id = ANY ($1))\n ON CONFLICT (%s) DO %s',
+                   d->>'copy', kl, kl, d->>'log', kl, coalesce('UPDATE SET ' || cols, 'NOTHING')) USING ids;
+    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE id = ANY ($1)) l WHERE (%s) = (%s) '
+                   'AND NOT EXISTS (SELECT FROM ONLY %s s WHERE (%s) = (%s))',
+                   d->>'target', kl, d->>'log', tk, lk, d->>'source',
+                   (SELECT string_agg('s.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k), lk)
+      USING ids;
+  ELSIF kl IS NOT NULL THEN
+    -- no index yet (the pass before phase index): delete the keys, copy them again
+    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE id = ANY ($1)) l WHERE (%s) = (%s)',
+                   d->>'target', kl, d->>'log', tk, lk)
+      USING ids;
+    EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE id = ANY ($1))', d->>'copy', kl, kl, d->>'log') USING ids;
+  ELSE
+    SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+      FROM pg_attribute a
+     WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
+    EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.r) '
+                   'WHERE l.id = ANY ($1) AND l.op = ''I'' ORDER BY l.id', d->>'target', cols, d->>'log')
+      USING ids;
+    IF ndel > 0 THEN
+    EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '
+                   'FROM %1$s t WHERE to_jsonb(t) IN (SELECT r FROM %2$s WHERE id = ANY ($1) AND op = ''D'')) c '
+                   'JOIN (SELECT r, count(*) AS n FROM %2$s WHERE id = ANY ($1) AND op = ''D'' GROUP BY r) w ON w.r = c.j AND c.n <= w.n)',
+                   d->>'target', d->>'log')
+      USING ids;
+    END IF;
+  END IF;
+  EXECUTE format('DELETE FROM %s WHERE id = ANY ($1)', d->>'log') USING ids;
+  RETURN cardinality(ids);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply(jsonb, bigint) IS
+  'one batch of the replay of a copy-and-swap change log into its target table, in sets (keys deleted and copied again, or whole rows inserted and deleted); returns the log rows applied';
+
+-- The copy of a copy-and-swap rewrite: for each direction object of dirs
+-- (a jsonb array), every row of source into target.  A table with a key is
+-- copied in batches of heap blocks (TID range scans), one COMMIT each, from
+-- its progress row's next_block to max_block (the table's size when the
+-- copy started: later rows are in the log); the next batch gets as many
+-- blocks as the last one's rate fills in batch_time_ms (at most twice as
+-- many; fixed at batch_blocks when batch_time_ms is 0), with a pause after
+-- each.  A table without a key is copied in one REPEATABLE READ
+-- transaction, which also deletes the log rows its snapshot sees (they are
+-- in the copy).  Progress rows: storagelab.bigint_migration_progress.  The
+-- setting storagelab.backfill_batches stops it after that many batches.
+--
+-- A procedure with transaction control cannot pin search_path with a SET
+-- clause: it sets it for each of its transactions and qualifies the
+-- functions it calls.
+CREATE PROCEDURE storagelab.rewrite_online_copy(migration text, dirs jsonb, batch_time_ms numeric,
+                                                batch_blocks int, pause interval)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+  d       jsonb;
+  b       bigint;
+  maxb    bigint;
+  isdone  boolean;
+  n       bigint;
+  nb      bigint;
+  nrows   bigint;
+  nbatch  int := 0;
+  t0      timestamptz;
+  ms      numeric;
+  limit_batches int := coalesce(nullif(pg_catalog.current_setting('storagelab.backfill_batches', true), ''), '0')::int;
+  caller_path text := pg_catalog.current_setting('search_path');
+BEGIN
+  PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+  FOR d IN SELECT x FROM pg_catalog.jsonb_array_elements(dirs) x LOOP
+    INSERT INTO storagelab.bigint_migration_progress AS p (migration, relation, max_block, batch_blocks, started_at)
+    SELECT rewrite_online_copy.migration, d->>'source',
+           pg_catalog.pg_relation_size((d->>'source')::regclass) / pg_catalog.current_setting('block_size')::int,
+           rewrite_online_copy.batch_blocks, pg_catalog.clock_timestamp()
+    ON CONFLICT ON CONSTRAINT bigint_migration_progress_pkey DO NOTHING;
+    SELECT p.next_block, p.max_block, p.done, p.batch_blocks INTO b, maxb, isdone, n
+      FROM storagelab.bigint_migration_progress p
+     WHERE p.migration = rewrite_online_copy.migration AND p.relation = d->>'source';
+    IF isdone THEN
+      CONTINUE;
+    ELSIF pg_catalog.jsonb_typeof(d->'key') IS DISTINCT FROM 'array' THEN
+      COMMIT;
+      SET TRANSACTION ISOLATION LEVEL REPEATABLE READ;   -- first statement of the transaction: before any expression
+      PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+      t0 := pg_catalog.clock_timestamp();
+      EXECUTE d->>'copy';
+      GET DIAGNOSTICS nrows = ROW_COUNT;
+      EXECUTE pg_catalog.format('DELETE FROM %s', d->>'log');
+      maxb := -1;
+    ELSE
+      COMMIT;
+    END IF;
+    WHILE b <= maxb LOOP
+      PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+      nb := greatest(least(n, maxb + 1 - b), 1);
+      t0 := pg_catalog.clock_timestamp();
+      EXECUTE d->>'copy' || E'\n WHERE ctid >= $1 AND ctid < $2'
+        USING pg_catalog.format('(%s,0)', b)::tid, pg_catalog.format('(%s,0)', b + nb)::tid;
+      GET DIAGNOSTICS nrows = ROW_COUNT;
+      ms := extract(epoch FROM pg_catalog.clock_timestamp() - t0) * 1000;
+      b := b + nb;
+      IF batch_time_ms > 0 THEN
+        n := greatest(1, least(2 * n, pg_catalog.floor(nb * batch_time_ms / greatest(ms, 0.01))));
+      END IF;
+      UPDATE storagelab.bigint_migration_progress p
+         SET next_block = b, batch_blocks = n, batches = p.batches + 1, rows_copied = p.rows_copied + nrows,
+             last_batch_ms = pg_catalog.round(ms, 1), max_batch_ms = greatest(p.max_batch_ms, pg_catalog.round(ms, 1)),
+             updated_at = pg_catalog.now()
+       WHERE p.migration = rewrite_online_copy.migration AND p.relation = d->>'source';
+      COMMIT;
+      nbatch := nbatch + 1;
+      IF limit_batches > 0 AND nbatch >= limit_batches THEN
+        RAISE NOTICE '% stopped after % batches at block % of %; run the copy again to resume', d->>'source', nbatch, b, maxb;
+        PERFORM pg_catalog.set_config('search_path', caller_path, false);
+        RETURN;
+      END IF;
+      PERFORM pg_catalog.pg_sleep(extract(epoch FROM pause));
+    END LOOP;
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    UPDATE storagelab.bigint_migration_progress p
+       SET done = true, updated_at = pg_catalog.now(),
+           rows_copied = p.rows_copied + CASE WHEN maxb = -1 THEN nrows ELSE 0 END,
+           batches = p.batches + CASE WHEN maxb = -1 THEN 1 ELSE 0 END,
+           last_batch_ms = CASE WHEN maxb = -1 THEN pg_catalog.round(extract(epoch FROM pg_catalog.clock_timestamp() - t0) * 1000, 1) ELSE p.last_batch_ms END
+     WHERE p.migration = rewrite_online_copy.migration AND p.relation = d->>'source';
+    COMMIT;
+  END LOOP;
+  PERFORM pg_catalog.set_config('search_path', caller_path, false);
+END
+$fn$;
+COMMENT ON PROCEDURE storagelab.rewrite_online_copy(text, jsonb, numeric, int, interval) IS
+  'the copy phase of an online copy-and-swap rewrite (its script CALLs it): tables with a key in batches of heap blocks sized to a time budget, one COMMIT each, resumable from storagelab.bigint_migration_progress; tables without one in one snapshot';
+
+-- The replay of a copy-and-swap rewrite: batches of batch_rows log rows per
+-- table, one COMMIT per round that applied any, until at most max_lag log
+-- rows are left in all; after time_limit it gives up with an error (running it again goes on
+-- where it stopped).
+CREATE PROCEDURE storagelab.rewrite_online_replay(migration text, dirs jsonb, max_lag bigint, batch_rows bigint,
+                                                  time_limit interval)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+  d      jsonb;
+  lag    bigint;
+  n      bigint;
+  rounds bigint := 0;
+  t0     timestamptz := pg_catalog.clock_timestamp();
+  caller_path text := pg_catalog.current_setting('search_path');
+BEGIN
+  LOOP
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    n := 0;
+    FOR d IN SELECT x FROM pg_catalog.jsonb_array_elements(dirs) x LOOP
+      n := n + storagelab_internal.rewrite_online_apply(d, batch_rows);
+    END LOOP;
+    lag := 0;
+    FOR d IN SELECT x FROM pg_catalog.jsonb_array_elements(dirs) x LOOP
+      EXECUTE pg_catalog.format('SELECT %s + count(*) FROM %s', lag, d->>'log') INTO lag;
+    END LOOP;
+    IF n > 0 THEN
+      COMMIT;
+    END IF;
+    rounds := rounds + 1;
+    EXIT WHEN lag <= max_lag;
+    IF pg_catalog.clock_timestamp() - t0 > time_limit THEN
+      RAISE EXCEPTION 'the replay of migration % did not catch up within %', migration, time_limit
+        USING ERRCODE = 'object_not_in_prerequisite_state',
+              DETAIL = pg_catalog.format('%s log rows are left after %s rounds.', lag, rounds),
+              HINT = 'Run the phase again when the tables are written less; it resumes where it stopped.';
+    END IF;
+  END LOOP;
+  RAISE NOTICE 'migration %: % log rows left after % rounds', migration, lag, rounds;
+  PERFORM pg_catalog.set_config('search_path', caller_path, false);
+END
+$fn$;
+COMMENT ON PROCEDURE storagelab.rewrite_online_replay(text, jsonb, bigint, bigint, interval) IS
+  'the replay phase of an online copy-and-swap rewrite (its script CALLs it): applies the change logs in sets, one COMMIT per round, until at most max_lag rows are left; gives up after time_limit';

@@ -1,0 +1,279 @@
+-- storagelab install script, part 63: the INT -> BIGINT script in mode
+-- 'copy_swap' (bigint_migration_script(..., mode => 'copy_swap')): the
+-- component's tables rebuilt as new tables by the rewrite engine (part 60)
+-- and kept in step by the online machinery (part 62), then swapped in.
+-- One psql file in phases, chosen with -v phase=...:
+--   start     new tables (no indexes), change logs and their triggers
+--   copy      CALL storagelab.rewrite_online_copy: batches, resumable
+--   index     log applied once (repairs rows a batch saw twice), indexes, ANALYZE
+--   replay    CALL storagelab.rewrite_online_replay until the lag is small
+--   swap      one transaction: lock, rest of the log, renames and objects
+--             (engine), logs reversed (new tables feed the old ones)
+--   validate  foreign keys added NOT VALID in the swap validated
+--   cleanup   old tables, logs and progress rows dropped
+--   rollback  any time before cleanup: swap back (after replaying the
+--             changes made since the swap) and drop what start created
+
+\echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+-- The engine's input for a model: every table with converted columns, all
+-- its columns in their order, the converted ones bigint.
+CREATE FUNCTION storagelab_internal.bigint_copy_swap_tables(objs storagelab.bigint_migration_object[])
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT jsonb_agg(jsonb_build_object('relation', storagelab_internal.bigint_migration_qname(t.rel),
+           'columns', (SELECT jsonb_agg(jsonb_build_object('column_name', a.attname,
+                                'type', CASE WHEN EXISTS (SELECT 1 FROM unnest($1) x WHERE x.kind = 'column' AND x.relation = t.rel
+                                                             AND x.column_name = a.attname)
+                                             THEN 'bigint' ELSE format_type(a.atttypid, a.atttypmod) END) ORDER BY a.attnum)
+                         FROM pg_attribute a WHERE a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped))
+           ORDER BY storagelab_internal.bigint_migration_qname(t.rel))
+    FROM (SELECT DISTINCT x.relation::oid AS rel FROM unnest($1) x WHERE x.kind = 'column') t
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_copy_swap_tables(storagelab.bigint_migration_object[]) IS
+  'the rewrite engine''s input for an INT->BIGINT model: each table with converted columns, every column in its order, converted ones bigint';
+
+-- The statement that copies rows of the new table rel (under rel's name
+-- after the swap) back into the old one, storagelab_old_<rel>, cast to the
+-- old types: the copy of the replay after a swap.
+CREATE FUNCTION storagelab_internal.rewrite_online_copy_back(rel oid)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- PL/pgSQL: rewrite_name belongs to the rewrite engine, checked for when the script is written
+  RETURN (SELECT format(E'INSERT INTO %I.%I (%s)%s\nSELECT %s\n  FROM ONLY %s', n.nspname, storagelab_internal.rewrite_name('old', $1),
+                string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum),
+                CASE WHEN bool_or(a.attidentity = 'a') THEN ' OVERRIDING SYSTEM VALUE' ELSE '' END,
+                string_agg(format('%I::%s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum),
+                storagelab_internal.bigint_migration_qname($1))
+    FROM pg_attribute a JOIN pg_class c ON c.oid = $1 JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+   GROUP BY n.nspname);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_copy_back(oid) IS
+  'INSERT ... SELECT copying rows of the table now under rel''s name into storagelab_old_<rel>, cast to its types (the replay after a swap)';
+
+-- The direction objects of part 62 for the tables of an engine input:
+-- forward (old -> new, before the swap) or back (new -> old, after it).
+CREATE FUNCTION storagelab_internal.rewrite_online_dirs(tables jsonb, back boolean)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- PL/pgSQL: rewrite_statements and rewrite_name belong to the rewrite engine
+  RETURN (SELECT jsonb_agg(jsonb_build_object(
+           'source', storagelab_internal.bigint_migration_qname(r.rel),
+           'target', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'old' ELSE 'new' END, r.rel)),
+           'log', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'back' ELSE 'log' END, r.rel)),
+           'key', to_jsonb(storagelab_internal.rewrite_online_key(r.rel)),
+           'copy', CASE WHEN $2 THEN storagelab_internal.rewrite_online_copy_back(r.rel)
+                        ELSE (SELECT s.statement FROM storagelab_internal.rewrite_statements(jsonb_build_array(r.t), 'copy') s) END)
+           ORDER BY r.ord)
+    FROM (SELECT to_regclass(t->>'relation')::oid AS rel, t, ord FROM jsonb_array_elements($1) WITH ORDINALITY x(t, ord)) r
+    JOIN pg_class c ON c.oid = r.rel JOIN pg_namespace n ON n.oid = c.relnamespace);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_dirs(jsonb, boolean) IS
+  'the direction objects (source, target, log, key, copy) of the online machinery for the tables of a rewrite: forward before the swap, back after it';
+
+-- A DO statement (one transaction) running stmts unless skip_if (an SQL
+-- boolean expression) holds, when it says skip_notice instead; unless
+-- require (an SQL boolean expression) holds, when it fails with
+-- require_error; retried on lock_timeout or deadlock (retry_loop).
+CREATE FUNCTION storagelab_internal.rewrite_online_do(stmts text[], skip_if text, skip_notice text,
+                                                      require text, require_error text, retries int)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT 'DO ' || storagelab_internal.dollar_quote(
+    E'\nBEGIN\n'
+    || format(E'  IF %s THEN\n    RAISE NOTICE %L;\n    RETURN;\n  END IF;\n', $2, $3)
+    || format(E'  IF NOT (%s) THEN\n    RAISE EXCEPTION %L USING ERRCODE = ''object_not_in_prerequisite_state'';\n  END IF;\n', $4, $5)
+    || storagelab_internal.retry_loop(
+         coalesce((SELECT string_agg(format(E'        EXECUTE %L;\n', s), '' ORDER BY n) FROM unnest($1) WITH ORDINALITY u(s, n)), ''),
+         $6, 'Run this phase again later; it is safe to re-run.')
+    || E'END\n') || E';\n'
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_do(text[], text, text, text, text, int) IS
+  'a DO statement running statements in one subtransaction retried on lock_timeout or deadlock, skipped with a notice when a condition holds, refused unless another holds';
+
+-- The phases of a copy-and-swap script for the engine input tables
+-- (part 62's machinery around the engine's statements), as psql \if
+-- sections; mid is the migration id, label what the header calls it.
+CREATE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  fwd     jsonb := storagelab_internal.rewrite_online_dirs(tables, false);
+  back    jsonb := storagelab_internal.rewrite_online_dirs(tables, true);
+  d       jsonb;
+  retries int := storagelab_internal.setting('scripts.lock_retries')::int;
+  created text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(fwd) x);
+  swapped text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(back) x);
+  copied  text := format('(SELECT count(*) FROM storagelab.bigint_migration_progress p WHERE p.migration = %L AND p.done) = %s',
+                         mid, jsonb_array_length(fwd));
+  indexed text := (SELECT string_agg(format('EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = to_regclass(%L))', x->>'target'), ' AND ')
+                     FROM jsonb_array_elements(fwd) x WHERE x->'key' <> 'null');
+  locks   text;
+  s       text := '';
+  apply_f text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x);
+  apply_b text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(back) x);
+  st      text[];
+BEGIN
+  indexed := coalesce(indexed, 'true');
+  -- the component, the new tables and the tables whose foreign keys the swap re-points, locked in one statement
+  locks := format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', (SELECT string_agg(x, ', ' ORDER BY x) FROM (
+             SELECT x->>'source' AS x FROM jsonb_array_elements(fwd) x
+             UNION SELECT storagelab_internal.bigint_migration_qname(k.conrelid) FROM pg_constraint k
+              WHERE k.contype = 'f' AND k.confrelid = ANY (SELECT to_regclass(x->>'source') FROM jsonb_array_elements(fwd) x)) y));
+  -- start
+  st := ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d);
+  END LOOP;
+  s := s || E'\\if :ph_start\n' || storagelab_internal.rewrite_online_do(st, created, 'phase start has run already', 'true', '', retries)
+         || E'\\endif\n';
+  -- copy
+  s := s || E'\\if :ph_copy\n'
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', created, 'run phase start first', 0)
+         || format(E'CALL storagelab.rewrite_online_copy(%L, %L, %s, %s, ''0'');\n\\endif\n', mid, fwd,
+                   extract(epoch FROM storagelab_internal.setting('bigint_migration.copy_batch_time')::interval) * 1000,
+                   storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int);
+  -- index: the log applied once (no index yet: a hash join), then the indexes
+  st := apply_f || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
+  s := s || E'\\if :ph_index\n'
+         || storagelab_internal.rewrite_online_do(st, indexed || ' AND ' || copied, 'phase index has run already',
+                                                  copied, 'the copy is not complete: run phase copy first', retries)
+         || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(fwd) x)
+         || E'\\endif\n';
+  -- replay
+  s := s || E'\\if :ph_replay\n'
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', indexed || ' AND ' || copied, 'run phases copy and index first', 0)
+         || format(E'CALL storagelab.rewrite_online_replay(%L, %L, %s, 10000, ''1 hour'');\n\\endif\n', mid, fwd,
+                   1000 * jsonb_array_length(fwd));
+  -- swap
+  st := ARRAY[locks] || apply_f;
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
+  END LOOP;
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'swap') r ORDER BY r.ord);
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d);
+  END LOOP;
+  s := s || E'\\if :ph_swap\n'
+         || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
+                                                  indexed || ' AND ' || copied, 'run phases copy, index and replay first', retries)
+         || E'\\endif\n';
+  -- validate
+  s := s || E'\\if :ph_validate\n';
+  FOR d IN SELECT to_jsonb(r.statement) FROM storagelab_internal.rewrite_statements(tables, 'validate') r ORDER BY r.ord LOOP
+    s := s || storagelab_internal.retry_block(ARRAY[d #>> '{}'], retries);
+  END LOOP;
+  s := s || E'\\endif\n';
+  -- cleanup
+  st := '{}';
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x UNION ALL SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'cleanup') r ORDER BY r.ord)
+           || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  s := s || E'\\if :ph_cleanup\n'
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
+         || E'\\endif\n';
+  -- rollback: swap back when swapped, then drop what start created
+  st := ARRAY[locks] || apply_b;
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
+  END LOOP;
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'swap_back') r ORDER BY r.ord);
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  s := s || E'\\if :ph_rollback\n'
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'not swapped: nothing to swap back', 'true', '', retries);
+  st := '{}';
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  -- one statement: the new tables may reference each other after a swap back
+  st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(x->>'target', ', ')) FROM jsonb_array_elements(fwd) x);
+  st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  s := s || storagelab_internal.rewrite_online_do(st, 'false', '', 'true', '', retries) || E'\\endif\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text) IS
+  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections';
+
+-- The copy_swap script of a model: refusals as in the blocking mode (same
+-- SQLSTATEs), the engine's own refusals, then the header and the phases.
+CREATE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[],
+                                                                      relations regclass[], column_names name[],
+                                                                      function_hazards text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  tables jsonb;
+  mid    text;
+  s      text;
+BEGIN
+  PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
+  objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
+  IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
+    RAISE EXCEPTION 'mode copy_swap does not widen functions'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = (SELECT string_agg(x.identity, ', ') FROM unnest(objs) x WHERE x.kind = 'widened_function'),
+            HINT = 'Use mode ''blocking'' or ''online'', or function_hazards => ''accept'' after fixing the functions.';
+  END IF;
+  IF to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NULL THEN
+    RAISE EXCEPTION 'mode copy_swap needs the rewrite engine, which this installation lacks'
+      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''online'' or ''blocking''.';
+  END IF;
+  tables := storagelab_internal.bigint_copy_swap_tables(objs);
+  mid := 'slcs' || substr(md5(tables::text || now()::text), 1, 10);
+  s := format(E'-- storagelab %s: INT to BIGINT migration (mode copy_swap), migration id %s\n',
+              (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)
+    || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
+          (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(u.r), u.c), ', ')
+             FROM unnest(relations, column_names) AS u(r, c))) || E'\n'
+    || E'-- Tables rebuilt as new tables beside the old ones (one copy of them on disk until cleanup):\n'
+    || (SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(t->>'relation') || E'\n', '') FROM jsonb_array_elements(tables) t)
+    || E'--\n-- Run one phase at a time, in this order (each can be run again after a failure):\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new tables, change logs and triggers (brief SHARE ROW EXCLUSIVE, retried)\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); -v backfill_batches=N stops after N batches; resumes\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=index    -f <this file>  -- indexes of the new tables (locks only them), ANALYZE\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=replay   -f <this file>  -- the change log applied until it is small\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE (lock_timeout, retried)\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=validate -f <this file>  -- foreign keys added NOT VALID in the swap validated\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old tables and the logs\n'
+    || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
+    || E'-- Subscribers of a publication of these tables: ALTER SUBSCRIPTION ... REFRESH PUBLICATION WITH (copy_data = false).\n'
+    || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n'
+    || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards)   -- part 28
+    || E'\n\\set ON_ERROR_STOP on\n'
+    || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
+    || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
+    || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+    || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+    || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
+    || (SELECT 'SELECT ' || string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ') || E' \\gset\n'
+          FROM unnest(ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback']) p)
+    || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
+    || E'\\if :ph_bad\n'
+    || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n') || E';\n\\endif\n\n';
+  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
+  'the INT->BIGINT script in mode copy_swap: the component rebuilt by the rewrite engine beside the old tables, copied in batches, kept in step by change logs, swapped in one short transaction; phases start to cleanup, and rollback';
