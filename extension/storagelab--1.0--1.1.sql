@@ -6813,10 +6813,10 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_dirs(jsonb, boolean) IS
   'the direction objects (source, target, log, key, copy) of the online machinery for the tables of a rewrite: forward before the swap, back after it';
 
--- A DO statement (one transaction) running stmts unless skip_if (an SQL
--- boolean expression) holds, when it says skip_notice instead; unless
--- require (an SQL boolean expression) holds, when it fails with
--- require_error; retried on lock_timeout or deadlock (retry_loop).
+-- A DO statement (one transaction) that fails with require_error unless
+-- require (an SQL boolean expression) holds, then says skip_notice instead
+-- when skip_if holds, else runs stmts, retried on lock_timeout or deadlock
+-- (retry_loop).
 CREATE FUNCTION storagelab_internal.rewrite_online_do(stmts text[], skip_if text, skip_notice text,
                                                       require text, require_error text, retries int)
 RETURNS text
@@ -6825,8 +6825,8 @@ SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT 'DO ' || storagelab_internal.dollar_quote(
     E'\nBEGIN\n'
-    || format(E'  IF %s THEN\n    RAISE NOTICE %L;\n    RETURN;\n  END IF;\n', $2, $3)
     || format(E'  IF NOT (%s) THEN\n    RAISE EXCEPTION %L USING ERRCODE = ''object_not_in_prerequisite_state'';\n  END IF;\n', $4, $5)
+    || format(E'  IF %s THEN\n    RAISE NOTICE %L;\n    RETURN;\n  END IF;\n', $2, $3)
     || storagelab_internal.retry_loop(
          coalesce((SELECT string_agg(format(E'        EXECUTE %L;\n', s), '' ORDER BY n) FROM unnest($1) WITH ORDINALITY u(s, n)), ''),
          $6, 'Run this phase again later; it is safe to re-run.')
@@ -6849,6 +6849,12 @@ DECLARE
   d       jsonb;
   retries int := storagelab_internal.setting('scripts.lock_retries')::int;
   created text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(fwd) x);
+  -- the logs carry the migration id: a second script for the same tables (same names) is refused
+  tag     text := format('storagelab copy-and-swap migration %s', mid);
+  ours    text := (SELECT string_agg(format('obj_description(to_regclass(%L), %L) IS NOT DISTINCT FROM %L', x->>'log', 'pg_class', tag), ' AND ')
+                     FROM jsonb_array_elements(fwd) x);
+  others  text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL OR to_regclass(%L) IS NOT NULL', x->>'target', x->>'log'), ' OR ')
+                     FROM jsonb_array_elements(fwd) x);
   swapped text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(back) x);
   copied  text := format('(SELECT count(*) FROM storagelab.bigint_migration_progress p WHERE p.migration = %L AND p.done) = %s',
                          mid, jsonb_array_length(fwd));
@@ -6869,20 +6875,22 @@ BEGIN
   -- start
   st := ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
-    st := st || storagelab_internal.rewrite_online_log_start(d);
+    st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
   END LOOP;
-  s := s || E'\\if :ph_start\n' || storagelab_internal.rewrite_online_do(st, created, 'phase start has run already', 'true', '', retries)
+  s := s || E'\\if :ph_start\n'
+         || storagelab_internal.rewrite_online_do(st, created || ' AND ' || ours, 'phase start has run already', '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', retries)
          || E'\\endif\n';
   -- copy
   s := s || E'\\if :ph_copy\n'
-         || storagelab_internal.rewrite_online_do('{}', 'false', '', created, 'run phase start first', 0)
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', created || ' AND ' || ours, 'run phase start of this script first', 0)
          || format(E'CALL storagelab.rewrite_online_copy(%L, %L, %s, %s, ''0'');\n\\endif\n', mid, fwd,
                    extract(epoch FROM storagelab_internal.setting('bigint_migration.copy_batch_time')::interval) * 1000,
                    storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int);
   -- index: the log applied once (no index yet: a hash join), then the indexes
   st := apply_f || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
   s := s || E'\\if :ph_index\n'
-         || storagelab_internal.rewrite_online_do(st, indexed || ' AND ' || copied, 'phase index has run already',
+         || storagelab_internal.rewrite_online_do(st, '(' || indexed || ' AND ' || copied || ') OR (' || swapped || ')', 'phase index has run already',
                                                   copied, 'the copy is not complete: run phase copy first', retries)
          || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(fwd) x)
          || E'\\endif\n';
@@ -6902,7 +6910,7 @@ BEGIN
   END LOOP;
   s := s || E'\\if :ph_swap\n'
          || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
-                                                  indexed || ' AND ' || copied, 'run phases copy, index and replay first', retries)
+                                                  '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)
          || E'\\endif\n';
   -- validate
   s := s || E'\\if :ph_validate\n';
@@ -6930,7 +6938,9 @@ BEGIN
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
   END LOOP;
   s := s || E'\\if :ph_rollback\n'
-         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'not swapped: nothing to swap back', 'true', '', retries);
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'not swapped: nothing to swap back',
+                                                  '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration is rewriting these tables: roll back with its script', retries);
   st := '{}';
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
@@ -6938,7 +6948,9 @@ BEGIN
   -- one statement: the new tables may reference each other after a swap back
   st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(x->>'target', ', ')) FROM jsonb_array_elements(fwd) x);
   st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
-  s := s || storagelab_internal.rewrite_online_do(st, 'false', '', 'true', '', retries) || E'\\endif\n';
+  s := s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration is rewriting these tables: roll back with its script', retries)
+         || E'\\endif\n';
   RETURN s;
 END
 $fn$;

@@ -23,7 +23,7 @@ CREATE EXTENSION storagelab;
 \set tmp `mktemp -d`
 SELECT to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NOT NULL AS engine \gset
 \if :engine
-SELECT plan(24);
+SELECT plan(25);
 CREATE TABLE snap.catalog_before AS SELECT * FROM snap.catalog();
 CREATE TABLE snap.cols_before AS
   SELECT c.relname, array_agg(a.attname ORDER BY a.attnum) AS cols FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
@@ -34,6 +34,9 @@ SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'copy_swap'
 
 \set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=start -d :DBNAME -f :tmp/cs.sql > :tmp/start.out 2>&1; echo $?`
 SELECT is(:'rc'::text, '0', 'start');
+SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'copy_swap') \g (format=unaligned tuples_only=on) :tmp/other.sql
+\set rc `for p in start rollback; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/other.sql >> :tmp/other.out 2>&1 && exit; done; grep -c 'another copy-and-swap migration' :tmp/other.out`
+SELECT is(:'rc'::text, '2', 'a second script for the same tables refuses start and rollback while the first is under way');
 INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) SELECT 1, 1, g, g, now() FROM generate_series(1, 100) g;
 UPDATE pgbench_accounts SET abalance = abalance + 7 WHERE aid % 1000 = 0;
 DELETE FROM pgbench_history WHERE aid = 50;
