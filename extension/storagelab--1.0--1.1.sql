@@ -6837,7 +6837,7 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_do(text[], text, text, te
 
 -- The phases of a copy-and-swap script for the engine input tables
 -- (part 62's machinery around the engine's statements), as psql \if
--- sections; mid is the migration id, label what the header calls it.
+-- sections; mid is the migration id.
 CREATE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text)
 RETURNS text
 LANGUAGE plpgsql STABLE

@@ -57,6 +57,10 @@ UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid < 50;
 \set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=index -d :DBNAME -f :tmp/cs.sql > :tmp/index.out 2>&1; echo $?`
 SELECT is(:'rc'::text, '0', 'index');
 INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (1, 1, 7, 7, now());
+-- pgbench_history has no key: whole rows, duplicates deleted one at a time
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (1, 1, 9, 9, '2020-01-01'), (1, 1, 9, 9, '2020-01-01');
+UPDATE pgbench_history SET delta = delta + 1 WHERE aid = 7;
+DELETE FROM pgbench_history WHERE ctid = (SELECT ctid FROM pgbench_history WHERE aid = 9 AND mtime = '2020-01-01' LIMIT 1);
 \set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=replay -d :DBNAME -f :tmp/cs.sql > :tmp/replay.out 2>&1; echo $?`
 SELECT is(:'rc'::text, '0', 'replay');
 UPDATE pgbench_accounts SET abalance = abalance + 2 WHERE aid BETWEEN 10 AND 20;
