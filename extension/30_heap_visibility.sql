@@ -113,7 +113,15 @@ CREATE VIEW storagelab.visibility AS
              AND NOT pg_catalog.pg_is_other_temp_schema(c.relnamespace)
              AND (pg_catalog.has_table_privilege(c.oid, 'SELECT')
                   OR pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE'))) r
-    LEFT JOIN pg_catalog.pg_stat_all_tables s ON s.relid = r.oid
+    -- the four figures of pg_stat_all_tables used here, by the functions
+    -- behind it: that view groups every table and TOAST table of the
+    -- database with its indexes and looks up every one's statistics
+    CROSS JOIN LATERAL (
+      SELECT pg_catalog.pg_stat_get_ins_since_vacuum(r.oid) AS n_ins_since_vacuum,
+             pg_catalog.pg_stat_get_dead_tuples(r.oid) AS n_dead_tup,
+             pg_catalog.pg_stat_get_last_vacuum_time(r.oid) AS last_vacuum,
+             pg_catalog.pg_stat_get_last_autovacuum_time(r.oid) AS last_autovacuum
+    ) s
     LEFT JOIN LATERAL storagelab_internal.visibility_map_count(r.relation) vm ON true
    CROSS JOIN LATERAL (
      SELECT CASE

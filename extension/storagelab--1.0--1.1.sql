@@ -6301,6 +6301,86 @@ CREATE OR REPLACE VIEW storagelab.visibility AS
 
 COMMENT ON COLUMN storagelab.visibility.severity IS 'critical (wraparound near: 80 % of the table''s autovacuum_freeze_max_age or multixact one, even when locked), warning (next VACUUM aggressive), info, ok; else NULL when locked';
 
+-- visibility: the figures of pg_stat_all_tables by its functions, per listed
+-- table (the view grouped every table and TOAST table with its indexes).
+CREATE OR REPLACE VIEW storagelab.visibility AS
+  SELECT r.relation, a.severity, a.advice,
+         round(100.0 * vm.all_visible_pages / nullif(vm.pages, 0), 1) AS all_visible_pct,
+         round(100.0 * vm.all_frozen_pages / nullif(vm.pages, 0), 1) AS all_frozen_pct,
+         r.relfrozenxid_age,
+         vm.pages * current_setting('block_size')::bigint AS table_bytes,
+         pg_catalog.pg_size_pretty(vm.pages * current_setting('block_size')::bigint) AS table_pretty,
+         vm.pages, vm.all_visible_pages, vm.all_frozen_pages,
+         s.n_ins_since_vacuum AS inserts_since_vacuum,
+         s.n_dead_tup AS dead_tuples,
+         s.last_vacuum, s.last_autovacuum,
+         r.relminmxid_age,
+         r.kind
+    FROM (SELECT c.oid::regclass AS relation,
+                 CASE c.relkind WHEN 'r' THEN 'table' ELSE 'materialized view' END AS kind,
+                 c.relpersistence AS persistence,
+                 CASE WHEN c.relfrozenxid <> '0' THEN pg_catalog.age(c.relfrozenxid) END AS relfrozenxid_age,
+                 CASE WHEN c.relminmxid <> '0' THEN pg_catalog.mxid_age(c.relminmxid) END AS relminmxid_age,
+                 -- as autovacuum uses them: a table's storage parameter
+                 -- lowers the server's freeze_max_age, and replaces its
+                 -- freeze_table_age
+                 least(current_setting('autovacuum_freeze_max_age')::bigint,
+                       pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_freeze_max_age=([0-9]+)')::bigint)
+                   AS freeze_max_age,
+                 least(current_setting('autovacuum_multixact_freeze_max_age')::bigint,
+                       pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_multixact_freeze_max_age=([0-9]+)')::bigint)
+                   AS mxid_freeze_max_age,
+                 coalesce(pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_freeze_table_age=([0-9]+)')::bigint,
+                          current_setting('vacuum_freeze_table_age')::bigint) AS freeze_table_age,
+                 c.oid
+            FROM pg_catalog.pg_class c
+           WHERE c.relkind IN ('r', 'm')
+             AND c.relam = (SELECT a.oid FROM pg_catalog.pg_am a WHERE a.amname = 'heap')
+             AND NOT pg_catalog.pg_is_other_temp_schema(c.relnamespace)
+             AND (pg_catalog.has_table_privilege(c.oid, 'SELECT')
+                  OR pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE'))) r
+    -- the four figures of pg_stat_all_tables used here, by the functions
+    -- behind it: that view groups every table and TOAST table of the
+    -- database with its indexes and looks up every one's statistics
+    CROSS JOIN LATERAL (
+      SELECT pg_catalog.pg_stat_get_ins_since_vacuum(r.oid) AS n_ins_since_vacuum,
+             pg_catalog.pg_stat_get_dead_tuples(r.oid) AS n_dead_tup,
+             pg_catalog.pg_stat_get_last_vacuum_time(r.oid) AS last_vacuum,
+             pg_catalog.pg_stat_get_last_autovacuum_time(r.oid) AS last_autovacuum
+    ) s
+    LEFT JOIN LATERAL storagelab_internal.visibility_map_count(r.relation) vm ON true
+   CROSS JOIN LATERAL (
+     SELECT CASE
+              WHEN r.relfrozenxid_age >= r.freeze_max_age * 0.8 THEN 'critical'
+              WHEN r.relminmxid_age >= r.mxid_freeze_max_age * 0.8 THEN 'critical'
+              WHEN vm.pages IS NULL THEN NULL
+              WHEN vm.pages = 0 THEN 'ok'
+              WHEN r.relfrozenxid_age >= r.freeze_table_age AND vm.all_frozen_pages < vm.pages THEN 'warning'
+              WHEN vm.all_visible_pages < 0.5 * vm.pages THEN 'info'
+              ELSE 'ok'
+            END AS severity,
+            CASE
+              WHEN r.relfrozenxid_age >= r.freeze_max_age * 0.8 THEN
+                'VACUUM (FREEZE) now: relfrozenxid_age nears autovacuum_freeze_max_age (anti-wraparound)'
+              WHEN r.relminmxid_age >= r.mxid_freeze_max_age * 0.8 THEN
+                'VACUUM (FREEZE) now: relminmxid_age nears autovacuum_multixact_freeze_max_age'
+              WHEN vm.pages IS NULL AND r.persistence = 'u' AND pg_catalog.pg_is_in_recovery() THEN
+                'unknown: an unlogged table has no data on a standby'
+              WHEN vm.pages IS NULL THEN 'unknown: the table is locked'
+              WHEN vm.pages = 0 THEN 'nothing to do: empty'
+              WHEN r.relfrozenxid_age >= r.freeze_table_age AND vm.all_frozen_pages < vm.pages THEN
+                'VACUUM (FREEZE) at a quiet time: the next VACUUM is aggressive (reads unfrozen pages)'
+              WHEN vm.all_visible_pages < 0.5 * vm.pages AND coalesce(s.n_ins_since_vacuum, 0) > 0 THEN
+                'VACUUM: few pages all-visible; heap_visibility() shows the new rows'' hint-bit debt'
+              WHEN vm.all_visible_pages < 0.5 * vm.pages THEN
+                'VACUUM: few pages are all-visible, so index-only scans visit the heap'
+              ELSE 'nothing to do'
+            END AS advice
+   ) a;
+
 -- Copy and swap: the online machinery of a table rewrite (part 62) and
 -- INT -> BIGINT mode 'copy_swap' (part 63); the generators accept the mode;
 -- the setting bigint_migration.copy_batch_time.
