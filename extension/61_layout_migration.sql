@@ -218,12 +218,13 @@ COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
 
 -- The header of a layout script: what it changes, what it locks, sizes.
 CREATE FUNCTION storagelab_internal.layout_header(relation regclass, tables jsonb, changes jsonb, plan jsonb,
-                                                  lock_list text)
+                                                  lock_list text, mid text)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT format(E'-- storagelab layout migration of %s (mode blocking), written %s\n', storagelab_internal.bigint_migration_qname($1),
+  SELECT format(E'-- storagelab layout migration of %s (mode %s%s), written %s\n', storagelab_internal.bigint_migration_qname($1),
+                CASE WHEN $6 IS NULL THEN 'blocking' ELSE 'online' END, ', migration id ' || $6,
                 to_char(now(), 'YYYY-MM-DD HH24:MI:SS TZ'))
       || E'--\n-- Rebuilds the table as a new table in this column order, swaps it in and drops the old one:\n'
       || (SELECT string_agg(format(E'--   %s %s\n', storagelab_internal.bigint_migration_comment_text(quote_ident(c->>'column_name')),
@@ -234,16 +235,63 @@ AS $$
       || E'-- Every index, constraint, foreign key (both ways), sequence, trigger, rule, policy, grant,\n'
       || E'-- comment, statistics object and publication membership follows; views and materialized\n'
       || E'-- views over the table are dropped and re-created (materialized views re-populated).\n--\n'
-      || storagelab_internal.bigint_migration_comment_text(format('-- Locks: ACCESS EXCLUSIVE on %s until COMMIT: reads and writes of them wait for the whole run.', $5))
-      || E'\n-- Disk: a second copy of the table and its indexes until COMMIT.\n'
+      || CASE WHEN $6 IS NULL THEN
+           storagelab_internal.bigint_migration_comment_text(format('-- Locks: ACCESS EXCLUSIVE on %s until COMMIT: reads and writes of them wait for the whole run.', $5))
+           || E'\n-- Disk: a second copy of the table and its indexes until COMMIT.\n'
+         ELSE
+           E'-- Run one phase at a time, in this order (each can be run again after a failure):\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new table, change log and triggers (brief lock, retried)\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); resumes\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=index    -f <this file>  -- indexes of the new table (locks only it), ANALYZE\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=replay   -f <this file>  -- the change log applied until it is small\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE (lock_timeout, retried)\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=validate -f <this file>  -- foreign keys added NOT VALID in the swap validated\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old table and the logs\n'
+           || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
+           || E'-- A value written during the copy that does not fit its new type stops the copy or replay (roll back, or fix it).\n'
+           || E'-- Disk: a second copy of the table and its indexes, and the change log, until cleanup.\n'
+           || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal($6) || E';\n'
+         END
       || coalesce(format(E'-- Heap now (freshly written): %s; after: %s (storagelab.table_rewrite_plan, evidence %s).\n',
                          pg_size_pretty(($4->>'estimated_bytes_now')::int8), pg_size_pretty(($4->>'estimated_bytes_after')::int8),
                          $4->>'evidence'), '')
       || format(E'-- Heap now on disk: %s (pg_relation_size).\n', pg_size_pretty(pg_relation_size($1)))
-      || E'-- Run: psql -v ON_ERROR_STOP=1 -f this.sql   (-v dry_run=1: everything, then ROLLBACK)\n\n'
+      || CASE WHEN $6 IS NULL THEN E'-- Run: psql -v ON_ERROR_STOP=1 -f this.sql   (-v dry_run=1: everything, then ROLLBACK)\n' ELSE '' END
+      || E'\n'
 $$;
-COMMENT ON FUNCTION storagelab_internal.layout_header(regclass, jsonb, jsonb, jsonb, text) IS
-  'the comment header of a layout script: columns in their new order with their type changes, what follows the table, locks, disk, sizes';
+COMMENT ON FUNCTION storagelab_internal.layout_header(regclass, jsonb, jsonb, jsonb, text, text) IS
+  'the comment header of a layout script (mid: the online migration id, NULL for blocking): columns in their new order with their type changes, what follows the table, locks or phases, disk, sizes';
+
+-- The online script: the copy-and-swap machinery of parts 62 and 63
+-- (change log, batched copy, replay, swap under lock_timeout, rollback)
+-- around the engine's statements, one phase per run (-v phase=...).
+CREATE FUNCTION storagelab_internal.layout_online_script(relation regclass, tables jsonb, changes jsonb, plan jsonb,
+                                                         lock_list text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  mid text := 'sllm' || substr(md5(tables::text || now()::text), 1, 10);
+BEGIN
+  RETURN storagelab_internal.layout_header(relation, tables, changes, plan, lock_list, mid)
+      || E'\\set ON_ERROR_STOP on\n'
+      || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
+      || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
+      || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+      || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+      || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
+      || (SELECT 'SELECT ' || string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ') || E' \\gset\n'
+            FROM unnest(ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback']) p)
+      || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
+      || E'\\if :ph_bad\n'
+      || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n')
+      || E';\n\\endif\n\n'
+      || storagelab_internal.rewrite_online_phases(tables, mid);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_online_script(regclass, jsonb, jsonb, jsonb, text) IS
+  'the online layout script: phases start, copy, index, replay, swap, validate, cleanup and rollback of the copy-and-swap machinery (storagelab_internal.rewrite_online_phases) around the rewrite engine''s statements';
 
 -- The script of one table; plan: its table_rewrite_plan row as jsonb (NULL: none).
 CREATE FUNCTION storagelab_internal.layout_script(relation regclass, mode text, column_types jsonb,
@@ -259,12 +307,7 @@ DECLARE
   ph         text;
   retries    int := storagelab_internal.setting('scripts.lock_retries')::int;
 BEGIN
-  IF mode = 'online' THEN
-    RAISE EXCEPTION 'online layout migrations are not available yet'
-      USING ERRCODE = 'feature_not_supported',
-            DETAIL = 'The online mode needs the copy-and-swap online machinery (change log, batched copy, replay).',
-            HINT = 'Use mode ''blocking'' in a maintenance window.';
-  ELSIF mode IS DISTINCT FROM 'blocking' THEN
+  IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
     RAISE EXCEPTION 'unknown mode %', coalesce(quote_literal(mode), 'NULL')
       USING ERRCODE = 'invalid_parameter_value', HINT = 'The modes are blocking and online.';
   END IF;
@@ -281,8 +324,12 @@ BEGIN
   SELECT string_agg(q, ', ' ORDER BY q) INTO lock_list
     FROM (SELECT storagelab_internal.bigint_migration_qname(relation) AS q
           UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(ARRAY[relation::oid]) f WHERE f.direction = 'to') l;
+  IF mode = 'online' THEN
+    RETURN storagelab_internal.layout_online_script(relation, p.tables, p.changes,
+                                                    CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list);
+  END IF;
   s := storagelab_internal.layout_header(relation, p.tables, p.changes,
-                                         CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list)
+                                         CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list, NULL)
        || storagelab_internal.bigint_migration_blocking_settings()
        || E'-- Lock the table and the tables referencing it, all or none; retried on lock_timeout.\n'
        || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries,
@@ -319,7 +366,7 @@ AS $$
              (SELECT to_jsonb(r) FROM storagelab.table_rewrite_plan r WHERE r.relation = $1)) END
 $$;
 COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]) IS
-  'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking), with every dependent object; refuses key columns, partitioned tables and inheritance, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
+  'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object; refuses key columns, partitioned tables and inheritance, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
 
 CREATE FUNCTION storagelab.layout_migration_plan()
 RETURNS TABLE (relation regclass, saved_bytes int8, saved_pretty text, saved_pct numeric, table_bytes int8,

@@ -28,7 +28,7 @@ CREATE TABLE snap.before AS SELECT * FROM snap.data();
 CREATE TABLE snap.catalog_before AS SELECT * FROM snap.catalog();
 CREATE TABLE snap.runs (name text, rc text);
 
-SELECT plan(54);
+SELECT plan(64);
 
 -- 1. the engine: create, copy, index, swap, then swap_back and discard,
 -- leave the object fixture as it was
@@ -142,6 +142,34 @@ SELECT is((SELECT array_agg(rel || ': ' || (SELECT string_agg(e->>'column_name' 
                 'lm_uuid: ref uuid'],
           'the plans narrow char(n), numeric, padded bigints, the jointly narrowable columns and UUID text');
 
+-- layout_migration_plan(): the tables saving at least the threshold, with
+-- their scripts; a partition (refused by the engine) gets advice, no script
+CREATE TABLE public.lm_part (k int NOT NULL, a boolean, b int8, c boolean, d int8) PARTITION BY RANGE (k);
+CREATE TABLE public.lm_part_1 PARTITION OF public.lm_part FOR VALUES FROM (0) TO (1000000);
+INSERT INTO public.lm_part SELECT g, true, g, false, g FROM generate_series(1, 20000) g;
+ANALYZE public.lm_part_1;
+SELECT set_eq($$SELECT relation::text FROM storagelab.layout_migration_plan() WHERE relation::text LIKE 'lm\_%'$$,
+              $$SELECT relation::text FROM storagelab.table_rewrite_plan
+                 WHERE relation::text LIKE 'lm\_%' AND estimated_saved_bytes >= 0.1 * estimated_bytes_now$$,
+              'plan: the tables whose plan saves at least 10 % of the table');
+SELECT is((SELECT count(*) FROM storagelab.layout_migration_plan() p
+            WHERE p.relation::text LIKE 'lm\_%' AND p.relation::text <> 'lm_part_1'
+              AND p.script IS NOT DISTINCT FROM storagelab.layout_migration_script(p.relation)),
+          (SELECT count(*) FROM storagelab.layout_migration_plan() p WHERE p.relation::text LIKE 'lm\_%' AND p.relation::text <> 'lm_part_1'),
+          'plan: each row''s script is layout_migration_script() of its table');
+SELECT is((SELECT advice || ' / ' || coalesce(script, 'no script') FROM storagelab.layout_migration_plan() WHERE relation = 'public.lm_part_1'::regclass),
+          'the rewrite engine does not support partitioned tables, partitions or inheritance / no script',
+          'plan: a partition is listed with the reason it gets no script');
+INSERT INTO storagelab.settings VALUES ('layout_migration.min_saved_pct', '100'), ('layout_migration.min_saved_bytes', '1TB');
+SELECT is((SELECT count(*) FROM storagelab.layout_migration_plan() WHERE relation::text LIKE 'lm\_%'), 0::int8,
+          'plan: above every saving, nothing is listed (the settings are the threshold)');
+UPDATE storagelab.settings SET value = '1kB' WHERE name = 'layout_migration.min_saved_bytes';
+SELECT is((SELECT count(*) FROM storagelab.layout_migration_plan() WHERE relation::text LIKE 'lm\_%'),
+          (SELECT count(*) FROM storagelab.table_rewrite_plan WHERE relation::text LIKE 'lm\_%' AND estimated_saved_bytes >= 1024),
+          'plan: a saving of min_saved_bytes is enough whatever its percentage');
+DELETE FROM storagelab.settings WHERE name LIKE 'layout_migration.%';
+DROP TABLE public.lm_part;
+
 \set file lm_padded
 SELECT storagelab.layout_migration_script('public.lm_padded') \g (format=unaligned tuples_only=on) :tmp/:file.sql
 \set rc `psql -X -q -v ON_ERROR_STOP=1 -d :DBNAME -f :tmp/:file.sql > :tmp/:file.out 2>&1; echo $?`
@@ -203,8 +231,8 @@ SELECT throws_ok($$SELECT storagelab.layout_migration_script('public.lm_bad', co
                  '42703', NULL, 'an unknown column in column_order: 42703');
 SELECT throws_ok($$SELECT storagelab.layout_migration_script('public.lm_bad', column_types => '{"v": "int; DROP TABLE x"}')$$,
                  '22023', 'unknown type for column v', 'a type that is not a type name: 22023');
-SELECT throws_ok($$SELECT storagelab.layout_migration_script('public.lm_bad', column_types => '{"v": "smallint"}', mode => 'online')$$,
-                 '0A000', NULL, 'online mode is refused until the online engine is there');
+SELECT throws_ok($$SELECT storagelab.layout_migration_script('public.lm_bad', column_types => '{"v": "smallint"}', mode => 'sideways')$$,
+                 '22023', NULL, 'an unknown mode is refused');
 SELECT throws_ok($$SELECT storagelab.layout_migration_script('public.lm_bad', column_types => '{"id": "integer"}')$$,
                  '0A000', NULL, 'a key column is not retyped');
 SELECT throws_ok($$SELECT storagelab.layout_migration_script('public.lm_bad')$$, '22023', NULL,
@@ -320,6 +348,59 @@ SELECT throws_ok($$INSERT INTO "lm opts"."o USING btree (v" (name, v, rng) VALUE
 SELECT is((SELECT max(id) FROM "lm opts"."o USING btree (v") , 10 + 3 * 2999, 'options: the identity values are kept');
 INSERT INTO "lm opts"."o USING btree (v" (name, v) VALUES ('zz', 5);
 SELECT is((SELECT max(id) FROM "lm opts"."o USING btree (v"), 10 + 3 * 3001, 'options: the identity goes on from its position (the failed insert above took one value)');
+
+-- 6. online mode: every phase run with psql -v phase=..., writes between
+-- them; the table ends as a twin that got the same writes without a rebuild
+CREATE TABLE public.lm_online (uid bigint PRIMARY KEY, age bigint, gender bigint, lastvisit timestamp);
+INSERT INTO public.lm_online
+SELECT g, 13 + (g * 7) % 38, g % 3, timestamp '2026-01-01' + g * interval '1 minute' FROM generate_series(1, 20000) g;
+CREATE TABLE public.lm_online_child (id int PRIMARY KEY, uid bigint REFERENCES public.lm_online);
+INSERT INTO public.lm_online_child SELECT g, g FROM generate_series(1, 100) g;
+CREATE VIEW public.lm_online_v AS SELECT uid, age FROM public.lm_online WHERE gender = 1;
+CREATE TABLE public.lm_online_twin AS SELECT * FROM public.lm_online;
+ANALYZE public.lm_online;
+SELECT storagelab.column_profile('public.lm_online') \g /dev/null
+CREATE TABLE snap.online_catalog AS SELECT * FROM snap.catalog() WHERE name LIKE '%lm\_online%' AND name NOT LIKE '%twin%';
+SELECT storagelab.layout_migration_script('public.lm_online', 'online') \g (format=unaligned tuples_only=on) :tmp/online.sql
+CREATE FUNCTION pg_temp.writes(n int) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['public.lm_online', 'public.lm_online_twin'] LOOP
+    EXECUTE format('INSERT INTO %s (uid, age, gender, lastvisit) VALUES (%s, 20, 1, timestamp ''2026-06-01'')', t, 100000 + n);
+    EXECUTE format('UPDATE %s SET age = age + 1, lastvisit = timestamp ''2027-01-01'' WHERE uid %% 500 = %s', t, n);
+    EXECUTE format('DELETE FROM %s WHERE uid = %s', t, 1000 + n);
+  END LOOP;
+END $$;
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=start -d :DBNAME -f :tmp/online.sql > :tmp/online_start.out 2>&1; echo $?`
+INSERT INTO snap.runs VALUES ('online start', :'rc');
+SELECT pg_temp.writes(1);
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=copy -d :DBNAME -f :tmp/online.sql > :tmp/online_copy.out 2>&1; echo $?`
+INSERT INTO snap.runs VALUES ('online copy', :'rc');
+SELECT pg_temp.writes(2);
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=index -d :DBNAME -f :tmp/online.sql > :tmp/online_index.out 2>&1; echo $?`
+INSERT INTO snap.runs VALUES ('online index', :'rc');
+SELECT pg_temp.writes(3);
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=replay -d :DBNAME -f :tmp/online.sql > :tmp/online_replay.out 2>&1; echo $?`
+INSERT INTO snap.runs VALUES ('online replay', :'rc');
+SELECT pg_temp.writes(4);
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=swap -d :DBNAME -f :tmp/online.sql > :tmp/online_swap.out 2>&1; echo $?`
+INSERT INTO snap.runs VALUES ('online swap', :'rc');
+SELECT pg_temp.writes(5);
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=validate -d :DBNAME -f :tmp/online.sql > :tmp/online_validate.out 2>&1; echo $?`
+INSERT INTO snap.runs VALUES ('online validate', :'rc');
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=cleanup -d :DBNAME -f :tmp/online.sql > :tmp/online_cleanup.out 2>&1; echo $?`
+INSERT INTO snap.runs VALUES ('online cleanup', :'rc');
+SELECT is((SELECT array_agg(name || ' ' || rc ORDER BY name) FROM snap.runs WHERE name LIKE 'online%'),
+          '{"online cleanup 0","online copy 0","online index 0","online replay 0","online start 0","online swap 0","online validate 0"}',
+          'online: every phase ran');
+SELECT is((SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', ' ORDER BY a.attnum)
+             FROM pg_attribute a WHERE a.attrelid = 'public.lm_online'::regclass AND a.attnum > 0 AND NOT a.attisdropped),
+          'uid bigint, lastvisit timestamp without time zone, age smallint, gender smallint', 'online: the planned order and types');
+SELECT set_eq('SELECT uid, age, gender, lastvisit FROM public.lm_online', 'SELECT uid, age, gender, lastvisit FROM public.lm_online_twin',
+              'online: every row as in the twin that got the same writes');
+SELECT set_eq($$SELECT * FROM snap.catalog() WHERE name LIKE '%lm\_online%' AND name NOT LIKE '%twin%'$$,
+              'SELECT * FROM snap.online_catalog', 'online: the key, the foreign key of the child and the view as they were');
+SELECT is((SELECT count(*) FROM pg_class WHERE relname LIKE 'storagelab\_%'), 0::int8, 'online: nothing left behind');
 
 SELECT * FROM finish();
 \c :origdb
