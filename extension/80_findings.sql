@@ -192,7 +192,7 @@ SELECT CASE WHEN p.column_changes = '[]'::jsonb THEN 'alignment' ELSE 'column_wi
             THEN 'column order wastes alignment padding: rebuild in the planned order'
             ELSE 'narrower column types and a new column order shrink every row' END AS message,
        p.estimated_saved_bytes, NULL::timestamptz AS overflow_at,
-       pg_catalog.format('SELECT * FROM storagelab.table_rewrite_plan WHERE relation = %L::regclass;',
+       pg_catalog.format('SELECT storagelab.layout_migration_script(%L);',
                          pg_catalog.format('%I.%I', n.nspname, c.relname)) AS fix,
        p.evidence, NULL::int8 AS sample_rows
   FROM storagelab.table_rewrite_plan p

@@ -7100,3 +7100,1402 @@ END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
   'the INT->BIGINT script in mode copy_swap: the component rebuilt by the rewrite engine beside the old tables, copied in batches, kept in step by change logs, swapped in one short transaction; phases start to cleanup, and rollback';
+
+-- ---------------------------------------------------------------------------
+-- Layout migrations: the copy-and-swap rewrite engine (part 60) and
+-- layout_migration_script() / layout_migration_plan() (part 61), new in 1.1,
+-- copied from the install parts by
+--   scripts/upgrade-section.sh layout extension/storagelab--1.0--1.1.sql \
+--     extension/60_rewrite_model.sql extension/60_rewrite_create.sql extension/60_rewrite_index.sql \
+--     extension/60_rewrite_swap.sql extension/60_rewrite_statements.sql extension/61_layout_migration.sql
+-- (run it again after changing any of them); then the findings' fix of
+-- column_width and alignment rows, which is now the layout script.
+-- BEGIN generated section layout
+-- from extension/60_rewrite_model.sql
+-- storagelab install script, part 60: the copy-and-swap rewrite engine,
+-- its input and what it refuses.  The engine writes the statements that
+-- rebuild a set of tables (a foreign-key component) as new tables beside
+-- the old ones, with another column order and other column types, and swap
+-- them in; doc/design/rewrite-engine.md is its interface.
+--
+--   60_rewrite_model.sql      input (rewrite_columns), names (rewrite_name),
+--                             refusals (rewrite_refuse), the objects outside
+--                             the tables that follow them (rewrite_dependents)
+--   60_rewrite_create.sql     phases create and copy
+--   60_rewrite_index.sql      phase index
+--   60_rewrite_swap.sql       phases swap, validate, swap_back, cleanup, discard
+--   60_rewrite_statements.sql storagelab_internal.rewrite_statements(), the entry point
+
+
+-- The deterministic name of an object the engine creates or renames: the
+-- new table of table t is storagelab_new_<t's OID>, t renamed out of the way
+-- storagelab_old_<t's OID>; the same for indexes, constraints, identity
+-- sequences and statistics objects (by the old object's OID).  At most 26
+-- bytes.
+CREATE FUNCTION storagelab_internal.rewrite_name(prefix text, obj oid)
+RETURNS name
+LANGUAGE sql IMMUTABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT ('storagelab_' || $1 || '_' || $2::text)::name $$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_name(text, oid) IS
+  'storagelab_<prefix>_<oid>: the name of an object the rewrite engine creates (new) or moves out of the way (old)';
+
+-- A type name given by the caller, checked before it is written into DDL:
+-- only the characters a type name with a typmod is spelled with (letters,
+-- digits, _, $, spaces, a dot, double-quoted names, a parenthesized list of
+-- numbers, [] suffixes), and a type that exists.
+CREATE FUNCTION storagelab_internal.rewrite_type_text(type_text text, column_name text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF type_text IS NULL
+     OR type_text !~ '^\s*([A-Za-z_][A-Za-z0-9_$ ]*|"[^"]+")(\.([A-Za-z_][A-Za-z0-9_$]*|"[^"]+"))?(\s*\(\s*[0-9]+(\s*,\s*[0-9]+)?\s*\))?(\s+with(out)?\s+time\s+zone)?(\s*\[\s*\])*\s*$'
+     OR to_regtype(type_text) IS NULL THEN
+    RAISE EXCEPTION 'unknown type for column %', quote_ident(column_name)
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('The type given is %s.', coalesce(quote_literal(type_text), 'NULL')),
+            HINT = 'Give a type as format_type() prints it, such as smallint, integer or character varying(20), schema-qualified unless it is built in.';
+  END IF;
+  -- spelled as format_type() does (schema-qualified where needed), unless a typmod is given
+  RETURN CASE WHEN type_text ~ '\(' THEN btrim(type_text) ELSE format_type(to_regtype(type_text), NULL) END;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_type_text(text, text) IS
+  'a caller''s type name, checked (the characters of a type name with typmod, and an existing type) before it goes into DDL; 22023 otherwise';
+
+-- The engine's input, checked: one row per column of every table, in the
+-- new order.  tables: [{"relation": "s.t", "columns": [{"column_name": "a",
+-- "type": "bigint"}, ...]}, ...]; every live column exactly once.
+CREATE FUNCTION storagelab_internal.rewrite_columns(tables jsonb)
+RETURNS TABLE (relid oid, table_ord int, pos int, attnum int2, column_name name,
+               old_type text, new_type text, changed boolean)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  t      jsonb;
+  tord   int := 0;
+  rel    oid;
+  c      jsonb;
+  cpos   int;
+  a      record;
+  seen   int2[];
+  rels   oid[] := '{}';
+  missing text;
+BEGIN
+  IF jsonb_typeof(tables) IS DISTINCT FROM 'array' OR jsonb_array_length(tables) = 0 THEN
+    RAISE EXCEPTION 'tables must be a non-empty JSON array'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Give [{"relation": "schema.table", "columns": [{"column_name": "a", "type": "bigint"}, ...]}].';
+  END IF;
+  FOR t IN SELECT x FROM jsonb_array_elements(tables) x LOOP
+    tord := tord + 1;
+    IF jsonb_typeof(t->'relation') IS DISTINCT FROM 'string' OR jsonb_typeof(t->'columns') IS DISTINCT FROM 'array' THEN
+      RAISE EXCEPTION 'each table needs a relation and a columns array'
+        USING ERRCODE = 'invalid_parameter_value', DETAIL = format('Element %s is %s.', tord, t::text),
+              HINT = 'Give {"relation": "schema.table", "columns": [{"column_name": "a", "type": "bigint"}, ...]}.';
+    END IF;
+    rel := to_regclass(t->>'relation');
+    IF rel IS NULL THEN
+      RAISE EXCEPTION 'relation % does not exist', t->>'relation'
+        USING ERRCODE = 'undefined_table', HINT = 'Give a schema-qualified table name.';
+    END IF;
+    IF rel = ANY (rels) THEN
+      RAISE EXCEPTION 'table % is given twice', rel::regclass
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'Give each table of the component once.';
+    END IF;
+    rels := rels || rel;
+    PERFORM storagelab_internal.rewrite_refuse(ARRAY[rel]);
+    seen := '{}';
+    cpos := 0;
+    FOR c IN SELECT x FROM jsonb_array_elements(t->'columns') x LOOP
+      cpos := cpos + 1;
+      SELECT att.attnum, att.attname, format_type(att.atttypid, att.atttypmod) AS typ INTO a
+        FROM pg_attribute att
+       WHERE att.attrelid = rel AND att.attname = c->>'column_name' AND att.attnum > 0 AND NOT att.attisdropped;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'column % of % does not exist', coalesce(quote_ident(c->>'column_name'), 'NULL'), rel::regclass
+          USING ERRCODE = 'undefined_column', HINT = 'Name every live column of the table once, in the new order.';
+      END IF;
+      IF a.attnum = ANY (seen) THEN
+        RAISE EXCEPTION 'column % of % is given twice', quote_ident(a.attname), rel::regclass
+          USING ERRCODE = 'invalid_parameter_value', HINT = 'Name every live column of the table once, in the new order.';
+      END IF;
+      seen := seen || a.attnum;
+      relid := rel; table_ord := tord; pos := cpos; attnum := a.attnum; column_name := a.attname;
+      old_type := a.typ;
+      new_type := CASE WHEN c ? 'type' THEN storagelab_internal.rewrite_type_text(c->>'type', a.attname) ELSE a.typ END;
+      -- the same type spelled otherwise (int8 for bigint) is no change
+      changed := to_regtype(new_type) <> to_regtype(old_type)
+                 OR coalesce(replace(substring(new_type FROM '\(([0-9 ,]*)\)'), ' ', ''), '')
+                    <> coalesce(replace(substring(old_type FROM '\(([0-9 ,]*)\)'), ' ', ''), '');
+      IF NOT changed THEN new_type := old_type; END IF;
+      RETURN NEXT;
+    END LOOP;
+    SELECT string_agg(quote_ident(att.attname), ', ' ORDER BY att.attnum) INTO missing
+      FROM pg_attribute att
+     WHERE att.attrelid = rel AND att.attnum > 0 AND NOT att.attisdropped AND att.attnum <> ALL (seen);
+    IF missing IS NOT NULL THEN
+      RAISE EXCEPTION 'columns of % are missing from the new order', rel::regclass
+        USING ERRCODE = 'invalid_parameter_value', DETAIL = format('Missing: %s.', missing),
+              HINT = 'Name every live column of the table once, in the new order.';
+    END IF;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_columns(jsonb) IS
+  'the rewrite engine''s input, checked: one row per column of every table, in the new order, with its old and new type; 42P01 unknown table, 42703 unknown column, 22023 a column missing or twice, an unknown type, a malformed argument';
+
+-- What the engine cannot rewrite: refused with 0A000 and a message naming
+-- the object (42809 for a relation that is not a table).  The partitions
+-- and inheritance children of a table, typed tables, extension members,
+-- and tables whose row type is used by another object than a view or a
+-- function (a column of another table, a type): the row type of the new
+-- table is another type (views and functions are re-created with it).
+CREATE FUNCTION storagelab_internal.rewrite_refuse(relids oid[])
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN
+    SELECT c.oid, c.relkind, c.relispartition, c.reloftype, c.reltype, c.relpersistence,
+           (SELECT t.typarray FROM pg_type t WHERE t.oid = c.reltype) AS arraytype
+      FROM pg_class c WHERE c.oid = ANY (relids) ORDER BY c.oid
+  LOOP
+    IF r.relkind = 'p' OR r.relispartition
+       OR EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = r.oid OR i.inhparent = r.oid) THEN
+      RAISE EXCEPTION 'the rewrite engine does not support partitioned tables, partitions or inheritance'
+        USING ERRCODE = 'feature_not_supported',
+              DETAIL = format('%s is %s.', r.oid::regclass,
+                              CASE WHEN r.relkind = 'p' THEN 'a partitioned table'
+                                   WHEN r.relispartition THEN 'a partition'
+                                   ELSE 'an inheritance parent or child' END),
+              HINT = 'Rebuild its partitions one by one, or change the types with ALTER TABLE.';
+    END IF;
+    IF r.relkind <> 'r' THEN
+      RAISE EXCEPTION '% is not a table', r.oid::regclass
+        USING ERRCODE = 'wrong_object_type', HINT = 'Give an ordinary table.';
+    END IF;
+    IF r.reloftype <> 0 THEN
+      RAISE EXCEPTION 'the rewrite engine does not support typed tables'
+        USING ERRCODE = 'feature_not_supported', DETAIL = format('%s is of type %s.', r.oid::regclass, r.reloftype::regtype),
+              HINT = 'Change the types with ALTER TABLE.';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = r.oid AND d.deptype = 'e') THEN
+      RAISE EXCEPTION 'the rewrite engine does not rewrite tables of extensions'
+        USING ERRCODE = 'feature_not_supported', DETAIL = format('%s belongs to an extension.', r.oid::regclass),
+              HINT = 'Leave the extension''s tables to the extension.';
+    END IF;
+    -- the row type (and its array type) in another table's column, a type (functions: rewrite_dependents)
+    FOR r IN
+      SELECT pg_describe_object(d.classid, d.objid, d.objsubid) AS what, format_type(d.refobjid, NULL) AS typ
+        FROM pg_depend d
+       WHERE d.refclassid = 'pg_type'::regclass AND d.refobjid IN (r.reltype, r.arraytype)
+         AND d.deptype = 'n' AND d.classid NOT IN ('pg_rewrite'::regclass, 'pg_proc'::regclass)
+       ORDER BY 1 LIMIT 1
+    LOOP
+      RAISE EXCEPTION 'the rewrite engine cannot rewrite a table whose row type is used elsewhere'
+        USING ERRCODE = 'feature_not_supported',
+              DETAIL = format('%s uses type %s; the new table has a row type of its own.', r.what, r.typ),
+              HINT = 'Change the types with ALTER TABLE, or drop that object first and re-create it afterwards.';
+    END LOOP;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_refuse(oid[]) IS
+  'raises 0A000 naming the object when the rewrite engine cannot rewrite one of the tables (partitioning, inheritance, typed table, extension member, row type used by a column or type), 42809 for a relation that is not a table';
+
+-- The parts of a view or materialized view that go when it is dropped:
+-- its triggers, rules, column defaults and (materialized) indexes, as
+-- statements that re-create them after the view.
+CREATE FUNCTION storagelab_internal.rewrite_view_parts(view oid)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce((SELECT string_agg(format(E'ALTER %s %s ALTER COLUMN %I SET DEFAULT %s;\n',
+                                            CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END,
+                                            storagelab_internal.bigint_migration_qname(c.oid), a.attname,
+                                            pg_get_expr(ad.adbin, ad.adrelid)), '' ORDER BY a.attnum)
+                    FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+                   WHERE ad.adrelid = c.oid), '')
+      || coalesce((SELECT string_agg(storagelab_internal.bigint_migration_index_copy(pg_get_indexdef(i.indexrelid), i.indexrelid,
+                                       ic.relname, false, '{}', '{}') || E';\n'
+                                     || CASE WHEN obj_description(i.indexrelid, 'pg_class') IS NULL THEN ''
+                                             ELSE format(E'COMMENT ON INDEX %s IS %L;\n',
+                                                         storagelab_internal.bigint_migration_qname(i.indexrelid),
+                                                         obj_description(i.indexrelid, 'pg_class')) END,
+                                     '' ORDER BY i.indexrelid)
+                     FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid WHERE i.indrelid = c.oid), '')
+      || coalesce((SELECT string_agg((x.o).create_sql, '' ORDER BY t.oid)
+                     FROM pg_trigger t,
+                          storagelab_internal.bigint_migration_dep_trigger('pg_trigger'::regclass, t.oid, 0, 'n',
+                            'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false) x
+                    WHERE t.tgrelid = c.oid AND NOT t.tgisinternal), '')
+      || coalesce((SELECT string_agg((x.o).create_sql, '' ORDER BY w.oid)
+                     FROM pg_rewrite w,
+                          storagelab_internal.bigint_migration_dep_rewrite('pg_rewrite'::regclass, w.oid, 0, 'n',
+                            'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false) x
+                    WHERE w.ev_class = c.oid AND w.rulename <> '_RETURN'), '')
+    FROM pg_class c WHERE c.oid = $1
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_view_parts(oid) IS
+  'statements re-creating what a view or materialized view loses when dropped: column defaults, indexes, triggers, rules, with their comments';
+
+-- The objects outside the tables that follow a table by OID and so must be
+-- dropped before the swap and re-created after it (their definitions name
+-- the table by name, which is the new table's then): views and
+-- materialized views (over the tables, and over those, level by level),
+-- rules and policies of other tables, functions with an SQL-standard body
+-- or taking or returning the rows of a table or view.
+-- depth: re-create in ascending order, drop in descending order.  Any other
+-- object depending on a table is refused (0A000, naming it).  The tables'
+-- own objects (indexes, constraints, triggers, policies, rules, statistics,
+-- publication membership) are the phases' business, not this function's.
+CREATE FUNCTION storagelab_internal.rewrite_dependents(relids oid[])
+RETURNS TABLE (depth int, classid oid, objid oid, identity text, drop_sql text, create_sql text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  frontier oid[] := relids;
+  next_f   oid[];
+  lvl      int := 0;
+  d        record;
+  o        storagelab.bigint_migration_object;
+  found_rows storagelab.bigint_migration_object[] := '{}';
+BEGIN
+  WHILE cardinality(frontier) > 0 LOOP
+    lvl := lvl + 1;
+    IF lvl > 100 THEN
+      RAISE EXCEPTION 'views nested too deep' USING ERRCODE = 'feature_not_supported',
+        HINT = 'The engine follows at most 100 levels of views over views.';
+    END IF;
+    next_f := '{}';
+    FOR d IN
+      SELECT DISTINCT dep.classid, dep.objid, dep.refobjid,
+             w.ev_class, w.rulename, p.polrelid, c.contype, c.conrelid, c.confrelid
+        FROM pg_depend dep
+        LEFT JOIN pg_rewrite w ON dep.classid = 'pg_rewrite'::regclass AND w.oid = dep.objid
+        LEFT JOIN pg_policy p ON dep.classid = 'pg_policy'::regclass AND p.oid = dep.objid
+        LEFT JOIN pg_constraint c ON dep.classid = 'pg_constraint'::regclass AND c.oid = dep.objid
+       WHERE dep.deptype = 'n'
+         AND (dep.refclassid = 'pg_class'::regclass AND dep.refobjid = ANY (frontier)
+              -- a function taking or returning a table's or view's rows depends on its row type
+              OR dep.refclassid = 'pg_type'::regclass AND dep.classid = 'pg_proc'::regclass
+                 AND dep.refobjid IN (SELECT v.reltype FROM pg_class v WHERE v.oid = ANY (frontier)
+                                      UNION ALL
+                                      SELECT t.typarray FROM pg_class v JOIN pg_type t ON t.oid = v.reltype
+                                       WHERE v.oid = ANY (frontier)))
+         -- the tables' own objects (defaults and generated columns, constraints,
+         -- triggers, indexes, statistics) depending on their columns
+         AND NOT CASE dep.classid
+                   WHEN 'pg_attrdef'::regclass THEN (SELECT x.adrelid FROM pg_attrdef x WHERE x.oid = dep.objid) = ANY (relids)
+                   WHEN 'pg_constraint'::regclass THEN c.conrelid = ANY (relids) AND c.contype <> 'f'
+                   WHEN 'pg_trigger'::regclass THEN (SELECT x.tgrelid FROM pg_trigger x WHERE x.oid = dep.objid) = ANY (relids)
+                   WHEN 'pg_statistic_ext'::regclass THEN (SELECT x.stxrelid FROM pg_statistic_ext x WHERE x.oid = dep.objid) = ANY (relids)
+                   WHEN 'pg_class'::regclass THEN (SELECT x.indrelid FROM pg_index x WHERE x.indexrelid = dep.objid) = ANY (relids)
+                   WHEN 'pg_publication_rel'::regclass THEN (SELECT x.prrelid FROM pg_publication_rel x WHERE x.oid = dep.objid) = ANY (relids)
+                   ELSE false END
+       ORDER BY dep.classid, dep.objid
+    LOOP
+      o := NULL;
+      IF d.classid = 'pg_rewrite'::regclass THEN
+        CONTINUE WHEN d.ev_class = ANY (relids) OR d.ev_class = d.refobjid;   -- a table's own rule, a view's own query
+        o := (storagelab_internal.bigint_migration_dep_rewrite(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
+                d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
+        IF o.kind IN ('view', 'materialized_view') THEN
+          next_f := next_f || d.ev_class;
+          o.create_sql := o.create_sql || storagelab_internal.rewrite_view_parts(d.ev_class);
+        END IF;
+      ELSIF d.classid = 'pg_policy'::regclass THEN
+        CONTINUE WHEN d.polrelid = ANY (relids);                               -- a table's own policy
+        o := (storagelab_internal.bigint_migration_dep_policy(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
+                d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
+      ELSIF d.classid = 'pg_proc'::regclass THEN
+        o := (storagelab_internal.bigint_migration_dep_function(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
+                d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
+      ELSIF d.classid = 'pg_constraint'::regclass AND d.contype = 'f' THEN
+        CONTINUE;                                                              -- foreign keys: the swap phase
+      END IF;
+      IF o.kind IS NULL OR o.kind = 'blocker' THEN
+        RAISE EXCEPTION 'the rewrite engine cannot move an object that depends on a table it rewrites'
+          USING ERRCODE = 'feature_not_supported',
+                DETAIL = format('%s depends on %s.', pg_describe_object(d.classid, d.objid, 0),
+                                pg_describe_object('pg_class'::regclass, d.refobjid, 0)),
+                HINT = 'Drop it before the rewrite and re-create it afterwards.';
+      END IF;
+      IF o.kind IN ('view', 'materialized_view') THEN
+        o.classid := 'pg_class'::regclass; o.objid := d.ev_class;
+      ELSE
+        o.classid := d.classid; o.objid := d.objid;
+      END IF;
+      o.depth := lvl;
+      found_rows := found_rows || o;
+    END LOOP;
+    frontier := next_f;
+  END LOOP;
+  -- an object reached on several levels is re-created after the deepest;
+  -- a rule of a view that is re-created goes with its view
+  RETURN QUERY
+    SELECT max(f.depth), f.classid, f.objid, min(f.identity), min(f.drop_sql), min(f.create_sql)
+      FROM unnest(found_rows) f
+     WHERE f.kind <> 'rule'
+        OR (SELECT w.ev_class FROM pg_rewrite w WHERE w.oid = f.objid)
+           NOT IN (SELECT v.objid FROM unnest(found_rows) v WHERE v.kind IN ('view', 'materialized_view'))
+     GROUP BY f.classid, f.objid
+     ORDER BY 1, 2, 3;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_dependents(oid[]) IS
+  'objects outside the tables that follow them by OID (views and materialized views over them, level by level, rules and policies of other tables, functions with an SQL-standard body): depth, identity, the SQL that drops and re-creates each; refuses (0A000) any other dependent';
+
+-- from extension/60_rewrite_create.sql
+-- storagelab install script, part 60: the rewrite engine's phases create
+-- and copy (see 60_rewrite_model.sql and doc/design/rewrite-engine.md).
+--
+--   create  the new table beside the old, storagelab_new_<OID>, in the new
+--           column order and types, with everything a table has that does
+--           not fire or constrain other tables: defaults, NOT NULL, valid
+--           CHECK constraints, identity (own sequence, same options),
+--           generated columns, collation, compression, storage, statistics
+--           targets, column options, reloptions (TOAST's too), access
+--           method, tablespace, persistence, owner, privileges, comments;
+--           no indexes, foreign keys, triggers, rules or policies.
+--   copy    INSERT ... SELECT FROM ONLY the old table in the new order.
+
+
+-- A reloptions array as the list inside WITH (...), each key prefixed.
+CREATE FUNCTION storagelab_internal.rewrite_options(opts text[], prefix text DEFAULT '')
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT string_agg(format('%s%I = %L', $2, split_part(o, '=', 1), substr(o, strpos(o, '=') + 1)), ', ' ORDER BY n)
+    FROM unnest($1) WITH ORDINALITY u(o, n)
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_options(text[], text) IS
+  'a reloptions or attoptions array as the quoted list inside WITH (...) or SET (...), keys prefixed (toast.)';
+
+-- The identity clause of a column of the new table: its own sequence,
+-- named storagelab_new_<old sequence OID>, with the old one's options;
+-- bounds that are the old type's defaults are left to the new type's.
+CREATE FUNCTION storagelab_internal.rewrite_identity_clause(rel oid, att int2, identity "char", old_type oid)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format(' GENERATED %s AS IDENTITY (SEQUENCE NAME %I.%I INCREMENT BY %s%s%s START WITH %s CACHE %s %s)',
+                CASE $3 WHEN 'a' THEN 'ALWAYS' ELSE 'BY DEFAULT' END,
+                n.nspname, storagelab_internal.rewrite_name('new', s.seqrelid), s.seqincrement,
+                CASE WHEN s.seqmin = CASE WHEN s.seqincrement > 0 THEN 1 ELSE lim.lo END THEN ''
+                     ELSE ' MINVALUE ' || s.seqmin END,
+                CASE WHEN s.seqmax = CASE WHEN s.seqincrement > 0 THEN lim.hi ELSE -1 END THEN ''
+                     ELSE ' MAXVALUE ' || s.seqmax END,
+                s.seqstart, s.seqcache, CASE WHEN s.seqcycle THEN 'CYCLE' ELSE 'NO CYCLE' END)
+    FROM pg_depend d
+    JOIN pg_sequence s ON s.seqrelid = d.objid
+    JOIN pg_class sc ON sc.oid = s.seqrelid
+    JOIN pg_namespace n ON n.oid = sc.relnamespace
+   CROSS JOIN LATERAL (SELECT CASE $4 WHEN 'int2'::regtype THEN -32768 WHEN 'int4'::regtype THEN -2147483648
+                                      ELSE -9223372036854775808 END::int8 AS lo,
+                              CASE $4 WHEN 'int2'::regtype THEN 32767 WHEN 'int4'::regtype THEN 2147483647
+                                      ELSE 9223372036854775807 END::int8 AS hi) lim
+   WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
+     AND d.refobjid = $1 AND d.refobjsubid = $2 AND d.deptype = 'i'
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_identity_clause(oid, int2, "char", oid) IS
+  'GENERATED ... AS IDENTITY clause of a column of the new table: a sequence of its own (storagelab_new_<old sequence OID>) with the old one''s increment, bounds, start, cache and cycle';
+
+-- One column of the new table: name, type, collation, compression,
+-- generated expression, identity or default, NOT NULL.
+CREATE FUNCTION storagelab_internal.rewrite_column_def(rel oid, att int2, new_type text)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format('%I %s', a.attname, $3)
+      || CASE WHEN a.attcollation <> 0 AND nt.typcollation <> 0 AND a.attcollation <> nt.typcollation
+              THEN (SELECT format(' COLLATE %I.%I', cn.nspname, co.collname)
+                      FROM pg_collation co JOIN pg_namespace cn ON cn.oid = co.collnamespace
+                     WHERE co.oid = a.attcollation) ELSE '' END
+      || CASE a.attcompression WHEN 'p' THEN ' COMPRESSION pglz' WHEN 'l' THEN ' COMPRESSION lz4' ELSE '' END
+      || CASE WHEN a.attgenerated IN ('s', 'v')
+              THEN format(' GENERATED ALWAYS AS (%s) %s', pg_get_expr(ad.adbin, ad.adrelid),
+                          CASE a.attgenerated WHEN 's' THEN 'STORED' ELSE 'VIRTUAL' END)
+              WHEN a.attidentity IN ('a', 'd')
+              THEN storagelab_internal.rewrite_identity_clause($1, $2, a.attidentity, a.atttypid)
+              WHEN ad.adbin IS NOT NULL THEN ' DEFAULT ' || pg_get_expr(ad.adbin, ad.adrelid)
+              ELSE '' END
+      || CASE WHEN a.attnotnull
+              THEN coalesce(' CONSTRAINT ' || quote_ident(storagelab_internal.bigint_migration_not_null_name($1, $2)), '')
+                   || ' NOT NULL' ELSE '' END
+    FROM pg_attribute a
+    JOIN pg_type nt ON nt.oid = to_regtype($3)
+    LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+   WHERE a.attrelid = $1 AND a.attnum = $2
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_column_def(oid, int2, text) IS
+  'the definition of one column of the new table: type, collation, compression, generated expression, identity or default, NOT NULL (named as it is on PostgreSQL 18)';
+
+-- Phase create for one table: columns are the attnums in the new order,
+-- types their new types.
+CREATE FUNCTION storagelab_internal.rewrite_create(rel oid, atts int2[], types text[])
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  t      record;
+  newq   text;
+  defs   text[];
+  stmts  text[];
+  col    record;
+BEGIN
+  SELECT c.relname, n.nspname, c.relpersistence, c.reloptions, c.reltablespace, c.relowner, c.relacl,
+         am.amname, (SELECT tc.reloptions FROM pg_class tc WHERE tc.oid = c.reltoastrelid) AS toastoptions,
+         obj_description(c.oid, 'pg_class') AS descr
+    INTO t
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
+   WHERE c.oid = rel;
+  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', rel));
+  SELECT array_agg(storagelab_internal.rewrite_column_def(rel, u.att, u.typ) ORDER BY u.n) INTO defs
+    FROM unnest(atts, types) WITH ORDINALITY u(att, typ, n);
+  -- valid CHECK constraints under their names (invalid ones: phase index, NOT VALID)
+  SELECT defs || coalesce(array_agg(format('CONSTRAINT %I %s', k.conname, pg_get_constraintdef(k.oid)) ORDER BY k.conname), '{}')
+    INTO defs
+    FROM pg_constraint k WHERE k.conrelid = rel AND k.contype = 'c' AND k.convalidated;
+  stmts := ARRAY[format(E'CREATE %sTABLE %s (\n    %s\n)%s%s%s',
+                        CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END,
+                        newq, array_to_string(defs, E',\n    '),
+                        CASE WHEN t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
+                        CASE WHEN t.reloptions IS NOT NULL OR t.toastoptions IS NOT NULL
+                             THEN ' WITH (' || concat_ws(', ', storagelab_internal.rewrite_options(t.reloptions),
+                                                         storagelab_internal.rewrite_options(t.toastoptions, 'toast.')) || ')'
+                             ELSE '' END,
+                        CASE WHEN t.reltablespace <> 0
+                             THEN format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = t.reltablespace))
+                             ELSE '' END)];
+  -- per column: storage set by hand, statistics target, options, comment, privileges
+  FOR col IN
+    SELECT a.attname, a.attstorage, ot.typstorage AS old_default, nt.typstorage AS new_default, nt.typlen AS new_len,
+           a.attstattarget::int AS stattarget, a.attacl, col_description(rel, a.attnum) AS descr,
+           -- the options ALTER COLUMN SET takes (n_distinct, n_distinct_inherited)
+           (SELECT array_agg(o ORDER BY o) FROM unnest(a.attoptions) o WHERE o ~ '^n_distinct(_inherited)?=') AS attoptions
+      FROM unnest(atts, types) WITH ORDINALITY u(att, typ, n)
+      JOIN pg_attribute a ON a.attrelid = rel AND a.attnum = u.att
+      JOIN pg_type ot ON ot.oid = a.atttypid
+      JOIN pg_type nt ON nt.oid = to_regtype(u.typ)
+     ORDER BY u.n
+  LOOP
+    IF col.attstorage <> col.old_default AND col.new_len = -1 AND col.new_default <> 'p' THEN
+      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET STORAGE %s', newq, col.attname,
+                               CASE col.attstorage WHEN 'p' THEN 'PLAIN' WHEN 'e' THEN 'EXTERNAL'
+                                                 WHEN 'm' THEN 'MAIN' ELSE 'EXTENDED' END);
+    END IF;
+    IF coalesce(col.stattarget, -1) >= 0 THEN
+      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET STATISTICS %s', newq, col.attname, col.stattarget);
+    END IF;
+    IF col.attoptions IS NOT NULL THEN
+      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET (%s)', newq, col.attname,
+                               storagelab_internal.rewrite_options(col.attoptions));
+    END IF;
+    IF col.descr IS NOT NULL THEN
+      stmts := stmts || format('COMMENT ON COLUMN %s.%I IS %L', newq, col.attname, col.descr);
+    END IF;
+  END LOOP;
+  stmts := stmts || format('ALTER TABLE %s OWNER TO %I', newq, pg_get_userbyid(t.relowner));
+  IF t.descr IS NOT NULL THEN
+    stmts := stmts || format('COMMENT ON TABLE %s IS %L', newq, t.descr);
+  END IF;
+  -- privileges: the table's (the same statements as for a re-created view) and its columns'
+  stmts := stmts || array_remove(regexp_split_to_array(rtrim(
+             storagelab_internal.bigint_migration_acl_sql('TABLE', newq, t.relacl, t.relowner), E';\n'), E';\n'), '');
+  SELECT stmts || coalesce(array_agg(format('GRANT %s (%I) ON TABLE %s TO %s%s', x.privilege_type, a.attname, newq,
+                                            CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
+                                            CASE WHEN x.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
+                                     ORDER BY a.attnum, x.grantee, x.privilege_type), '{}')
+    INTO stmts
+    FROM pg_attribute a, aclexplode(a.attacl) x
+   WHERE a.attrelid = rel AND a.attnum > 0 AND NOT a.attisdropped AND a.attacl IS NOT NULL;
+  RETURN stmts;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_create(oid, int2[], text[]) IS
+  'phase create of the rewrite engine for one table: CREATE TABLE storagelab_new_<OID> in the new order and types with every property of the old table that fires nothing, then its column settings, owner, comments and privileges';
+
+-- Phase copy for one table: every row of the old table (not its children)
+-- into the new one, cast where the type changes; generated columns are
+-- computed again, identity values kept (OVERRIDING SYSTEM VALUE).
+CREATE FUNCTION storagelab_internal.rewrite_copy(rel oid, atts int2[], types text[])
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format(E'INSERT INTO %I.%I (%s)%s\nSELECT %s\n  FROM ONLY %s',
+                n.nspname, storagelab_internal.rewrite_name('new', $1),
+                string_agg(quote_ident(a.attname), ', ' ORDER BY u.n),
+                CASE WHEN bool_or(a.attidentity = 'a') THEN ' OVERRIDING SYSTEM VALUE' ELSE '' END,
+                string_agg(CASE WHEN format_type(a.atttypid, a.atttypmod) = u.typ THEN quote_ident(a.attname)
+                                ELSE format('%I::%s', a.attname, u.typ) END, ', ' ORDER BY u.n),
+                storagelab_internal.bigint_migration_qname($1))
+    FROM unnest($2, $3) WITH ORDINALITY u(att, typ, n)
+    JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = u.att
+    JOIN pg_class c ON c.oid = $1
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE a.attgenerated = ''
+   GROUP BY n.nspname
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_copy(oid, int2[], text[]) IS
+  'phase copy of the rewrite engine for one table: INSERT INTO the new table SELECT FROM ONLY the old one, in the new order, cast to the new types, generated columns left out, identity values kept';
+
+-- from extension/60_rewrite_index.sql
+-- storagelab install script, part 60: the rewrite engine's phase index
+-- (see 60_rewrite_model.sql and doc/design/rewrite-engine.md): every valid
+-- index of the old table, and its primary key, unique and exclusion
+-- constraints, built on the new table under deterministic names
+-- (storagelab_new_<OID of the old index or constraint>) that the swap
+-- renames to the old ones; CHECK constraints that were NOT VALID; comments.
+
+
+-- The DDL of index idx rebuilt on table new_table (schema-qualified,
+-- quoted) under new_name, from pg_get_indexdef: every option kept (order,
+-- NULLS FIRST/LAST, operator class and its options, collation, INCLUDE,
+-- NULLS NOT DISTINCT, storage parameters, predicate, expressions, and the
+-- tablespace, which pg_get_indexdef leaves out; see
+-- bigint_migration_index_copy).  The definition names the old table once,
+-- after ON: that name is checked, then replaced.
+CREATE FUNCTION storagelab_internal.rewrite_index_def(idx oid, new_name name, new_table text)
+RETURNS text
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  ix   record;
+  def  text;
+  head text;
+BEGIN
+  SELECT i.indisunique, i.indrelid, am.amname INTO ix
+    FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
+   WHERE i.indexrelid = idx;
+  def := storagelab_internal.bigint_migration_index_copy(pg_get_indexdef(idx), idx, new_name, false, '{}', '{}');
+  head := format('CREATE %sINDEX %I ON %s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
+                 storagelab_internal.bigint_migration_qname(ix.indrelid), ix.amname);
+  IF NOT starts_with(def, head) THEN
+    RAISE EXCEPTION 'unexpected index definition' USING ERRCODE = 'internal_error', DETAIL = def;
+  END IF;
+  RETURN format('CREATE %sINDEX %I ON %s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
+                new_table, ix.amname)
+         || substr(def, length(head) + 1);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_index_def(oid, name, text) IS
+  'DDL of an index rebuilt on another table under another name, every option kept (from pg_get_indexdef, the table name checked and replaced)';
+
+-- Phase index for one table.
+CREATE FUNCTION storagelab_internal.rewrite_index(rel oid)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  nspq   text;
+  newq   text;
+  stmts  text[] := '{}';
+  r      record;
+  iname  name;
+BEGIN
+  SELECT format('%I', n.nspname), format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid))
+    INTO nspq, newq
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = rel;
+  FOR r IN
+    SELECT i.indexrelid, k.oid AS conoid, k.contype, k.condeferrable, k.condeferred,
+           obj_description(i.indexrelid, 'pg_class') AS idescr, obj_description(k.oid, 'pg_constraint') AS cdescr
+      FROM pg_index i
+      LEFT JOIN pg_constraint k ON k.conindid = i.indexrelid AND k.conrelid = rel AND k.contype IN ('p', 'u', 'x')
+     WHERE i.indrelid = rel AND i.indisvalid
+     ORDER BY i.indexrelid
+  LOOP
+    IF r.contype = 'x' THEN
+      iname := storagelab_internal.rewrite_name('new', r.conoid);
+      stmts := stmts || format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, iname, pg_get_constraintdef(r.conoid));
+    ELSIF r.contype IN ('p', 'u') THEN
+      -- the index first, with every option, then the constraint on it (which renames the index to its own name)
+      -- (named as the constraint: USING INDEX names the index after it)
+      iname := storagelab_internal.rewrite_name('new', r.conoid);
+      stmts := stmts || storagelab_internal.rewrite_index_def(r.indexrelid, iname, newq);
+      stmts := stmts || format('ALTER TABLE %s ADD CONSTRAINT %I %s USING INDEX %I%s', newq, iname,
+                               CASE r.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END, iname,
+                               CASE WHEN r.condeferred THEN ' DEFERRABLE INITIALLY DEFERRED'
+                                    WHEN r.condeferrable THEN ' DEFERRABLE' ELSE '' END);
+    ELSE
+      iname := storagelab_internal.rewrite_name('new', r.indexrelid);
+      stmts := stmts || storagelab_internal.rewrite_index_def(r.indexrelid, iname, newq);
+    END IF;
+    -- statistics targets of expression columns, comments
+    SELECT stmts || coalesce(array_agg(format('ALTER INDEX %s.%I ALTER COLUMN %s SET STATISTICS %s',
+                                              nspq, iname, a.attnum, a.attstattarget)
+                                       ORDER BY a.attnum), '{}')
+      INTO stmts
+      FROM pg_attribute a WHERE a.attrelid = r.indexrelid AND coalesce(a.attstattarget::int, -1) >= 0;
+    IF r.idescr IS NOT NULL THEN
+      stmts := stmts || format('COMMENT ON INDEX %s.%I IS %L', nspq, iname, r.idescr);
+    END IF;
+    IF r.cdescr IS NOT NULL THEN
+      stmts := stmts || format('COMMENT ON CONSTRAINT %I ON %s IS %L', iname, newq, r.cdescr);
+    END IF;
+  END LOOP;
+  -- CHECK constraints that were not valid stay so; comments of the valid ones (created with the table)
+  SELECT stmts || coalesce(array_agg(format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, k.conname, pg_get_constraintdef(k.oid))
+                                     ORDER BY k.conname) FILTER (WHERE NOT k.convalidated), '{}')
+               || coalesce(array_agg(format('COMMENT ON CONSTRAINT %I ON %s IS %L', k.conname, newq, obj_description(k.oid, 'pg_constraint'))
+                                     ORDER BY k.conname) FILTER (WHERE obj_description(k.oid, 'pg_constraint') IS NOT NULL), '{}')
+    INTO stmts
+    FROM pg_constraint k WHERE k.conrelid = rel AND k.contype = 'c';
+  RETURN stmts;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_index(oid) IS
+  'phase index of the rewrite engine for one table: every valid index and primary key, unique and exclusion constraint of the old table on the new one (storagelab_new_<OID> names), NOT VALID CHECK constraints, statistics targets and comments';
+
+-- from extension/60_rewrite_swap.sql
+-- storagelab install script, part 60: the rewrite engine's phases swap,
+-- swap_back, validate, cleanup and discard (see 60_rewrite_model.sql and
+-- doc/design/rewrite-engine.md).  The caller runs swap (or swap_back) in
+-- one transaction holding ACCESS EXCLUSIVE locks on the tables.
+--
+-- Every statement is written before the first phase runs, from the
+-- catalogs as they are then: names are deterministic, and definitions name
+-- the tables by their original names, which after the renames are the new
+-- tables' (after swap_back the old ones' again).
+
+
+-- The foreign keys the swap re-points: "from" (on a rewritten table; added
+-- on the new table) and "to" (on another table, referencing a rewritten
+-- one; dropped and added again).  Partition clones go with their parent.
+CREATE FUNCTION storagelab_internal.rewrite_foreign_keys(relids oid[])
+RETURNS TABLE (conoid oid, direction text, conrelid oid, conname name, qrel text, def text,
+               validated boolean, partitioned boolean)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT k.oid, CASE WHEN k.conrelid = ANY ($1) THEN 'from' ELSE 'to' END, k.conrelid, k.conname,
+         storagelab_internal.bigint_migration_qname(k.conrelid),
+         regexp_replace(pg_get_constraintdef(k.oid), ' NOT VALID$', ''), k.convalidated, c.relkind = 'p'
+    FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+   WHERE k.contype = 'f' AND k.conparentid = 0 AND (k.conrelid = ANY ($1) OR k.confrelid = ANY ($1))
+   ORDER BY k.conrelid, k.conname
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_foreign_keys(oid[]) IS
+  'the foreign keys from and to the rewritten tables that the swap re-points, with their definitions (NOT VALID left out) and whether they were validated';
+
+-- The renames of one table's swap: the table, its indexes and constraints
+-- with indexes, its identity sequences (with their position) and
+-- statistics objects; back = true gives the renames of swap_back.
+CREATE FUNCTION storagelab_internal.rewrite_renames(rel oid, back boolean)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  t      record;
+  nspq   text;
+  cur    text;   -- the table under the original name after the table renames
+  other  text;   -- the other table (old after swap, new after swap_back)
+  mine   text;   -- prefix of the objects moved out of the way: old (swap) or new (swap_back)
+  theirs text;
+  stmts  text[];
+  r      record;
+BEGIN
+  SELECT c.relname, n.nspname INTO t FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = rel;
+  nspq := quote_ident(t.nspname);
+  mine := CASE WHEN back THEN 'new' ELSE 'old' END;
+  theirs := CASE WHEN back THEN 'old' ELSE 'new' END;
+  cur := format('%s.%I', nspq, t.relname);
+  other := format('%s.%I', nspq, storagelab_internal.rewrite_name(mine, rel));
+  stmts := ARRAY[format('ALTER TABLE %s RENAME TO %I', cur, storagelab_internal.rewrite_name(mine, rel)),
+                 format('ALTER TABLE %s.%I RENAME TO %I', nspq, storagelab_internal.rewrite_name(theirs, rel), t.relname)];
+  FOR r IN
+    SELECT i.indexrelid, ic.relname AS iname, k.oid AS conoid, k.conname
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+      LEFT JOIN pg_constraint k ON k.conindid = i.indexrelid AND k.conrelid = rel AND k.contype IN ('p', 'u', 'x')
+     WHERE i.indrelid = rel AND i.indisvalid
+     ORDER BY i.indexrelid
+  LOOP
+    IF r.conoid IS NOT NULL THEN
+      stmts := stmts || format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', other, r.conname, storagelab_internal.rewrite_name(mine, r.conoid))
+                     || format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', cur, storagelab_internal.rewrite_name(theirs, r.conoid), r.conname);
+    ELSE
+      stmts := stmts || format('ALTER INDEX %s.%I RENAME TO %I', nspq, r.iname, storagelab_internal.rewrite_name(mine, r.indexrelid))
+                     || format('ALTER INDEX %s.%I RENAME TO %I', nspq, storagelab_internal.rewrite_name(theirs, r.indexrelid), r.iname);
+    END IF;
+  END LOOP;
+  -- identity sequences: renamed, and the one taking over continues where the other stopped
+  FOR r IN
+    SELECT sc.oid, sc.relname, format('%I', sn.nspname) AS nspq
+      FROM pg_depend d JOIN pg_class sc ON sc.oid = d.objid JOIN pg_namespace sn ON sn.oid = sc.relnamespace
+     WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.refobjid = rel
+       AND d.deptype = 'i' AND sc.relkind = 'S'
+     ORDER BY sc.oid
+  LOOP
+    stmts := stmts || format('ALTER SEQUENCE %s.%I RENAME TO %I', r.nspq, r.relname, storagelab_internal.rewrite_name(mine, r.oid))
+                   || format('ALTER SEQUENCE %s.%I RENAME TO %I', r.nspq, storagelab_internal.rewrite_name(theirs, r.oid), r.relname)
+                   || format('SELECT pg_catalog.setval(%L, s.last_value, s.is_called) FROM %s.%I s',
+                             format('%s.%I', r.nspq, r.relname), r.nspq, storagelab_internal.rewrite_name(mine, r.oid));
+  END LOOP;
+  -- sequences owned by a column (serial): owned by the table now under the name
+  SELECT stmts || coalesce(array_agg(format('ALTER SEQUENCE %s OWNED BY %s.%I', storagelab_internal.bigint_migration_qname(d.objid),
+                                            cur, a.attname) ORDER BY d.objid), '{}')
+    INTO stmts
+    FROM pg_depend d JOIN pg_class sc ON sc.oid = d.objid
+    JOIN pg_attribute a ON a.attrelid = rel AND a.attnum = d.refobjsubid
+   WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.refobjid = rel
+     AND d.deptype = 'a' AND sc.relkind = 'S';
+  RETURN stmts;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_renames(oid, boolean) IS
+  'the renames of one table''s swap (or swap_back): table, indexes, constraints with indexes, identity sequences with their position; serial sequences re-owned';
+
+-- The table's own objects that the new table gets in the swap (they would
+-- fire during the copy, or they are named in their schema): triggers,
+-- rules, policies and row security, publication membership, statistics
+-- objects, replica identity, CLUSTER ON.  Written for after the renames.
+CREATE FUNCTION storagelab_internal.rewrite_own_objects(rel oid)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  t      record;
+  cur    text;
+  stmts  text[] := '{}';
+  r      record;
+BEGIN
+  SELECT c.relname, n.nspname, c.relrowsecurity, c.relforcerowsecurity, c.relreplident INTO t
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = rel;
+  cur := format('%I.%I', t.nspname, t.relname);
+  FOR r IN
+    SELECT x.create_sql FROM (
+      SELECT 1 AS k, g.oid, (storagelab_internal.bigint_migration_dep_trigger('pg_trigger'::regclass, g.oid, 0, 'n',
+               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
+        FROM pg_trigger g WHERE g.tgrelid = rel AND NOT g.tgisinternal
+      UNION ALL
+      SELECT 2, w.oid, (storagelab_internal.bigint_migration_dep_rewrite('pg_rewrite'::regclass, w.oid, 0, 'n',
+               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
+        FROM pg_rewrite w WHERE w.ev_class = rel AND w.rulename <> '_RETURN'
+      UNION ALL
+      SELECT 3, p.oid, (storagelab_internal.bigint_migration_dep_policy('pg_policy'::regclass, p.oid, 0, 'n',
+               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
+        FROM pg_policy p WHERE p.polrelid = rel
+      UNION ALL
+      SELECT 4, pr.oid, (storagelab_internal.bigint_migration_dep_publication('pg_publication_rel'::regclass, pr.oid, 0, 'n',
+               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
+        FROM pg_publication_rel pr WHERE pr.prrelid = rel
+      UNION ALL
+      SELECT 5, s.oid, pg_get_statisticsobjdef(s.oid) || E';\n'
+             || format(E'ALTER STATISTICS %I.%I OWNER TO %I;\n', sn.nspname, s.stxname, pg_get_userbyid(s.stxowner))
+             || CASE WHEN coalesce(s.stxstattarget::int, -1) >= 0
+                     THEN format(E'ALTER STATISTICS %I.%I SET STATISTICS %s;\n', sn.nspname, s.stxname, s.stxstattarget) ELSE '' END
+             || CASE WHEN obj_description(s.oid, 'pg_statistic_ext') IS NULL THEN ''
+                     ELSE format(E'COMMENT ON STATISTICS %I.%I IS %L;\n', sn.nspname, s.stxname,
+                                 obj_description(s.oid, 'pg_statistic_ext')) END
+        FROM pg_statistic_ext s JOIN pg_namespace sn ON sn.oid = s.stxnamespace WHERE s.stxrelid = rel
+    ) x ORDER BY x.k, x.oid
+  LOOP
+    stmts := stmts || r.create_sql;
+  END LOOP;
+  IF t.relrowsecurity THEN stmts := stmts || format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', cur); END IF;
+  IF t.relforcerowsecurity THEN stmts := stmts || format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', cur); END IF;
+  stmts := stmts || CASE t.relreplident
+                      WHEN 'f' THEN format('ALTER TABLE %s REPLICA IDENTITY FULL', cur)
+                      WHEN 'n' THEN format('ALTER TABLE %s REPLICA IDENTITY NOTHING', cur)
+                      WHEN 'i' THEN (SELECT format('ALTER TABLE %s REPLICA IDENTITY USING INDEX %I', cur, ic.relname)
+                                       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+                                      WHERE i.indrelid = rel AND i.indisreplident) END;
+  stmts := stmts || (SELECT format('ALTER TABLE %s CLUSTER ON %I', cur, ic.relname)
+                       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+                      WHERE i.indrelid = rel AND i.indisclustered AND i.indisvalid);
+  RETURN array_remove(stmts, NULL);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_own_objects(oid) IS
+  'the statements that give the new table, once renamed, the old one''s triggers (enabled state, comments), rules, policies and row security, publication membership (column lists, row filters), statistics objects, replica identity and clustering index';
+
+-- Phase swap (back = false) or swap_back (back = true) of a component.
+CREATE FUNCTION storagelab_internal.rewrite_swap(relids oid[], back boolean)
+RETURNS TABLE (relid oid, statement text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  rel  oid;
+  r    record;
+  s    text;
+BEGIN
+  -- functions are re-created as they were, without checking their bodies (as pg_dump does)
+  relid := NULL; statement := 'SET LOCAL check_function_bodies = off'; RETURN NEXT;
+  -- 1. objects that follow the tables by OID, dependents first
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_dependents(relids) ORDER BY depth DESC, classid, objid LOOP
+    relid := NULL; statement := r.drop_sql; RETURN NEXT;
+  END LOOP;
+  -- 2. foreign keys of other tables referencing the component
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_foreign_keys(relids) WHERE direction = 'to' LOOP
+    relid := r.conrelid; statement := format('ALTER TABLE %s DROP CONSTRAINT %I', r.qrel, r.conname); RETURN NEXT;
+  END LOOP;
+  -- 3. swap_back: what the new tables got in the swap and that is named in
+  -- its schema (statistics objects) or lists them (publications)
+  IF back THEN
+    FOREACH rel IN ARRAY relids LOOP
+      FOR r IN
+        SELECT format('ALTER PUBLICATION %I DROP TABLE %s', p.pubname, storagelab_internal.bigint_migration_qname(rel)) AS sql
+          FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid WHERE pr.prrelid = rel
+        UNION ALL
+        SELECT format('DROP STATISTICS %I.%I', sn.nspname, s2.stxname)
+          FROM pg_statistic_ext s2 JOIN pg_namespace sn ON sn.oid = s2.stxnamespace WHERE s2.stxrelid = rel
+      LOOP
+        relid := rel; statement := r.sql; RETURN NEXT;
+      END LOOP;
+    END LOOP;
+  END IF;
+  -- 4. renames; statistics objects of the old tables out of the way
+  FOREACH rel IN ARRAY relids LOOP
+    FOREACH s IN ARRAY storagelab_internal.rewrite_renames(rel, back) LOOP
+      relid := rel; statement := s; RETURN NEXT;
+    END LOOP;
+    FOR r IN SELECT s2.oid, sn.nspname, s2.stxname FROM pg_statistic_ext s2 JOIN pg_namespace sn ON sn.oid = s2.stxnamespace
+              WHERE s2.stxrelid = rel ORDER BY s2.oid LOOP
+      relid := rel;
+      statement := CASE WHEN back THEN format('ALTER STATISTICS %I.%I RENAME TO %I', r.nspname, storagelab_internal.rewrite_name('old', r.oid), r.stxname)
+                        ELSE format('ALTER STATISTICS %I.%I RENAME TO %I', r.nspname, r.stxname, storagelab_internal.rewrite_name('old', r.oid)) END;
+      RETURN NEXT;
+    END LOOP;
+  END LOOP;
+  -- 5. foreign keys: the component's own on the new tables (swap only:
+  -- the old tables keep theirs), then the other tables' again; NOT VALID
+  -- (phase validate checks them) except on partitioned tables, which
+  -- cannot have NOT VALID foreign keys
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_foreign_keys(relids) WHERE direction = 'to' OR NOT back LOOP
+    relid := r.conrelid;
+    statement := format('ALTER TABLE %s ADD CONSTRAINT %I %s%s', r.qrel, r.conname, r.def,
+                        CASE WHEN r.partitioned AND r.validated THEN '' ELSE ' NOT VALID' END);
+    RETURN NEXT;
+    IF obj_description(r.conoid, 'pg_constraint') IS NOT NULL THEN
+      statement := format('COMMENT ON CONSTRAINT %I ON %s IS %L', r.conname, r.qrel, obj_description(r.conoid, 'pg_constraint'));
+      RETURN NEXT;
+    END IF;
+  END LOOP;
+  -- 6. the tables' own objects (swap only: the old tables keep theirs)
+  IF NOT back THEN
+    FOREACH rel IN ARRAY relids LOOP
+      FOREACH s IN ARRAY storagelab_internal.rewrite_own_objects(rel) LOOP
+        relid := rel; statement := s; RETURN NEXT;
+      END LOOP;
+    END LOOP;
+  END IF;
+  -- 7. the objects of step 1 again, on whichever tables now have the names
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_dependents(relids) ORDER BY depth, classid, objid LOOP
+    relid := NULL; statement := r.create_sql; RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_swap(oid[], boolean) IS
+  'phase swap (or swap_back) of the rewrite engine: dependents dropped, foreign keys of other tables dropped, tables and their indexes, constraints, identity sequences and statistics objects renamed, foreign keys added NOT VALID, the tables'' own objects given to the new tables (swap), dependents re-created';
+
+-- from extension/60_rewrite_statements.sql
+-- storagelab install script, part 60: the rewrite engine's entry point,
+-- storagelab_internal.rewrite_statements(tables, phase): the statements of
+-- one phase, in order (doc/design/rewrite-engine.md).
+
+
+CREATE FUNCTION storagelab_internal.rewrite_statements(tables jsonb, phase text)
+RETURNS TABLE (ord int, relation regclass, statement text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  relids oid[] := '{}';
+  t      record;
+  s      text;
+  n      int := 0;
+BEGIN
+  IF phase IS NULL OR phase NOT IN ('create', 'copy', 'index', 'swap', 'validate', 'swap_back', 'cleanup', 'discard') THEN
+    RAISE EXCEPTION 'unknown rewrite phase %', coalesce(quote_literal(phase), 'NULL')
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'The phases are create, copy, index, swap, validate, swap_back, cleanup and discard.';
+  END IF;
+  FOR t IN
+    SELECT c.relid, array_agg(c.attnum ORDER BY c.pos) AS atts, array_agg(c.new_type ORDER BY c.pos) AS types
+      FROM storagelab_internal.rewrite_columns(tables) c
+     GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
+  LOOP
+    relids := relids || t.relid;
+  END LOOP;
+  IF phase IN ('swap', 'swap_back') THEN
+    FOR t IN SELECT * FROM storagelab_internal.rewrite_swap(relids, phase = 'swap_back') LOOP
+      n := n + 1; ord := n; relation := t.relid; statement := regexp_replace(t.statement, ';\s*$', ''); RETURN NEXT;
+    END LOOP;
+  ELSIF phase = 'validate' THEN
+    FOR t IN SELECT * FROM storagelab_internal.rewrite_foreign_keys(relids) WHERE validated AND NOT partitioned LOOP
+      n := n + 1; ord := n; relation := t.conrelid;
+      statement := format('ALTER TABLE %s VALIDATE CONSTRAINT %I', t.qrel, t.conname);
+      RETURN NEXT;
+    END LOOP;
+  ELSIF phase IN ('cleanup', 'discard') THEN
+    ord := 1; relation := relids[1];
+    SELECT format('DROP TABLE %s', string_agg(format('%I.%I', ns.nspname,
+                    storagelab_internal.rewrite_name(CASE phase WHEN 'cleanup' THEN 'old' ELSE 'new' END, c.oid)), ', ' ORDER BY u.n))
+      INTO statement
+      FROM unnest(relids) WITH ORDINALITY u(r, n) JOIN pg_class c ON c.oid = u.r JOIN pg_namespace ns ON ns.oid = c.relnamespace;
+    RETURN NEXT;
+  ELSE
+    FOR t IN
+      SELECT c.relid, array_agg(c.attnum ORDER BY c.pos) AS atts, array_agg(c.new_type ORDER BY c.pos) AS types
+        FROM storagelab_internal.rewrite_columns(tables) c
+       GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
+    LOOP
+      FOREACH s IN ARRAY CASE phase WHEN 'create' THEN storagelab_internal.rewrite_create(t.relid, t.atts, t.types)
+                                    WHEN 'copy' THEN ARRAY[storagelab_internal.rewrite_copy(t.relid, t.atts, t.types)]
+                                    ELSE storagelab_internal.rewrite_index(t.relid) END LOOP
+        n := n + 1; ord := n; relation := t.relid; statement := regexp_replace(s, ';\s*$', ''); RETURN NEXT;
+      END LOOP;
+    END LOOP;
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_statements(jsonb, text) IS
+  'the copy-and-swap rewrite engine: the statements of one phase (create, copy, index, swap, validate, swap_back, cleanup, discard) that rebuild the given tables in a new column order and types beside the old ones and swap them in, in order; write every phase before running the first (doc/design/rewrite-engine.md)';
+
+-- from extension/61_layout_migration.sql
+-- storagelab install script, part 61: layout migrations, the fix of what
+-- column_waste and alignment_padding find.
+--
+--   storagelab.layout_migration_script(relation, mode, column_types, column_order)
+--       a psql script that rebuilds the table in the planned column order
+--       and types (storagelab.table_rewrite_plan, or the caller's), with
+--       the rewrite engine of part 60
+--   storagelab.layout_migration_plan()
+--       one row per table whose plan saves at least the threshold
+--       (settings layout_migration.min_saved_pct, .min_saved_bytes), with
+--       its script
+
+
+INSERT INTO storagelab_internal.setting_defaults VALUES
+  ('layout_migration.min_saved_pct', '10',
+   'layout_migration_plan() lists a table whose plan saves this percentage of it (or min_saved_bytes)'),
+  ('layout_migration.min_saved_bytes', '1GB',
+   'layout_migration_plan() lists a table whose plan saves this much (or min_saved_pct of it)');
+
+-- A boolean SQL expression, true when the value of column col (quoted)
+-- does not survive the change from old_type to new_type unchanged: out of
+-- range, not an integer, not spelled as the new type prints it.  For type
+-- pairs without a rule, the value cast there and back must be equal (a
+-- value the cast rejects raises the cast's error).
+CREATE FUNCTION storagelab_internal.layout_misfit(col text, old_type text, new_type text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o oid := to_regtype(old_type);
+  n oid := to_regtype(new_type);
+  range text;
+BEGIN
+  range := CASE n WHEN 'int2'::regtype THEN '-32768 AND 32767'
+                  WHEN 'int4'::regtype THEN '-2147483648 AND 2147483647'
+                  WHEN 'int8'::regtype THEN '-9223372036854775808 AND 9223372036854775807' END;
+  IF range IS NOT NULL AND o IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype) THEN
+    RETURN format('%s NOT BETWEEN %s', col, range);
+  ELSIF range IS NOT NULL AND o = 'numeric'::regtype THEN
+    RETURN format('(%1$s <> trunc(%1$s) OR %1$s NOT BETWEEN %2$s)', col, range);
+  ELSIF range IS NOT NULL AND o IN ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype) THEN
+    RETURN format($$CASE WHEN %1$s::text ~ '^(0|-?[1-9][0-9]{0,18})$' THEN %1$s::text::numeric NOT BETWEEN %2$s ELSE true END$$,
+                  col, range);
+  ELSIF n = 'uuid'::regtype AND o IN ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype) THEN
+    RETURN format($$%s::text !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'$$, col);
+  ELSIF o = 'bpchar'::regtype AND n IN ('varchar'::regtype, 'text'::regtype) THEN
+    -- char(n) compares without its trailing blanks: the value is the same
+    RETURN CASE WHEN new_type ~ '\(' THEN format('length(%s) > %s', col, substring(new_type FROM '\(\s*([0-9]+)')) ELSE 'false' END;
+  ELSIF o IN ('varchar'::regtype, 'text'::regtype) AND n = 'varchar'::regtype AND new_type ~ '\(' THEN
+    RETURN format('length(%s) > %s', col, substring(new_type FROM '\(\s*([0-9]+)'));
+  END IF;
+  RETURN format('(%1$s::%2$s)::%3$s IS DISTINCT FROM %1$s', col, new_type, old_type);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_misfit(text, text, text) IS
+  'SQL boolean expression true when a column''s value would not survive a type change unchanged (range, integrality, UUID or integer spelling, length; else cast there and back)';
+
+-- Why a column is a key whose type a layout migration leaves alone:
+-- primary or foreign key (either side), identity, fed by or owning a
+-- sequence; NULL when it is none of these.
+CREATE FUNCTION storagelab_internal.layout_key_reason(rel oid, att int2)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce(
+    (SELECT CASE k.contype WHEN 'p' THEN 'primary key' ELSE 'foreign key' END
+       FROM pg_constraint k WHERE k.contype IN ('p', 'f') AND k.conrelid = $1 AND $2 = ANY (k.conkey) ORDER BY k.contype DESC LIMIT 1),
+    (SELECT 'referenced by a foreign key' FROM pg_constraint k WHERE k.contype = 'f' AND k.confrelid = $1 AND $2 = ANY (k.confkey) LIMIT 1),
+    (SELECT 'identity' FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum = $2 AND a.attidentity <> ''),
+    (SELECT 'sequence' FROM pg_depend d JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S'
+      WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.refobjid = $1 AND d.refobjsubid = $2 LIMIT 1),
+    (SELECT 'sequence default' FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+       JOIN pg_class s ON s.oid = d.refobjid AND d.refclassid = 'pg_class'::regclass AND s.relkind = 'S'
+      WHERE ad.adrelid = $1 AND ad.adnum = $2 LIMIT 1))
+$$;
+COMMENT ON FUNCTION storagelab_internal.layout_key_reason(oid, int2) IS
+  'why a column is a key a layout migration does not retype (primary key, foreign key on either side, identity, sequence); NULL otherwise';
+
+-- The plan of one table, checked: the rewrite engine's input (columns in
+-- the new order with their new types) and the changed columns.
+CREATE FUNCTION storagelab_internal.layout_plan(relation regclass, column_types jsonb, column_order name[], plan jsonb,
+                                                OUT tables jsonb, OUT changes jsonb)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  types  jsonb := '{}';
+  k      text;
+  ord    name[];
+  bad    text;
+BEGIN
+  IF plan IS NULL AND column_types IS NULL AND column_order IS NULL THEN
+    RAISE EXCEPTION 'no layout plan for %', $1
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'storagelab.table_rewrite_plan has no row for it: a rewrite saves nothing, or the table lacks statistics.',
+            HINT = 'Run ANALYZE or storagelab.column_profile() on it, or give column_types or column_order.';
+  END IF;
+  IF plan IS NOT NULL THEN
+    SELECT coalesce(jsonb_object_agg(e->>'column_name', e->>'to'), '{}') INTO types FROM jsonb_array_elements(plan->'column_changes') e;
+  END IF;
+  IF column_types IS NOT NULL THEN
+    IF jsonb_typeof(column_types) <> 'object' THEN
+      RAISE EXCEPTION 'column_types must be a JSON object'
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'Give {"column_name": "type", ...}.';
+    END IF;
+    types := types || column_types;
+  END IF;
+  ord := coalesce(column_order,
+                  CASE WHEN plan IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(plan->'column_order'))::name[] END,
+                  ARRAY(SELECT a.attname FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
+                         ORDER BY a.attnum));
+  FOR k IN SELECT jsonb_object_keys(types) LOOP
+    IF k <> ALL (ord) AND NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = $1 AND a.attname = k
+                                        AND a.attnum > 0 AND NOT a.attisdropped) THEN
+      RAISE EXCEPTION 'column % of % does not exist', quote_ident(k), $1
+        USING ERRCODE = 'undefined_column', HINT = 'column_types maps existing columns to their new types.';
+    END IF;
+  END LOOP;
+  tables := jsonb_build_array(jsonb_build_object('relation', storagelab_internal.bigint_migration_qname($1),
+              'columns', (SELECT jsonb_agg(CASE WHEN types ? c THEN jsonb_build_object('column_name', c, 'type', types->>c)
+                                                ELSE jsonb_build_object('column_name', c) END ORDER BY n)
+                            FROM unnest(ord) WITH ORDINALITY u(c, n))));
+  -- checked by the engine (every column once, known types) and compared with the table
+  SELECT coalesce(jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type)
+                            ORDER BY c.pos) FILTER (WHERE c.changed), '[]')
+    INTO changes
+    FROM storagelab_internal.rewrite_columns(tables) c;
+  -- keys stay as they are: narrowing them means narrowing their whole foreign-key component
+  SELECT string_agg(format('%I (%s)', a.attname, storagelab_internal.layout_key_reason($1, a.attnum)), ', ') INTO bad
+    FROM jsonb_array_elements(changes) e
+    JOIN pg_attribute a ON a.attrelid = $1 AND a.attname = e->>'column_name'
+   WHERE storagelab_internal.layout_key_reason($1, a.attnum) IS NOT NULL;
+  IF bad <> '' THEN
+    RAISE EXCEPTION 'layout migrations do not change the type of key columns'
+      USING ERRCODE = 'feature_not_supported', DETAIL = format('Columns of %s: %s.', $1, bad),
+            HINT = 'Leave them out of column_types; storagelab.bigint_migration_script() widens a key with its foreign-key component.';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_plan(regclass, jsonb, name[], jsonb) IS
+  'the layout plan of one table (its table_rewrite_plan row as jsonb, overridden by column_types and column_order), checked: the rewrite engine''s input and the changed columns; refuses type changes of key columns (0A000)';
+
+-- Pre-flight: every changed column's values checked against the new type;
+-- the first that does not fit refuses the script, naming column and value.
+CREATE FUNCTION storagelab_internal.layout_preflight(relation regclass, changes jsonb)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  e   jsonb;
+  v   text;
+BEGIN
+  FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
+    BEGIN
+      EXECUTE format('SELECT %1$I::text FROM ONLY %2$s WHERE %1$I IS NOT NULL AND %3$s LIMIT 1', e->>'column_name',
+                     storagelab_internal.bigint_migration_qname(relation),
+                     storagelab_internal.layout_misfit(quote_ident(e->>'column_name'), e->>'from', e->>'to'))
+        INTO v;
+    EXCEPTION WHEN data_exception THEN
+      RAISE EXCEPTION 'values of column % of % do not fit type %', quote_ident(e->>'column_name'), relation, e->>'to'
+        USING ERRCODE = SQLSTATE, DETAIL = SQLERRM, HINT = 'Give that column its current type in column_types.';
+    END;
+    IF v IS NOT NULL THEN
+      RAISE EXCEPTION 'a value of column % of % does not fit type %', quote_ident(e->>'column_name'), relation, e->>'to'
+        USING ERRCODE = 'data_exception', DETAIL = format('The value %s would not be kept as it is.', quote_literal(v)),
+              HINT = 'The plan is older than the data: run ANALYZE or storagelab.column_profile() again, or give that column its current type in column_types.';
+    END IF;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_preflight(regclass, jsonb) IS
+  'checks every changed column''s values against its new type (storagelab_internal.layout_misfit); raises 22000 naming column and value for the first that does not fit';
+
+-- The in-transaction checks of a blocking script, run once its locks are
+-- held: the table is still the one the script was written for (OID,
+-- columns and types), and every changed column's values still fit.
+CREATE FUNCTION storagelab_internal.layout_recheck(relation regclass, changes jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  qn    text := storagelab_internal.bigint_migration_qname(relation);
+  cols  text;
+  body  text;
+  e     jsonb;
+BEGIN
+  SELECT string_agg(format('%I %s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum) INTO cols
+    FROM pg_attribute a WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped;
+  -- columns win over the block's variable (a column may be named v)
+  body := format(E'#variable_conflict use_column\nDECLARE\n  v text;\nBEGIN\n'
+                 '  IF to_regclass(%1$L) IS DISTINCT FROM %2$s::oid::regclass\n'
+                 '     OR (SELECT string_agg(format(''%%I %%s'', a.attname, format_type(a.atttypid, a.atttypmod)), '', '' ORDER BY a.attnum)\n'
+                 '           FROM pg_attribute a WHERE a.attrelid = %2$s AND a.attnum > 0 AND NOT a.attisdropped) IS DISTINCT FROM %3$L THEN\n'
+                 '    RAISE EXCEPTION ''table %% changed since this script was written'', %1$L\n'
+                 '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again.'';\n'
+                 '  END IF;\n', qn, relation::oid, cols);
+  FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
+    body := body || format(E'  SELECT x.%1$I::text INTO v FROM ONLY %2$s x WHERE x.%1$I IS NOT NULL AND %3$s LIMIT 1;\n'
+                           '  IF FOUND THEN\n'
+                           '    RAISE EXCEPTION ''a value of column %%.%% does not fit type %%'', %2$L, %4$L, %5$L\n'
+                           '      USING ERRCODE = ''data_exception'', DETAIL = format(''The value %%s would not be kept as it is.'', quote_literal(v)),\n'
+                           '            HINT = ''Generate the script again: its pre-flight names the columns to leave as they are.'';\n'
+                           '  END IF;\n',
+                           e->>'column_name', qn, storagelab_internal.layout_misfit('x.' || quote_ident(e->>'column_name'), e->>'from', e->>'to'),
+                           quote_ident(e->>'column_name'), e->>'to');
+  END LOOP;
+  RETURN E'-- The table is still as it was when this script was written; every value fits its new type.\n'
+         || 'DO ' || storagelab_internal.dollar_quote(E'\n' || body || E'END\n') || E';\n\n';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
+  'the DO block of a blocking layout script that checks, under its locks, that the table is unchanged (OID, columns, types) and every changed column''s values fit';
+
+-- The header of a layout script: what it changes, what it locks, sizes.
+CREATE FUNCTION storagelab_internal.layout_header(relation regclass, tables jsonb, changes jsonb, plan jsonb,
+                                                  lock_list text, mid text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format(E'-- storagelab layout migration of %s (mode %s%s), written %s\n', storagelab_internal.bigint_migration_qname($1),
+                CASE WHEN $6 IS NULL THEN 'blocking' ELSE 'online' END, ', migration id ' || $6,
+                to_char(now(), 'YYYY-MM-DD HH24:MI:SS TZ'))
+      || E'--\n-- Rebuilds the table as a new table in this column order, swaps it in and drops the old one:\n'
+      || (SELECT string_agg(format(E'--   %s %s\n', storagelab_internal.bigint_migration_comment_text(quote_ident(c->>'column_name')),
+                                   storagelab_internal.bigint_migration_comment_text(
+                                     coalesce((SELECT format('%s (was %s)', e->>'to', e->>'from') FROM jsonb_array_elements($3) e
+                                                WHERE e->>'column_name' = c->>'column_name'), 'unchanged'))), '' ORDER BY n)
+            FROM jsonb_array_elements($2->0->'columns') WITH ORDINALITY u(c, n))
+      || E'-- Every index, constraint, foreign key (both ways), sequence, trigger, rule, policy, grant,\n'
+      || E'-- comment, statistics object and publication membership follows; views and materialized\n'
+      || E'-- views over the table are dropped and re-created (materialized views re-populated).\n--\n'
+      || CASE WHEN $6 IS NULL THEN
+           storagelab_internal.bigint_migration_comment_text(format('-- Locks: ACCESS EXCLUSIVE on %s until COMMIT: reads and writes of them wait for the whole run.', $5))
+           || E'\n-- Disk: a second copy of the table and its indexes until COMMIT.\n'
+         ELSE
+           E'-- Run one phase at a time, in this order (each can be run again after a failure):\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new table, change log and triggers (brief lock, retried)\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); resumes\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=index    -f <this file>  -- indexes of the new table (locks only it), ANALYZE\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=replay   -f <this file>  -- the change log applied until it is small\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE (lock_timeout, retried)\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=validate -f <this file>  -- foreign keys added NOT VALID in the swap validated\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old table and the logs\n'
+           || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
+           || E'-- A value written during the copy that does not fit its new type stops the copy or replay (roll back, or fix it).\n'
+           || E'-- Disk: a second copy of the table and its indexes, and the change log, until cleanup.\n'
+           || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal($6) || E';\n'
+         END
+      || coalesce(format(E'-- Heap now (freshly written): %s; after: %s (storagelab.table_rewrite_plan, evidence %s).\n',
+                         pg_size_pretty(($4->>'estimated_bytes_now')::int8), pg_size_pretty(($4->>'estimated_bytes_after')::int8),
+                         $4->>'evidence'), '')
+      || format(E'-- Heap now on disk: %s (pg_relation_size).\n', pg_size_pretty(pg_relation_size($1)))
+      || CASE WHEN $6 IS NULL THEN E'-- Run: psql -v ON_ERROR_STOP=1 -f this.sql   (-v dry_run=1: everything, then ROLLBACK)\n' ELSE '' END
+      || E'\n'
+$$;
+COMMENT ON FUNCTION storagelab_internal.layout_header(regclass, jsonb, jsonb, jsonb, text, text) IS
+  'the comment header of a layout script (mid: the online migration id, NULL for blocking): columns in their new order with their type changes, what follows the table, locks or phases, disk, sizes';
+
+-- The online script: the copy-and-swap machinery of parts 62 and 63
+-- (change log, batched copy, replay, swap under lock_timeout, rollback)
+-- around the engine's statements, one phase per run (-v phase=...).
+CREATE FUNCTION storagelab_internal.layout_online_script(relation regclass, tables jsonb, changes jsonb, plan jsonb,
+                                                         lock_list text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  mid text := 'sllm' || substr(md5(tables::text || now()::text), 1, 10);
+BEGIN
+  RETURN storagelab_internal.layout_header(relation, tables, changes, plan, lock_list, mid)
+      || E'\\set ON_ERROR_STOP on\n'
+      || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
+      || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
+      || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+      || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+      || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
+      || (SELECT 'SELECT ' || string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ') || E' \\gset\n'
+            FROM unnest(ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback']) p)
+      || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
+      || E'\\if :ph_bad\n'
+      || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n')
+      || E';\n\\endif\n\n'
+      || storagelab_internal.rewrite_online_phases(tables, mid);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_online_script(regclass, jsonb, jsonb, jsonb, text) IS
+  'the online layout script: phases start, copy, index, replay, swap, validate, cleanup and rollback of the copy-and-swap machinery (storagelab_internal.rewrite_online_phases) around the rewrite engine''s statements';
+
+-- The script of one table; plan: its table_rewrite_plan row as jsonb (NULL: none).
+CREATE FUNCTION storagelab_internal.layout_script(relation regclass, mode text, column_types jsonb,
+                                                  column_order name[], plan jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  p          record;
+  lock_list  text;
+  s          text;
+  ph         text;
+  retries    int := storagelab_internal.setting('scripts.lock_retries')::int;
+BEGIN
+  IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
+    RAISE EXCEPTION 'unknown mode %', coalesce(quote_literal(mode), 'NULL')
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'The modes are blocking and online.';
+  END IF;
+  PERFORM storagelab_internal.rewrite_refuse(ARRAY[relation::oid]);
+  SELECT * INTO p FROM storagelab_internal.layout_plan(relation, column_types, column_order, plan);
+  IF p.changes = '[]' AND (SELECT array_agg(c->>'column_name' ORDER BY n) FROM jsonb_array_elements(p.tables->0->'columns') WITH ORDINALITY u(c, n))
+                          = (SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_attribute a
+                              WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped) THEN
+    RAISE EXCEPTION 'nothing to change: the columns keep their order and types'
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Give column_types or column_order.';
+  END IF;
+  PERFORM storagelab_internal.layout_preflight(relation, p.changes);
+  -- the table and every table whose foreign keys to it are re-pointed
+  SELECT string_agg(q, ', ' ORDER BY q) INTO lock_list
+    FROM (SELECT storagelab_internal.bigint_migration_qname(relation) AS q
+          UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(ARRAY[relation::oid]) f WHERE f.direction = 'to') l;
+  IF mode = 'online' THEN
+    RETURN storagelab_internal.layout_online_script(relation, p.tables, p.changes,
+                                                    CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list);
+  END IF;
+  s := storagelab_internal.layout_header(relation, p.tables, p.changes,
+                                         CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list, NULL)
+       || storagelab_internal.bigint_migration_blocking_settings()
+       || E'-- Lock the table and the tables referencing it, all or none; retried on lock_timeout.\n'
+       || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries,
+                                          'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
+       || E'\n' || storagelab_internal.layout_recheck(relation, p.changes);
+  FOREACH ph IN ARRAY ARRAY['create', 'copy', 'index', 'swap', 'validate', 'cleanup'] LOOP
+    s := s || CASE ph WHEN 'create' THEN E'-- The new table beside the old one.\n'
+                      WHEN 'copy' THEN E'-- Every row, in the new column order.\n'
+                      WHEN 'index' THEN E'-- Indexes and constraints, built once on the full table.\n'
+                      WHEN 'swap' THEN E'-- The swap: dependents, renames, sequences, foreign keys, triggers, rules, policies.\n'
+                      WHEN 'validate' THEN E'-- Foreign keys re-pointed NOT VALID, validated.\n'
+                      ELSE E'-- The old table.\n' END
+           || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
+                          FROM storagelab_internal.rewrite_statements(p.tables, ph) r), '')
+           || E'\n';
+  END LOOP;
+  s := s || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n'
+         || E'-- Statistics of the new table (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
+         || format(E'ANALYZE %s;\n', storagelab_internal.bigint_migration_qname(relation));
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_script(regclass, text, jsonb, name[], jsonb) IS
+  'the layout script of one table, given its table_rewrite_plan row (as jsonb; NULL: none): storagelab.layout_migration_script() without looking the plan up';
+
+CREATE FUNCTION storagelab.layout_migration_script(relation regclass, mode text DEFAULT 'blocking',
+                                                   column_types jsonb DEFAULT NULL, column_order name[] DEFAULT NULL)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN $1 IS NOT NULL THEN
+           storagelab_internal.layout_script($1, $2, $3, $4,
+             (SELECT to_jsonb(r) FROM storagelab.table_rewrite_plan r WHERE r.relation = $1)) END
+$$;
+COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]) IS
+  'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object; refuses key columns, partitioned tables and inheritance, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
+
+CREATE FUNCTION storagelab.layout_migration_plan()
+RETURNS TABLE (relation regclass, saved_bytes int8, saved_pretty text, saved_pct numeric, table_bytes int8,
+               column_changes jsonb, column_order name[], evidence text, advice text, script text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  p         record;
+  min_pct   numeric := storagelab_internal.setting('layout_migration.min_saved_pct')::numeric;
+  min_bytes int8 := pg_size_bytes(storagelab_internal.setting('layout_migration.min_saved_bytes'));
+BEGIN
+  FOR p IN
+    SELECT r.*, round(100.0 * r.estimated_saved_bytes / nullif(r.estimated_bytes_now, 0), 1) AS pct
+      FROM storagelab.table_rewrite_plan r
+     WHERE r.estimated_saved_bytes >= min_bytes
+        OR 100.0 * r.estimated_saved_bytes / nullif(r.estimated_bytes_now, 0) >= min_pct
+     ORDER BY r.estimated_saved_bytes DESC, r.relation::oid
+  LOOP
+    relation := p.relation; saved_bytes := p.estimated_saved_bytes; saved_pretty := p.estimated_saved_pretty;
+    saved_pct := p.pct; table_bytes := pg_relation_size(p.relation); column_changes := p.column_changes;
+    column_order := p.column_order; evidence := p.evidence;
+    BEGIN
+      script := storagelab_internal.layout_script(p.relation, 'blocking', NULL, NULL, to_jsonb(p));
+      advice := 'run the script in a maintenance window: it locks the table while it copies';
+    EXCEPTION WHEN feature_not_supported OR data_exception OR wrong_object_type THEN
+      script := NULL;
+      advice := left(SQLERRM, 100);
+    END;
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.layout_migration_plan() IS
+  'one row per table whose storagelab.table_rewrite_plan saves at least layout_migration.min_saved_pct of the table or layout_migration.min_saved_bytes (settings): the saving, the plan and its blocking layout_migration_script, or in advice why no script can be written';
+
+GRANT EXECUTE ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]),
+                          storagelab.layout_migration_plan() TO PUBLIC;
+
+-- END generated section layout
+CREATE OR REPLACE VIEW storagelab_internal.findings_layout AS
+SELECT CASE WHEN p.column_changes = '[]'::jsonb THEN 'alignment' ELSE 'column_width' END AS category,
+       CASE WHEN p.estimated_saved_bytes
+                 >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.saved_warning_size'))
+            THEN 'warning' ELSE 'info' END AS severity,
+       p.relation, NULL::name AS column_name,
+       'saved_bytes'::text AS metric, p.estimated_saved_bytes::numeric AS value,
+       'bytes'::text AS unit,
+       CASE WHEN p.column_changes = '[]'::jsonb
+            THEN 'column order wastes alignment padding: rebuild in the planned order'
+            ELSE 'narrower column types and a new column order shrink every row' END AS message,
+       p.estimated_saved_bytes, NULL::timestamptz AS overflow_at,
+       pg_catalog.format('SELECT storagelab.layout_migration_script(%L);',
+                         pg_catalog.format('%I.%I', n.nspname, c.relname)) AS fix,
+       p.evidence, NULL::int8 AS sample_rows
+  FROM storagelab.table_rewrite_plan p
+  JOIN pg_catalog.pg_class c ON c.oid = p.relation
+  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+ WHERE p.estimated_saved_bytes >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.min_saved_size'));

@@ -77,8 +77,8 @@ SELECT is((SELECT string_agg(concat_ws(' | ', relation, column_name, category, f
             'findings_seed.events | visibility | VACUUM (FREEZE, ANALYZE) findings_seed.events;',
             'findings_seed.files | data | toast | SELECT storagelab.storage_migration_script(''findings_seed.files'', ''data'', ''external'');',
             'findings_seed.orders | id | int_overflow | SELECT storagelab.bigint_migration_script(''findings_seed.orders'', ''id'', ''online'');',
-            'findings_seed.padded | alignment | SELECT * FROM storagelab.table_rewrite_plan WHERE relation = ''findings_seed.padded''::regclass;',
-            'findings_seed.users | column_width | SELECT * FROM storagelab.table_rewrite_plan WHERE relation = ''findings_seed.users''::regclass;'),
+            'findings_seed.padded | alignment | SELECT storagelab.layout_migration_script(''findings_seed.padded'');',
+            'findings_seed.users | column_width | SELECT storagelab.layout_migration_script(''findings_seed.users'');'),
           'the five seeded problems, once each, with their fixes');
 SELECT is((SELECT string_agg(concat_ws(' ', relation, severity, metric, unit, evidence), ', '
                              ORDER BY relation::text) FROM seen),

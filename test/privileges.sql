@@ -69,6 +69,11 @@ INSERT INTO matrix VALUES
   'ok',       'ok',     'ok',     'ok',     'ok'),
 ('storagelab.settings', 'SELECT count(*) FROM storagelab.settings',
   'ok',       'ok',     'ok',     'ok',     'ok'),
+-- layout migrations: catalogs, the plan, and SELECT on the changed columns for the pre-flight
+('storagelab.layout_migration_script(regclass,text,jsonb,name[])', 'SELECT storagelab.layout_migration_script(''priv.t'', column_order => ''{n,b,id}'')',
+  'ok',       'ok',     'ok',     'ok',     'ok'),
+('storagelab.layout_migration_plan()', 'SELECT count(*) FROM storagelab.layout_migration_plan()',
+  'ok',       'ok',     'ok',     'ok',     'ok'),
 -- INT->BIGINT migration generator
 ('storagelab.bigint_migration_object', 'SELECT NULL::storagelab.bigint_migration_object',
   'ok',       'ok',     'ok',     'ok',     'ok'),

@@ -1,0 +1,198 @@
+-- storagelab install script, part 60: the rewrite engine's phases create
+-- and copy (see 60_rewrite_model.sql and doc/design/rewrite-engine.md).
+--
+--   create  the new table beside the old, storagelab_new_<OID>, in the new
+--           column order and types, with everything a table has that does
+--           not fire or constrain other tables: defaults, NOT NULL, valid
+--           CHECK constraints, identity (own sequence, same options),
+--           generated columns, collation, compression, storage, statistics
+--           targets, column options, reloptions (TOAST's too), access
+--           method, tablespace, persistence, owner, privileges, comments;
+--           no indexes, foreign keys, triggers, rules or policies.
+--   copy    INSERT ... SELECT FROM ONLY the old table in the new order.
+
+\echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+-- A reloptions array as the list inside WITH (...), each key prefixed.
+CREATE FUNCTION storagelab_internal.rewrite_options(opts text[], prefix text DEFAULT '')
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT string_agg(format('%s%I = %L', $2, split_part(o, '=', 1), substr(o, strpos(o, '=') + 1)), ', ' ORDER BY n)
+    FROM unnest($1) WITH ORDINALITY u(o, n)
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_options(text[], text) IS
+  'a reloptions or attoptions array as the quoted list inside WITH (...) or SET (...), keys prefixed (toast.)';
+
+-- The identity clause of a column of the new table: its own sequence,
+-- named storagelab_new_<old sequence OID>, with the old one's options;
+-- bounds that are the old type's defaults are left to the new type's.
+CREATE FUNCTION storagelab_internal.rewrite_identity_clause(rel oid, att int2, identity "char", old_type oid)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format(' GENERATED %s AS IDENTITY (SEQUENCE NAME %I.%I INCREMENT BY %s%s%s START WITH %s CACHE %s %s)',
+                CASE $3 WHEN 'a' THEN 'ALWAYS' ELSE 'BY DEFAULT' END,
+                n.nspname, storagelab_internal.rewrite_name('new', s.seqrelid), s.seqincrement,
+                CASE WHEN s.seqmin = CASE WHEN s.seqincrement > 0 THEN 1 ELSE lim.lo END THEN ''
+                     ELSE ' MINVALUE ' || s.seqmin END,
+                CASE WHEN s.seqmax = CASE WHEN s.seqincrement > 0 THEN lim.hi ELSE -1 END THEN ''
+                     ELSE ' MAXVALUE ' || s.seqmax END,
+                s.seqstart, s.seqcache, CASE WHEN s.seqcycle THEN 'CYCLE' ELSE 'NO CYCLE' END)
+    FROM pg_depend d
+    JOIN pg_sequence s ON s.seqrelid = d.objid
+    JOIN pg_class sc ON sc.oid = s.seqrelid
+    JOIN pg_namespace n ON n.oid = sc.relnamespace
+   CROSS JOIN LATERAL (SELECT CASE $4 WHEN 'int2'::regtype THEN -32768 WHEN 'int4'::regtype THEN -2147483648
+                                      ELSE -9223372036854775808 END::int8 AS lo,
+                              CASE $4 WHEN 'int2'::regtype THEN 32767 WHEN 'int4'::regtype THEN 2147483647
+                                      ELSE 9223372036854775807 END::int8 AS hi) lim
+   WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
+     AND d.refobjid = $1 AND d.refobjsubid = $2 AND d.deptype = 'i'
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_identity_clause(oid, int2, "char", oid) IS
+  'GENERATED ... AS IDENTITY clause of a column of the new table: a sequence of its own (storagelab_new_<old sequence OID>) with the old one''s increment, bounds, start, cache and cycle';
+
+-- One column of the new table: name, type, collation, compression,
+-- generated expression, identity or default, NOT NULL.
+CREATE FUNCTION storagelab_internal.rewrite_column_def(rel oid, att int2, new_type text)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format('%I %s', a.attname, $3)
+      || CASE WHEN a.attcollation <> 0 AND nt.typcollation <> 0 AND a.attcollation <> nt.typcollation
+              THEN (SELECT format(' COLLATE %I.%I', cn.nspname, co.collname)
+                      FROM pg_collation co JOIN pg_namespace cn ON cn.oid = co.collnamespace
+                     WHERE co.oid = a.attcollation) ELSE '' END
+      || CASE a.attcompression WHEN 'p' THEN ' COMPRESSION pglz' WHEN 'l' THEN ' COMPRESSION lz4' ELSE '' END
+      || CASE WHEN a.attgenerated IN ('s', 'v')
+              THEN format(' GENERATED ALWAYS AS (%s) %s', pg_get_expr(ad.adbin, ad.adrelid),
+                          CASE a.attgenerated WHEN 's' THEN 'STORED' ELSE 'VIRTUAL' END)
+              WHEN a.attidentity IN ('a', 'd')
+              THEN storagelab_internal.rewrite_identity_clause($1, $2, a.attidentity, a.atttypid)
+              WHEN ad.adbin IS NOT NULL THEN ' DEFAULT ' || pg_get_expr(ad.adbin, ad.adrelid)
+              ELSE '' END
+      || CASE WHEN a.attnotnull
+              THEN coalesce(' CONSTRAINT ' || quote_ident(storagelab_internal.bigint_migration_not_null_name($1, $2)), '')
+                   || ' NOT NULL' ELSE '' END
+    FROM pg_attribute a
+    JOIN pg_type nt ON nt.oid = to_regtype($3)
+    LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+   WHERE a.attrelid = $1 AND a.attnum = $2
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_column_def(oid, int2, text) IS
+  'the definition of one column of the new table: type, collation, compression, generated expression, identity or default, NOT NULL (named as it is on PostgreSQL 18)';
+
+-- Phase create for one table: columns are the attnums in the new order,
+-- types their new types.
+CREATE FUNCTION storagelab_internal.rewrite_create(rel oid, atts int2[], types text[])
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  t      record;
+  newq   text;
+  defs   text[];
+  stmts  text[];
+  col    record;
+BEGIN
+  SELECT c.relname, n.nspname, c.relpersistence, c.reloptions, c.reltablespace, c.relowner, c.relacl,
+         am.amname, (SELECT tc.reloptions FROM pg_class tc WHERE tc.oid = c.reltoastrelid) AS toastoptions,
+         obj_description(c.oid, 'pg_class') AS descr
+    INTO t
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
+   WHERE c.oid = rel;
+  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', rel));
+  SELECT array_agg(storagelab_internal.rewrite_column_def(rel, u.att, u.typ) ORDER BY u.n) INTO defs
+    FROM unnest(atts, types) WITH ORDINALITY u(att, typ, n);
+  -- valid CHECK constraints under their names (invalid ones: phase index, NOT VALID)
+  SELECT defs || coalesce(array_agg(format('CONSTRAINT %I %s', k.conname, pg_get_constraintdef(k.oid)) ORDER BY k.conname), '{}')
+    INTO defs
+    FROM pg_constraint k WHERE k.conrelid = rel AND k.contype = 'c' AND k.convalidated;
+  stmts := ARRAY[format(E'CREATE %sTABLE %s (\n    %s\n)%s%s%s',
+                        CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END,
+                        newq, array_to_string(defs, E',\n    '),
+                        CASE WHEN t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
+                        CASE WHEN t.reloptions IS NOT NULL OR t.toastoptions IS NOT NULL
+                             THEN ' WITH (' || concat_ws(', ', storagelab_internal.rewrite_options(t.reloptions),
+                                                         storagelab_internal.rewrite_options(t.toastoptions, 'toast.')) || ')'
+                             ELSE '' END,
+                        CASE WHEN t.reltablespace <> 0
+                             THEN format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = t.reltablespace))
+                             ELSE '' END)];
+  -- per column: storage set by hand, statistics target, options, comment, privileges
+  FOR col IN
+    SELECT a.attname, a.attstorage, ot.typstorage AS old_default, nt.typstorage AS new_default, nt.typlen AS new_len,
+           a.attstattarget::int AS stattarget, a.attacl, col_description(rel, a.attnum) AS descr,
+           -- the options ALTER COLUMN SET takes (n_distinct, n_distinct_inherited)
+           (SELECT array_agg(o ORDER BY o) FROM unnest(a.attoptions) o WHERE o ~ '^n_distinct(_inherited)?=') AS attoptions
+      FROM unnest(atts, types) WITH ORDINALITY u(att, typ, n)
+      JOIN pg_attribute a ON a.attrelid = rel AND a.attnum = u.att
+      JOIN pg_type ot ON ot.oid = a.atttypid
+      JOIN pg_type nt ON nt.oid = to_regtype(u.typ)
+     ORDER BY u.n
+  LOOP
+    IF col.attstorage <> col.old_default AND col.new_len = -1 AND col.new_default <> 'p' THEN
+      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET STORAGE %s', newq, col.attname,
+                               CASE col.attstorage WHEN 'p' THEN 'PLAIN' WHEN 'e' THEN 'EXTERNAL'
+                                                 WHEN 'm' THEN 'MAIN' ELSE 'EXTENDED' END);
+    END IF;
+    IF coalesce(col.stattarget, -1) >= 0 THEN
+      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET STATISTICS %s', newq, col.attname, col.stattarget);
+    END IF;
+    IF col.attoptions IS NOT NULL THEN
+      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET (%s)', newq, col.attname,
+                               storagelab_internal.rewrite_options(col.attoptions));
+    END IF;
+    IF col.descr IS NOT NULL THEN
+      stmts := stmts || format('COMMENT ON COLUMN %s.%I IS %L', newq, col.attname, col.descr);
+    END IF;
+  END LOOP;
+  stmts := stmts || format('ALTER TABLE %s OWNER TO %I', newq, pg_get_userbyid(t.relowner));
+  IF t.descr IS NOT NULL THEN
+    stmts := stmts || format('COMMENT ON TABLE %s IS %L', newq, t.descr);
+  END IF;
+  -- privileges: the table's (the same statements as for a re-created view) and its columns'
+  stmts := stmts || array_remove(regexp_split_to_array(rtrim(
+             storagelab_internal.bigint_migration_acl_sql('TABLE', newq, t.relacl, t.relowner), E';\n'), E';\n'), '');
+  SELECT stmts || coalesce(array_agg(format('GRANT %s (%I) ON TABLE %s TO %s%s', x.privilege_type, a.attname, newq,
+                                            CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
+                                            CASE WHEN x.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
+                                     ORDER BY a.attnum, x.grantee, x.privilege_type), '{}')
+    INTO stmts
+    FROM pg_attribute a, aclexplode(a.attacl) x
+   WHERE a.attrelid = rel AND a.attnum > 0 AND NOT a.attisdropped AND a.attacl IS NOT NULL;
+  RETURN stmts;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_create(oid, int2[], text[]) IS
+  'phase create of the rewrite engine for one table: CREATE TABLE storagelab_new_<OID> in the new order and types with every property of the old table that fires nothing, then its column settings, owner, comments and privileges';
+
+-- Phase copy for one table: every row of the old table (not its children)
+-- into the new one, cast where the type changes; generated columns are
+-- computed again, identity values kept (OVERRIDING SYSTEM VALUE).
+CREATE FUNCTION storagelab_internal.rewrite_copy(rel oid, atts int2[], types text[])
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format(E'INSERT INTO %I.%I (%s)%s\nSELECT %s\n  FROM ONLY %s',
+                n.nspname, storagelab_internal.rewrite_name('new', $1),
+                string_agg(quote_ident(a.attname), ', ' ORDER BY u.n),
+                CASE WHEN bool_or(a.attidentity = 'a') THEN ' OVERRIDING SYSTEM VALUE' ELSE '' END,
+                string_agg(CASE WHEN format_type(a.atttypid, a.atttypmod) = u.typ THEN quote_ident(a.attname)
+                                ELSE format('%I::%s', a.attname, u.typ) END, ', ' ORDER BY u.n),
+                storagelab_internal.bigint_migration_qname($1))
+    FROM unnest($2, $3) WITH ORDINALITY u(att, typ, n)
+    JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = u.att
+    JOIN pg_class c ON c.oid = $1
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE a.attgenerated = ''
+   GROUP BY n.nspname
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_copy(oid, int2[], text[]) IS
+  'phase copy of the rewrite engine for one table: INSERT INTO the new table SELECT FROM ONLY the old one, in the new order, cast to the new types, generated columns left out, identity values kept';

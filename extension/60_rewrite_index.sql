@@ -1,0 +1,108 @@
+-- storagelab install script, part 60: the rewrite engine's phase index
+-- (see 60_rewrite_model.sql and doc/design/rewrite-engine.md): every valid
+-- index of the old table, and its primary key, unique and exclusion
+-- constraints, built on the new table under deterministic names
+-- (storagelab_new_<OID of the old index or constraint>) that the swap
+-- renames to the old ones; CHECK constraints that were NOT VALID; comments.
+
+\echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+-- The DDL of index idx rebuilt on table new_table (schema-qualified,
+-- quoted) under new_name, from pg_get_indexdef: every option kept (order,
+-- NULLS FIRST/LAST, operator class and its options, collation, INCLUDE,
+-- NULLS NOT DISTINCT, storage parameters, predicate, expressions, and the
+-- tablespace, which pg_get_indexdef leaves out; see
+-- bigint_migration_index_copy).  The definition names the old table once,
+-- after ON: that name is checked, then replaced.
+CREATE FUNCTION storagelab_internal.rewrite_index_def(idx oid, new_name name, new_table text)
+RETURNS text
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  ix   record;
+  def  text;
+  head text;
+BEGIN
+  SELECT i.indisunique, i.indrelid, am.amname INTO ix
+    FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
+   WHERE i.indexrelid = idx;
+  def := storagelab_internal.bigint_migration_index_copy(pg_get_indexdef(idx), idx, new_name, false, '{}', '{}');
+  head := format('CREATE %sINDEX %I ON %s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
+                 storagelab_internal.bigint_migration_qname(ix.indrelid), ix.amname);
+  IF NOT starts_with(def, head) THEN
+    RAISE EXCEPTION 'unexpected index definition' USING ERRCODE = 'internal_error', DETAIL = def;
+  END IF;
+  RETURN format('CREATE %sINDEX %I ON %s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
+                new_table, ix.amname)
+         || substr(def, length(head) + 1);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_index_def(oid, name, text) IS
+  'DDL of an index rebuilt on another table under another name, every option kept (from pg_get_indexdef, the table name checked and replaced)';
+
+-- Phase index for one table.
+CREATE FUNCTION storagelab_internal.rewrite_index(rel oid)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  nspq   text;
+  newq   text;
+  stmts  text[] := '{}';
+  r      record;
+  iname  name;
+BEGIN
+  SELECT format('%I', n.nspname), format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid))
+    INTO nspq, newq
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = rel;
+  FOR r IN
+    SELECT i.indexrelid, k.oid AS conoid, k.contype, k.condeferrable, k.condeferred,
+           obj_description(i.indexrelid, 'pg_class') AS idescr, obj_description(k.oid, 'pg_constraint') AS cdescr
+      FROM pg_index i
+      LEFT JOIN pg_constraint k ON k.conindid = i.indexrelid AND k.conrelid = rel AND k.contype IN ('p', 'u', 'x')
+     WHERE i.indrelid = rel AND i.indisvalid
+     ORDER BY i.indexrelid
+  LOOP
+    IF r.contype = 'x' THEN
+      iname := storagelab_internal.rewrite_name('new', r.conoid);
+      stmts := stmts || format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, iname, pg_get_constraintdef(r.conoid));
+    ELSIF r.contype IN ('p', 'u') THEN
+      -- the index first, with every option, then the constraint on it (which renames the index to its own name)
+      -- (named as the constraint: USING INDEX names the index after it)
+      iname := storagelab_internal.rewrite_name('new', r.conoid);
+      stmts := stmts || storagelab_internal.rewrite_index_def(r.indexrelid, iname, newq);
+      stmts := stmts || format('ALTER TABLE %s ADD CONSTRAINT %I %s USING INDEX %I%s', newq, iname,
+                               CASE r.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END, iname,
+                               CASE WHEN r.condeferred THEN ' DEFERRABLE INITIALLY DEFERRED'
+                                    WHEN r.condeferrable THEN ' DEFERRABLE' ELSE '' END);
+    ELSE
+      iname := storagelab_internal.rewrite_name('new', r.indexrelid);
+      stmts := stmts || storagelab_internal.rewrite_index_def(r.indexrelid, iname, newq);
+    END IF;
+    -- statistics targets of expression columns, comments
+    SELECT stmts || coalesce(array_agg(format('ALTER INDEX %s.%I ALTER COLUMN %s SET STATISTICS %s',
+                                              nspq, iname, a.attnum, a.attstattarget)
+                                       ORDER BY a.attnum), '{}')
+      INTO stmts
+      FROM pg_attribute a WHERE a.attrelid = r.indexrelid AND coalesce(a.attstattarget::int, -1) >= 0;
+    IF r.idescr IS NOT NULL THEN
+      stmts := stmts || format('COMMENT ON INDEX %s.%I IS %L', nspq, iname, r.idescr);
+    END IF;
+    IF r.cdescr IS NOT NULL THEN
+      stmts := stmts || format('COMMENT ON CONSTRAINT %I ON %s IS %L', iname, newq, r.cdescr);
+    END IF;
+  END LOOP;
+  -- CHECK constraints that were not valid stay so; comments of the valid ones (created with the table)
+  SELECT stmts || coalesce(array_agg(format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, k.conname, pg_get_constraintdef(k.oid))
+                                     ORDER BY k.conname) FILTER (WHERE NOT k.convalidated), '{}')
+               || coalesce(array_agg(format('COMMENT ON CONSTRAINT %I ON %s IS %L', k.conname, newq, obj_description(k.oid, 'pg_constraint'))
+                                     ORDER BY k.conname) FILTER (WHERE obj_description(k.oid, 'pg_constraint') IS NOT NULL), '{}')
+    INTO stmts
+    FROM pg_constraint k WHERE k.conrelid = rel AND k.contype = 'c';
+  RETURN stmts;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_index(oid) IS
+  'phase index of the rewrite engine for one table: every valid index and primary key, unique and exclusion constraint of the old table on the new one (storagelab_new_<OID> names), NOT VALID CHECK constraints, statistics targets and comments';

@@ -1,0 +1,343 @@
+-- storagelab install script, part 60: the copy-and-swap rewrite engine,
+-- its input and what it refuses.  The engine writes the statements that
+-- rebuild a set of tables (a foreign-key component) as new tables beside
+-- the old ones, with another column order and other column types, and swap
+-- them in; doc/design/rewrite-engine.md is its interface.
+--
+--   60_rewrite_model.sql      input (rewrite_columns), names (rewrite_name),
+--                             refusals (rewrite_refuse), the objects outside
+--                             the tables that follow them (rewrite_dependents)
+--   60_rewrite_create.sql     phases create and copy
+--   60_rewrite_index.sql      phase index
+--   60_rewrite_swap.sql       phases swap, validate, swap_back, cleanup, discard
+--   60_rewrite_statements.sql storagelab_internal.rewrite_statements(), the entry point
+
+\echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+-- The deterministic name of an object the engine creates or renames: the
+-- new table of table t is storagelab_new_<t's OID>, t renamed out of the way
+-- storagelab_old_<t's OID>; the same for indexes, constraints, identity
+-- sequences and statistics objects (by the old object's OID).  At most 26
+-- bytes.
+CREATE FUNCTION storagelab_internal.rewrite_name(prefix text, obj oid)
+RETURNS name
+LANGUAGE sql IMMUTABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT ('storagelab_' || $1 || '_' || $2::text)::name $$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_name(text, oid) IS
+  'storagelab_<prefix>_<oid>: the name of an object the rewrite engine creates (new) or moves out of the way (old)';
+
+-- A type name given by the caller, checked before it is written into DDL:
+-- only the characters a type name with a typmod is spelled with (letters,
+-- digits, _, $, spaces, a dot, double-quoted names, a parenthesized list of
+-- numbers, [] suffixes), and a type that exists.
+CREATE FUNCTION storagelab_internal.rewrite_type_text(type_text text, column_name text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF type_text IS NULL
+     OR type_text !~ '^\s*([A-Za-z_][A-Za-z0-9_$ ]*|"[^"]+")(\.([A-Za-z_][A-Za-z0-9_$]*|"[^"]+"))?(\s*\(\s*[0-9]+(\s*,\s*[0-9]+)?\s*\))?(\s+with(out)?\s+time\s+zone)?(\s*\[\s*\])*\s*$'
+     OR to_regtype(type_text) IS NULL THEN
+    RAISE EXCEPTION 'unknown type for column %', quote_ident(column_name)
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('The type given is %s.', coalesce(quote_literal(type_text), 'NULL')),
+            HINT = 'Give a type as format_type() prints it, such as smallint, integer or character varying(20), schema-qualified unless it is built in.';
+  END IF;
+  -- spelled as format_type() does (schema-qualified where needed), unless a typmod is given
+  RETURN CASE WHEN type_text ~ '\(' THEN btrim(type_text) ELSE format_type(to_regtype(type_text), NULL) END;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_type_text(text, text) IS
+  'a caller''s type name, checked (the characters of a type name with typmod, and an existing type) before it goes into DDL; 22023 otherwise';
+
+-- The engine's input, checked: one row per column of every table, in the
+-- new order.  tables: [{"relation": "s.t", "columns": [{"column_name": "a",
+-- "type": "bigint"}, ...]}, ...]; every live column exactly once.
+CREATE FUNCTION storagelab_internal.rewrite_columns(tables jsonb)
+RETURNS TABLE (relid oid, table_ord int, pos int, attnum int2, column_name name,
+               old_type text, new_type text, changed boolean)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  t      jsonb;
+  tord   int := 0;
+  rel    oid;
+  c      jsonb;
+  cpos   int;
+  a      record;
+  seen   int2[];
+  rels   oid[] := '{}';
+  missing text;
+BEGIN
+  IF jsonb_typeof(tables) IS DISTINCT FROM 'array' OR jsonb_array_length(tables) = 0 THEN
+    RAISE EXCEPTION 'tables must be a non-empty JSON array'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Give [{"relation": "schema.table", "columns": [{"column_name": "a", "type": "bigint"}, ...]}].';
+  END IF;
+  FOR t IN SELECT x FROM jsonb_array_elements(tables) x LOOP
+    tord := tord + 1;
+    IF jsonb_typeof(t->'relation') IS DISTINCT FROM 'string' OR jsonb_typeof(t->'columns') IS DISTINCT FROM 'array' THEN
+      RAISE EXCEPTION 'each table needs a relation and a columns array'
+        USING ERRCODE = 'invalid_parameter_value', DETAIL = format('Element %s is %s.', tord, t::text),
+              HINT = 'Give {"relation": "schema.table", "columns": [{"column_name": "a", "type": "bigint"}, ...]}.';
+    END IF;
+    rel := to_regclass(t->>'relation');
+    IF rel IS NULL THEN
+      RAISE EXCEPTION 'relation % does not exist', t->>'relation'
+        USING ERRCODE = 'undefined_table', HINT = 'Give a schema-qualified table name.';
+    END IF;
+    IF rel = ANY (rels) THEN
+      RAISE EXCEPTION 'table % is given twice', rel::regclass
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'Give each table of the component once.';
+    END IF;
+    rels := rels || rel;
+    PERFORM storagelab_internal.rewrite_refuse(ARRAY[rel]);
+    seen := '{}';
+    cpos := 0;
+    FOR c IN SELECT x FROM jsonb_array_elements(t->'columns') x LOOP
+      cpos := cpos + 1;
+      SELECT att.attnum, att.attname, format_type(att.atttypid, att.atttypmod) AS typ INTO a
+        FROM pg_attribute att
+       WHERE att.attrelid = rel AND att.attname = c->>'column_name' AND att.attnum > 0 AND NOT att.attisdropped;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'column % of % does not exist', coalesce(quote_ident(c->>'column_name'), 'NULL'), rel::regclass
+          USING ERRCODE = 'undefined_column', HINT = 'Name every live column of the table once, in the new order.';
+      END IF;
+      IF a.attnum = ANY (seen) THEN
+        RAISE EXCEPTION 'column % of % is given twice', quote_ident(a.attname), rel::regclass
+          USING ERRCODE = 'invalid_parameter_value', HINT = 'Name every live column of the table once, in the new order.';
+      END IF;
+      seen := seen || a.attnum;
+      relid := rel; table_ord := tord; pos := cpos; attnum := a.attnum; column_name := a.attname;
+      old_type := a.typ;
+      new_type := CASE WHEN c ? 'type' THEN storagelab_internal.rewrite_type_text(c->>'type', a.attname) ELSE a.typ END;
+      -- the same type spelled otherwise (int8 for bigint) is no change
+      changed := to_regtype(new_type) <> to_regtype(old_type)
+                 OR coalesce(replace(substring(new_type FROM '\(([0-9 ,]*)\)'), ' ', ''), '')
+                    <> coalesce(replace(substring(old_type FROM '\(([0-9 ,]*)\)'), ' ', ''), '');
+      IF NOT changed THEN new_type := old_type; END IF;
+      RETURN NEXT;
+    END LOOP;
+    SELECT string_agg(quote_ident(att.attname), ', ' ORDER BY att.attnum) INTO missing
+      FROM pg_attribute att
+     WHERE att.attrelid = rel AND att.attnum > 0 AND NOT att.attisdropped AND att.attnum <> ALL (seen);
+    IF missing IS NOT NULL THEN
+      RAISE EXCEPTION 'columns of % are missing from the new order', rel::regclass
+        USING ERRCODE = 'invalid_parameter_value', DETAIL = format('Missing: %s.', missing),
+              HINT = 'Name every live column of the table once, in the new order.';
+    END IF;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_columns(jsonb) IS
+  'the rewrite engine''s input, checked: one row per column of every table, in the new order, with its old and new type; 42P01 unknown table, 42703 unknown column, 22023 a column missing or twice, an unknown type, a malformed argument';
+
+-- What the engine cannot rewrite: refused with 0A000 and a message naming
+-- the object (42809 for a relation that is not a table).  The partitions
+-- and inheritance children of a table, typed tables, extension members,
+-- and tables whose row type is used by another object than a view or a
+-- function (a column of another table, a type): the row type of the new
+-- table is another type (views and functions are re-created with it).
+CREATE FUNCTION storagelab_internal.rewrite_refuse(relids oid[])
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN
+    SELECT c.oid, c.relkind, c.relispartition, c.reloftype, c.reltype, c.relpersistence,
+           (SELECT t.typarray FROM pg_type t WHERE t.oid = c.reltype) AS arraytype
+      FROM pg_class c WHERE c.oid = ANY (relids) ORDER BY c.oid
+  LOOP
+    IF r.relkind = 'p' OR r.relispartition
+       OR EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = r.oid OR i.inhparent = r.oid) THEN
+      RAISE EXCEPTION 'the rewrite engine does not support partitioned tables, partitions or inheritance'
+        USING ERRCODE = 'feature_not_supported',
+              DETAIL = format('%s is %s.', r.oid::regclass,
+                              CASE WHEN r.relkind = 'p' THEN 'a partitioned table'
+                                   WHEN r.relispartition THEN 'a partition'
+                                   ELSE 'an inheritance parent or child' END),
+              HINT = 'Rebuild its partitions one by one, or change the types with ALTER TABLE.';
+    END IF;
+    IF r.relkind <> 'r' THEN
+      RAISE EXCEPTION '% is not a table', r.oid::regclass
+        USING ERRCODE = 'wrong_object_type', HINT = 'Give an ordinary table.';
+    END IF;
+    IF r.reloftype <> 0 THEN
+      RAISE EXCEPTION 'the rewrite engine does not support typed tables'
+        USING ERRCODE = 'feature_not_supported', DETAIL = format('%s is of type %s.', r.oid::regclass, r.reloftype::regtype),
+              HINT = 'Change the types with ALTER TABLE.';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = r.oid AND d.deptype = 'e') THEN
+      RAISE EXCEPTION 'the rewrite engine does not rewrite tables of extensions'
+        USING ERRCODE = 'feature_not_supported', DETAIL = format('%s belongs to an extension.', r.oid::regclass),
+              HINT = 'Leave the extension''s tables to the extension.';
+    END IF;
+    -- the row type (and its array type) in another table's column, a type (functions: rewrite_dependents)
+    FOR r IN
+      SELECT pg_describe_object(d.classid, d.objid, d.objsubid) AS what, format_type(d.refobjid, NULL) AS typ
+        FROM pg_depend d
+       WHERE d.refclassid = 'pg_type'::regclass AND d.refobjid IN (r.reltype, r.arraytype)
+         AND d.deptype = 'n' AND d.classid NOT IN ('pg_rewrite'::regclass, 'pg_proc'::regclass)
+       ORDER BY 1 LIMIT 1
+    LOOP
+      RAISE EXCEPTION 'the rewrite engine cannot rewrite a table whose row type is used elsewhere'
+        USING ERRCODE = 'feature_not_supported',
+              DETAIL = format('%s uses type %s; the new table has a row type of its own.', r.what, r.typ),
+              HINT = 'Change the types with ALTER TABLE, or drop that object first and re-create it afterwards.';
+    END LOOP;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_refuse(oid[]) IS
+  'raises 0A000 naming the object when the rewrite engine cannot rewrite one of the tables (partitioning, inheritance, typed table, extension member, row type used by a column or type), 42809 for a relation that is not a table';
+
+-- The parts of a view or materialized view that go when it is dropped:
+-- its triggers, rules, column defaults and (materialized) indexes, as
+-- statements that re-create them after the view.
+CREATE FUNCTION storagelab_internal.rewrite_view_parts(view oid)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce((SELECT string_agg(format(E'ALTER %s %s ALTER COLUMN %I SET DEFAULT %s;\n',
+                                            CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END,
+                                            storagelab_internal.bigint_migration_qname(c.oid), a.attname,
+                                            pg_get_expr(ad.adbin, ad.adrelid)), '' ORDER BY a.attnum)
+                    FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+                   WHERE ad.adrelid = c.oid), '')
+      || coalesce((SELECT string_agg(storagelab_internal.bigint_migration_index_copy(pg_get_indexdef(i.indexrelid), i.indexrelid,
+                                       ic.relname, false, '{}', '{}') || E';\n'
+                                     || CASE WHEN obj_description(i.indexrelid, 'pg_class') IS NULL THEN ''
+                                             ELSE format(E'COMMENT ON INDEX %s IS %L;\n',
+                                                         storagelab_internal.bigint_migration_qname(i.indexrelid),
+                                                         obj_description(i.indexrelid, 'pg_class')) END,
+                                     '' ORDER BY i.indexrelid)
+                     FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid WHERE i.indrelid = c.oid), '')
+      || coalesce((SELECT string_agg((x.o).create_sql, '' ORDER BY t.oid)
+                     FROM pg_trigger t,
+                          storagelab_internal.bigint_migration_dep_trigger('pg_trigger'::regclass, t.oid, 0, 'n',
+                            'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false) x
+                    WHERE t.tgrelid = c.oid AND NOT t.tgisinternal), '')
+      || coalesce((SELECT string_agg((x.o).create_sql, '' ORDER BY w.oid)
+                     FROM pg_rewrite w,
+                          storagelab_internal.bigint_migration_dep_rewrite('pg_rewrite'::regclass, w.oid, 0, 'n',
+                            'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false) x
+                    WHERE w.ev_class = c.oid AND w.rulename <> '_RETURN'), '')
+    FROM pg_class c WHERE c.oid = $1
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_view_parts(oid) IS
+  'statements re-creating what a view or materialized view loses when dropped: column defaults, indexes, triggers, rules, with their comments';
+
+-- The objects outside the tables that follow a table by OID and so must be
+-- dropped before the swap and re-created after it (their definitions name
+-- the table by name, which is the new table's then): views and
+-- materialized views (over the tables, and over those, level by level),
+-- rules and policies of other tables, functions with an SQL-standard body
+-- or taking or returning the rows of a table or view.
+-- depth: re-create in ascending order, drop in descending order.  Any other
+-- object depending on a table is refused (0A000, naming it).  The tables'
+-- own objects (indexes, constraints, triggers, policies, rules, statistics,
+-- publication membership) are the phases' business, not this function's.
+CREATE FUNCTION storagelab_internal.rewrite_dependents(relids oid[])
+RETURNS TABLE (depth int, classid oid, objid oid, identity text, drop_sql text, create_sql text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  frontier oid[] := relids;
+  next_f   oid[];
+  lvl      int := 0;
+  d        record;
+  o        storagelab.bigint_migration_object;
+  found_rows storagelab.bigint_migration_object[] := '{}';
+BEGIN
+  WHILE cardinality(frontier) > 0 LOOP
+    lvl := lvl + 1;
+    IF lvl > 100 THEN
+      RAISE EXCEPTION 'views nested too deep' USING ERRCODE = 'feature_not_supported',
+        HINT = 'The engine follows at most 100 levels of views over views.';
+    END IF;
+    next_f := '{}';
+    FOR d IN
+      SELECT DISTINCT dep.classid, dep.objid, dep.refobjid,
+             w.ev_class, w.rulename, p.polrelid, c.contype, c.conrelid, c.confrelid
+        FROM pg_depend dep
+        LEFT JOIN pg_rewrite w ON dep.classid = 'pg_rewrite'::regclass AND w.oid = dep.objid
+        LEFT JOIN pg_policy p ON dep.classid = 'pg_policy'::regclass AND p.oid = dep.objid
+        LEFT JOIN pg_constraint c ON dep.classid = 'pg_constraint'::regclass AND c.oid = dep.objid
+       WHERE dep.deptype = 'n'
+         AND (dep.refclassid = 'pg_class'::regclass AND dep.refobjid = ANY (frontier)
+              -- a function taking or returning a table's or view's rows depends on its row type
+              OR dep.refclassid = 'pg_type'::regclass AND dep.classid = 'pg_proc'::regclass
+                 AND dep.refobjid IN (SELECT v.reltype FROM pg_class v WHERE v.oid = ANY (frontier)
+                                      UNION ALL
+                                      SELECT t.typarray FROM pg_class v JOIN pg_type t ON t.oid = v.reltype
+                                       WHERE v.oid = ANY (frontier)))
+         -- the tables' own objects (defaults and generated columns, constraints,
+         -- triggers, indexes, statistics) depending on their columns
+         AND NOT CASE dep.classid
+                   WHEN 'pg_attrdef'::regclass THEN (SELECT x.adrelid FROM pg_attrdef x WHERE x.oid = dep.objid) = ANY (relids)
+                   WHEN 'pg_constraint'::regclass THEN c.conrelid = ANY (relids) AND c.contype <> 'f'
+                   WHEN 'pg_trigger'::regclass THEN (SELECT x.tgrelid FROM pg_trigger x WHERE x.oid = dep.objid) = ANY (relids)
+                   WHEN 'pg_statistic_ext'::regclass THEN (SELECT x.stxrelid FROM pg_statistic_ext x WHERE x.oid = dep.objid) = ANY (relids)
+                   WHEN 'pg_class'::regclass THEN (SELECT x.indrelid FROM pg_index x WHERE x.indexrelid = dep.objid) = ANY (relids)
+                   WHEN 'pg_publication_rel'::regclass THEN (SELECT x.prrelid FROM pg_publication_rel x WHERE x.oid = dep.objid) = ANY (relids)
+                   ELSE false END
+       ORDER BY dep.classid, dep.objid
+    LOOP
+      o := NULL;
+      IF d.classid = 'pg_rewrite'::regclass THEN
+        CONTINUE WHEN d.ev_class = ANY (relids) OR d.ev_class = d.refobjid;   -- a table's own rule, a view's own query
+        o := (storagelab_internal.bigint_migration_dep_rewrite(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
+                d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
+        IF o.kind IN ('view', 'materialized_view') THEN
+          next_f := next_f || d.ev_class;
+          o.create_sql := o.create_sql || storagelab_internal.rewrite_view_parts(d.ev_class);
+        END IF;
+      ELSIF d.classid = 'pg_policy'::regclass THEN
+        CONTINUE WHEN d.polrelid = ANY (relids);                               -- a table's own policy
+        o := (storagelab_internal.bigint_migration_dep_policy(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
+                d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
+      ELSIF d.classid = 'pg_proc'::regclass THEN
+        o := (storagelab_internal.bigint_migration_dep_function(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
+                d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
+      ELSIF d.classid = 'pg_constraint'::regclass AND d.contype = 'f' THEN
+        CONTINUE;                                                              -- foreign keys: the swap phase
+      END IF;
+      IF o.kind IS NULL OR o.kind = 'blocker' THEN
+        RAISE EXCEPTION 'the rewrite engine cannot move an object that depends on a table it rewrites'
+          USING ERRCODE = 'feature_not_supported',
+                DETAIL = format('%s depends on %s.', pg_describe_object(d.classid, d.objid, 0),
+                                pg_describe_object('pg_class'::regclass, d.refobjid, 0)),
+                HINT = 'Drop it before the rewrite and re-create it afterwards.';
+      END IF;
+      IF o.kind IN ('view', 'materialized_view') THEN
+        o.classid := 'pg_class'::regclass; o.objid := d.ev_class;
+      ELSE
+        o.classid := d.classid; o.objid := d.objid;
+      END IF;
+      o.depth := lvl;
+      found_rows := found_rows || o;
+    END LOOP;
+    frontier := next_f;
+  END LOOP;
+  -- an object reached on several levels is re-created after the deepest;
+  -- a rule of a view that is re-created goes with its view
+  RETURN QUERY
+    SELECT max(f.depth), f.classid, f.objid, min(f.identity), min(f.drop_sql), min(f.create_sql)
+      FROM unnest(found_rows) f
+     WHERE f.kind <> 'rule'
+        OR (SELECT w.ev_class FROM pg_rewrite w WHERE w.oid = f.objid)
+           NOT IN (SELECT v.objid FROM unnest(found_rows) v WHERE v.kind IN ('view', 'materialized_view'))
+     GROUP BY f.classid, f.objid
+     ORDER BY 1, 2, 3;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_dependents(oid[]) IS
+  'objects outside the tables that follow them by OID (views and materialized views over them, level by level, rules and policies of other tables, functions with an SQL-standard body): depth, identity, the SQL that drops and re-creates each; refuses (0A000) any other dependent';

@@ -1,0 +1,243 @@
+-- storagelab install script, part 60: the rewrite engine's phases swap,
+-- swap_back, validate, cleanup and discard (see 60_rewrite_model.sql and
+-- doc/design/rewrite-engine.md).  The caller runs swap (or swap_back) in
+-- one transaction holding ACCESS EXCLUSIVE locks on the tables.
+--
+-- Every statement is written before the first phase runs, from the
+-- catalogs as they are then: names are deterministic, and definitions name
+-- the tables by their original names, which after the renames are the new
+-- tables' (after swap_back the old ones' again).
+
+\echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+-- The foreign keys the swap re-points: "from" (on a rewritten table; added
+-- on the new table) and "to" (on another table, referencing a rewritten
+-- one; dropped and added again).  Partition clones go with their parent.
+CREATE FUNCTION storagelab_internal.rewrite_foreign_keys(relids oid[])
+RETURNS TABLE (conoid oid, direction text, conrelid oid, conname name, qrel text, def text,
+               validated boolean, partitioned boolean)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT k.oid, CASE WHEN k.conrelid = ANY ($1) THEN 'from' ELSE 'to' END, k.conrelid, k.conname,
+         storagelab_internal.bigint_migration_qname(k.conrelid),
+         regexp_replace(pg_get_constraintdef(k.oid), ' NOT VALID$', ''), k.convalidated, c.relkind = 'p'
+    FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+   WHERE k.contype = 'f' AND k.conparentid = 0 AND (k.conrelid = ANY ($1) OR k.confrelid = ANY ($1))
+   ORDER BY k.conrelid, k.conname
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_foreign_keys(oid[]) IS
+  'the foreign keys from and to the rewritten tables that the swap re-points, with their definitions (NOT VALID left out) and whether they were validated';
+
+-- The renames of one table's swap: the table, its indexes and constraints
+-- with indexes, its identity sequences (with their position) and
+-- statistics objects; back = true gives the renames of swap_back.
+CREATE FUNCTION storagelab_internal.rewrite_renames(rel oid, back boolean)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  t      record;
+  nspq   text;
+  cur    text;   -- the table under the original name after the table renames
+  other  text;   -- the other table (old after swap, new after swap_back)
+  mine   text;   -- prefix of the objects moved out of the way: old (swap) or new (swap_back)
+  theirs text;
+  stmts  text[];
+  r      record;
+BEGIN
+  SELECT c.relname, n.nspname INTO t FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = rel;
+  nspq := quote_ident(t.nspname);
+  mine := CASE WHEN back THEN 'new' ELSE 'old' END;
+  theirs := CASE WHEN back THEN 'old' ELSE 'new' END;
+  cur := format('%s.%I', nspq, t.relname);
+  other := format('%s.%I', nspq, storagelab_internal.rewrite_name(mine, rel));
+  stmts := ARRAY[format('ALTER TABLE %s RENAME TO %I', cur, storagelab_internal.rewrite_name(mine, rel)),
+                 format('ALTER TABLE %s.%I RENAME TO %I', nspq, storagelab_internal.rewrite_name(theirs, rel), t.relname)];
+  FOR r IN
+    SELECT i.indexrelid, ic.relname AS iname, k.oid AS conoid, k.conname
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+      LEFT JOIN pg_constraint k ON k.conindid = i.indexrelid AND k.conrelid = rel AND k.contype IN ('p', 'u', 'x')
+     WHERE i.indrelid = rel AND i.indisvalid
+     ORDER BY i.indexrelid
+  LOOP
+    IF r.conoid IS NOT NULL THEN
+      stmts := stmts || format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', other, r.conname, storagelab_internal.rewrite_name(mine, r.conoid))
+                     || format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', cur, storagelab_internal.rewrite_name(theirs, r.conoid), r.conname);
+    ELSE
+      stmts := stmts || format('ALTER INDEX %s.%I RENAME TO %I', nspq, r.iname, storagelab_internal.rewrite_name(mine, r.indexrelid))
+                     || format('ALTER INDEX %s.%I RENAME TO %I', nspq, storagelab_internal.rewrite_name(theirs, r.indexrelid), r.iname);
+    END IF;
+  END LOOP;
+  -- identity sequences: renamed, and the one taking over continues where the other stopped
+  FOR r IN
+    SELECT sc.oid, sc.relname, format('%I', sn.nspname) AS nspq
+      FROM pg_depend d JOIN pg_class sc ON sc.oid = d.objid JOIN pg_namespace sn ON sn.oid = sc.relnamespace
+     WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.refobjid = rel
+       AND d.deptype = 'i' AND sc.relkind = 'S'
+     ORDER BY sc.oid
+  LOOP
+    stmts := stmts || format('ALTER SEQUENCE %s.%I RENAME TO %I', r.nspq, r.relname, storagelab_internal.rewrite_name(mine, r.oid))
+                   || format('ALTER SEQUENCE %s.%I RENAME TO %I', r.nspq, storagelab_internal.rewrite_name(theirs, r.oid), r.relname)
+                   || format('SELECT pg_catalog.setval(%L, s.last_value, s.is_called) FROM %s.%I s',
+                             format('%s.%I', r.nspq, r.relname), r.nspq, storagelab_internal.rewrite_name(mine, r.oid));
+  END LOOP;
+  -- sequences owned by a column (serial): owned by the table now under the name
+  SELECT stmts || coalesce(array_agg(format('ALTER SEQUENCE %s OWNED BY %s.%I', storagelab_internal.bigint_migration_qname(d.objid),
+                                            cur, a.attname) ORDER BY d.objid), '{}')
+    INTO stmts
+    FROM pg_depend d JOIN pg_class sc ON sc.oid = d.objid
+    JOIN pg_attribute a ON a.attrelid = rel AND a.attnum = d.refobjsubid
+   WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.refobjid = rel
+     AND d.deptype = 'a' AND sc.relkind = 'S';
+  RETURN stmts;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_renames(oid, boolean) IS
+  'the renames of one table''s swap (or swap_back): table, indexes, constraints with indexes, identity sequences with their position; serial sequences re-owned';
+
+-- The table's own objects that the new table gets in the swap (they would
+-- fire during the copy, or they are named in their schema): triggers,
+-- rules, policies and row security, publication membership, statistics
+-- objects, replica identity, CLUSTER ON.  Written for after the renames.
+CREATE FUNCTION storagelab_internal.rewrite_own_objects(rel oid)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  t      record;
+  cur    text;
+  stmts  text[] := '{}';
+  r      record;
+BEGIN
+  SELECT c.relname, n.nspname, c.relrowsecurity, c.relforcerowsecurity, c.relreplident INTO t
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = rel;
+  cur := format('%I.%I', t.nspname, t.relname);
+  FOR r IN
+    SELECT x.create_sql FROM (
+      SELECT 1 AS k, g.oid, (storagelab_internal.bigint_migration_dep_trigger('pg_trigger'::regclass, g.oid, 0, 'n',
+               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
+        FROM pg_trigger g WHERE g.tgrelid = rel AND NOT g.tgisinternal
+      UNION ALL
+      SELECT 2, w.oid, (storagelab_internal.bigint_migration_dep_rewrite('pg_rewrite'::regclass, w.oid, 0, 'n',
+               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
+        FROM pg_rewrite w WHERE w.ev_class = rel AND w.rulename <> '_RETURN'
+      UNION ALL
+      SELECT 3, p.oid, (storagelab_internal.bigint_migration_dep_policy('pg_policy'::regclass, p.oid, 0, 'n',
+               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
+        FROM pg_policy p WHERE p.polrelid = rel
+      UNION ALL
+      SELECT 4, pr.oid, (storagelab_internal.bigint_migration_dep_publication('pg_publication_rel'::regclass, pr.oid, 0, 'n',
+               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
+        FROM pg_publication_rel pr WHERE pr.prrelid = rel
+      UNION ALL
+      SELECT 5, s.oid, pg_get_statisticsobjdef(s.oid) || E';\n'
+             || format(E'ALTER STATISTICS %I.%I OWNER TO %I;\n', sn.nspname, s.stxname, pg_get_userbyid(s.stxowner))
+             || CASE WHEN coalesce(s.stxstattarget::int, -1) >= 0
+                     THEN format(E'ALTER STATISTICS %I.%I SET STATISTICS %s;\n', sn.nspname, s.stxname, s.stxstattarget) ELSE '' END
+             || CASE WHEN obj_description(s.oid, 'pg_statistic_ext') IS NULL THEN ''
+                     ELSE format(E'COMMENT ON STATISTICS %I.%I IS %L;\n', sn.nspname, s.stxname,
+                                 obj_description(s.oid, 'pg_statistic_ext')) END
+        FROM pg_statistic_ext s JOIN pg_namespace sn ON sn.oid = s.stxnamespace WHERE s.stxrelid = rel
+    ) x ORDER BY x.k, x.oid
+  LOOP
+    stmts := stmts || r.create_sql;
+  END LOOP;
+  IF t.relrowsecurity THEN stmts := stmts || format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', cur); END IF;
+  IF t.relforcerowsecurity THEN stmts := stmts || format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', cur); END IF;
+  stmts := stmts || CASE t.relreplident
+                      WHEN 'f' THEN format('ALTER TABLE %s REPLICA IDENTITY FULL', cur)
+                      WHEN 'n' THEN format('ALTER TABLE %s REPLICA IDENTITY NOTHING', cur)
+                      WHEN 'i' THEN (SELECT format('ALTER TABLE %s REPLICA IDENTITY USING INDEX %I', cur, ic.relname)
+                                       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+                                      WHERE i.indrelid = rel AND i.indisreplident) END;
+  stmts := stmts || (SELECT format('ALTER TABLE %s CLUSTER ON %I', cur, ic.relname)
+                       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+                      WHERE i.indrelid = rel AND i.indisclustered AND i.indisvalid);
+  RETURN array_remove(stmts, NULL);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_own_objects(oid) IS
+  'the statements that give the new table, once renamed, the old one''s triggers (enabled state, comments), rules, policies and row security, publication membership (column lists, row filters), statistics objects, replica identity and clustering index';
+
+-- Phase swap (back = false) or swap_back (back = true) of a component.
+CREATE FUNCTION storagelab_internal.rewrite_swap(relids oid[], back boolean)
+RETURNS TABLE (relid oid, statement text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  rel  oid;
+  r    record;
+  s    text;
+BEGIN
+  -- functions are re-created as they were, without checking their bodies (as pg_dump does)
+  relid := NULL; statement := 'SET LOCAL check_function_bodies = off'; RETURN NEXT;
+  -- 1. objects that follow the tables by OID, dependents first
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_dependents(relids) ORDER BY depth DESC, classid, objid LOOP
+    relid := NULL; statement := r.drop_sql; RETURN NEXT;
+  END LOOP;
+  -- 2. foreign keys of other tables referencing the component
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_foreign_keys(relids) WHERE direction = 'to' LOOP
+    relid := r.conrelid; statement := format('ALTER TABLE %s DROP CONSTRAINT %I', r.qrel, r.conname); RETURN NEXT;
+  END LOOP;
+  -- 3. swap_back: what the new tables got in the swap and that is named in
+  -- its schema (statistics objects) or lists them (publications)
+  IF back THEN
+    FOREACH rel IN ARRAY relids LOOP
+      FOR r IN
+        SELECT format('ALTER PUBLICATION %I DROP TABLE %s', p.pubname, storagelab_internal.bigint_migration_qname(rel)) AS sql
+          FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid WHERE pr.prrelid = rel
+        UNION ALL
+        SELECT format('DROP STATISTICS %I.%I', sn.nspname, s2.stxname)
+          FROM pg_statistic_ext s2 JOIN pg_namespace sn ON sn.oid = s2.stxnamespace WHERE s2.stxrelid = rel
+      LOOP
+        relid := rel; statement := r.sql; RETURN NEXT;
+      END LOOP;
+    END LOOP;
+  END IF;
+  -- 4. renames; statistics objects of the old tables out of the way
+  FOREACH rel IN ARRAY relids LOOP
+    FOREACH s IN ARRAY storagelab_internal.rewrite_renames(rel, back) LOOP
+      relid := rel; statement := s; RETURN NEXT;
+    END LOOP;
+    FOR r IN SELECT s2.oid, sn.nspname, s2.stxname FROM pg_statistic_ext s2 JOIN pg_namespace sn ON sn.oid = s2.stxnamespace
+              WHERE s2.stxrelid = rel ORDER BY s2.oid LOOP
+      relid := rel;
+      statement := CASE WHEN back THEN format('ALTER STATISTICS %I.%I RENAME TO %I', r.nspname, storagelab_internal.rewrite_name('old', r.oid), r.stxname)
+                        ELSE format('ALTER STATISTICS %I.%I RENAME TO %I', r.nspname, r.stxname, storagelab_internal.rewrite_name('old', r.oid)) END;
+      RETURN NEXT;
+    END LOOP;
+  END LOOP;
+  -- 5. foreign keys: the component's own on the new tables (swap only:
+  -- the old tables keep theirs), then the other tables' again; NOT VALID
+  -- (phase validate checks them) except on partitioned tables, which
+  -- cannot have NOT VALID foreign keys
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_foreign_keys(relids) WHERE direction = 'to' OR NOT back LOOP
+    relid := r.conrelid;
+    statement := format('ALTER TABLE %s ADD CONSTRAINT %I %s%s', r.qrel, r.conname, r.def,
+                        CASE WHEN r.partitioned AND r.validated THEN '' ELSE ' NOT VALID' END);
+    RETURN NEXT;
+    IF obj_description(r.conoid, 'pg_constraint') IS NOT NULL THEN
+      statement := format('COMMENT ON CONSTRAINT %I ON %s IS %L', r.conname, r.qrel, obj_description(r.conoid, 'pg_constraint'));
+      RETURN NEXT;
+    END IF;
+  END LOOP;
+  -- 6. the tables' own objects (swap only: the old tables keep theirs)
+  IF NOT back THEN
+    FOREACH rel IN ARRAY relids LOOP
+      FOREACH s IN ARRAY storagelab_internal.rewrite_own_objects(rel) LOOP
+        relid := rel; statement := s; RETURN NEXT;
+      END LOOP;
+    END LOOP;
+  END IF;
+  -- 7. the objects of step 1 again, on whichever tables now have the names
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_dependents(relids) ORDER BY depth, classid, objid LOOP
+    relid := NULL; statement := r.create_sql; RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_swap(oid[], boolean) IS
+  'phase swap (or swap_back) of the rewrite engine: dependents dropped, foreign keys of other tables dropped, tables and their indexes, constraints, identity sequences and statistics objects renamed, foreign keys added NOT VALID, the tables'' own objects given to the new tables (swap), dependents re-created';

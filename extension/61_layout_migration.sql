@@ -1,0 +1,407 @@
+-- storagelab install script, part 61: layout migrations, the fix of what
+-- column_waste and alignment_padding find.
+--
+--   storagelab.layout_migration_script(relation, mode, column_types, column_order)
+--       a psql script that rebuilds the table in the planned column order
+--       and types (storagelab.table_rewrite_plan, or the caller's), with
+--       the rewrite engine of part 60
+--   storagelab.layout_migration_plan()
+--       one row per table whose plan saves at least the threshold
+--       (settings layout_migration.min_saved_pct, .min_saved_bytes), with
+--       its script
+
+\echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+INSERT INTO storagelab_internal.setting_defaults VALUES
+  ('layout_migration.min_saved_pct', '10',
+   'layout_migration_plan() lists a table whose plan saves this percentage of it (or min_saved_bytes)'),
+  ('layout_migration.min_saved_bytes', '1GB',
+   'layout_migration_plan() lists a table whose plan saves this much (or min_saved_pct of it)');
+
+-- A boolean SQL expression, true when the value of column col (quoted)
+-- does not survive the change from old_type to new_type unchanged: out of
+-- range, not an integer, not spelled as the new type prints it.  For type
+-- pairs without a rule, the value cast there and back must be equal (a
+-- value the cast rejects raises the cast's error).
+CREATE FUNCTION storagelab_internal.layout_misfit(col text, old_type text, new_type text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o oid := to_regtype(old_type);
+  n oid := to_regtype(new_type);
+  range text;
+BEGIN
+  range := CASE n WHEN 'int2'::regtype THEN '-32768 AND 32767'
+                  WHEN 'int4'::regtype THEN '-2147483648 AND 2147483647'
+                  WHEN 'int8'::regtype THEN '-9223372036854775808 AND 9223372036854775807' END;
+  IF range IS NOT NULL AND o IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype) THEN
+    RETURN format('%s NOT BETWEEN %s', col, range);
+  ELSIF range IS NOT NULL AND o = 'numeric'::regtype THEN
+    RETURN format('(%1$s <> trunc(%1$s) OR %1$s NOT BETWEEN %2$s)', col, range);
+  ELSIF range IS NOT NULL AND o IN ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype) THEN
+    RETURN format($$CASE WHEN %1$s::text ~ '^(0|-?[1-9][0-9]{0,18})$' THEN %1$s::text::numeric NOT BETWEEN %2$s ELSE true END$$,
+                  col, range);
+  ELSIF n = 'uuid'::regtype AND o IN ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype) THEN
+    RETURN format($$%s::text !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'$$, col);
+  ELSIF o = 'bpchar'::regtype AND n IN ('varchar'::regtype, 'text'::regtype) THEN
+    -- char(n) compares without its trailing blanks: the value is the same
+    RETURN CASE WHEN new_type ~ '\(' THEN format('length(%s) > %s', col, substring(new_type FROM '\(\s*([0-9]+)')) ELSE 'false' END;
+  ELSIF o IN ('varchar'::regtype, 'text'::regtype) AND n = 'varchar'::regtype AND new_type ~ '\(' THEN
+    RETURN format('length(%s) > %s', col, substring(new_type FROM '\(\s*([0-9]+)'));
+  END IF;
+  RETURN format('(%1$s::%2$s)::%3$s IS DISTINCT FROM %1$s', col, new_type, old_type);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_misfit(text, text, text) IS
+  'SQL boolean expression true when a column''s value would not survive a type change unchanged (range, integrality, UUID or integer spelling, length; else cast there and back)';
+
+-- Why a column is a key whose type a layout migration leaves alone:
+-- primary or foreign key (either side), identity, fed by or owning a
+-- sequence; NULL when it is none of these.
+CREATE FUNCTION storagelab_internal.layout_key_reason(rel oid, att int2)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce(
+    (SELECT CASE k.contype WHEN 'p' THEN 'primary key' ELSE 'foreign key' END
+       FROM pg_constraint k WHERE k.contype IN ('p', 'f') AND k.conrelid = $1 AND $2 = ANY (k.conkey) ORDER BY k.contype DESC LIMIT 1),
+    (SELECT 'referenced by a foreign key' FROM pg_constraint k WHERE k.contype = 'f' AND k.confrelid = $1 AND $2 = ANY (k.confkey) LIMIT 1),
+    (SELECT 'identity' FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum = $2 AND a.attidentity <> ''),
+    (SELECT 'sequence' FROM pg_depend d JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S'
+      WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.refobjid = $1 AND d.refobjsubid = $2 LIMIT 1),
+    (SELECT 'sequence default' FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+       JOIN pg_class s ON s.oid = d.refobjid AND d.refclassid = 'pg_class'::regclass AND s.relkind = 'S'
+      WHERE ad.adrelid = $1 AND ad.adnum = $2 LIMIT 1))
+$$;
+COMMENT ON FUNCTION storagelab_internal.layout_key_reason(oid, int2) IS
+  'why a column is a key a layout migration does not retype (primary key, foreign key on either side, identity, sequence); NULL otherwise';
+
+-- The plan of one table, checked: the rewrite engine's input (columns in
+-- the new order with their new types) and the changed columns.
+CREATE FUNCTION storagelab_internal.layout_plan(relation regclass, column_types jsonb, column_order name[], plan jsonb,
+                                                OUT tables jsonb, OUT changes jsonb)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  types  jsonb := '{}';
+  k      text;
+  ord    name[];
+  bad    text;
+BEGIN
+  IF plan IS NULL AND column_types IS NULL AND column_order IS NULL THEN
+    RAISE EXCEPTION 'no layout plan for %', $1
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'storagelab.table_rewrite_plan has no row for it: a rewrite saves nothing, or the table lacks statistics.',
+            HINT = 'Run ANALYZE or storagelab.column_profile() on it, or give column_types or column_order.';
+  END IF;
+  IF plan IS NOT NULL THEN
+    SELECT coalesce(jsonb_object_agg(e->>'column_name', e->>'to'), '{}') INTO types FROM jsonb_array_elements(plan->'column_changes') e;
+  END IF;
+  IF column_types IS NOT NULL THEN
+    IF jsonb_typeof(column_types) <> 'object' THEN
+      RAISE EXCEPTION 'column_types must be a JSON object'
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'Give {"column_name": "type", ...}.';
+    END IF;
+    types := types || column_types;
+  END IF;
+  ord := coalesce(column_order,
+                  CASE WHEN plan IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(plan->'column_order'))::name[] END,
+                  ARRAY(SELECT a.attname FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
+                         ORDER BY a.attnum));
+  FOR k IN SELECT jsonb_object_keys(types) LOOP
+    IF k <> ALL (ord) AND NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = $1 AND a.attname = k
+                                        AND a.attnum > 0 AND NOT a.attisdropped) THEN
+      RAISE EXCEPTION 'column % of % does not exist', quote_ident(k), $1
+        USING ERRCODE = 'undefined_column', HINT = 'column_types maps existing columns to their new types.';
+    END IF;
+  END LOOP;
+  tables := jsonb_build_array(jsonb_build_object('relation', storagelab_internal.bigint_migration_qname($1),
+              'columns', (SELECT jsonb_agg(CASE WHEN types ? c THEN jsonb_build_object('column_name', c, 'type', types->>c)
+                                                ELSE jsonb_build_object('column_name', c) END ORDER BY n)
+                            FROM unnest(ord) WITH ORDINALITY u(c, n))));
+  -- checked by the engine (every column once, known types) and compared with the table
+  SELECT coalesce(jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type)
+                            ORDER BY c.pos) FILTER (WHERE c.changed), '[]')
+    INTO changes
+    FROM storagelab_internal.rewrite_columns(tables) c;
+  -- keys stay as they are: narrowing them means narrowing their whole foreign-key component
+  SELECT string_agg(format('%I (%s)', a.attname, storagelab_internal.layout_key_reason($1, a.attnum)), ', ') INTO bad
+    FROM jsonb_array_elements(changes) e
+    JOIN pg_attribute a ON a.attrelid = $1 AND a.attname = e->>'column_name'
+   WHERE storagelab_internal.layout_key_reason($1, a.attnum) IS NOT NULL;
+  IF bad <> '' THEN
+    RAISE EXCEPTION 'layout migrations do not change the type of key columns'
+      USING ERRCODE = 'feature_not_supported', DETAIL = format('Columns of %s: %s.', $1, bad),
+            HINT = 'Leave them out of column_types; storagelab.bigint_migration_script() widens a key with its foreign-key component.';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_plan(regclass, jsonb, name[], jsonb) IS
+  'the layout plan of one table (its table_rewrite_plan row as jsonb, overridden by column_types and column_order), checked: the rewrite engine''s input and the changed columns; refuses type changes of key columns (0A000)';
+
+-- Pre-flight: every changed column's values checked against the new type;
+-- the first that does not fit refuses the script, naming column and value.
+CREATE FUNCTION storagelab_internal.layout_preflight(relation regclass, changes jsonb)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  e   jsonb;
+  v   text;
+BEGIN
+  FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
+    BEGIN
+      EXECUTE format('SELECT %1$I::text FROM ONLY %2$s WHERE %1$I IS NOT NULL AND %3$s LIMIT 1', e->>'column_name',
+                     storagelab_internal.bigint_migration_qname(relation),
+                     storagelab_internal.layout_misfit(quote_ident(e->>'column_name'), e->>'from', e->>'to'))
+        INTO v;
+    EXCEPTION WHEN data_exception THEN
+      RAISE EXCEPTION 'values of column % of % do not fit type %', quote_ident(e->>'column_name'), relation, e->>'to'
+        USING ERRCODE = SQLSTATE, DETAIL = SQLERRM, HINT = 'Give that column its current type in column_types.';
+    END;
+    IF v IS NOT NULL THEN
+      RAISE EXCEPTION 'a value of column % of % does not fit type %', quote_ident(e->>'column_name'), relation, e->>'to'
+        USING ERRCODE = 'data_exception', DETAIL = format('The value %s would not be kept as it is.', quote_literal(v)),
+              HINT = 'The plan is older than the data: run ANALYZE or storagelab.column_profile() again, or give that column its current type in column_types.';
+    END IF;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_preflight(regclass, jsonb) IS
+  'checks every changed column''s values against its new type (storagelab_internal.layout_misfit); raises 22000 naming column and value for the first that does not fit';
+
+-- The in-transaction checks of a blocking script, run once its locks are
+-- held: the table is still the one the script was written for (OID,
+-- columns and types), and every changed column's values still fit.
+CREATE FUNCTION storagelab_internal.layout_recheck(relation regclass, changes jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  qn    text := storagelab_internal.bigint_migration_qname(relation);
+  cols  text;
+  body  text;
+  e     jsonb;
+BEGIN
+  SELECT string_agg(format('%I %s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum) INTO cols
+    FROM pg_attribute a WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped;
+  -- columns win over the block's variable (a column may be named v)
+  body := format(E'#variable_conflict use_column\nDECLARE\n  v text;\nBEGIN\n'
+                 '  IF to_regclass(%1$L) IS DISTINCT FROM %2$s::oid::regclass\n'
+                 '     OR (SELECT string_agg(format(''%%I %%s'', a.attname, format_type(a.atttypid, a.atttypmod)), '', '' ORDER BY a.attnum)\n'
+                 '           FROM pg_attribute a WHERE a.attrelid = %2$s AND a.attnum > 0 AND NOT a.attisdropped) IS DISTINCT FROM %3$L THEN\n'
+                 '    RAISE EXCEPTION ''table %% changed since this script was written'', %1$L\n'
+                 '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again.'';\n'
+                 '  END IF;\n', qn, relation::oid, cols);
+  FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
+    body := body || format(E'  SELECT x.%1$I::text INTO v FROM ONLY %2$s x WHERE x.%1$I IS NOT NULL AND %3$s LIMIT 1;\n'
+                           '  IF FOUND THEN\n'
+                           '    RAISE EXCEPTION ''a value of column %%.%% does not fit type %%'', %2$L, %4$L, %5$L\n'
+                           '      USING ERRCODE = ''data_exception'', DETAIL = format(''The value %%s would not be kept as it is.'', quote_literal(v)),\n'
+                           '            HINT = ''Generate the script again: its pre-flight names the columns to leave as they are.'';\n'
+                           '  END IF;\n',
+                           e->>'column_name', qn, storagelab_internal.layout_misfit('x.' || quote_ident(e->>'column_name'), e->>'from', e->>'to'),
+                           quote_ident(e->>'column_name'), e->>'to');
+  END LOOP;
+  RETURN E'-- The table is still as it was when this script was written; every value fits its new type.\n'
+         || 'DO ' || storagelab_internal.dollar_quote(E'\n' || body || E'END\n') || E';\n\n';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
+  'the DO block of a blocking layout script that checks, under its locks, that the table is unchanged (OID, columns, types) and every changed column''s values fit';
+
+-- The header of a layout script: what it changes, what it locks, sizes.
+CREATE FUNCTION storagelab_internal.layout_header(relation regclass, tables jsonb, changes jsonb, plan jsonb,
+                                                  lock_list text, mid text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format(E'-- storagelab layout migration of %s (mode %s%s), written %s\n', storagelab_internal.bigint_migration_qname($1),
+                CASE WHEN $6 IS NULL THEN 'blocking' ELSE 'online' END, ', migration id ' || $6,
+                to_char(now(), 'YYYY-MM-DD HH24:MI:SS TZ'))
+      || E'--\n-- Rebuilds the table as a new table in this column order, swaps it in and drops the old one:\n'
+      || (SELECT string_agg(format(E'--   %s %s\n', storagelab_internal.bigint_migration_comment_text(quote_ident(c->>'column_name')),
+                                   storagelab_internal.bigint_migration_comment_text(
+                                     coalesce((SELECT format('%s (was %s)', e->>'to', e->>'from') FROM jsonb_array_elements($3) e
+                                                WHERE e->>'column_name' = c->>'column_name'), 'unchanged'))), '' ORDER BY n)
+            FROM jsonb_array_elements($2->0->'columns') WITH ORDINALITY u(c, n))
+      || E'-- Every index, constraint, foreign key (both ways), sequence, trigger, rule, policy, grant,\n'
+      || E'-- comment, statistics object and publication membership follows; views and materialized\n'
+      || E'-- views over the table are dropped and re-created (materialized views re-populated).\n--\n'
+      || CASE WHEN $6 IS NULL THEN
+           storagelab_internal.bigint_migration_comment_text(format('-- Locks: ACCESS EXCLUSIVE on %s until COMMIT: reads and writes of them wait for the whole run.', $5))
+           || E'\n-- Disk: a second copy of the table and its indexes until COMMIT.\n'
+         ELSE
+           E'-- Run one phase at a time, in this order (each can be run again after a failure):\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new table, change log and triggers (brief lock, retried)\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); resumes\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=index    -f <this file>  -- indexes of the new table (locks only it), ANALYZE\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=replay   -f <this file>  -- the change log applied until it is small\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE (lock_timeout, retried)\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=validate -f <this file>  -- foreign keys added NOT VALID in the swap validated\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old table and the logs\n'
+           || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
+           || E'-- A value written during the copy that does not fit its new type stops the copy or replay (roll back, or fix it).\n'
+           || E'-- Disk: a second copy of the table and its indexes, and the change log, until cleanup.\n'
+           || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal($6) || E';\n'
+         END
+      || coalesce(format(E'-- Heap now (freshly written): %s; after: %s (storagelab.table_rewrite_plan, evidence %s).\n',
+                         pg_size_pretty(($4->>'estimated_bytes_now')::int8), pg_size_pretty(($4->>'estimated_bytes_after')::int8),
+                         $4->>'evidence'), '')
+      || format(E'-- Heap now on disk: %s (pg_relation_size).\n', pg_size_pretty(pg_relation_size($1)))
+      || CASE WHEN $6 IS NULL THEN E'-- Run: psql -v ON_ERROR_STOP=1 -f this.sql   (-v dry_run=1: everything, then ROLLBACK)\n' ELSE '' END
+      || E'\n'
+$$;
+COMMENT ON FUNCTION storagelab_internal.layout_header(regclass, jsonb, jsonb, jsonb, text, text) IS
+  'the comment header of a layout script (mid: the online migration id, NULL for blocking): columns in their new order with their type changes, what follows the table, locks or phases, disk, sizes';
+
+-- The online script: the copy-and-swap machinery of parts 62 and 63
+-- (change log, batched copy, replay, swap under lock_timeout, rollback)
+-- around the engine's statements, one phase per run (-v phase=...).
+CREATE FUNCTION storagelab_internal.layout_online_script(relation regclass, tables jsonb, changes jsonb, plan jsonb,
+                                                         lock_list text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  mid text := 'sllm' || substr(md5(tables::text || now()::text), 1, 10);
+BEGIN
+  RETURN storagelab_internal.layout_header(relation, tables, changes, plan, lock_list, mid)
+      || E'\\set ON_ERROR_STOP on\n'
+      || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
+      || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
+      || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+      || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+      || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
+      || (SELECT 'SELECT ' || string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ') || E' \\gset\n'
+            FROM unnest(ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback']) p)
+      || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
+      || E'\\if :ph_bad\n'
+      || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n')
+      || E';\n\\endif\n\n'
+      || storagelab_internal.rewrite_online_phases(tables, mid);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_online_script(regclass, jsonb, jsonb, jsonb, text) IS
+  'the online layout script: phases start, copy, index, replay, swap, validate, cleanup and rollback of the copy-and-swap machinery (storagelab_internal.rewrite_online_phases) around the rewrite engine''s statements';
+
+-- The script of one table; plan: its table_rewrite_plan row as jsonb (NULL: none).
+CREATE FUNCTION storagelab_internal.layout_script(relation regclass, mode text, column_types jsonb,
+                                                  column_order name[], plan jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  p          record;
+  lock_list  text;
+  s          text;
+  ph         text;
+  retries    int := storagelab_internal.setting('scripts.lock_retries')::int;
+BEGIN
+  IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
+    RAISE EXCEPTION 'unknown mode %', coalesce(quote_literal(mode), 'NULL')
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'The modes are blocking and online.';
+  END IF;
+  PERFORM storagelab_internal.rewrite_refuse(ARRAY[relation::oid]);
+  SELECT * INTO p FROM storagelab_internal.layout_plan(relation, column_types, column_order, plan);
+  IF p.changes = '[]' AND (SELECT array_agg(c->>'column_name' ORDER BY n) FROM jsonb_array_elements(p.tables->0->'columns') WITH ORDINALITY u(c, n))
+                          = (SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_attribute a
+                              WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped) THEN
+    RAISE EXCEPTION 'nothing to change: the columns keep their order and types'
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Give column_types or column_order.';
+  END IF;
+  PERFORM storagelab_internal.layout_preflight(relation, p.changes);
+  -- the table and every table whose foreign keys to it are re-pointed
+  SELECT string_agg(q, ', ' ORDER BY q) INTO lock_list
+    FROM (SELECT storagelab_internal.bigint_migration_qname(relation) AS q
+          UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(ARRAY[relation::oid]) f WHERE f.direction = 'to') l;
+  IF mode = 'online' THEN
+    RETURN storagelab_internal.layout_online_script(relation, p.tables, p.changes,
+                                                    CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list);
+  END IF;
+  s := storagelab_internal.layout_header(relation, p.tables, p.changes,
+                                         CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list, NULL)
+       || storagelab_internal.bigint_migration_blocking_settings()
+       || E'-- Lock the table and the tables referencing it, all or none; retried on lock_timeout.\n'
+       || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries,
+                                          'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
+       || E'\n' || storagelab_internal.layout_recheck(relation, p.changes);
+  FOREACH ph IN ARRAY ARRAY['create', 'copy', 'index', 'swap', 'validate', 'cleanup'] LOOP
+    s := s || CASE ph WHEN 'create' THEN E'-- The new table beside the old one.\n'
+                      WHEN 'copy' THEN E'-- Every row, in the new column order.\n'
+                      WHEN 'index' THEN E'-- Indexes and constraints, built once on the full table.\n'
+                      WHEN 'swap' THEN E'-- The swap: dependents, renames, sequences, foreign keys, triggers, rules, policies.\n'
+                      WHEN 'validate' THEN E'-- Foreign keys re-pointed NOT VALID, validated.\n'
+                      ELSE E'-- The old table.\n' END
+           || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
+                          FROM storagelab_internal.rewrite_statements(p.tables, ph) r), '')
+           || E'\n';
+  END LOOP;
+  s := s || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n'
+         || E'-- Statistics of the new table (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
+         || format(E'ANALYZE %s;\n', storagelab_internal.bigint_migration_qname(relation));
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_script(regclass, text, jsonb, name[], jsonb) IS
+  'the layout script of one table, given its table_rewrite_plan row (as jsonb; NULL: none): storagelab.layout_migration_script() without looking the plan up';
+
+CREATE FUNCTION storagelab.layout_migration_script(relation regclass, mode text DEFAULT 'blocking',
+                                                   column_types jsonb DEFAULT NULL, column_order name[] DEFAULT NULL)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN $1 IS NOT NULL THEN
+           storagelab_internal.layout_script($1, $2, $3, $4,
+             (SELECT to_jsonb(r) FROM storagelab.table_rewrite_plan r WHERE r.relation = $1)) END
+$$;
+COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]) IS
+  'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object; refuses key columns, partitioned tables and inheritance, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
+
+CREATE FUNCTION storagelab.layout_migration_plan()
+RETURNS TABLE (relation regclass, saved_bytes int8, saved_pretty text, saved_pct numeric, table_bytes int8,
+               column_changes jsonb, column_order name[], evidence text, advice text, script text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  p         record;
+  min_pct   numeric := storagelab_internal.setting('layout_migration.min_saved_pct')::numeric;
+  min_bytes int8 := pg_size_bytes(storagelab_internal.setting('layout_migration.min_saved_bytes'));
+BEGIN
+  FOR p IN
+    SELECT r.*, round(100.0 * r.estimated_saved_bytes / nullif(r.estimated_bytes_now, 0), 1) AS pct
+      FROM storagelab.table_rewrite_plan r
+     WHERE r.estimated_saved_bytes >= min_bytes
+        OR 100.0 * r.estimated_saved_bytes / nullif(r.estimated_bytes_now, 0) >= min_pct
+     ORDER BY r.estimated_saved_bytes DESC, r.relation::oid
+  LOOP
+    relation := p.relation; saved_bytes := p.estimated_saved_bytes; saved_pretty := p.estimated_saved_pretty;
+    saved_pct := p.pct; table_bytes := pg_relation_size(p.relation); column_changes := p.column_changes;
+    column_order := p.column_order; evidence := p.evidence;
+    BEGIN
+      script := storagelab_internal.layout_script(p.relation, 'blocking', NULL, NULL, to_jsonb(p));
+      advice := 'run the script in a maintenance window: it locks the table while it copies';
+    EXCEPTION WHEN feature_not_supported OR data_exception OR wrong_object_type THEN
+      script := NULL;
+      advice := left(SQLERRM, 100);
+    END;
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.layout_migration_plan() IS
+  'one row per table whose storagelab.table_rewrite_plan saves at least layout_migration.min_saved_pct of the table or layout_migration.min_saved_bytes (settings): the saving, the plan and its blocking layout_migration_script, or in advice why no script can be written';
+
+GRANT EXECUTE ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]),
+                          storagelab.layout_migration_plan() TO PUBLIC;
