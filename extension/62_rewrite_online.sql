@@ -46,7 +46,9 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_key(oid) IS
 -- log table, its trigger function (SECURITY DEFINER: the clients that write
 -- the table need no privilege on the log) and the triggers, ENABLE ALWAYS
 -- (they fire for logical replication's apply too); TRUNCATE is refused
--- while the log is kept.
+-- while the log is kept.  The log's own columns have reserved names
+-- (storagelab_seq, storagelab_op, storagelab_row) beside the key columns it
+-- copies; a key column named storagelab_seq is refused.
 CREATE FUNCTION storagelab_internal.rewrite_online_log_start(d jsonb)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
@@ -58,12 +60,17 @@ DECLARE
   kl    text := (SELECT string_agg(quote_ident(k), ', ') FROM unnest(keys) k);
   body  text;
 BEGIN
+  IF 'storagelab_seq' = ANY (keys) THEN
+    RAISE EXCEPTION 'cannot log the changes of table %: its key column "storagelab_seq" has the name of a column of the change log', d->>'source'
+      USING ERRCODE = 'duplicate_column',
+            HINT = 'Rename the column first.';
+  END IF;
   IF cardinality(keys) = 0 THEN
-    body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (op, r) VALUES (''D'', pg_catalog.to_jsonb(OLD)); END IF;\n'
-                   || E'  IF TG_OP <> ''DELETE'' THEN INSERT INTO %1$s (op, r) VALUES (''I'', pg_catalog.to_jsonb(NEW)); END IF;\n'
+    body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (storagelab_op, storagelab_row) VALUES (''D'', pg_catalog.to_jsonb(OLD)); END IF;\n'
+                   || E'  IF TG_OP <> ''DELETE'' THEN INSERT INTO %1$s (storagelab_op, storagelab_row) VALUES (''I'', pg_catalog.to_jsonb(NEW)); END IF;\n'
                    || E'  RETURN NULL;\nEND\n', d->>'log');
     RETURN ARRAY[
-      format('CREATE TABLE %s (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, op "char" NOT NULL, r jsonb NOT NULL)', d->>'log'),
+      format('CREATE TABLE %s (storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, storagelab_op "char" NOT NULL, storagelab_row jsonb NOT NULL)', d->>'log'),
       format('CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %s',
              fn, storagelab_internal.dollar_quote(body))]
       || storagelab_internal.rewrite_online_log_triggers(d);
@@ -76,7 +83,7 @@ BEGIN
                  (SELECT string_agg('NEW.' || quote_ident(k), ', ') FROM unnest(keys) k));
   RETURN ARRAY[
     format('CREATE TABLE %s AS SELECT %s FROM ONLY %s WITH NO DATA', d->>'log', kl, d->>'source'),
-    format('ALTER TABLE %s ADD COLUMN id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY', d->>'log'),
+    format('ALTER TABLE %s ADD COLUMN storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY', d->>'log'),
     format('CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %s',
            fn, storagelab_internal.dollar_quote(body))]
     || storagelab_internal.rewrite_online_log_triggers(d);
@@ -133,11 +140,16 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_no_truncate() IS
 
 -- One batch of the replay of d.log into d.target: the batch_rows oldest log
 -- rows (all when NULL), applied in sets, then deleted; returns how many
--- there were.  Keyed: the rows with the logged keys are copied again from
--- the source as it is now (upserted; before the target has its unique
--- index, deleted and inserted), and those gone from the source deleted (the
--- log rows of a change not yet visible stay for the next batch).  Whole rows: the new rows inserted,
--- then one target row deleted per old row.
+-- there were.  Keyed: the rows with the logged keys are deleted from the
+-- target and copied again from the source as it is now (two statements, in
+-- the caller's transaction: the other unique indexes of the target see the
+-- batch's end state, so rows that swapped values through one, as a reorder
+-- does via a temporary value, replay).  When foreign keys reference the
+-- target (the old tables after the swap: the back log of a rollback), a
+-- referenced row must not be deleted: the rows are upserted and those gone
+-- from the source deleted, which fails on such a swap (see
+-- doc/bigint_migration.md).  Whole rows: the new rows inserted, then one
+-- target row deleted per old row.
 CREATE FUNCTION storagelab_internal.rewrite_online_apply(d jsonb, batch_rows bigint)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -151,48 +163,49 @@ DECLARE
   tk   text := (SELECT string_agg('t.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
   lk   text := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
 BEGIN
-  EXECUTE format('SELECT array_agg(id ORDER BY id), count(*) FILTER (WHERE op = ''D'') FROM (SELECT id, %s AS op FROM %s ORDER BY id LIMIT $1) x',
-                 CASE WHEN kl IS NULL THEN 'op' ELSE 'NULL::"char"' END, d->>'log')
+  EXECUTE format('SELECT array_agg(storagelab_seq ORDER BY storagelab_seq), count(*) FILTER (WHERE op = ''D'') '
+                 'FROM (SELECT storagelab_seq, %s AS op FROM %s ORDER BY storagelab_seq LIMIT $1) x',
+                 CASE WHEN kl IS NULL THEN 'storagelab_op' ELSE 'NULL::"char"' END, d->>'log')
     INTO ids, ndel USING batch_rows;
   IF ids IS NULL THEN
     RETURN 0;
   END IF;
-  IF kl IS NOT NULL AND EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = (d->>'target')::regclass AND i.indisunique) THEN
+  IF kl IS NOT NULL AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.confrelid = (d->>'target')::regclass AND c.contype = 'f') THEN
     -- upsert, then delete the keys gone from the source: a row of the
     -- target that other tables reference is never deleted and inserted again
     SELECT string_agg(format('%1$I = EXCLUDED.%1$I', a.attname), ', ' ORDER BY a.attnum) INTO cols
       FROM pg_attribute a
      WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
        AND a.attidentity <> 'a' AND NOT a.attname::text IN (SELECT jsonb_array_elements_text(d->'key'));
-    EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE id = ANY ($1))\n ON CONFLICT (%s) DO %s',
+    EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))\n ON CONFLICT (%s) DO %s',
                    d->>'copy', kl, kl, d->>'log', kl, coalesce('UPDATE SET ' || cols, 'NOTHING')) USING ids;
-    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE id = ANY ($1)) l WHERE (%s) = (%s) '
+    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s) '
                    'AND NOT EXISTS (SELECT FROM ONLY %s s WHERE (%s) = (%s))',
                    d->>'target', kl, d->>'log', tk, lk, d->>'source',
                    (SELECT string_agg('s.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k), lk)
       USING ids;
   ELSIF kl IS NOT NULL THEN
-    -- no index yet (the pass before phase index): delete the keys, copy them again
-    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE id = ANY ($1)) l WHERE (%s) = (%s)',
+    -- nothing references the target: delete the keys, copy them again
+    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s)',
                    d->>'target', kl, d->>'log', tk, lk)
       USING ids;
-    EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE id = ANY ($1))', d->>'copy', kl, kl, d->>'log') USING ids;
+    EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))', d->>'copy', kl, kl, d->>'log') USING ids;
   ELSE
     SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
       FROM pg_attribute a
      WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
-    EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.r) '
-                   'WHERE l.id = ANY ($1) AND l.op = ''I'' ORDER BY l.id', d->>'target', cols, d->>'log')
+    EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) '
+                   'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log')
       USING ids;
     IF ndel > 0 THEN
     EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '
-                   'FROM %1$s t WHERE to_jsonb(t) IN (SELECT r FROM %2$s WHERE id = ANY ($1) AND op = ''D'')) c '
-                   'JOIN (SELECT r, count(*) AS n FROM %2$s WHERE id = ANY ($1) AND op = ''D'' GROUP BY r) w ON w.r = c.j AND c.n <= w.n)',
+                   'FROM %1$s t WHERE to_jsonb(t) IN (SELECT storagelab_row FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')) c '
+                   'JOIN (SELECT storagelab_row AS r, count(*) AS n FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'' GROUP BY storagelab_row) w ON w.r = c.j AND c.n <= w.n)',
                    d->>'target', d->>'log')
       USING ids;
     END IF;
   END IF;
-  EXECUTE format('DELETE FROM %s WHERE id = ANY ($1)', d->>'log') USING ids;
+  EXECUTE format('DELETE FROM %s WHERE storagelab_seq = ANY ($1)', d->>'log') USING ids;
   RETURN cardinality(ids);
 END
 $fn$;
