@@ -271,6 +271,14 @@ BEGIN
     || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old tables and the logs\n'
     || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
     || E'-- Subscribers of a publication of these tables: ALTER SUBSCRIPTION ... REFRESH PUBLICATION WITH (copy_data = false).\n'
+    || CASE WHEN EXISTS (SELECT 1 FROM pg_publication p
+                          WHERE p.puballtables OR EXISTS (
+                                  SELECT 1 FROM pg_publication_namespace pn JOIN pg_class c ON c.relnamespace = pn.pnnspid
+                                   WHERE pn.pnpubid = p.oid AND c.oid IN (SELECT (t->>'relation')::regclass FROM jsonb_array_elements(tables) t)))
+            THEN E'-- WARNING: a publication FOR ALL TABLES or FOR TABLES IN SCHEMA publishes the new tables storagelab_new_<OID>:\n'
+              || E'--   the copy and the replay are sent as INSERTs into tables the subscribers lack, and their apply stops.\n'
+              || E'--   Take the tables out of it first (see doc/bigint_migration.md, copy_swap caveats), or use mode online.\n'
+            ELSE '' END
     || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n'
     || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards)   -- part 28
     || E'\n\\set ON_ERROR_STOP on\n'

@@ -8604,3 +8604,73 @@ BEGIN
   RETURN cardinality(ids);
 END
 $fn$;
+
+-- copy_swap script header: a warning when a publication FOR ALL TABLES or FOR
+-- TABLES IN SCHEMA would publish the new tables.
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[],
+                                                                      relations regclass[], column_names name[],
+                                                                      function_hazards text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  tables jsonb;
+  mid    text;
+  s      text;
+BEGIN
+  PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
+  objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
+  IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
+    RAISE EXCEPTION 'mode copy_swap does not widen functions'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = (SELECT string_agg(x.identity, ', ') FROM unnest(objs) x WHERE x.kind = 'widened_function'),
+            HINT = 'Use mode ''blocking'' or ''online'', or function_hazards => ''accept'' after fixing the functions.';
+  END IF;
+  IF to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NULL THEN
+    RAISE EXCEPTION 'mode copy_swap needs the rewrite engine, which this installation lacks'
+      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''online'' or ''blocking''.';
+  END IF;
+  tables := storagelab_internal.bigint_copy_swap_tables(objs);
+  mid := 'slcs' || substr(md5(tables::text || now()::text), 1, 10);
+  s := format(E'-- storagelab %s: INT to BIGINT migration (mode copy_swap), migration id %s\n',
+              (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)
+    || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
+          (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(u.r), u.c), ', ')
+             FROM unnest(relations, column_names) AS u(r, c))) || E'\n'
+    || E'-- Tables rebuilt as new tables beside the old ones (one copy of them on disk until cleanup):\n'
+    || (SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(t->>'relation') || E'\n', '') FROM jsonb_array_elements(tables) t)
+    || E'--\n-- Run one phase at a time, in this order (each can be run again after a failure):\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new tables, change logs and triggers (brief SHARE ROW EXCLUSIVE, retried)\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); -v backfill_batches=N stops after N batches; resumes\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=index    -f <this file>  -- indexes of the new tables (locks only them), ANALYZE\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=replay   -f <this file>  -- the change log applied until it is small\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE (lock_timeout, retried)\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=validate -f <this file>  -- foreign keys added NOT VALID in the swap validated\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old tables and the logs\n'
+    || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
+    || E'-- Subscribers of a publication of these tables: ALTER SUBSCRIPTION ... REFRESH PUBLICATION WITH (copy_data = false).\n'
+    || CASE WHEN EXISTS (SELECT 1 FROM pg_publication p
+                          WHERE p.puballtables OR EXISTS (
+                                  SELECT 1 FROM pg_publication_namespace pn JOIN pg_class c ON c.relnamespace = pn.pnnspid
+                                   WHERE pn.pnpubid = p.oid AND c.oid IN (SELECT (t->>'relation')::regclass FROM jsonb_array_elements(tables) t)))
+            THEN E'-- WARNING: a publication FOR ALL TABLES or FOR TABLES IN SCHEMA publishes the new tables storagelab_new_<OID>:\n'
+              || E'--   the copy and the replay are sent as INSERTs into tables the subscribers lack, and their apply stops.\n'
+              || E'--   Take the tables out of it first (see doc/bigint_migration.md, copy_swap caveats), or use mode online.\n'
+            ELSE '' END
+    || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n'
+    || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards)   -- part 28
+    || E'\n\\set ON_ERROR_STOP on\n'
+    || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
+    || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
+    || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+    || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+    || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
+    || (SELECT 'SELECT ' || string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ') || E' \\gset\n'
+          FROM unnest(ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback']) p)
+    || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
+    || E'\\if :ph_bad\n'
+    || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n') || E';\n\\endif\n\n';
+  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid);
+END
+$fn$;

@@ -5,7 +5,8 @@
 -- between the phases: the replay, the swap and the rollback after the swap
 -- apply each batch as a set, so they converge; executed with psql
 -- -v phase=... -f in a scratch database, the data checked after each.
--- A key column named like the log's sequence column is refused.
+-- A key column named like the log's sequence column is refused; a
+-- publication FOR TABLES IN SCHEMA is warned of in the script's header.
 \set QUIET 1
 \set ON_ERROR_STOP 1
 \set origdb :DBNAME
@@ -19,7 +20,7 @@ CREATE EXTENSION storagelab;
 \set tmp `mktemp -d`
 SELECT to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NOT NULL AS engine \gset
 \if :engine
-SELECT plan(12);
+SELECT plan(14);
 INSERT INTO storagelab.settings VALUES ('bigint_migration.backfill_batch_blocks', '1'), ('bigint_migration.backfill_pause', '0'),
   ('scripts.lock_retries', '0'), ('scripts.lock_timeout', '5s');
 CREATE TABLE items (id int PRIMARY KEY, list_id int NOT NULL, pos int NOT NULL, title text, UNIQUE (list_id, pos));
@@ -74,6 +75,12 @@ SELECT is((SELECT count(*) FROM pg_class WHERE relname LIKE 'storagelab\_%'), 0:
 CREATE TABLE odd (storagelab_seq int PRIMARY KEY, v int);
 SELECT throws_ok($$SELECT storagelab.bigint_migration_script('odd', 'storagelab_seq', 'copy_swap')$$, '42701', NULL,
                  'a key column named like the change log''s sequence column is refused');
+SELECT unalike(storagelab.bigint_migration_script('items', 'id', 'copy_swap'), '%publishes the new tables%',
+               'no publication: no warning in the header');
+CREATE PUBLICATION pub_schema FOR TABLES IN SCHEMA public;
+SELECT alike(storagelab.bigint_migration_script('items', 'id', 'copy_swap'), '%WARNING: a publication FOR ALL TABLES or FOR TABLES IN SCHEMA publishes the new tables%',
+             'a publication FOR TABLES IN SCHEMA: the header warns that it would publish the new tables');
+DROP PUBLICATION pub_schema;
 \else
 SELECT plan(1);
 SELECT pass('without the rewrite engine mode copy_swap is refused (test/bigint_migration_copy_swap.sql)');
