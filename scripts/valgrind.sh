@@ -22,9 +22,9 @@
 # STORAGELAB_VALGRIND_SUPP (a suppression file to use instead of
 # PostgreSQL's), STORAGELAB_VALGRIND_SCOPE: "all" (default: every suite) or
 # "c" (what CI runs: the suites that run storagelab's C code, i.e. all but
-# the PL/pgSQL migration generators' pgTAP files, test/bigint_migration*,
-# and the TAP scripts test/*.sh, whose fuzzing, standby and pgbench runs
-# take hours under valgrind).
+# the PL/pgSQL migration generators' pgTAP files, test/bigint_migration* and
+# test/layout_migration*, and the TAP scripts test/*.sh, whose fuzzing,
+# standby and pgbench runs take hours under valgrind).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -144,8 +144,8 @@ done
 case "${STORAGELAB_VALGRIND_SCOPE:-all}" in
 all) ;;
 c)
-	export STORAGELAB_TAP_EXCLUDE='^test/bigint_migration' STORAGELAB_NO_SCRIPTS=1
-	log "scope c: skipping test/bigint_migration*.sql and test/*.sh"
+	export STORAGELAB_TAP_EXCLUDE='^test/(bigint|layout)_migration' STORAGELAB_NO_SCRIPTS=1
+	log "scope c: skipping test/bigint_migration*.sql, test/layout_migration*.sql and test/*.sh"
 	;;
 *)
 	log "STORAGELAB_VALGRIND_SCOPE must be all or c"
