@@ -175,6 +175,39 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_preflight(regclass, jsonb) IS
   'checks every changed column''s values against its new type (storagelab_internal.layout_misfit); raises 22000 naming column and value for the first that does not fit';
 
+-- A fingerprint (md5) of everything a rewrite moves from a table to its
+-- copy: indexes, constraints, triggers, policies, privileges, row security,
+-- replica identity, storage options, comments, publications, and every
+-- object that depends on the table (views, rules, functions of its row
+-- type, other tables' foreign keys).  A script records it when written and
+-- compares it under its locks, so an object created in between is never
+-- dropped silently.
+CREATE FUNCTION storagelab_internal.rewrite_fingerprint(relation regclass)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT md5(concat_ws(E'\n',
+    (SELECT string_agg(pg_get_indexdef(i.indexrelid), E'\n' ORDER BY 1) FROM pg_index i WHERE i.indrelid = $1),
+    (SELECT string_agg(c.conname || ' ' || pg_get_constraintdef(c.oid), E'\n' ORDER BY 1)
+       FROM pg_constraint c WHERE c.conrelid = $1 OR c.confrelid = $1),
+    (SELECT string_agg(pg_get_triggerdef(t.oid) || ' ' || t.tgenabled::text, E'\n' ORDER BY 1) FROM pg_trigger t WHERE t.tgrelid = $1),
+    (SELECT string_agg(concat_ws(' ', p.polname, p.polcmd, p.polpermissive, p.polroles::text,
+                                 pg_get_expr(p.polqual, p.polrelid), pg_get_expr(p.polwithcheck, p.polrelid)), E'\n' ORDER BY 1)
+       FROM pg_policy p WHERE p.polrelid = $1),
+    (SELECT concat_ws(' ', c.relacl::text, c.relrowsecurity, c.relforcerowsecurity, c.relreplident, c.reloptions::text)
+       FROM pg_class c WHERE c.oid = $1),
+    (SELECT string_agg(a.attname || ' ' || a.attacl::text, E'\n' ORDER BY 1)
+       FROM pg_attribute a WHERE a.attrelid = $1 AND a.attacl IS NOT NULL),
+    (SELECT string_agg(d.objsubid || ' ' || d.description, E'\n' ORDER BY 1)
+       FROM pg_description d WHERE d.objoid = $1 AND d.classoid = 'pg_class'::regclass),
+    (SELECT string_agg(p.prpubid::text, E'\n' ORDER BY 1) FROM pg_publication_rel p WHERE p.prrelid = $1),
+    (SELECT string_agg(d.classid || ' ' || d.objid || ' ' || d.deptype::text, E'\n' ORDER BY 1)
+       FROM pg_depend d WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = $1)))
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_fingerprint(regclass) IS
+  'md5 of everything a rewrite moves (indexes, constraints, triggers, policies, privileges, options, comments, publications, dependent objects): compared under a script''s locks with the value recorded when it was written';
+
 -- The in-transaction checks of a blocking script, run once its locks are
 -- held: the table is still the one the script was written for (OID,
 -- columns and types), and every changed column's values still fit.
@@ -198,7 +231,11 @@ BEGIN
                  '           FROM pg_attribute a WHERE a.attrelid = %2$s AND a.attnum > 0 AND NOT a.attisdropped) IS DISTINCT FROM %3$L THEN\n'
                  '    RAISE EXCEPTION ''table %% changed since this script was written'', %1$L\n'
                  '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again.'';\n'
-                 '  END IF;\n', qn, relation::oid, cols);
+                 '  END IF;\n'
+                 '  IF storagelab_internal.rewrite_fingerprint(%2$s) IS DISTINCT FROM %4$L THEN\n'
+                 '    RAISE EXCEPTION ''the indexes, constraints, triggers, policies, privileges or dependent objects of table %% changed since this script was written'', %1$L\n'
+                 '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again: this one would drop what was added since.'';\n'
+                 '  END IF;\n', qn, relation::oid, cols, storagelab_internal.rewrite_fingerprint(relation));
   FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
     body := body || format(E'  SELECT x.%1$I::text INTO v FROM ONLY %2$s x WHERE x.%1$I IS NOT NULL AND %3$s LIMIT 1;\n'
                            '  IF FOUND THEN\n'
@@ -214,7 +251,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
-  'the DO block of a blocking layout script that checks, under its locks, that the table is unchanged (OID, columns, types) and every changed column''s values fit';
+  'the DO block of a blocking layout script that checks, under its locks, that the table is unchanged (OID, columns, types, storagelab_internal.rewrite_fingerprint) and every changed column''s values fit';
 
 -- The header of a layout script: what it changes, what it locks, sizes.
 CREATE FUNCTION storagelab_internal.layout_header(relation regclass, tables jsonb, changes jsonb, plan jsonb,

@@ -8674,3 +8674,87 @@ BEGIN
   RETURN s || storagelab_internal.rewrite_online_phases(tables, mid);
 END
 $fn$;
+
+-- ---------------------------------------------------------------------------
+-- Layout scripts: a fingerprint of the table's indexes, constraints, triggers,
+-- policies, privileges and dependent objects, re-checked under the locks
+-- (storagelab_internal.rewrite_fingerprint, layout_recheck).
+-- ---------------------------------------------------------------------------
+
+-- A fingerprint (md5) of everything a rewrite moves from a table to its
+-- copy: indexes, constraints, triggers, policies, privileges, row security,
+-- replica identity, storage options, comments, publications, and every
+-- object that depends on the table (views, rules, functions of its row
+-- type, other tables' foreign keys).  A script records it when written and
+-- compares it under its locks, so an object created in between is never
+-- dropped silently.
+CREATE FUNCTION storagelab_internal.rewrite_fingerprint(relation regclass)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT md5(concat_ws(E'\n',
+    (SELECT string_agg(pg_get_indexdef(i.indexrelid), E'\n' ORDER BY 1) FROM pg_index i WHERE i.indrelid = $1),
+    (SELECT string_agg(c.conname || ' ' || pg_get_constraintdef(c.oid), E'\n' ORDER BY 1)
+       FROM pg_constraint c WHERE c.conrelid = $1 OR c.confrelid = $1),
+    (SELECT string_agg(pg_get_triggerdef(t.oid) || ' ' || t.tgenabled::text, E'\n' ORDER BY 1) FROM pg_trigger t WHERE t.tgrelid = $1),
+    (SELECT string_agg(concat_ws(' ', p.polname, p.polcmd, p.polpermissive, p.polroles::text,
+                                 pg_get_expr(p.polqual, p.polrelid), pg_get_expr(p.polwithcheck, p.polrelid)), E'\n' ORDER BY 1)
+       FROM pg_policy p WHERE p.polrelid = $1),
+    (SELECT concat_ws(' ', c.relacl::text, c.relrowsecurity, c.relforcerowsecurity, c.relreplident, c.reloptions::text)
+       FROM pg_class c WHERE c.oid = $1),
+    (SELECT string_agg(a.attname || ' ' || a.attacl::text, E'\n' ORDER BY 1)
+       FROM pg_attribute a WHERE a.attrelid = $1 AND a.attacl IS NOT NULL),
+    (SELECT string_agg(d.objsubid || ' ' || d.description, E'\n' ORDER BY 1)
+       FROM pg_description d WHERE d.objoid = $1 AND d.classoid = 'pg_class'::regclass),
+    (SELECT string_agg(p.prpubid::text, E'\n' ORDER BY 1) FROM pg_publication_rel p WHERE p.prrelid = $1),
+    (SELECT string_agg(d.classid || ' ' || d.objid || ' ' || d.deptype::text, E'\n' ORDER BY 1)
+       FROM pg_depend d WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = $1)))
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_fingerprint(regclass) IS
+  'md5 of everything a rewrite moves (indexes, constraints, triggers, policies, privileges, options, comments, publications, dependent objects): compared under a script''s locks with the value recorded when it was written';
+
+-- The in-transaction checks of a blocking script, run once its locks are
+-- held: the table is still the one the script was written for (OID,
+-- columns and types), and every changed column's values still fit.
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_recheck(relation regclass, changes jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  qn    text := storagelab_internal.bigint_migration_qname(relation);
+  cols  text;
+  body  text;
+  e     jsonb;
+BEGIN
+  SELECT string_agg(format('%I %s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum) INTO cols
+    FROM pg_attribute a WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped;
+  -- columns win over the block's variable (a column may be named v)
+  body := format(E'#variable_conflict use_column\nDECLARE\n  v text;\nBEGIN\n'
+                 '  IF to_regclass(%1$L) IS DISTINCT FROM %2$s::oid::regclass\n'
+                 '     OR (SELECT string_agg(format(''%%I %%s'', a.attname, format_type(a.atttypid, a.atttypmod)), '', '' ORDER BY a.attnum)\n'
+                 '           FROM pg_attribute a WHERE a.attrelid = %2$s AND a.attnum > 0 AND NOT a.attisdropped) IS DISTINCT FROM %3$L THEN\n'
+                 '    RAISE EXCEPTION ''table %% changed since this script was written'', %1$L\n'
+                 '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again.'';\n'
+                 '  END IF;\n'
+                 '  IF storagelab_internal.rewrite_fingerprint(%2$s) IS DISTINCT FROM %4$L THEN\n'
+                 '    RAISE EXCEPTION ''the indexes, constraints, triggers, policies, privileges or dependent objects of table %% changed since this script was written'', %1$L\n'
+                 '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again: this one would drop what was added since.'';\n'
+                 '  END IF;\n', qn, relation::oid, cols, storagelab_internal.rewrite_fingerprint(relation));
+  FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
+    body := body || format(E'  SELECT x.%1$I::text INTO v FROM ONLY %2$s x WHERE x.%1$I IS NOT NULL AND %3$s LIMIT 1;\n'
+                           '  IF FOUND THEN\n'
+                           '    RAISE EXCEPTION ''a value of column %%.%% does not fit type %%'', %2$L, %4$L, %5$L\n'
+                           '      USING ERRCODE = ''data_exception'', DETAIL = format(''The value %%s would not be kept as it is.'', quote_literal(v)),\n'
+                           '            HINT = ''Generate the script again: its pre-flight names the columns to leave as they are.'';\n'
+                           '  END IF;\n',
+                           e->>'column_name', qn, storagelab_internal.layout_misfit('x.' || quote_ident(e->>'column_name'), e->>'from', e->>'to'),
+                           quote_ident(e->>'column_name'), e->>'to');
+  END LOOP;
+  RETURN E'-- The table is still as it was when this script was written; every value fits its new type.\n'
+         || 'DO ' || storagelab_internal.dollar_quote(E'\n' || body || E'END\n') || E';\n\n';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
+  'the DO block of a blocking layout script that checks, under its locks, that the table is unchanged (OID, columns, types, storagelab_internal.rewrite_fingerprint) and every changed column''s values fit';
