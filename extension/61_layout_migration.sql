@@ -179,7 +179,9 @@ COMMENT ON FUNCTION storagelab_internal.layout_preflight(regclass, jsonb) IS
 -- copy: indexes, constraints, triggers, policies, privileges, row security,
 -- replica identity, storage options, comments, publications, and every
 -- object that depends on the table (views, rules, functions of its row
--- type, other tables' foreign keys).  A script records it when written and
+-- type, other tables' foreign keys; by identity, not OID, so that another
+-- table's rewrite re-creating them changes nothing; one line per object, as
+-- a re-created view may depend on other columns).  A script records it when written and
 -- compares it under its locks, so an object created in between is never
 -- dropped silently.
 CREATE FUNCTION storagelab_internal.rewrite_fingerprint(relation regclass)
@@ -188,22 +190,25 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT md5(concat_ws(E'\n',
-    (SELECT string_agg(pg_get_indexdef(i.indexrelid), E'\n' ORDER BY 1) FROM pg_index i WHERE i.indrelid = $1),
-    (SELECT string_agg(c.conname || ' ' || pg_get_constraintdef(c.oid), E'\n' ORDER BY 1)
+    (SELECT string_agg(DISTINCT pg_get_indexdef(i.indexrelid), E'\n') FROM pg_index i WHERE i.indrelid = $1),
+    (SELECT string_agg(DISTINCT c.conname || ' ' || pg_get_constraintdef(c.oid), E'\n')
        FROM pg_constraint c WHERE c.conrelid = $1 OR c.confrelid = $1),
-    (SELECT string_agg(pg_get_triggerdef(t.oid) || ' ' || t.tgenabled::text, E'\n' ORDER BY 1) FROM pg_trigger t WHERE t.tgrelid = $1),
-    (SELECT string_agg(concat_ws(' ', p.polname, p.polcmd, p.polpermissive, p.polroles::text,
-                                 pg_get_expr(p.polqual, p.polrelid), pg_get_expr(p.polwithcheck, p.polrelid)), E'\n' ORDER BY 1)
+    (SELECT string_agg(DISTINCT pg_get_triggerdef(t.oid) || ' ' || t.tgenabled::text, E'\n') FROM pg_trigger t WHERE t.tgrelid = $1 AND NOT t.tgisinternal),
+    (SELECT string_agg(DISTINCT concat_ws(' ', p.polname, p.polcmd, p.polpermissive, p.polroles::text,
+                                 pg_get_expr(p.polqual, p.polrelid), pg_get_expr(p.polwithcheck, p.polrelid)), E'\n')
        FROM pg_policy p WHERE p.polrelid = $1),
     (SELECT concat_ws(' ', c.relacl::text, c.relrowsecurity, c.relforcerowsecurity, c.relreplident, c.reloptions::text)
        FROM pg_class c WHERE c.oid = $1),
-    (SELECT string_agg(a.attname || ' ' || a.attacl::text, E'\n' ORDER BY 1)
+    (SELECT string_agg(DISTINCT a.attname || ' ' || a.attacl::text, E'\n')
        FROM pg_attribute a WHERE a.attrelid = $1 AND a.attacl IS NOT NULL),
-    (SELECT string_agg(d.objsubid || ' ' || d.description, E'\n' ORDER BY 1)
+    (SELECT string_agg(DISTINCT d.objsubid || ' ' || d.description, E'\n')
        FROM pg_description d WHERE d.objoid = $1 AND d.classoid = 'pg_class'::regclass),
-    (SELECT string_agg(p.prpubid::text, E'\n' ORDER BY 1) FROM pg_publication_rel p WHERE p.prrelid = $1),
-    (SELECT string_agg(d.classid || ' ' || d.objid || ' ' || d.deptype::text, E'\n' ORDER BY 1)
-       FROM pg_depend d WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = $1)))
+    (SELECT string_agg(DISTINCT p.prpubid::text, E'\n') FROM pg_publication_rel p WHERE p.prrelid = $1),
+    (SELECT string_agg(DISTINCT concat_ws(' ', o.type, o.identity, d.deptype), E'\n')
+       FROM pg_depend d CROSS JOIN LATERAL pg_identify_object(d.classid, d.objid, d.objsubid) o
+      WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = $1
+        -- foreign keys' own triggers are named by OID; their constraints are counted
+        AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE d.classid = 'pg_trigger'::regclass AND t.oid = d.objid AND t.tgisinternal))))
 $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_fingerprint(regclass) IS
   'md5 of everything a rewrite moves (indexes, constraints, triggers, policies, privileges, options, comments, publications, dependent objects): compared under a script''s locks with the value recorded when it was written';
