@@ -9,7 +9,10 @@
 --           targets, column options, reloptions (TOAST's too), access
 --           method, tablespace, persistence, owner, privileges, comments;
 --           no indexes, foreign keys, triggers, rules or policies.
---   copy    INSERT ... SELECT FROM ONLY the old table in the new order.
+--           A partitioned table: with its partition key, then each
+--           partition (PARTITION OF the new parent, the same bound).
+--   copy    INSERT ... SELECT FROM ONLY the old table in the new order
+--           (for a partitioned table: one per partition that holds rows).
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
@@ -86,45 +89,21 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_column_def(oid, int2, text) IS
   'the definition of one column of the new table: type, collation, compression, generated expression, identity or default, NOT NULL (named as it is on PostgreSQL 18)';
 
--- Phase create for one table: columns are the attnums in the new order,
--- types their new types.
-CREATE FUNCTION storagelab_internal.rewrite_create(rel oid, atts int2[], types text[])
+-- What a new table (newq, quoted) gets after its CREATE TABLE, from table
+-- rel: per column (atts in the new order, types the new types) storage set
+-- by hand, statistics target, options, comment; then owner, comment,
+-- privileges of the table and of its columns.
+CREATE FUNCTION storagelab_internal.rewrite_table_settings(rel oid, newq text, atts int2[], types text[])
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   t      record;
-  newq   text;
-  defs   text[];
-  stmts  text[];
+  stmts  text[] := '{}';
   col    record;
 BEGIN
-  SELECT c.relname, n.nspname, c.relpersistence, c.reloptions, c.reltablespace, c.relowner, c.relacl,
-         am.amname, (SELECT tc.reloptions FROM pg_class tc WHERE tc.oid = c.reltoastrelid) AS toastoptions,
-         obj_description(c.oid, 'pg_class') AS descr
-    INTO t
-    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
-   WHERE c.oid = rel;
-  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', rel));
-  SELECT array_agg(storagelab_internal.rewrite_column_def(rel, u.att, u.typ) ORDER BY u.n) INTO defs
-    FROM unnest(atts, types) WITH ORDINALITY u(att, typ, n);
-  -- valid CHECK constraints under their names (invalid ones: phase index, NOT VALID)
-  SELECT defs || coalesce(array_agg(format('CONSTRAINT %I %s', k.conname, pg_get_constraintdef(k.oid)) ORDER BY k.conname), '{}')
-    INTO defs
-    FROM pg_constraint k WHERE k.conrelid = rel AND k.contype = 'c' AND k.convalidated;
-  stmts := ARRAY[format(E'CREATE %sTABLE %s (\n    %s\n)%s%s%s',
-                        CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END,
-                        newq, array_to_string(defs, E',\n    '),
-                        CASE WHEN t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
-                        CASE WHEN t.reloptions IS NOT NULL OR t.toastoptions IS NOT NULL
-                             THEN ' WITH (' || concat_ws(', ', storagelab_internal.rewrite_options(t.reloptions),
-                                                         storagelab_internal.rewrite_options(t.toastoptions, 'toast.')) || ')'
-                             ELSE '' END,
-                        CASE WHEN t.reltablespace <> 0
-                             THEN format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = t.reltablespace))
-                             ELSE '' END)];
-  -- per column: storage set by hand, statistics target, options, comment, privileges
+  SELECT c.relowner, c.relacl, obj_description(c.oid, 'pg_class') AS descr INTO t FROM pg_class c WHERE c.oid = rel;
   FOR col IN
     SELECT a.attname, a.attstorage, ot.typstorage AS old_default, nt.typstorage AS new_default, nt.typlen AS new_len,
            a.attstattarget::int AS stattarget, a.attacl, col_description(rel, a.attnum) AS descr,
@@ -169,8 +148,137 @@ BEGIN
   RETURN stmts;
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_table_settings(oid, text, int2[], text[]) IS
+  'statements giving a new table the old one''s column settings (storage, statistics target, options, comments), owner, comment and privileges (table and columns)';
+
+-- WITH (...) TABLESPACE ... of a new table: the reloptions (TOAST's too)
+-- and tablespace of rel.  A partition in the database's default
+-- tablespace names it when its parent has another (a partition is created
+-- in its parent's tablespace otherwise).
+CREATE FUNCTION storagelab_internal.rewrite_storage_clause(rel oid)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN c.reloptions IS NOT NULL OR tc.reloptions IS NOT NULL
+              THEN ' WITH (' || concat_ws(', ', storagelab_internal.rewrite_options(c.reloptions),
+                                          storagelab_internal.rewrite_options(tc.reloptions, 'toast.')) || ')'
+              ELSE '' END
+      || CASE WHEN c.reltablespace <> 0
+              THEN format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = c.reltablespace))
+              WHEN c.relispartition AND EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent
+                                                 WHERE i.inhrelid = c.oid AND p.reltablespace <> 0)
+              THEN format(' TABLESPACE %I', (SELECT s.spcname FROM pg_database d JOIN pg_tablespace s ON s.oid = d.dattablespace
+                                              WHERE d.datname = current_database()))
+              ELSE '' END
+    FROM pg_class c LEFT JOIN pg_class tc ON tc.oid = c.reltoastrelid
+   WHERE c.oid = $1
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_storage_clause(oid) IS
+  'the WITH (reloptions, toast.reloptions) and TABLESPACE clauses of a new table for an old one (a partition in the default tablespace under a parent in another names it)';
+
+-- Phase create for one partition of a partitioned table being rewritten
+-- (root, its attnums atts in the new order, their new types): CREATE TABLE
+-- ... PARTITION OF the new parent with the same bound (and partition key,
+-- for a sub-partitioned one), reloptions, tablespace and persistence; what
+-- the partition has beyond its parent (NOT NULL, another default, CHECK
+-- constraints of its own); then its settings (rewrite_table_settings).
+CREATE FUNCTION storagelab_internal.rewrite_create_partition(part oid, root oid, atts int2[], types text[])
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  t      record;
+  newq   text;
+  stmts  text[];
+  r      record;
+BEGIN
+  SELECT c.relkind, c.relpersistence, n.nspname, am.amname, i.inhparent AS parent,
+         format('%I.%I', pn.nspname, storagelab_internal.rewrite_name('new', i.inhparent)) AS parentq,
+         pg_get_expr(c.relpartbound, c.oid) AS bound
+    INTO t
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
+    JOIN pg_inherits i ON i.inhrelid = c.oid JOIN pg_class pc ON pc.oid = i.inhparent
+    JOIN pg_namespace pn ON pn.oid = pc.relnamespace
+   WHERE c.oid = part;
+  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', part));
+  stmts := ARRAY[format('CREATE %sTABLE %s PARTITION OF %s %s%s%s%s',
+                        CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END, newq, t.parentq, t.bound,
+                        CASE WHEN t.relkind = 'p' THEN ' PARTITION BY ' || pg_get_partkeydef(part) ELSE '' END,
+                        CASE WHEN t.relkind = 'r' AND t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
+                        storagelab_internal.rewrite_storage_clause(part))];
+  -- NOT NULL and defaults of its own (a partition takes its parent's)
+  FOR r IN
+    SELECT a.attname, a.attnotnull AND NOT pa.attnotnull AS own_not_null,
+           pg_get_expr(d.adbin, d.adrelid) AS def, pg_get_expr(pd.adbin, pd.adrelid) AS parent_def
+      FROM pg_attribute a
+      JOIN pg_attribute pa ON pa.attrelid = t.parent AND pa.attname = a.attname AND NOT pa.attisdropped
+      LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+      LEFT JOIN pg_attrdef pd ON pd.adrelid = pa.attrelid AND pd.adnum = pa.attnum
+     WHERE a.attrelid = part AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' AND a.attidentity = ''
+     ORDER BY a.attnum
+  LOOP
+    IF r.own_not_null THEN
+      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET NOT NULL', newq, r.attname);
+    END IF;
+    IF r.def IS DISTINCT FROM r.parent_def THEN
+      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I %s', newq, r.attname,
+                               coalesce('SET DEFAULT ' || r.def, 'DROP DEFAULT'));
+    END IF;
+  END LOOP;
+  -- valid CHECK constraints of its own (NOT VALID ones: phase index)
+  SELECT stmts || coalesce(array_agg(format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, k.conname, pg_get_constraintdef(k.oid))
+                                     ORDER BY k.conname), '{}')
+    INTO stmts
+    FROM pg_constraint k WHERE k.conrelid = part AND k.contype = 'c' AND k.convalidated AND k.coninhcount = 0;
+  RETURN stmts || storagelab_internal.rewrite_table_settings(part, newq, storagelab_internal.rewrite_member_atts(part, root, atts), types);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_create_partition(oid, oid, int2[], text[]) IS
+  'phase create of the rewrite engine for one partition: CREATE TABLE storagelab_new_<OID> PARTITION OF the new parent with the old bound (and partition key), storage options, its own NOT NULL, defaults and CHECK constraints, settings, owner, comments, privileges';
+
+-- Phase create for one table: columns are the attnums in the new order,
+-- types their new types.  A partitioned table is created with its partition
+-- key, then each of its partitions at every level (parents first).
+CREATE FUNCTION storagelab_internal.rewrite_create(rel oid, atts int2[], types text[])
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  t      record;
+  newq   text;
+  defs   text[];
+  stmts  text[];
+  m      record;
+BEGIN
+  SELECT c.relname, n.nspname, c.relpersistence, c.relkind, am.amname
+    INTO t
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
+   WHERE c.oid = rel;
+  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', rel));
+  SELECT array_agg(storagelab_internal.rewrite_column_def(rel, u.att, u.typ) ORDER BY u.n) INTO defs
+    FROM unnest(atts, types) WITH ORDINALITY u(att, typ, n);
+  -- valid CHECK constraints under their names (invalid ones: phase index)
+  SELECT defs || coalesce(array_agg(format('CONSTRAINT %I %s', k.conname, pg_get_constraintdef(k.oid)) ORDER BY k.conname), '{}')
+    INTO defs
+    FROM pg_constraint k WHERE k.conrelid = rel AND k.contype = 'c' AND k.convalidated;
+  stmts := ARRAY[format(E'CREATE %sTABLE %s (\n    %s\n)%s%s%s',
+                        CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END,
+                        newq, array_to_string(defs, E',\n    '),
+                        CASE WHEN t.relkind = 'p' THEN ' PARTITION BY ' || pg_get_partkeydef(rel) ELSE '' END,
+                        CASE WHEN t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
+                        storagelab_internal.rewrite_storage_clause(rel))]
+           || storagelab_internal.rewrite_table_settings(rel, newq, atts, types);
+  FOR m IN SELECT p.relid FROM storagelab_internal.rewrite_members(ARRAY[rel]) p WHERE p.relid <> rel LOOP
+    stmts := stmts || storagelab_internal.rewrite_create_partition(m.relid, rel, atts, types);
+  END LOOP;
+  RETURN stmts;
+END
+$fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_create(oid, int2[], text[]) IS
-  'phase create of the rewrite engine for one table: CREATE TABLE storagelab_new_<OID> in the new order and types with every property of the old table that fires nothing, then its column settings, owner, comments and privileges';
+  'phase create of the rewrite engine for one table: CREATE TABLE storagelab_new_<OID> in the new order and types with every property of the old table that fires nothing (a partitioned table with its partition key, then its partitions), then its column settings, owner, comments and privileges';
 
 -- Phase copy for one table: every row of the old table (not its children)
 -- into the new one, cast where the type changes; generated columns are

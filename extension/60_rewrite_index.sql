@@ -24,25 +24,43 @@ DECLARE
   def  text;
   head text;
 BEGIN
-  SELECT i.indisunique, i.indrelid, am.amname INTO ix
+  SELECT i.indisunique, i.indrelid, am.amname, CASE WHEN ic.relkind = 'I' THEN 'ONLY ' ELSE '' END AS only INTO ix
     FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
    WHERE i.indexrelid = idx;
   def := storagelab_internal.bigint_migration_index_copy(pg_get_indexdef(idx), idx, new_name, false, '{}', '{}');
-  head := format('CREATE %sINDEX %I ON %s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
-                 storagelab_internal.bigint_migration_qname(ix.indrelid), ix.amname);
+  head := format('CREATE %sINDEX %I ON %s%s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
+                 ix.only, storagelab_internal.bigint_migration_qname(ix.indrelid), ix.amname);
   IF NOT starts_with(def, head) THEN
     RAISE EXCEPTION 'unexpected index definition' USING ERRCODE = 'internal_error', DETAIL = def;
   END IF;
-  RETURN format('CREATE %sINDEX %I ON %s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
-                new_table, ix.amname)
+  RETURN format('CREATE %sINDEX %I ON %s%s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
+                ix.only, new_table, ix.amname)
          || substr(def, length(head) + 1);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_index_def(oid, name, text) IS
-  'DDL of an index rebuilt on another table under another name, every option kept (from pg_get_indexdef, the table name checked and replaced)';
+  'DDL of an index rebuilt on another table under another name, every option kept (from pg_get_indexdef, the table name checked and replaced; a partitioned index ON ONLY the table)';
 
--- Phase index for one table.
-CREATE FUNCTION storagelab_internal.rewrite_index(rel oid)
+-- The name of the copy of index idx on the new table: storagelab_new_<OID
+-- of its primary key, unique or exclusion constraint>, else
+-- storagelab_new_<OID of the index>.
+CREATE FUNCTION storagelab_internal.rewrite_index_name(idx oid)
+RETURNS name
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT storagelab_internal.rewrite_name('new', coalesce(
+           (SELECT k.oid FROM pg_constraint k JOIN pg_index i ON i.indexrelid = $1
+             WHERE k.conindid = $1 AND k.conrelid = i.indrelid AND k.contype IN ('p', 'u', 'x')), $1))
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_index_name(oid) IS
+  'the name of the new copy of an index: storagelab_new_<OID of its constraint, or of the index>';
+
+-- Phase index for one table, or one member of a partitioned tree.  On a
+-- partitioned table the indexes are created ON ONLY it (primary keys and
+-- unique constraints with ALTER TABLE ONLY), invalid until the indexes of
+-- its partitions are attached (rewrite_index).
+CREATE FUNCTION storagelab_internal.rewrite_index_table(rel oid)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -53,9 +71,10 @@ DECLARE
   stmts  text[] := '{}';
   r      record;
   iname  name;
+  partitioned boolean;
 BEGIN
-  SELECT format('%I', n.nspname), format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid))
-    INTO nspq, newq
+  SELECT format('%I', n.nspname), format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid)), c.relkind = 'p'
+    INTO nspq, newq, partitioned
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = rel;
   FOR r IN
     SELECT i.indexrelid, k.oid AS conoid, k.contype, k.condeferrable, k.condeferred,
@@ -65,9 +84,11 @@ BEGIN
      WHERE i.indrelid = rel AND i.indisvalid
      ORDER BY i.indexrelid
   LOOP
-    IF r.contype = 'x' THEN
+    IF r.contype = 'x' OR r.contype IS NOT NULL AND partitioned THEN
+      -- a partitioned table's key takes no index (USING INDEX): its definition carries every option it can have
       iname := storagelab_internal.rewrite_name('new', r.conoid);
-      stmts := stmts || format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, iname, pg_get_constraintdef(r.conoid));
+      stmts := stmts || format('ALTER TABLE %s%s ADD CONSTRAINT %I %s', CASE WHEN partitioned THEN 'ONLY ' ELSE '' END,
+                               newq, iname, pg_get_constraintdef(r.conoid));
     ELSIF r.contype IN ('p', 'u') THEN
       -- the index first, with every option, then the constraint on it (which renames the index to its own name)
       -- (named as the constraint: USING INDEX names the index after it)
@@ -96,7 +117,7 @@ BEGIN
   END LOOP;
   -- CHECK constraints that were not valid stay so; comments of the valid ones (created with the table)
   SELECT stmts || coalesce(array_agg(format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, k.conname, pg_get_constraintdef(k.oid))
-                                     ORDER BY k.conname) FILTER (WHERE NOT k.convalidated), '{}')
+                                     ORDER BY k.conname) FILTER (WHERE NOT k.convalidated AND k.coninhcount = 0), '{}')
                || coalesce(array_agg(format('COMMENT ON CONSTRAINT %I ON %s IS %L', k.conname, newq, obj_description(k.oid, 'pg_constraint'))
                                      ORDER BY k.conname) FILTER (WHERE obj_description(k.oid, 'pg_constraint') IS NOT NULL), '{}')
     INTO stmts
@@ -104,5 +125,38 @@ BEGIN
   RETURN stmts;
 END
 $fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_index_table(oid) IS
+  'phase index of the rewrite engine for one table or partition: every valid index and primary key, unique and exclusion constraint of the old table on the new one (storagelab_new_<OID> names; ON ONLY a partitioned table), NOT VALID CHECK constraints, statistics targets and comments';
+
+-- Phase index for one table and, for a partitioned table, its partitions
+-- at every level: each one's indexes, then every partition's index
+-- attached to its parent's (deepest first: a partitioned index is valid
+-- once all its partitions' are attached), as the old ones were.
+CREATE FUNCTION storagelab_internal.rewrite_index(rel oid)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  stmts  text[] := '{}';
+  member oid;
+BEGIN
+  FOR member IN SELECT p.relid FROM storagelab_internal.rewrite_members(ARRAY[rel]) p LOOP
+    stmts := stmts || storagelab_internal.rewrite_index_table(member);
+  END LOOP;
+  SELECT stmts || coalesce(array_agg(format('ALTER INDEX %I.%I ATTACH PARTITION %I.%I',
+                                            pn.nspname, storagelab_internal.rewrite_index_name(h.inhparent),
+                                            cn.nspname, storagelab_internal.rewrite_index_name(h.inhrelid))
+                                     ORDER BY m.level DESC, h.inhrelid), '{}')
+    INTO stmts
+    FROM storagelab_internal.rewrite_members(ARRAY[rel]) m
+    JOIN pg_index i ON i.indrelid = m.relid AND i.indisvalid
+    JOIN pg_inherits h ON h.inhrelid = i.indexrelid
+    JOIN pg_index pi ON pi.indexrelid = h.inhparent AND pi.indisvalid
+    JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace cn ON cn.oid = c.relnamespace
+    JOIN pg_class pc ON pc.oid = h.inhparent JOIN pg_namespace pn ON pn.oid = pc.relnamespace;
+  RETURN stmts;
+END
+$fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_index(oid) IS
-  'phase index of the rewrite engine for one table: every valid index and primary key, unique and exclusion constraint of the old table on the new one (storagelab_new_<OID> names), NOT VALID CHECK constraints, statistics targets and comments';
+  'phase index of the rewrite engine for one table and its partitions: every valid index and primary key, unique and exclusion constraint on the new tables, partitions'' indexes attached to their parents'' (deepest first), NOT VALID CHECK constraints, statistics targets and comments';

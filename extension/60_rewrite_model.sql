@@ -135,10 +135,50 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_columns(jsonb) IS
   'the rewrite engine''s input, checked: one row per column of every table, in the new order, with its old and new type; 42P01 unknown table, 42703 unknown column, 22023 a column missing or twice, an unknown type, a malformed argument';
 
+-- The tables a rewrite of relids rebuilds: each table given, and for a
+-- partitioned table every partition at every level (pg_partition_tree),
+-- parents before their partitions.  root: the table given; parent: the
+-- partitioned table a partition belongs to (NULL for a root); leaf: a
+-- table that holds rows (a partitioned table holds none).
+CREATE FUNCTION storagelab_internal.rewrite_members(relids oid[])
+RETURNS TABLE (root oid, relid oid, parent oid, level int, leaf boolean)
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT r.root, t.relid, t.parentrelid, t.level, c.relkind <> 'p'
+    FROM unnest($1) WITH ORDINALITY r(root, n)
+    JOIN pg_class rc ON rc.oid = r.root
+   CROSS JOIN LATERAL (SELECT p.relid::oid, p.parentrelid::oid, p.level FROM pg_partition_tree(r.root::regclass) p
+                        WHERE rc.relkind = 'p'
+                       UNION ALL
+                       SELECT r.root, NULL::oid, 0 WHERE rc.relkind <> 'p') t(relid, parentrelid, level)
+    JOIN pg_class c ON c.oid = t.relid
+   ORDER BY r.n, t.level, t.relid
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_members(oid[]) IS
+  'the tables a rewrite rebuilds: each table given and, for a partitioned table, its partitions at every level, parents first (root, parent, level, leaf)';
+
+-- The attnums of a partition's columns in the order of its root's attnums
+-- atts (partitions may have their columns in another order, or dropped
+-- columns between them): matched by name.
+CREATE FUNCTION storagelab_internal.rewrite_member_atts(member oid, root oid, atts int2[])
+RETURNS int2[]
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT array_agg(m.attnum ORDER BY u.n)
+    FROM unnest($3) WITH ORDINALITY u(att, n)
+    JOIN pg_attribute r ON r.attrelid = $2 AND r.attnum = u.att
+    JOIN pg_attribute m ON m.attrelid = $1 AND m.attname = r.attname AND NOT m.attisdropped
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_member_atts(oid, oid, int2[]) IS
+  'a partition''s attnums for its root''s attnums (matched by column name)';
+
 -- What the engine cannot rewrite: refused with 0A000 and a message naming
--- the object (42809 for a relation that is not a table).  The partitions
--- and inheritance children of a table, typed tables, extension members,
--- and tables whose row type is used by another object than a view or a
+-- the object (42809 for a relation that is not a table).  A partition given
+-- alone (it is rebuilt with its partitioned table), inheritance parents and
+-- children, foreign partitions, typed tables, extension members, and
+-- tables whose row type is used by another object than a view or a
 -- function (a column of another table, a type): the row type of the new
 -- table is another type (views and functions are re-created with it).
 CREATE FUNCTION storagelab_internal.rewrite_refuse(relids oid[])
@@ -148,54 +188,67 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   r record;
+  m record;
+  x record;
 BEGIN
-  FOR r IN
-    SELECT c.oid, c.relkind, c.relispartition, c.reloftype, c.reltype, c.relpersistence,
-           (SELECT t.typarray FROM pg_type t WHERE t.oid = c.reltype) AS arraytype
-      FROM pg_class c WHERE c.oid = ANY (relids) ORDER BY c.oid
-  LOOP
-    IF r.relkind = 'p' OR r.relispartition
-       OR EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = r.oid OR i.inhparent = r.oid) THEN
-      RAISE EXCEPTION 'the rewrite engine does not support partitioned tables, partitions or inheritance'
+  FOR r IN SELECT c.oid, c.relkind, c.relispartition FROM pg_class c WHERE c.oid = ANY (relids) ORDER BY c.oid LOOP
+    IF r.relispartition THEN
+      RAISE EXCEPTION 'the rewrite engine rebuilds a partition only with its partitioned table'
         USING ERRCODE = 'feature_not_supported',
-              DETAIL = format('%s is %s.', r.oid::regclass,
-                              CASE WHEN r.relkind = 'p' THEN 'a partitioned table'
-                                   WHEN r.relispartition THEN 'a partition'
-                                   ELSE 'an inheritance parent or child' END),
-              HINT = 'Rebuild its partitions one by one, or change the types with ALTER TABLE.';
+              DETAIL = format('%s is a partition of %s.', r.oid::regclass, pg_partition_root(r.oid)),
+              HINT = format('Give the partitioned table %s: every partition is rebuilt with it.', pg_partition_root(r.oid));
     END IF;
-    IF r.relkind <> 'r' THEN
+    IF EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = r.oid OR i.inhparent = r.oid) AND r.relkind <> 'p' THEN
+      RAISE EXCEPTION 'the rewrite engine does not support inheritance'
+        USING ERRCODE = 'feature_not_supported',
+              DETAIL = format('%s is an inheritance %s.', r.oid::regclass,
+                              CASE WHEN EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = r.oid) THEN 'parent' ELSE 'child' END),
+              HINT = 'Change the types with ALTER TABLE (it recurses to the children), or turn the tables into a partitioned table first.';
+    END IF;
+    IF r.relkind NOT IN ('r', 'p') THEN
       RAISE EXCEPTION '% is not a table', r.oid::regclass
-        USING ERRCODE = 'wrong_object_type', HINT = 'Give an ordinary table.';
+        USING ERRCODE = 'wrong_object_type', HINT = 'Give an ordinary or partitioned table.';
     END IF;
-    IF r.reloftype <> 0 THEN
-      RAISE EXCEPTION 'the rewrite engine does not support typed tables'
-        USING ERRCODE = 'feature_not_supported', DETAIL = format('%s is of type %s.', r.oid::regclass, r.reloftype::regtype),
-              HINT = 'Change the types with ALTER TABLE.';
-    END IF;
-    IF EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = r.oid AND d.deptype = 'e') THEN
-      RAISE EXCEPTION 'the rewrite engine does not rewrite tables of extensions'
-        USING ERRCODE = 'feature_not_supported', DETAIL = format('%s belongs to an extension.', r.oid::regclass),
-              HINT = 'Leave the extension''s tables to the extension.';
-    END IF;
-    -- the row type (and its array type) in another table's column, a type (functions: rewrite_dependents)
-    FOR r IN
-      SELECT pg_describe_object(d.classid, d.objid, d.objsubid) AS what, format_type(d.refobjid, NULL) AS typ
-        FROM pg_depend d
-       WHERE d.refclassid = 'pg_type'::regclass AND d.refobjid IN (r.reltype, r.arraytype)
-         AND d.deptype = 'n' AND d.classid NOT IN ('pg_rewrite'::regclass, 'pg_proc'::regclass)
-       ORDER BY 1 LIMIT 1
+    FOR m IN
+      SELECT c.oid, c.relkind, c.reloftype, c.reltype, t.typarray AS arraytype, p.root
+        FROM storagelab_internal.rewrite_members(ARRAY[r.oid]) p
+        JOIN pg_class c ON c.oid = p.relid JOIN pg_type t ON t.oid = c.reltype
     LOOP
-      RAISE EXCEPTION 'the rewrite engine cannot rewrite a table whose row type is used elsewhere'
-        USING ERRCODE = 'feature_not_supported',
-              DETAIL = format('%s uses type %s; the new table has a row type of its own.', r.what, r.typ),
-              HINT = 'Change the types with ALTER TABLE, or drop that object first and re-create it afterwards.';
+      IF m.relkind NOT IN ('r', 'p') THEN
+        RAISE EXCEPTION 'the rewrite engine does not rewrite foreign partitions'
+          USING ERRCODE = 'feature_not_supported',
+                DETAIL = format('%s, a partition of %s, is a foreign table.', m.oid::regclass, m.root::regclass),
+                HINT = 'Detach it first and attach it to the new table after the rewrite, or change the types with ALTER TABLE.';
+      END IF;
+      IF m.reloftype <> 0 THEN
+        RAISE EXCEPTION 'the rewrite engine does not support typed tables'
+          USING ERRCODE = 'feature_not_supported', DETAIL = format('%s is of type %s.', m.oid::regclass, m.reloftype::regtype),
+                HINT = 'Change the types with ALTER TABLE.';
+      END IF;
+      IF EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = m.oid AND d.deptype = 'e') THEN
+        RAISE EXCEPTION 'the rewrite engine does not rewrite tables of extensions'
+          USING ERRCODE = 'feature_not_supported', DETAIL = format('%s belongs to an extension.', m.oid::regclass),
+                HINT = 'Leave the extension''s tables to the extension.';
+      END IF;
+      -- the row type (and its array type) in another table's column, a type (functions: rewrite_dependents)
+      FOR x IN
+        SELECT pg_describe_object(d.classid, d.objid, d.objsubid) AS what, format_type(d.refobjid, NULL) AS typ
+          FROM pg_depend d
+         WHERE d.refclassid = 'pg_type'::regclass AND d.refobjid IN (m.reltype, m.arraytype)
+           AND d.deptype = 'n' AND d.classid NOT IN ('pg_rewrite'::regclass, 'pg_proc'::regclass)
+         ORDER BY 1 LIMIT 1
+      LOOP
+        RAISE EXCEPTION 'the rewrite engine cannot rewrite a table whose row type is used elsewhere'
+          USING ERRCODE = 'feature_not_supported',
+                DETAIL = format('%s uses type %s; the new table has a row type of its own.', x.what, x.typ),
+                HINT = 'Change the types with ALTER TABLE, or drop that object first and re-create it afterwards.';
+      END LOOP;
     END LOOP;
   END LOOP;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_refuse(oid[]) IS
-  'raises 0A000 naming the object when the rewrite engine cannot rewrite one of the tables (partitioning, inheritance, typed table, extension member, row type used by a column or type), 42809 for a relation that is not a table';
+  'raises 0A000 naming the object when the rewrite engine cannot rewrite one of the tables (a partition given alone, inheritance, a foreign partition, typed table, extension member, row type used by a column or type), 42809 for a relation that is not a table';
 
 -- The parts of a view or materialized view that go when it is dropped:
 -- its triggers, rules, column defaults and (materialized) indexes, as
@@ -257,6 +310,9 @@ DECLARE
   o        storagelab.bigint_migration_object;
   found_rows storagelab.bigint_migration_object[] := '{}';
 BEGIN
+  -- the partitions too: objects that follow a partition, and its own objects
+  relids := ARRAY(SELECT m.relid FROM storagelab_internal.rewrite_members(relids) m);
+  frontier := relids;
   WHILE cardinality(frontier) > 0 LOOP
     lvl := lvl + 1;
     IF lvl > 100 THEN

@@ -44,6 +44,19 @@ BEGIN
       INTO statement
       FROM unnest(relids) WITH ORDINALITY u(r, n) JOIN pg_class c ON c.oid = u.r JOIN pg_namespace ns ON ns.oid = c.relnamespace;
     RETURN NEXT;
+  ELSIF phase = 'copy' THEN
+    -- one statement per table that holds rows (each partition of a partitioned table), relation: that table
+    FOR t IN
+      SELECT m.relid, storagelab_internal.rewrite_copy(m.relid, storagelab_internal.rewrite_member_atts(m.relid, c.relid, c.atts),
+                                                       c.types) AS statement
+        FROM (SELECT c.relid, c.table_ord, array_agg(c.attnum ORDER BY c.pos) AS atts, array_agg(c.new_type ORDER BY c.pos) AS types
+                FROM storagelab_internal.rewrite_columns(tables) c GROUP BY c.relid, c.table_ord) c
+       CROSS JOIN LATERAL storagelab_internal.rewrite_members(ARRAY[c.relid]) m
+       WHERE m.leaf
+       ORDER BY c.table_ord, m.level, m.relid
+    LOOP
+      n := n + 1; ord := n; relation := t.relid; statement := t.statement; RETURN NEXT;
+    END LOOP;
   ELSE
     FOR t IN
       SELECT c.relid, array_agg(c.attnum ORDER BY c.pos) AS atts, array_agg(c.new_type ORDER BY c.pos) AS types
@@ -51,7 +64,6 @@ BEGIN
        GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
     LOOP
       FOREACH s IN ARRAY CASE phase WHEN 'create' THEN storagelab_internal.rewrite_create(t.relid, t.atts, t.types)
-                                    WHEN 'copy' THEN ARRAY[storagelab_internal.rewrite_copy(t.relid, t.atts, t.types)]
                                     ELSE storagelab_internal.rewrite_index(t.relid) END LOOP
         n := n + 1; ord := n; relation := t.relid; statement := regexp_replace(s, ';\s*$', ''); RETURN NEXT;
       END LOOP;

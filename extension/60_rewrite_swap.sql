@@ -19,15 +19,16 @@ RETURNS TABLE (conoid oid, direction text, conrelid oid, conname name, qrel text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT k.oid, CASE WHEN k.conrelid = ANY ($1) THEN 'from' ELSE 'to' END, k.conrelid, k.conname,
+  WITH m AS (SELECT array_agg(x.relid) AS rels FROM storagelab_internal.rewrite_members($1) x)
+  SELECT k.oid, CASE WHEN k.conrelid = ANY (m.rels) THEN 'from' ELSE 'to' END, k.conrelid, k.conname,
          storagelab_internal.bigint_migration_qname(k.conrelid),
-         regexp_replace(pg_get_constraintdef(k.oid), ' NOT VALID$', ''), k.convalidated, c.relkind = 'p'
-    FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
-   WHERE k.contype = 'f' AND k.conparentid = 0 AND (k.conrelid = ANY ($1) OR k.confrelid = ANY ($1))
+         regexp_replace(pg_get_constraintdef(k.oid), ' NOT VALID$', ''), k.convalidated, c.relkind = 'p' OR fc.relkind = 'p'
+    FROM m, pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_class fc ON fc.oid = k.confrelid
+   WHERE k.contype = 'f' AND k.conparentid = 0 AND (k.conrelid = ANY (m.rels) OR k.confrelid = ANY (m.rels))
    ORDER BY k.conrelid, k.conname
 $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_foreign_keys(oid[]) IS
-  'the foreign keys from and to the rewritten tables that the swap re-points, with their definitions (NOT VALID left out) and whether they were validated';
+  'the foreign keys from and to the rewritten tables (and their partitions) that the swap re-points, with their definitions (NOT VALID left out), whether they were validated and whether either side is partitioned (then added valid)';
 
 -- The renames of one table's swap: the table, its indexes and constraints
 -- with indexes, its identity sequences (with their position) and
@@ -119,7 +120,7 @@ BEGIN
     SELECT x.create_sql FROM (
       SELECT 1 AS k, g.oid, (storagelab_internal.bigint_migration_dep_trigger('pg_trigger'::regclass, g.oid, 0, 'n',
                'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
-        FROM pg_trigger g WHERE g.tgrelid = rel AND NOT g.tgisinternal
+        FROM pg_trigger g WHERE g.tgrelid = rel AND NOT g.tgisinternal AND g.tgparentid = 0
       UNION ALL
       SELECT 2, w.oid, (storagelab_internal.bigint_migration_dep_rewrite('pg_rewrite'::regclass, w.oid, 0, 'n',
                'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
@@ -172,6 +173,8 @@ DECLARE
   rel  oid;
   r    record;
   s    text;
+  -- the tables and their partitions, parents first
+  members oid[] := ARRAY(SELECT m.relid FROM storagelab_internal.rewrite_members(relids) m);
 BEGIN
   -- functions are re-created as they were, without checking their bodies (as pg_dump does)
   relid := NULL; statement := 'SET LOCAL check_function_bodies = off'; RETURN NEXT;
@@ -186,7 +189,7 @@ BEGIN
   -- 3. swap_back: what the new tables got in the swap and that is named in
   -- its schema (statistics objects) or lists them (publications)
   IF back THEN
-    FOREACH rel IN ARRAY relids LOOP
+    FOREACH rel IN ARRAY members LOOP
       FOR r IN
         SELECT format('ALTER PUBLICATION %I DROP TABLE %s', p.pubname, storagelab_internal.bigint_migration_qname(rel)) AS sql
           FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid WHERE pr.prrelid = rel
@@ -199,7 +202,7 @@ BEGIN
     END LOOP;
   END IF;
   -- 4. renames; statistics objects of the old tables out of the way
-  FOREACH rel IN ARRAY relids LOOP
+  FOREACH rel IN ARRAY members LOOP
     FOREACH s IN ARRAY storagelab_internal.rewrite_renames(rel, back) LOOP
       relid := rel; statement := s; RETURN NEXT;
     END LOOP;
@@ -213,8 +216,8 @@ BEGIN
   END LOOP;
   -- 5. foreign keys: the component's own on the new tables (swap only:
   -- the old tables keep theirs), then the other tables' again; NOT VALID
-  -- (phase validate checks them) except on partitioned tables, which
-  -- cannot have NOT VALID foreign keys
+  -- (phase validate checks them) except those of or to partitioned tables
+  -- (rewrite_foreign_keys), added valid
   FOR r IN SELECT * FROM storagelab_internal.rewrite_foreign_keys(relids) WHERE direction = 'to' OR NOT back LOOP
     relid := r.conrelid;
     statement := format('ALTER TABLE %s ADD CONSTRAINT %I %s%s', r.qrel, r.conname, r.def,
@@ -227,7 +230,7 @@ BEGIN
   END LOOP;
   -- 6. the tables' own objects (swap only: the old tables keep theirs)
   IF NOT back THEN
-    FOREACH rel IN ARRAY relids LOOP
+    FOREACH rel IN ARRAY members LOOP
       FOREACH s IN ARRAY storagelab_internal.rewrite_own_objects(rel) LOOP
         relid := rel; statement := s; RETURN NEXT;
       END LOOP;

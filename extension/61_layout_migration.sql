@@ -156,7 +156,7 @@ DECLARE
 BEGIN
   FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
     BEGIN
-      EXECUTE format('SELECT %1$I::text FROM ONLY %2$s WHERE %1$I IS NOT NULL AND %3$s LIMIT 1', e->>'column_name',
+      EXECUTE format('SELECT %1$I::text FROM %2$s WHERE %1$I IS NOT NULL AND %3$s LIMIT 1', e->>'column_name',
                      storagelab_internal.bigint_migration_qname(relation),
                      storagelab_internal.layout_misfit(quote_ident(e->>'column_name'), e->>'from', e->>'to'))
         INTO v;
@@ -242,7 +242,7 @@ BEGIN
                  '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again: this one would drop what was added since.'';\n'
                  '  END IF;\n', qn, relation::oid, cols, storagelab_internal.rewrite_fingerprint(relation));
   FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
-    body := body || format(E'  SELECT x.%1$I::text INTO v FROM ONLY %2$s x WHERE x.%1$I IS NOT NULL AND %3$s LIMIT 1;\n'
+    body := body || format(E'  SELECT x.%1$I::text INTO v FROM %2$s x WHERE x.%1$I IS NOT NULL AND %3$s LIMIT 1;\n'
                            '  IF FOUND THEN\n'
                            '    RAISE EXCEPTION ''a value of column %%.%% does not fit type %%'', %2$L, %4$L, %5$L\n'
                            '      USING ERRCODE = ''data_exception'', DETAIL = format(''The value %%s would not be kept as it is.'', quote_literal(v)),\n'
@@ -297,7 +297,9 @@ AS $$
       || coalesce(format(E'-- Heap now (freshly written): %s; after: %s (storagelab.table_rewrite_plan, evidence %s).\n',
                          pg_size_pretty(($4->>'estimated_bytes_now')::int8), pg_size_pretty(($4->>'estimated_bytes_after')::int8),
                          $4->>'evidence'), '')
-      || format(E'-- Heap now on disk: %s (pg_relation_size).\n', pg_size_pretty(pg_relation_size($1)))
+      || format(E'-- Heap now on disk: %s (pg_relation_size%s).\n',
+                pg_size_pretty((SELECT sum(pg_relation_size(t.relid)) FROM pg_partition_tree($1) t)),
+                CASE WHEN (SELECT c.relkind FROM pg_class c WHERE c.oid = $1) = 'p' THEN ' of its partitions' ELSE '' END)
       || CASE WHEN $6 IS NULL THEN E'-- Run: psql -v ON_ERROR_STOP=1 -f this.sql   (-v dry_run=1: everything, then ROLLBACK)\n' ELSE '' END
       || E'\n'
 $$;
@@ -408,7 +410,7 @@ AS $$
              (SELECT to_jsonb(r) FROM storagelab.table_rewrite_plan r WHERE r.relation = $1)) END
 $$;
 COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]) IS
-  'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object; refuses key columns, partitioned tables and inheritance, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
+  'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object, a partitioned table with all its partitions; refuses key columns, a partition alone, inheritance, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
 
 CREATE FUNCTION storagelab.layout_migration_plan()
 RETURNS TABLE (relation regclass, saved_bytes int8, saved_pretty text, saved_pct numeric, table_bytes int8,

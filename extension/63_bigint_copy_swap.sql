@@ -30,7 +30,8 @@ AS $$
                                              THEN 'bigint' ELSE format_type(a.atttypid, a.atttypmod) END) ORDER BY a.attnum)
                          FROM pg_attribute a WHERE a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped))
            ORDER BY storagelab_internal.bigint_migration_qname(t.rel))
-    FROM (SELECT DISTINCT x.relation::oid AS rel FROM unnest($1) x WHERE x.kind = 'column') t
+    FROM (SELECT DISTINCT x.relation::oid AS rel FROM unnest($1) x JOIN pg_class c ON c.oid = x.relation
+           WHERE x.kind = 'column' AND NOT c.relispartition) t   -- partitions: rewritten with their partitioned table
 $$;
 COMMENT ON FUNCTION storagelab_internal.bigint_copy_swap_tables(storagelab.bigint_migration_object[]) IS
   'the rewrite engine''s input for an INT->BIGINT model: each table with converted columns, every column in its order, converted ones bigint';
@@ -59,7 +60,9 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_copy_back(oid) IS
   'INSERT ... SELECT copying rows of the table now under rel''s name into storagelab_old_<rel>, cast to its types (the replay after a swap)';
 
 -- The direction objects of part 62 for the tables of an engine input:
--- forward (old -> new, before the swap) or back (new -> old, after it).
+-- forward (old -> new, before the swap) or back (new -> old, after it),
+-- one per table that holds rows (each partition of a partitioned table:
+-- the rows of a partition go to the same partition of the new table).
 CREATE FUNCTION storagelab_internal.rewrite_online_dirs(tables jsonb, back boolean)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
@@ -68,19 +71,46 @@ AS $fn$
 BEGIN
   -- PL/pgSQL: rewrite_statements and rewrite_name belong to the rewrite engine
   RETURN (SELECT jsonb_agg(jsonb_build_object(
-           'source', storagelab_internal.bigint_migration_qname(r.rel),
-           'target', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'old' ELSE 'new' END, r.rel)),
-           'log', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'back' ELSE 'log' END, r.rel)),
-           'key', to_jsonb(storagelab_internal.rewrite_online_key(r.rel)),
-           'copy', CASE WHEN $2 THEN storagelab_internal.rewrite_online_copy_back(r.rel)
-                        ELSE (SELECT s.statement FROM storagelab_internal.rewrite_statements(jsonb_build_array(r.t), 'copy') s) END)
+           'source', storagelab_internal.bigint_migration_qname(r.relation),
+           'target', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'old' ELSE 'new' END, r.relation)),
+           'log', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'back' ELSE 'log' END, r.relation)),
+           'key', to_jsonb(storagelab_internal.rewrite_online_key(r.relation)),
+           'copy', CASE WHEN $2 THEN storagelab_internal.rewrite_online_copy_back(r.relation) ELSE r.statement END)
            ORDER BY r.ord)
-    FROM (SELECT to_regclass(t->>'relation')::oid AS rel, t, ord FROM jsonb_array_elements($1) WITH ORDINALITY x(t, ord)) r
-    JOIN pg_class c ON c.oid = r.rel JOIN pg_namespace n ON n.oid = c.relnamespace);
+    FROM storagelab_internal.rewrite_statements($1, 'copy') r
+    JOIN pg_class c ON c.oid = r.relation JOIN pg_namespace n ON n.oid = c.relnamespace);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_dirs(jsonb, boolean) IS
-  'the direction objects (source, target, log, key, copy) of the online machinery for the tables of a rewrite: forward before the swap, back after it';
+  'the direction objects (source, target, log, key, copy) of the online machinery for the tables of a rewrite, one per table holding rows (each partition of a partitioned table): forward before the swap, back after it';
+
+-- The triggers of the old tables (and their partitions) between the swap
+-- and cleanup: disabled in the swap (enable = false; the old tables are then
+-- written only by the replay of the back log, which must not fire an
+-- application's triggers a second time), and given their states back after
+-- a swap back (enable = true: each trigger, parents before partitions, as
+-- it was when the script was written, a partition's clone too).
+CREATE FUNCTION storagelab_internal.rewrite_online_old_triggers(tables jsonb, enable boolean)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- PL/pgSQL: rewrite_members and rewrite_name belong to the rewrite engine
+  RETURN (SELECT coalesce(array_agg(
+            CASE WHEN enable THEN format('ALTER TABLE %I.%I %s TRIGGER %I', n.nspname, c.relname,
+                                         CASE t.tgenabled WHEN 'A' THEN 'ENABLE ALWAYS' WHEN 'R' THEN 'ENABLE REPLICA'
+                                                          WHEN 'D' THEN 'DISABLE' ELSE 'ENABLE' END, t.tgname)
+                 ELSE format('ALTER TABLE %I.%I DISABLE TRIGGER %I', n.nspname, storagelab_internal.rewrite_name('old', c.oid), t.tgname) END
+            ORDER BY m.level, m.relid, t.tgname), '{}')
+    FROM storagelab_internal.rewrite_members(ARRAY(SELECT to_regclass(x->>'relation')::oid FROM jsonb_array_elements(tables) x)) m
+    JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace
+    JOIN pg_trigger t ON t.tgrelid = c.oid AND NOT t.tgisinternal
+   WHERE enable OR t.tgenabled <> 'D');
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_old_triggers(jsonb, boolean) IS
+  'statements disabling the triggers of the old tables of a copy-and-swap rewrite in its swap (the back log''s replay must not fire them), or giving them their states back after a swap back';
 
 -- A DO statement (one transaction) that fails with require_error unless
 -- require (an SQL boolean expression) holds, then says skip_notice instead
@@ -134,13 +164,24 @@ DECLARE
   apply_f text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x);
   apply_b text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(back) x);
   st      text[];
+  roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
 BEGIN
+  -- a partitioned table without partitions has no rows to copy, log or replay
+  IF EXISTS (SELECT 1 FROM unnest(roots) r WHERE NOT EXISTS (
+               SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)) THEN
+    RAISE EXCEPTION 'the online rewrite needs a table that holds rows'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = (SELECT format('The partitioned table %s has no partitions.', string_agg(r::regclass::text, ', '))
+                        FROM unnest(roots) r
+                       WHERE NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)),
+            HINT = 'Use the blocking mode.';
+  END IF;
   indexed := coalesce(indexed, 'true');
   -- the component, the new tables and the tables whose foreign keys the swap re-points, locked in one statement
+  -- (a partitioned table's lock covers its partitions)
   locks := format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', (SELECT string_agg(x, ', ' ORDER BY x) FROM (
-             SELECT x->>'source' AS x FROM jsonb_array_elements(fwd) x
-             UNION SELECT storagelab_internal.bigint_migration_qname(k.conrelid) FROM pg_constraint k
-              WHERE k.contype = 'f' AND k.confrelid = ANY (SELECT to_regclass(x->>'source') FROM jsonb_array_elements(fwd) x)) y));
+             SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
+             UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to') y));
   -- start
   st := ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
@@ -173,7 +214,8 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
-  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'swap') r ORDER BY r.ord);
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'swap') r ORDER BY r.ord)
+           || storagelab_internal.rewrite_online_old_triggers(tables, false);
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d);
   END LOOP;
@@ -202,7 +244,8 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
-  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'swap_back') r ORDER BY r.ord);
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'swap_back') r ORDER BY r.ord)
+           || storagelab_internal.rewrite_online_old_triggers(tables, true);
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
   END LOOP;
@@ -215,7 +258,10 @@ BEGIN
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
   END LOOP;
   -- one statement: the new tables may reference each other after a swap back
-  st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(x->>'target', ', ')) FROM jsonb_array_elements(fwd) x);
+  -- (a new partitioned table goes with its partitions)
+  st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid)), ', '))
+                 FROM jsonb_array_elements(tables) t JOIN pg_class c ON c.oid = to_regclass(t->>'relation')
+                 JOIN pg_namespace n ON n.oid = c.relnamespace);
   st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
   s := s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
                                                   'another copy-and-swap migration is rewriting these tables: roll back with its script', retries)

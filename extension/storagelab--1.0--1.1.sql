@@ -8763,3 +8763,1120 @@ END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
   'the DO block of a blocking layout script that checks, under its locks, that the table is unchanged (OID, columns, types, storagelab_internal.rewrite_fingerprint) and every changed column''s values fit';
+
+-- ---------------------------------------------------------------------------
+-- The rewrite engine rebuilds partitioned tables with their partitions (any
+-- depth, DEFAULT partitions, partition-only indexes, constraints, options;
+-- partitioned indexes attached); online rewrites log, copy and replay each
+-- partition, and disable the old tables' triggers between swap and cleanup.
+-- Copied from the install parts by
+--   scripts/upgrade-section.sh partitions extension/storagelab--1.0--1.1.sql \
+--     extension/60_rewrite_model.sql:storagelab_internal.rewrite_members \
+--     extension/60_rewrite_model.sql:storagelab_internal.rewrite_member_atts \
+--     extension/60_rewrite_model.sql:storagelab_internal.rewrite_refuse \
+--     extension/60_rewrite_model.sql:storagelab_internal.rewrite_dependents \
+--     extension/60_rewrite_create.sql:storagelab_internal.rewrite_table_settings \
+--     extension/60_rewrite_create.sql:storagelab_internal.rewrite_storage_clause \
+--     extension/60_rewrite_create.sql:storagelab_internal.rewrite_create_partition \
+--     extension/60_rewrite_create.sql:storagelab_internal.rewrite_create \
+--     extension/60_rewrite_index.sql:storagelab_internal.rewrite_index_def \
+--     extension/60_rewrite_index.sql:storagelab_internal.rewrite_index_name \
+--     extension/60_rewrite_index.sql:storagelab_internal.rewrite_index_table \
+--     extension/60_rewrite_index.sql:storagelab_internal.rewrite_index \
+--     extension/60_rewrite_swap.sql:storagelab_internal.rewrite_foreign_keys \
+--     extension/60_rewrite_swap.sql:storagelab_internal.rewrite_own_objects \
+--     extension/60_rewrite_swap.sql:storagelab_internal.rewrite_swap \
+--     extension/60_rewrite_statements.sql:storagelab_internal.rewrite_statements \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_preflight \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_recheck \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_header \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.bigint_copy_swap_tables \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_dirs \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_old_triggers \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_phases
+-- (run it again after changing any of them).
+-- ---------------------------------------------------------------------------
+-- BEGIN generated section partitions
+-- from extension/60_rewrite_model.sql: storagelab_internal.rewrite_members
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_members(relids oid[])
+RETURNS TABLE (root oid, relid oid, parent oid, level int, leaf boolean)
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT r.root, t.relid, t.parentrelid, t.level, c.relkind <> 'p'
+    FROM unnest($1) WITH ORDINALITY r(root, n)
+    JOIN pg_class rc ON rc.oid = r.root
+   CROSS JOIN LATERAL (SELECT p.relid::oid, p.parentrelid::oid, p.level FROM pg_partition_tree(r.root::regclass) p
+                        WHERE rc.relkind = 'p'
+                       UNION ALL
+                       SELECT r.root, NULL::oid, 0 WHERE rc.relkind <> 'p') t(relid, parentrelid, level)
+    JOIN pg_class c ON c.oid = t.relid
+   ORDER BY r.n, t.level, t.relid
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_members(oid[]) IS
+  'the tables a rewrite rebuilds: each table given and, for a partitioned table, its partitions at every level, parents first (root, parent, level, leaf)';
+
+-- from extension/60_rewrite_model.sql: storagelab_internal.rewrite_member_atts
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_member_atts(member oid, root oid, atts int2[])
+RETURNS int2[]
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT array_agg(m.attnum ORDER BY u.n)
+    FROM unnest($3) WITH ORDINALITY u(att, n)
+    JOIN pg_attribute r ON r.attrelid = $2 AND r.attnum = u.att
+    JOIN pg_attribute m ON m.attrelid = $1 AND m.attname = r.attname AND NOT m.attisdropped
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_member_atts(oid, oid, int2[]) IS
+  'a partition''s attnums for its root''s attnums (matched by column name)';
+
+-- from extension/60_rewrite_model.sql: storagelab_internal.rewrite_refuse
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_refuse(relids oid[])
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  r record;
+  m record;
+  x record;
+BEGIN
+  FOR r IN SELECT c.oid, c.relkind, c.relispartition FROM pg_class c WHERE c.oid = ANY (relids) ORDER BY c.oid LOOP
+    IF r.relispartition THEN
+      RAISE EXCEPTION 'the rewrite engine rebuilds a partition only with its partitioned table'
+        USING ERRCODE = 'feature_not_supported',
+              DETAIL = format('%s is a partition of %s.', r.oid::regclass, pg_partition_root(r.oid)),
+              HINT = format('Give the partitioned table %s: every partition is rebuilt with it.', pg_partition_root(r.oid));
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = r.oid OR i.inhparent = r.oid) AND r.relkind <> 'p' THEN
+      RAISE EXCEPTION 'the rewrite engine does not support inheritance'
+        USING ERRCODE = 'feature_not_supported',
+              DETAIL = format('%s is an inheritance %s.', r.oid::regclass,
+                              CASE WHEN EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = r.oid) THEN 'parent' ELSE 'child' END),
+              HINT = 'Change the types with ALTER TABLE (it recurses to the children), or turn the tables into a partitioned table first.';
+    END IF;
+    IF r.relkind NOT IN ('r', 'p') THEN
+      RAISE EXCEPTION '% is not a table', r.oid::regclass
+        USING ERRCODE = 'wrong_object_type', HINT = 'Give an ordinary or partitioned table.';
+    END IF;
+    FOR m IN
+      SELECT c.oid, c.relkind, c.reloftype, c.reltype, t.typarray AS arraytype, p.root
+        FROM storagelab_internal.rewrite_members(ARRAY[r.oid]) p
+        JOIN pg_class c ON c.oid = p.relid JOIN pg_type t ON t.oid = c.reltype
+    LOOP
+      IF m.relkind NOT IN ('r', 'p') THEN
+        RAISE EXCEPTION 'the rewrite engine does not rewrite foreign partitions'
+          USING ERRCODE = 'feature_not_supported',
+                DETAIL = format('%s, a partition of %s, is a foreign table.', m.oid::regclass, m.root::regclass),
+                HINT = 'Detach it first and attach it to the new table after the rewrite, or change the types with ALTER TABLE.';
+      END IF;
+      IF m.reloftype <> 0 THEN
+        RAISE EXCEPTION 'the rewrite engine does not support typed tables'
+          USING ERRCODE = 'feature_not_supported', DETAIL = format('%s is of type %s.', m.oid::regclass, m.reloftype::regtype),
+                HINT = 'Change the types with ALTER TABLE.';
+      END IF;
+      IF EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = m.oid AND d.deptype = 'e') THEN
+        RAISE EXCEPTION 'the rewrite engine does not rewrite tables of extensions'
+          USING ERRCODE = 'feature_not_supported', DETAIL = format('%s belongs to an extension.', m.oid::regclass),
+                HINT = 'Leave the extension''s tables to the extension.';
+      END IF;
+      -- the row type (and its array type) in another table's column, a type (functions: rewrite_dependents)
+      FOR x IN
+        SELECT pg_describe_object(d.classid, d.objid, d.objsubid) AS what, format_type(d.refobjid, NULL) AS typ
+          FROM pg_depend d
+         WHERE d.refclassid = 'pg_type'::regclass AND d.refobjid IN (m.reltype, m.arraytype)
+           AND d.deptype = 'n' AND d.classid NOT IN ('pg_rewrite'::regclass, 'pg_proc'::regclass)
+         ORDER BY 1 LIMIT 1
+      LOOP
+        RAISE EXCEPTION 'the rewrite engine cannot rewrite a table whose row type is used elsewhere'
+          USING ERRCODE = 'feature_not_supported',
+                DETAIL = format('%s uses type %s; the new table has a row type of its own.', x.what, x.typ),
+                HINT = 'Change the types with ALTER TABLE, or drop that object first and re-create it afterwards.';
+      END LOOP;
+    END LOOP;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_refuse(oid[]) IS
+  'raises 0A000 naming the object when the rewrite engine cannot rewrite one of the tables (a partition given alone, inheritance, a foreign partition, typed table, extension member, row type used by a column or type), 42809 for a relation that is not a table';
+
+-- from extension/60_rewrite_model.sql: storagelab_internal.rewrite_dependents
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_dependents(relids oid[])
+RETURNS TABLE (depth int, classid oid, objid oid, identity text, drop_sql text, create_sql text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  frontier oid[] := relids;
+  next_f   oid[];
+  lvl      int := 0;
+  d        record;
+  o        storagelab.bigint_migration_object;
+  found_rows storagelab.bigint_migration_object[] := '{}';
+BEGIN
+  -- the partitions too: objects that follow a partition, and its own objects
+  relids := ARRAY(SELECT m.relid FROM storagelab_internal.rewrite_members(relids) m);
+  frontier := relids;
+  WHILE cardinality(frontier) > 0 LOOP
+    lvl := lvl + 1;
+    IF lvl > 100 THEN
+      RAISE EXCEPTION 'views nested too deep' USING ERRCODE = 'feature_not_supported',
+        HINT = 'The engine follows at most 100 levels of views over views.';
+    END IF;
+    next_f := '{}';
+    FOR d IN
+      SELECT DISTINCT dep.classid, dep.objid, dep.refobjid,
+             w.ev_class, w.rulename, p.polrelid, c.contype, c.conrelid, c.confrelid
+        FROM pg_depend dep
+        LEFT JOIN pg_rewrite w ON dep.classid = 'pg_rewrite'::regclass AND w.oid = dep.objid
+        LEFT JOIN pg_policy p ON dep.classid = 'pg_policy'::regclass AND p.oid = dep.objid
+        LEFT JOIN pg_constraint c ON dep.classid = 'pg_constraint'::regclass AND c.oid = dep.objid
+       WHERE dep.deptype = 'n'
+         AND (dep.refclassid = 'pg_class'::regclass AND dep.refobjid = ANY (frontier)
+              -- a function taking or returning a table's or view's rows depends on its row type
+              OR dep.refclassid = 'pg_type'::regclass AND dep.classid = 'pg_proc'::regclass
+                 AND dep.refobjid IN (SELECT v.reltype FROM pg_class v WHERE v.oid = ANY (frontier)
+                                      UNION ALL
+                                      SELECT t.typarray FROM pg_class v JOIN pg_type t ON t.oid = v.reltype
+                                       WHERE v.oid = ANY (frontier)))
+         -- the tables' own objects (defaults and generated columns, constraints,
+         -- triggers, indexes, statistics) depending on their columns
+         AND NOT CASE dep.classid
+                   WHEN 'pg_attrdef'::regclass THEN (SELECT x.adrelid FROM pg_attrdef x WHERE x.oid = dep.objid) = ANY (relids)
+                   WHEN 'pg_constraint'::regclass THEN c.conrelid = ANY (relids) AND c.contype <> 'f'
+                   WHEN 'pg_trigger'::regclass THEN (SELECT x.tgrelid FROM pg_trigger x WHERE x.oid = dep.objid) = ANY (relids)
+                   WHEN 'pg_statistic_ext'::regclass THEN (SELECT x.stxrelid FROM pg_statistic_ext x WHERE x.oid = dep.objid) = ANY (relids)
+                   WHEN 'pg_class'::regclass THEN (SELECT x.indrelid FROM pg_index x WHERE x.indexrelid = dep.objid) = ANY (relids)
+                   WHEN 'pg_publication_rel'::regclass THEN (SELECT x.prrelid FROM pg_publication_rel x WHERE x.oid = dep.objid) = ANY (relids)
+                   ELSE false END
+       ORDER BY dep.classid, dep.objid
+    LOOP
+      o := NULL;
+      IF d.classid = 'pg_rewrite'::regclass THEN
+        CONTINUE WHEN d.ev_class = ANY (relids) OR d.ev_class = d.refobjid;   -- a table's own rule, a view's own query
+        o := (storagelab_internal.bigint_migration_dep_rewrite(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
+                d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
+        IF o.kind IN ('view', 'materialized_view') THEN
+          next_f := next_f || d.ev_class;
+          o.create_sql := o.create_sql || storagelab_internal.rewrite_view_parts(d.ev_class);
+        END IF;
+      ELSIF d.classid = 'pg_policy'::regclass THEN
+        CONTINUE WHEN d.polrelid = ANY (relids);                               -- a table's own policy
+        o := (storagelab_internal.bigint_migration_dep_policy(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
+                d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
+      ELSIF d.classid = 'pg_proc'::regclass THEN
+        o := (storagelab_internal.bigint_migration_dep_function(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
+                d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
+      ELSIF d.classid = 'pg_constraint'::regclass AND d.contype = 'f' THEN
+        CONTINUE;                                                              -- foreign keys: the swap phase
+      END IF;
+      IF o.kind IS NULL OR o.kind = 'blocker' THEN
+        RAISE EXCEPTION 'the rewrite engine cannot move an object that depends on a table it rewrites'
+          USING ERRCODE = 'feature_not_supported',
+                DETAIL = format('%s depends on %s.', pg_describe_object(d.classid, d.objid, 0),
+                                pg_describe_object('pg_class'::regclass, d.refobjid, 0)),
+                HINT = 'Drop it before the rewrite and re-create it afterwards.';
+      END IF;
+      IF o.kind IN ('view', 'materialized_view') THEN
+        o.classid := 'pg_class'::regclass; o.objid := d.ev_class;
+      ELSE
+        o.classid := d.classid; o.objid := d.objid;
+      END IF;
+      o.depth := lvl;
+      found_rows := found_rows || o;
+    END LOOP;
+    frontier := next_f;
+  END LOOP;
+  -- an object reached on several levels is re-created after the deepest;
+  -- a rule of a view that is re-created goes with its view
+  RETURN QUERY
+    SELECT max(f.depth), f.classid, f.objid, min(f.identity), min(f.drop_sql), min(f.create_sql)
+      FROM unnest(found_rows) f
+     WHERE f.kind <> 'rule'
+        OR (SELECT w.ev_class FROM pg_rewrite w WHERE w.oid = f.objid)
+           NOT IN (SELECT v.objid FROM unnest(found_rows) v WHERE v.kind IN ('view', 'materialized_view'))
+     GROUP BY f.classid, f.objid
+     ORDER BY 1, 2, 3;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_dependents(oid[]) IS
+  'objects outside the tables that follow them by OID (views and materialized views over them, level by level, rules and policies of other tables, functions with an SQL-standard body): depth, identity, the SQL that drops and re-creates each; refuses (0A000) any other dependent';
+
+-- from extension/60_rewrite_create.sql: storagelab_internal.rewrite_table_settings
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_table_settings(rel oid, newq text, atts int2[], types text[])
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  t      record;
+  stmts  text[] := '{}';
+  col    record;
+BEGIN
+  SELECT c.relowner, c.relacl, obj_description(c.oid, 'pg_class') AS descr INTO t FROM pg_class c WHERE c.oid = rel;
+  FOR col IN
+    SELECT a.attname, a.attstorage, ot.typstorage AS old_default, nt.typstorage AS new_default, nt.typlen AS new_len,
+           a.attstattarget::int AS stattarget, a.attacl, col_description(rel, a.attnum) AS descr,
+           -- the options ALTER COLUMN SET takes (n_distinct, n_distinct_inherited)
+           (SELECT array_agg(o ORDER BY o) FROM unnest(a.attoptions) o WHERE o ~ '^n_distinct(_inherited)?=') AS attoptions
+      FROM unnest(atts, types) WITH ORDINALITY u(att, typ, n)
+      JOIN pg_attribute a ON a.attrelid = rel AND a.attnum = u.att
+      JOIN pg_type ot ON ot.oid = a.atttypid
+      JOIN pg_type nt ON nt.oid = to_regtype(u.typ)
+     ORDER BY u.n
+  LOOP
+    IF col.attstorage <> col.old_default AND col.new_len = -1 AND col.new_default <> 'p' THEN
+      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET STORAGE %s', newq, col.attname,
+                               CASE col.attstorage WHEN 'p' THEN 'PLAIN' WHEN 'e' THEN 'EXTERNAL'
+                                                 WHEN 'm' THEN 'MAIN' ELSE 'EXTENDED' END);
+    END IF;
+    IF coalesce(col.stattarget, -1) >= 0 THEN
+      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET STATISTICS %s', newq, col.attname, col.stattarget);
+    END IF;
+    IF col.attoptions IS NOT NULL THEN
+      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET (%s)', newq, col.attname,
+                               storagelab_internal.rewrite_options(col.attoptions));
+    END IF;
+    IF col.descr IS NOT NULL THEN
+      stmts := stmts || format('COMMENT ON COLUMN %s.%I IS %L', newq, col.attname, col.descr);
+    END IF;
+  END LOOP;
+  stmts := stmts || format('ALTER TABLE %s OWNER TO %I', newq, pg_get_userbyid(t.relowner));
+  IF t.descr IS NOT NULL THEN
+    stmts := stmts || format('COMMENT ON TABLE %s IS %L', newq, t.descr);
+  END IF;
+  -- privileges: the table's (the same statements as for a re-created view) and its columns'
+  stmts := stmts || array_remove(regexp_split_to_array(rtrim(
+             storagelab_internal.bigint_migration_acl_sql('TABLE', newq, t.relacl, t.relowner), E';\n'), E';\n'), '');
+  SELECT stmts || coalesce(array_agg(format('GRANT %s (%I) ON TABLE %s TO %s%s', x.privilege_type, a.attname, newq,
+                                            CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
+                                            CASE WHEN x.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
+                                     ORDER BY a.attnum, x.grantee, x.privilege_type), '{}')
+    INTO stmts
+    FROM pg_attribute a, aclexplode(a.attacl) x
+   WHERE a.attrelid = rel AND a.attnum > 0 AND NOT a.attisdropped AND a.attacl IS NOT NULL;
+  RETURN stmts;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_table_settings(oid, text, int2[], text[]) IS
+  'statements giving a new table the old one''s column settings (storage, statistics target, options, comments), owner, comment and privileges (table and columns)';
+
+-- from extension/60_rewrite_create.sql: storagelab_internal.rewrite_storage_clause
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_storage_clause(rel oid)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN c.reloptions IS NOT NULL OR tc.reloptions IS NOT NULL
+              THEN ' WITH (' || concat_ws(', ', storagelab_internal.rewrite_options(c.reloptions),
+                                          storagelab_internal.rewrite_options(tc.reloptions, 'toast.')) || ')'
+              ELSE '' END
+      || CASE WHEN c.reltablespace <> 0
+              THEN format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = c.reltablespace))
+              WHEN c.relispartition AND EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent
+                                                 WHERE i.inhrelid = c.oid AND p.reltablespace <> 0)
+              THEN format(' TABLESPACE %I', (SELECT s.spcname FROM pg_database d JOIN pg_tablespace s ON s.oid = d.dattablespace
+                                              WHERE d.datname = current_database()))
+              ELSE '' END
+    FROM pg_class c LEFT JOIN pg_class tc ON tc.oid = c.reltoastrelid
+   WHERE c.oid = $1
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_storage_clause(oid) IS
+  'the WITH (reloptions, toast.reloptions) and TABLESPACE clauses of a new table for an old one (a partition in the default tablespace under a parent in another names it)';
+
+-- from extension/60_rewrite_create.sql: storagelab_internal.rewrite_create_partition
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_create_partition(part oid, root oid, atts int2[], types text[])
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  t      record;
+  newq   text;
+  stmts  text[];
+  r      record;
+BEGIN
+  SELECT c.relkind, c.relpersistence, n.nspname, am.amname, i.inhparent AS parent,
+         format('%I.%I', pn.nspname, storagelab_internal.rewrite_name('new', i.inhparent)) AS parentq,
+         pg_get_expr(c.relpartbound, c.oid) AS bound
+    INTO t
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
+    JOIN pg_inherits i ON i.inhrelid = c.oid JOIN pg_class pc ON pc.oid = i.inhparent
+    JOIN pg_namespace pn ON pn.oid = pc.relnamespace
+   WHERE c.oid = part;
+  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', part));
+  stmts := ARRAY[format('CREATE %sTABLE %s PARTITION OF %s %s%s%s%s',
+                        CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END, newq, t.parentq, t.bound,
+                        CASE WHEN t.relkind = 'p' THEN ' PARTITION BY ' || pg_get_partkeydef(part) ELSE '' END,
+                        CASE WHEN t.relkind = 'r' AND t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
+                        storagelab_internal.rewrite_storage_clause(part))];
+  -- NOT NULL and defaults of its own (a partition takes its parent's)
+  FOR r IN
+    SELECT a.attname, a.attnotnull AND NOT pa.attnotnull AS own_not_null,
+           pg_get_expr(d.adbin, d.adrelid) AS def, pg_get_expr(pd.adbin, pd.adrelid) AS parent_def
+      FROM pg_attribute a
+      JOIN pg_attribute pa ON pa.attrelid = t.parent AND pa.attname = a.attname AND NOT pa.attisdropped
+      LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+      LEFT JOIN pg_attrdef pd ON pd.adrelid = pa.attrelid AND pd.adnum = pa.attnum
+     WHERE a.attrelid = part AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' AND a.attidentity = ''
+     ORDER BY a.attnum
+  LOOP
+    IF r.own_not_null THEN
+      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET NOT NULL', newq, r.attname);
+    END IF;
+    IF r.def IS DISTINCT FROM r.parent_def THEN
+      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I %s', newq, r.attname,
+                               coalesce('SET DEFAULT ' || r.def, 'DROP DEFAULT'));
+    END IF;
+  END LOOP;
+  -- valid CHECK constraints of its own (NOT VALID ones: phase index)
+  SELECT stmts || coalesce(array_agg(format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, k.conname, pg_get_constraintdef(k.oid))
+                                     ORDER BY k.conname), '{}')
+    INTO stmts
+    FROM pg_constraint k WHERE k.conrelid = part AND k.contype = 'c' AND k.convalidated AND k.coninhcount = 0;
+  RETURN stmts || storagelab_internal.rewrite_table_settings(part, newq, storagelab_internal.rewrite_member_atts(part, root, atts), types);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_create_partition(oid, oid, int2[], text[]) IS
+  'phase create of the rewrite engine for one partition: CREATE TABLE storagelab_new_<OID> PARTITION OF the new parent with the old bound (and partition key), storage options, its own NOT NULL, defaults and CHECK constraints, settings, owner, comments, privileges';
+
+-- from extension/60_rewrite_create.sql: storagelab_internal.rewrite_create
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_create(rel oid, atts int2[], types text[])
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  t      record;
+  newq   text;
+  defs   text[];
+  stmts  text[];
+  m      record;
+BEGIN
+  SELECT c.relname, n.nspname, c.relpersistence, c.relkind, am.amname
+    INTO t
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
+   WHERE c.oid = rel;
+  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', rel));
+  SELECT array_agg(storagelab_internal.rewrite_column_def(rel, u.att, u.typ) ORDER BY u.n) INTO defs
+    FROM unnest(atts, types) WITH ORDINALITY u(att, typ, n);
+  -- valid CHECK constraints under their names (invalid ones: phase index)
+  SELECT defs || coalesce(array_agg(format('CONSTRAINT %I %s', k.conname, pg_get_constraintdef(k.oid)) ORDER BY k.conname), '{}')
+    INTO defs
+    FROM pg_constraint k WHERE k.conrelid = rel AND k.contype = 'c' AND k.convalidated;
+  stmts := ARRAY[format(E'CREATE %sTABLE %s (\n    %s\n)%s%s%s',
+                        CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END,
+                        newq, array_to_string(defs, E',\n    '),
+                        CASE WHEN t.relkind = 'p' THEN ' PARTITION BY ' || pg_get_partkeydef(rel) ELSE '' END,
+                        CASE WHEN t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
+                        storagelab_internal.rewrite_storage_clause(rel))]
+           || storagelab_internal.rewrite_table_settings(rel, newq, atts, types);
+  FOR m IN SELECT p.relid FROM storagelab_internal.rewrite_members(ARRAY[rel]) p WHERE p.relid <> rel LOOP
+    stmts := stmts || storagelab_internal.rewrite_create_partition(m.relid, rel, atts, types);
+  END LOOP;
+  RETURN stmts;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_create(oid, int2[], text[]) IS
+  'phase create of the rewrite engine for one table: CREATE TABLE storagelab_new_<OID> in the new order and types with every property of the old table that fires nothing (a partitioned table with its partition key, then its partitions), then its column settings, owner, comments and privileges';
+
+-- from extension/60_rewrite_index.sql: storagelab_internal.rewrite_index_def
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_index_def(idx oid, new_name name, new_table text)
+RETURNS text
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  ix   record;
+  def  text;
+  head text;
+BEGIN
+  SELECT i.indisunique, i.indrelid, am.amname, CASE WHEN ic.relkind = 'I' THEN 'ONLY ' ELSE '' END AS only INTO ix
+    FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
+   WHERE i.indexrelid = idx;
+  def := storagelab_internal.bigint_migration_index_copy(pg_get_indexdef(idx), idx, new_name, false, '{}', '{}');
+  head := format('CREATE %sINDEX %I ON %s%s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
+                 ix.only, storagelab_internal.bigint_migration_qname(ix.indrelid), ix.amname);
+  IF NOT starts_with(def, head) THEN
+    RAISE EXCEPTION 'unexpected index definition' USING ERRCODE = 'internal_error', DETAIL = def;
+  END IF;
+  RETURN format('CREATE %sINDEX %I ON %s%s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
+                ix.only, new_table, ix.amname)
+         || substr(def, length(head) + 1);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_index_def(oid, name, text) IS
+  'DDL of an index rebuilt on another table under another name, every option kept (from pg_get_indexdef, the table name checked and replaced; a partitioned index ON ONLY the table)';
+
+-- from extension/60_rewrite_index.sql: storagelab_internal.rewrite_index_name
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_index_name(idx oid)
+RETURNS name
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT storagelab_internal.rewrite_name('new', coalesce(
+           (SELECT k.oid FROM pg_constraint k JOIN pg_index i ON i.indexrelid = $1
+             WHERE k.conindid = $1 AND k.conrelid = i.indrelid AND k.contype IN ('p', 'u', 'x')), $1))
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_index_name(oid) IS
+  'the name of the new copy of an index: storagelab_new_<OID of its constraint, or of the index>';
+
+-- from extension/60_rewrite_index.sql: storagelab_internal.rewrite_index_table
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_index_table(rel oid)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  nspq   text;
+  newq   text;
+  stmts  text[] := '{}';
+  r      record;
+  iname  name;
+  partitioned boolean;
+BEGIN
+  SELECT format('%I', n.nspname), format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid)), c.relkind = 'p'
+    INTO nspq, newq, partitioned
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = rel;
+  FOR r IN
+    SELECT i.indexrelid, k.oid AS conoid, k.contype, k.condeferrable, k.condeferred,
+           obj_description(i.indexrelid, 'pg_class') AS idescr, obj_description(k.oid, 'pg_constraint') AS cdescr
+      FROM pg_index i
+      LEFT JOIN pg_constraint k ON k.conindid = i.indexrelid AND k.conrelid = rel AND k.contype IN ('p', 'u', 'x')
+     WHERE i.indrelid = rel AND i.indisvalid
+     ORDER BY i.indexrelid
+  LOOP
+    IF r.contype = 'x' OR r.contype IS NOT NULL AND partitioned THEN
+      -- a partitioned table's key takes no index (USING INDEX): its definition carries every option it can have
+      iname := storagelab_internal.rewrite_name('new', r.conoid);
+      stmts := stmts || format('ALTER TABLE %s%s ADD CONSTRAINT %I %s', CASE WHEN partitioned THEN 'ONLY ' ELSE '' END,
+                               newq, iname, pg_get_constraintdef(r.conoid));
+    ELSIF r.contype IN ('p', 'u') THEN
+      -- the index first, with every option, then the constraint on it (which renames the index to its own name)
+      -- (named as the constraint: USING INDEX names the index after it)
+      iname := storagelab_internal.rewrite_name('new', r.conoid);
+      stmts := stmts || storagelab_internal.rewrite_index_def(r.indexrelid, iname, newq);
+      stmts := stmts || format('ALTER TABLE %s ADD CONSTRAINT %I %s USING INDEX %I%s', newq, iname,
+                               CASE r.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END, iname,
+                               CASE WHEN r.condeferred THEN ' DEFERRABLE INITIALLY DEFERRED'
+                                    WHEN r.condeferrable THEN ' DEFERRABLE' ELSE '' END);
+    ELSE
+      iname := storagelab_internal.rewrite_name('new', r.indexrelid);
+      stmts := stmts || storagelab_internal.rewrite_index_def(r.indexrelid, iname, newq);
+    END IF;
+    -- statistics targets of expression columns, comments
+    SELECT stmts || coalesce(array_agg(format('ALTER INDEX %s.%I ALTER COLUMN %s SET STATISTICS %s',
+                                              nspq, iname, a.attnum, a.attstattarget)
+                                       ORDER BY a.attnum), '{}')
+      INTO stmts
+      FROM pg_attribute a WHERE a.attrelid = r.indexrelid AND coalesce(a.attstattarget::int, -1) >= 0;
+    IF r.idescr IS NOT NULL THEN
+      stmts := stmts || format('COMMENT ON INDEX %s.%I IS %L', nspq, iname, r.idescr);
+    END IF;
+    IF r.cdescr IS NOT NULL THEN
+      stmts := stmts || format('COMMENT ON CONSTRAINT %I ON %s IS %L', iname, newq, r.cdescr);
+    END IF;
+  END LOOP;
+  -- CHECK constraints that were not valid stay so; comments of the valid ones (created with the table)
+  SELECT stmts || coalesce(array_agg(format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, k.conname, pg_get_constraintdef(k.oid))
+                                     ORDER BY k.conname) FILTER (WHERE NOT k.convalidated AND k.coninhcount = 0), '{}')
+               || coalesce(array_agg(format('COMMENT ON CONSTRAINT %I ON %s IS %L', k.conname, newq, obj_description(k.oid, 'pg_constraint'))
+                                     ORDER BY k.conname) FILTER (WHERE obj_description(k.oid, 'pg_constraint') IS NOT NULL), '{}')
+    INTO stmts
+    FROM pg_constraint k WHERE k.conrelid = rel AND k.contype = 'c';
+  RETURN stmts;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_index_table(oid) IS
+  'phase index of the rewrite engine for one table or partition: every valid index and primary key, unique and exclusion constraint of the old table on the new one (storagelab_new_<OID> names; ON ONLY a partitioned table), NOT VALID CHECK constraints, statistics targets and comments';
+
+-- from extension/60_rewrite_index.sql: storagelab_internal.rewrite_index
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_index(rel oid)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  stmts  text[] := '{}';
+  member oid;
+BEGIN
+  FOR member IN SELECT p.relid FROM storagelab_internal.rewrite_members(ARRAY[rel]) p LOOP
+    stmts := stmts || storagelab_internal.rewrite_index_table(member);
+  END LOOP;
+  SELECT stmts || coalesce(array_agg(format('ALTER INDEX %I.%I ATTACH PARTITION %I.%I',
+                                            pn.nspname, storagelab_internal.rewrite_index_name(h.inhparent),
+                                            cn.nspname, storagelab_internal.rewrite_index_name(h.inhrelid))
+                                     ORDER BY m.level DESC, h.inhrelid), '{}')
+    INTO stmts
+    FROM storagelab_internal.rewrite_members(ARRAY[rel]) m
+    JOIN pg_index i ON i.indrelid = m.relid AND i.indisvalid
+    JOIN pg_inherits h ON h.inhrelid = i.indexrelid
+    JOIN pg_index pi ON pi.indexrelid = h.inhparent AND pi.indisvalid
+    JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace cn ON cn.oid = c.relnamespace
+    JOIN pg_class pc ON pc.oid = h.inhparent JOIN pg_namespace pn ON pn.oid = pc.relnamespace;
+  RETURN stmts;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_index(oid) IS
+  'phase index of the rewrite engine for one table and its partitions: every valid index and primary key, unique and exclusion constraint on the new tables, partitions'' indexes attached to their parents'' (deepest first), NOT VALID CHECK constraints, statistics targets and comments';
+
+-- from extension/60_rewrite_swap.sql: storagelab_internal.rewrite_foreign_keys
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_foreign_keys(relids oid[])
+RETURNS TABLE (conoid oid, direction text, conrelid oid, conname name, qrel text, def text,
+               validated boolean, partitioned boolean)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  WITH m AS (SELECT array_agg(x.relid) AS rels FROM storagelab_internal.rewrite_members($1) x)
+  SELECT k.oid, CASE WHEN k.conrelid = ANY (m.rels) THEN 'from' ELSE 'to' END, k.conrelid, k.conname,
+         storagelab_internal.bigint_migration_qname(k.conrelid),
+         regexp_replace(pg_get_constraintdef(k.oid), ' NOT VALID$', ''), k.convalidated, c.relkind = 'p' OR fc.relkind = 'p'
+    FROM m, pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_class fc ON fc.oid = k.confrelid
+   WHERE k.contype = 'f' AND k.conparentid = 0 AND (k.conrelid = ANY (m.rels) OR k.confrelid = ANY (m.rels))
+   ORDER BY k.conrelid, k.conname
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_foreign_keys(oid[]) IS
+  'the foreign keys from and to the rewritten tables (and their partitions) that the swap re-points, with their definitions (NOT VALID left out), whether they were validated and whether either side is partitioned (then added valid)';
+
+-- from extension/60_rewrite_swap.sql: storagelab_internal.rewrite_own_objects
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_own_objects(rel oid)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  t      record;
+  cur    text;
+  stmts  text[] := '{}';
+  r      record;
+BEGIN
+  SELECT c.relname, n.nspname, c.relrowsecurity, c.relforcerowsecurity, c.relreplident INTO t
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = rel;
+  cur := format('%I.%I', t.nspname, t.relname);
+  FOR r IN
+    SELECT x.create_sql FROM (
+      SELECT 1 AS k, g.oid, (storagelab_internal.bigint_migration_dep_trigger('pg_trigger'::regclass, g.oid, 0, 'n',
+               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
+        FROM pg_trigger g WHERE g.tgrelid = rel AND NOT g.tgisinternal AND g.tgparentid = 0
+      UNION ALL
+      SELECT 2, w.oid, (storagelab_internal.bigint_migration_dep_rewrite('pg_rewrite'::regclass, w.oid, 0, 'n',
+               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
+        FROM pg_rewrite w WHERE w.ev_class = rel AND w.rulename <> '_RETURN'
+      UNION ALL
+      SELECT 3, p.oid, (storagelab_internal.bigint_migration_dep_policy('pg_policy'::regclass, p.oid, 0, 'n',
+               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
+        FROM pg_policy p WHERE p.polrelid = rel
+      UNION ALL
+      SELECT 4, pr.oid, (storagelab_internal.bigint_migration_dep_publication('pg_publication_rel'::regclass, pr.oid, 0, 'n',
+               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
+        FROM pg_publication_rel pr WHERE pr.prrelid = rel
+      UNION ALL
+      SELECT 5, s.oid, pg_get_statisticsobjdef(s.oid) || E';\n'
+             || format(E'ALTER STATISTICS %I.%I OWNER TO %I;\n', sn.nspname, s.stxname, pg_get_userbyid(s.stxowner))
+             || CASE WHEN coalesce(s.stxstattarget::int, -1) >= 0
+                     THEN format(E'ALTER STATISTICS %I.%I SET STATISTICS %s;\n', sn.nspname, s.stxname, s.stxstattarget) ELSE '' END
+             || CASE WHEN obj_description(s.oid, 'pg_statistic_ext') IS NULL THEN ''
+                     ELSE format(E'COMMENT ON STATISTICS %I.%I IS %L;\n', sn.nspname, s.stxname,
+                                 obj_description(s.oid, 'pg_statistic_ext')) END
+        FROM pg_statistic_ext s JOIN pg_namespace sn ON sn.oid = s.stxnamespace WHERE s.stxrelid = rel
+    ) x ORDER BY x.k, x.oid
+  LOOP
+    stmts := stmts || r.create_sql;
+  END LOOP;
+  IF t.relrowsecurity THEN stmts := stmts || format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', cur); END IF;
+  IF t.relforcerowsecurity THEN stmts := stmts || format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', cur); END IF;
+  stmts := stmts || CASE t.relreplident
+                      WHEN 'f' THEN format('ALTER TABLE %s REPLICA IDENTITY FULL', cur)
+                      WHEN 'n' THEN format('ALTER TABLE %s REPLICA IDENTITY NOTHING', cur)
+                      WHEN 'i' THEN (SELECT format('ALTER TABLE %s REPLICA IDENTITY USING INDEX %I', cur, ic.relname)
+                                       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+                                      WHERE i.indrelid = rel AND i.indisreplident) END;
+  stmts := stmts || (SELECT format('ALTER TABLE %s CLUSTER ON %I', cur, ic.relname)
+                       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+                      WHERE i.indrelid = rel AND i.indisclustered AND i.indisvalid);
+  RETURN array_remove(stmts, NULL);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_own_objects(oid) IS
+  'the statements that give the new table, once renamed, the old one''s triggers (enabled state, comments), rules, policies and row security, publication membership (column lists, row filters), statistics objects, replica identity and clustering index';
+
+-- from extension/60_rewrite_swap.sql: storagelab_internal.rewrite_swap
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_swap(relids oid[], back boolean)
+RETURNS TABLE (relid oid, statement text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  rel  oid;
+  r    record;
+  s    text;
+  -- the tables and their partitions, parents first
+  members oid[] := ARRAY(SELECT m.relid FROM storagelab_internal.rewrite_members(relids) m);
+BEGIN
+  -- functions are re-created as they were, without checking their bodies (as pg_dump does)
+  relid := NULL; statement := 'SET LOCAL check_function_bodies = off'; RETURN NEXT;
+  -- 1. objects that follow the tables by OID, dependents first
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_dependents(relids) ORDER BY depth DESC, classid, objid LOOP
+    relid := NULL; statement := r.drop_sql; RETURN NEXT;
+  END LOOP;
+  -- 2. foreign keys of other tables referencing the component
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_foreign_keys(relids) WHERE direction = 'to' LOOP
+    relid := r.conrelid; statement := format('ALTER TABLE %s DROP CONSTRAINT %I', r.qrel, r.conname); RETURN NEXT;
+  END LOOP;
+  -- 3. swap_back: what the new tables got in the swap and that is named in
+  -- its schema (statistics objects) or lists them (publications)
+  IF back THEN
+    FOREACH rel IN ARRAY members LOOP
+      FOR r IN
+        SELECT format('ALTER PUBLICATION %I DROP TABLE %s', p.pubname, storagelab_internal.bigint_migration_qname(rel)) AS sql
+          FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid WHERE pr.prrelid = rel
+        UNION ALL
+        SELECT format('DROP STATISTICS %I.%I', sn.nspname, s2.stxname)
+          FROM pg_statistic_ext s2 JOIN pg_namespace sn ON sn.oid = s2.stxnamespace WHERE s2.stxrelid = rel
+      LOOP
+        relid := rel; statement := r.sql; RETURN NEXT;
+      END LOOP;
+    END LOOP;
+  END IF;
+  -- 4. renames; statistics objects of the old tables out of the way
+  FOREACH rel IN ARRAY members LOOP
+    FOREACH s IN ARRAY storagelab_internal.rewrite_renames(rel, back) LOOP
+      relid := rel; statement := s; RETURN NEXT;
+    END LOOP;
+    FOR r IN SELECT s2.oid, sn.nspname, s2.stxname FROM pg_statistic_ext s2 JOIN pg_namespace sn ON sn.oid = s2.stxnamespace
+              WHERE s2.stxrelid = rel ORDER BY s2.oid LOOP
+      relid := rel;
+      statement := CASE WHEN back THEN format('ALTER STATISTICS %I.%I RENAME TO %I', r.nspname, storagelab_internal.rewrite_name('old', r.oid), r.stxname)
+                        ELSE format('ALTER STATISTICS %I.%I RENAME TO %I', r.nspname, r.stxname, storagelab_internal.rewrite_name('old', r.oid)) END;
+      RETURN NEXT;
+    END LOOP;
+  END LOOP;
+  -- 5. foreign keys: the component's own on the new tables (swap only:
+  -- the old tables keep theirs), then the other tables' again; NOT VALID
+  -- (phase validate checks them) except those of or to partitioned tables
+  -- (rewrite_foreign_keys), added valid
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_foreign_keys(relids) WHERE direction = 'to' OR NOT back LOOP
+    relid := r.conrelid;
+    statement := format('ALTER TABLE %s ADD CONSTRAINT %I %s%s', r.qrel, r.conname, r.def,
+                        CASE WHEN r.partitioned AND r.validated THEN '' ELSE ' NOT VALID' END);
+    RETURN NEXT;
+    IF obj_description(r.conoid, 'pg_constraint') IS NOT NULL THEN
+      statement := format('COMMENT ON CONSTRAINT %I ON %s IS %L', r.conname, r.qrel, obj_description(r.conoid, 'pg_constraint'));
+      RETURN NEXT;
+    END IF;
+  END LOOP;
+  -- 6. the tables' own objects (swap only: the old tables keep theirs)
+  IF NOT back THEN
+    FOREACH rel IN ARRAY members LOOP
+      FOREACH s IN ARRAY storagelab_internal.rewrite_own_objects(rel) LOOP
+        relid := rel; statement := s; RETURN NEXT;
+      END LOOP;
+    END LOOP;
+  END IF;
+  -- 7. the objects of step 1 again, on whichever tables now have the names
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_dependents(relids) ORDER BY depth, classid, objid LOOP
+    relid := NULL; statement := r.create_sql; RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_swap(oid[], boolean) IS
+  'phase swap (or swap_back) of the rewrite engine: dependents dropped, foreign keys of other tables dropped, tables and their indexes, constraints, identity sequences and statistics objects renamed, foreign keys added NOT VALID, the tables'' own objects given to the new tables (swap), dependents re-created';
+
+-- from extension/60_rewrite_statements.sql: storagelab_internal.rewrite_statements
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_statements(tables jsonb, phase text)
+RETURNS TABLE (ord int, relation regclass, statement text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  relids oid[] := '{}';
+  t      record;
+  s      text;
+  n      int := 0;
+BEGIN
+  IF phase IS NULL OR phase NOT IN ('create', 'copy', 'index', 'swap', 'validate', 'swap_back', 'cleanup', 'discard') THEN
+    RAISE EXCEPTION 'unknown rewrite phase %', coalesce(quote_literal(phase), 'NULL')
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'The phases are create, copy, index, swap, validate, swap_back, cleanup and discard.';
+  END IF;
+  FOR t IN
+    SELECT c.relid, array_agg(c.attnum ORDER BY c.pos) AS atts, array_agg(c.new_type ORDER BY c.pos) AS types
+      FROM storagelab_internal.rewrite_columns(tables) c
+     GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
+  LOOP
+    relids := relids || t.relid;
+  END LOOP;
+  IF phase IN ('swap', 'swap_back') THEN
+    FOR t IN SELECT * FROM storagelab_internal.rewrite_swap(relids, phase = 'swap_back') LOOP
+      n := n + 1; ord := n; relation := t.relid; statement := regexp_replace(t.statement, ';\s*$', ''); RETURN NEXT;
+    END LOOP;
+  ELSIF phase = 'validate' THEN
+    FOR t IN SELECT * FROM storagelab_internal.rewrite_foreign_keys(relids) WHERE validated AND NOT partitioned LOOP
+      n := n + 1; ord := n; relation := t.conrelid;
+      statement := format('ALTER TABLE %s VALIDATE CONSTRAINT %I', t.qrel, t.conname);
+      RETURN NEXT;
+    END LOOP;
+  ELSIF phase IN ('cleanup', 'discard') THEN
+    ord := 1; relation := relids[1];
+    SELECT format('DROP TABLE %s', string_agg(format('%I.%I', ns.nspname,
+                    storagelab_internal.rewrite_name(CASE phase WHEN 'cleanup' THEN 'old' ELSE 'new' END, c.oid)), ', ' ORDER BY u.n))
+      INTO statement
+      FROM unnest(relids) WITH ORDINALITY u(r, n) JOIN pg_class c ON c.oid = u.r JOIN pg_namespace ns ON ns.oid = c.relnamespace;
+    RETURN NEXT;
+  ELSIF phase = 'copy' THEN
+    -- one statement per table that holds rows (each partition of a partitioned table), relation: that table
+    FOR t IN
+      SELECT m.relid, storagelab_internal.rewrite_copy(m.relid, storagelab_internal.rewrite_member_atts(m.relid, c.relid, c.atts),
+                                                       c.types) AS statement
+        FROM (SELECT c.relid, c.table_ord, array_agg(c.attnum ORDER BY c.pos) AS atts, array_agg(c.new_type ORDER BY c.pos) AS types
+                FROM storagelab_internal.rewrite_columns(tables) c GROUP BY c.relid, c.table_ord) c
+       CROSS JOIN LATERAL storagelab_internal.rewrite_members(ARRAY[c.relid]) m
+       WHERE m.leaf
+       ORDER BY c.table_ord, m.level, m.relid
+    LOOP
+      n := n + 1; ord := n; relation := t.relid; statement := t.statement; RETURN NEXT;
+    END LOOP;
+  ELSE
+    FOR t IN
+      SELECT c.relid, array_agg(c.attnum ORDER BY c.pos) AS atts, array_agg(c.new_type ORDER BY c.pos) AS types
+        FROM storagelab_internal.rewrite_columns(tables) c
+       GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
+    LOOP
+      FOREACH s IN ARRAY CASE phase WHEN 'create' THEN storagelab_internal.rewrite_create(t.relid, t.atts, t.types)
+                                    ELSE storagelab_internal.rewrite_index(t.relid) END LOOP
+        n := n + 1; ord := n; relation := t.relid; statement := regexp_replace(s, ';\s*$', ''); RETURN NEXT;
+      END LOOP;
+    END LOOP;
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_statements(jsonb, text) IS
+  'the copy-and-swap rewrite engine: the statements of one phase (create, copy, index, swap, validate, swap_back, cleanup, discard) that rebuild the given tables in a new column order and types beside the old ones and swap them in, in order; write every phase before running the first (doc/design/rewrite-engine.md)';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_preflight
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_preflight(relation regclass, changes jsonb)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  e   jsonb;
+  v   text;
+BEGIN
+  FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
+    BEGIN
+      EXECUTE format('SELECT %1$I::text FROM %2$s WHERE %1$I IS NOT NULL AND %3$s LIMIT 1', e->>'column_name',
+                     storagelab_internal.bigint_migration_qname(relation),
+                     storagelab_internal.layout_misfit(quote_ident(e->>'column_name'), e->>'from', e->>'to'))
+        INTO v;
+    EXCEPTION WHEN data_exception THEN
+      RAISE EXCEPTION 'values of column % of % do not fit type %', quote_ident(e->>'column_name'), relation, e->>'to'
+        USING ERRCODE = SQLSTATE, DETAIL = SQLERRM, HINT = 'Give that column its current type in column_types.';
+    END;
+    IF v IS NOT NULL THEN
+      RAISE EXCEPTION 'a value of column % of % does not fit type %', quote_ident(e->>'column_name'), relation, e->>'to'
+        USING ERRCODE = 'data_exception', DETAIL = format('The value %s would not be kept as it is.', quote_literal(v)),
+              HINT = 'The plan is older than the data: run ANALYZE or storagelab.column_profile() again, or give that column its current type in column_types.';
+    END IF;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_preflight(regclass, jsonb) IS
+  'checks every changed column''s values against its new type (storagelab_internal.layout_misfit); raises 22000 naming column and value for the first that does not fit';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_recheck
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_recheck(relation regclass, changes jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  qn    text := storagelab_internal.bigint_migration_qname(relation);
+  cols  text;
+  body  text;
+  e     jsonb;
+BEGIN
+  SELECT string_agg(format('%I %s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum) INTO cols
+    FROM pg_attribute a WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped;
+  -- columns win over the block's variable (a column may be named v)
+  body := format(E'#variable_conflict use_column\nDECLARE\n  v text;\nBEGIN\n'
+                 '  IF to_regclass(%1$L) IS DISTINCT FROM %2$s::oid::regclass\n'
+                 '     OR (SELECT string_agg(format(''%%I %%s'', a.attname, format_type(a.atttypid, a.atttypmod)), '', '' ORDER BY a.attnum)\n'
+                 '           FROM pg_attribute a WHERE a.attrelid = %2$s AND a.attnum > 0 AND NOT a.attisdropped) IS DISTINCT FROM %3$L THEN\n'
+                 '    RAISE EXCEPTION ''table %% changed since this script was written'', %1$L\n'
+                 '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again.'';\n'
+                 '  END IF;\n'
+                 '  IF storagelab_internal.rewrite_fingerprint(%2$s) IS DISTINCT FROM %4$L THEN\n'
+                 '    RAISE EXCEPTION ''the indexes, constraints, triggers, policies, privileges or dependent objects of table %% changed since this script was written'', %1$L\n'
+                 '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again: this one would drop what was added since.'';\n'
+                 '  END IF;\n', qn, relation::oid, cols, storagelab_internal.rewrite_fingerprint(relation));
+  FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
+    body := body || format(E'  SELECT x.%1$I::text INTO v FROM %2$s x WHERE x.%1$I IS NOT NULL AND %3$s LIMIT 1;\n'
+                           '  IF FOUND THEN\n'
+                           '    RAISE EXCEPTION ''a value of column %%.%% does not fit type %%'', %2$L, %4$L, %5$L\n'
+                           '      USING ERRCODE = ''data_exception'', DETAIL = format(''The value %%s would not be kept as it is.'', quote_literal(v)),\n'
+                           '            HINT = ''Generate the script again: its pre-flight names the columns to leave as they are.'';\n'
+                           '  END IF;\n',
+                           e->>'column_name', qn, storagelab_internal.layout_misfit('x.' || quote_ident(e->>'column_name'), e->>'from', e->>'to'),
+                           quote_ident(e->>'column_name'), e->>'to');
+  END LOOP;
+  RETURN E'-- The table is still as it was when this script was written; every value fits its new type.\n'
+         || 'DO ' || storagelab_internal.dollar_quote(E'\n' || body || E'END\n') || E';\n\n';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
+  'the DO block of a blocking layout script that checks, under its locks, that the table is unchanged (OID, columns, types, storagelab_internal.rewrite_fingerprint) and every changed column''s values fit';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_header
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_header(relation regclass, tables jsonb, changes jsonb, plan jsonb,
+                                                  lock_list text, mid text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format(E'-- storagelab layout migration of %s (mode %s%s), written %s\n', storagelab_internal.bigint_migration_qname($1),
+                CASE WHEN $6 IS NULL THEN 'blocking' ELSE 'online' END, ', migration id ' || $6,
+                to_char(now(), 'YYYY-MM-DD HH24:MI:SS TZ'))
+      || E'--\n-- Rebuilds the table as a new table in this column order, swaps it in and drops the old one:\n'
+      || (SELECT string_agg(format(E'--   %s %s\n', storagelab_internal.bigint_migration_comment_text(quote_ident(c->>'column_name')),
+                                   storagelab_internal.bigint_migration_comment_text(
+                                     coalesce((SELECT format('%s (was %s)', e->>'to', e->>'from') FROM jsonb_array_elements($3) e
+                                                WHERE e->>'column_name' = c->>'column_name'), 'unchanged'))), '' ORDER BY n)
+            FROM jsonb_array_elements($2->0->'columns') WITH ORDINALITY u(c, n))
+      || E'-- Every index, constraint, foreign key (both ways), sequence, trigger, rule, policy, grant,\n'
+      || E'-- comment, statistics object and publication membership follows; views and materialized\n'
+      || E'-- views over the table are dropped and re-created (materialized views re-populated).\n--\n'
+      || CASE WHEN $6 IS NULL THEN
+           storagelab_internal.bigint_migration_comment_text(format('-- Locks: ACCESS EXCLUSIVE on %s until COMMIT: reads and writes of them wait for the whole run.', $5))
+           || E'\n-- Disk: a second copy of the table and its indexes until COMMIT.\n'
+         ELSE
+           E'-- Run one phase at a time, in this order (each can be run again after a failure):\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new table, change log and triggers (brief lock, retried)\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); resumes\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=index    -f <this file>  -- indexes of the new table (locks only it), ANALYZE\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=replay   -f <this file>  -- the change log applied until it is small\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE (lock_timeout, retried)\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=validate -f <this file>  -- foreign keys added NOT VALID in the swap validated\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old table and the logs\n'
+           || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
+           || E'-- A value written during the copy that does not fit its new type stops the copy or replay (roll back, or fix it).\n'
+           || E'-- Disk: a second copy of the table and its indexes, and the change log, until cleanup.\n'
+           || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal($6) || E';\n'
+         END
+      || coalesce(format(E'-- Heap now (freshly written): %s; after: %s (storagelab.table_rewrite_plan, evidence %s).\n',
+                         pg_size_pretty(($4->>'estimated_bytes_now')::int8), pg_size_pretty(($4->>'estimated_bytes_after')::int8),
+                         $4->>'evidence'), '')
+      || format(E'-- Heap now on disk: %s (pg_relation_size%s).\n',
+                pg_size_pretty((SELECT sum(pg_relation_size(t.relid)) FROM pg_partition_tree($1) t)),
+                CASE WHEN (SELECT c.relkind FROM pg_class c WHERE c.oid = $1) = 'p' THEN ' of its partitions' ELSE '' END)
+      || CASE WHEN $6 IS NULL THEN E'-- Run: psql -v ON_ERROR_STOP=1 -f this.sql   (-v dry_run=1: everything, then ROLLBACK)\n' ELSE '' END
+      || E'\n'
+$$;
+COMMENT ON FUNCTION storagelab_internal.layout_header(regclass, jsonb, jsonb, jsonb, text, text) IS
+  'the comment header of a layout script (mid: the online migration id, NULL for blocking): columns in their new order with their type changes, what follows the table, locks or phases, disk, sizes';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.bigint_copy_swap_tables
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_copy_swap_tables(objs storagelab.bigint_migration_object[])
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT jsonb_agg(jsonb_build_object('relation', storagelab_internal.bigint_migration_qname(t.rel),
+           'columns', (SELECT jsonb_agg(jsonb_build_object('column_name', a.attname,
+                                'type', CASE WHEN EXISTS (SELECT 1 FROM unnest($1) x WHERE x.kind = 'column' AND x.relation = t.rel
+                                                             AND x.column_name = a.attname)
+                                             THEN 'bigint' ELSE format_type(a.atttypid, a.atttypmod) END) ORDER BY a.attnum)
+                         FROM pg_attribute a WHERE a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped))
+           ORDER BY storagelab_internal.bigint_migration_qname(t.rel))
+    FROM (SELECT DISTINCT x.relation::oid AS rel FROM unnest($1) x JOIN pg_class c ON c.oid = x.relation
+           WHERE x.kind = 'column' AND NOT c.relispartition) t   -- partitions: rewritten with their partitioned table
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_copy_swap_tables(storagelab.bigint_migration_object[]) IS
+  'the rewrite engine''s input for an INT->BIGINT model: each table with converted columns, every column in its order, converted ones bigint';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_dirs
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_dirs(tables jsonb, back boolean)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- PL/pgSQL: rewrite_statements and rewrite_name belong to the rewrite engine
+  RETURN (SELECT jsonb_agg(jsonb_build_object(
+           'source', storagelab_internal.bigint_migration_qname(r.relation),
+           'target', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'old' ELSE 'new' END, r.relation)),
+           'log', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'back' ELSE 'log' END, r.relation)),
+           'key', to_jsonb(storagelab_internal.rewrite_online_key(r.relation)),
+           'copy', CASE WHEN $2 THEN storagelab_internal.rewrite_online_copy_back(r.relation) ELSE r.statement END)
+           ORDER BY r.ord)
+    FROM storagelab_internal.rewrite_statements($1, 'copy') r
+    JOIN pg_class c ON c.oid = r.relation JOIN pg_namespace n ON n.oid = c.relnamespace);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_dirs(jsonb, boolean) IS
+  'the direction objects (source, target, log, key, copy) of the online machinery for the tables of a rewrite, one per table holding rows (each partition of a partitioned table): forward before the swap, back after it';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_old_triggers
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_old_triggers(tables jsonb, enable boolean)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- PL/pgSQL: rewrite_members and rewrite_name belong to the rewrite engine
+  RETURN (SELECT coalesce(array_agg(
+            CASE WHEN enable THEN format('ALTER TABLE %I.%I %s TRIGGER %I', n.nspname, c.relname,
+                                         CASE t.tgenabled WHEN 'A' THEN 'ENABLE ALWAYS' WHEN 'R' THEN 'ENABLE REPLICA'
+                                                          WHEN 'D' THEN 'DISABLE' ELSE 'ENABLE' END, t.tgname)
+                 ELSE format('ALTER TABLE %I.%I DISABLE TRIGGER %I', n.nspname, storagelab_internal.rewrite_name('old', c.oid), t.tgname) END
+            ORDER BY m.level, m.relid, t.tgname), '{}')
+    FROM storagelab_internal.rewrite_members(ARRAY(SELECT to_regclass(x->>'relation')::oid FROM jsonb_array_elements(tables) x)) m
+    JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace
+    JOIN pg_trigger t ON t.tgrelid = c.oid AND NOT t.tgisinternal
+   WHERE enable OR t.tgenabled <> 'D');
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_old_triggers(jsonb, boolean) IS
+  'statements disabling the triggers of the old tables of a copy-and-swap rewrite in its swap (the back log''s replay must not fire them), or giving them their states back after a swap back';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_phases
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  fwd     jsonb := storagelab_internal.rewrite_online_dirs(tables, false);
+  back    jsonb := storagelab_internal.rewrite_online_dirs(tables, true);
+  d       jsonb;
+  retries int := storagelab_internal.setting('scripts.lock_retries')::int;
+  created text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(fwd) x);
+  -- the logs carry the migration id: a second script for the same tables (same names) is refused
+  tag     text := format('storagelab copy-and-swap migration %s', mid);
+  ours    text := (SELECT string_agg(format('obj_description(to_regclass(%L), %L) IS NOT DISTINCT FROM %L', x->>'log', 'pg_class', tag), ' AND ')
+                     FROM jsonb_array_elements(fwd) x);
+  others  text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL OR to_regclass(%L) IS NOT NULL', x->>'target', x->>'log'), ' OR ')
+                     FROM jsonb_array_elements(fwd) x);
+  swapped text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(back) x);
+  copied  text := format('(SELECT count(*) FROM storagelab.bigint_migration_progress p WHERE p.migration = %L AND p.done) = %s',
+                         mid, jsonb_array_length(fwd));
+  indexed text := (SELECT string_agg(format('EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = to_regclass(%L))', x->>'target'), ' AND ')
+                     FROM jsonb_array_elements(fwd) x WHERE x->'key' <> 'null');
+  locks   text;
+  s       text := '';
+  apply_f text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x);
+  apply_b text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(back) x);
+  st      text[];
+  roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
+BEGIN
+  -- a partitioned table without partitions has no rows to copy, log or replay
+  IF EXISTS (SELECT 1 FROM unnest(roots) r WHERE NOT EXISTS (
+               SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)) THEN
+    RAISE EXCEPTION 'the online rewrite needs a table that holds rows'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = (SELECT format('The partitioned table %s has no partitions.', string_agg(r::regclass::text, ', '))
+                        FROM unnest(roots) r
+                       WHERE NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)),
+            HINT = 'Use the blocking mode.';
+  END IF;
+  indexed := coalesce(indexed, 'true');
+  -- the component, the new tables and the tables whose foreign keys the swap re-points, locked in one statement
+  -- (a partitioned table's lock covers its partitions)
+  locks := format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', (SELECT string_agg(x, ', ' ORDER BY x) FROM (
+             SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
+             UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to') y));
+  -- start
+  st := ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
+  END LOOP;
+  s := s || E'\\if :ph_start\n'
+         || storagelab_internal.rewrite_online_do(st, created || ' AND ' || ours, 'phase start has run already', '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', retries)
+         || E'\\endif\n';
+  -- copy
+  s := s || E'\\if :ph_copy\n'
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', created || ' AND ' || ours, 'run phase start of this script first', 0)
+         || format(E'CALL storagelab.rewrite_online_copy(%L, %L, %s, %s, ''0'');\n\\endif\n', mid, fwd,
+                   extract(epoch FROM storagelab_internal.setting('bigint_migration.copy_batch_time')::interval) * 1000,
+                   storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int);
+  -- index: the log applied once (no index yet: a hash join), then the indexes
+  st := apply_f || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
+  s := s || E'\\if :ph_index\n'
+         || storagelab_internal.rewrite_online_do(st, '(' || indexed || ' AND ' || copied || ') OR (' || swapped || ')', 'phase index has run already',
+                                                  copied, 'the copy is not complete: run phase copy first', retries)
+         || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(fwd) x)
+         || E'\\endif\n';
+  -- replay
+  s := s || E'\\if :ph_replay\n'
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', indexed || ' AND ' || copied, 'run phases copy and index first', 0)
+         || format(E'CALL storagelab.rewrite_online_replay(%L, %L, %s, 10000, ''1 hour'');\n\\endif\n', mid, fwd,
+                   1000 * jsonb_array_length(fwd));
+  -- swap
+  st := ARRAY[locks] || apply_f;
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
+  END LOOP;
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'swap') r ORDER BY r.ord)
+           || storagelab_internal.rewrite_online_old_triggers(tables, false);
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d);
+  END LOOP;
+  s := s || E'\\if :ph_swap\n'
+         || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
+                                                  '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)
+         || E'\\endif\n';
+  -- validate
+  s := s || E'\\if :ph_validate\n';
+  FOR d IN SELECT to_jsonb(r.statement) FROM storagelab_internal.rewrite_statements(tables, 'validate') r ORDER BY r.ord LOOP
+    s := s || storagelab_internal.retry_block(ARRAY[d #>> '{}'], retries);
+  END LOOP;
+  s := s || E'\\endif\n';
+  -- cleanup
+  st := '{}';
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x UNION ALL SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'cleanup') r ORDER BY r.ord)
+           || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  s := s || E'\\if :ph_cleanup\n'
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
+         || E'\\endif\n';
+  -- rollback: swap back when swapped, then drop what start created
+  st := ARRAY[locks] || apply_b;
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
+  END LOOP;
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'swap_back') r ORDER BY r.ord)
+           || storagelab_internal.rewrite_online_old_triggers(tables, true);
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  s := s || E'\\if :ph_rollback\n'
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'not swapped: nothing to swap back',
+                                                  '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration is rewriting these tables: roll back with its script', retries);
+  st := '{}';
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  -- one statement: the new tables may reference each other after a swap back
+  -- (a new partitioned table goes with its partitions)
+  st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid)), ', '))
+                 FROM jsonb_array_elements(tables) t JOIN pg_class c ON c.oid = to_regclass(t->>'relation')
+                 JOIN pg_namespace n ON n.oid = c.relnamespace);
+  st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  s := s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration is rewriting these tables: roll back with its script', retries)
+         || E'\\endif\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text) IS
+  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections';
+
+-- END generated section partitions
+
+-- layout_migration_script(): partitioned tables are rebuilt, no longer refused
+COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]) IS
+  'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object, a partitioned table with all its partitions; refuses key columns, a partition alone, inheritance, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
