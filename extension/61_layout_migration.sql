@@ -213,6 +213,21 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_fingerprint(regclass) IS
   'md5 of everything a rewrite moves (indexes, constraints, triggers, policies, privileges, options, comments, publications, dependent objects): compared under a script''s locks with the value recorded when it was written';
 
+-- The fingerprint of a table and, for a partitioned table, of every
+-- partition (by name, parents first): what the rewrite moves from each.
+CREATE FUNCTION storagelab_internal.rewrite_tree_fingerprint(relation regclass)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN count(*) = 1 THEN min(storagelab_internal.rewrite_fingerprint(m.relid::regclass))
+              ELSE md5(string_agg(m.relid::regclass::text || ' ' || storagelab_internal.rewrite_fingerprint(m.relid::regclass), E'\n'
+                                  ORDER BY m.level, m.relid::regclass::text)) END
+    FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_tree_fingerprint(regclass) IS
+  'storagelab_internal.rewrite_fingerprint of a table, or of a partitioned table and each of its partitions together';
+
 -- The in-transaction checks of a blocking script, run once its locks are
 -- held: the table is still the one the script was written for (OID,
 -- columns and types), and every changed column's values still fit.
@@ -237,10 +252,10 @@ BEGIN
                  '    RAISE EXCEPTION ''table %% changed since this script was written'', %1$L\n'
                  '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again.'';\n'
                  '  END IF;\n'
-                 '  IF storagelab_internal.rewrite_fingerprint(%2$s) IS DISTINCT FROM %4$L THEN\n'
-                 '    RAISE EXCEPTION ''the indexes, constraints, triggers, policies, privileges or dependent objects of table %% changed since this script was written'', %1$L\n'
+                 '  IF storagelab_internal.rewrite_tree_fingerprint(%2$s) IS DISTINCT FROM %4$L THEN\n'
+                 '    RAISE EXCEPTION ''the indexes, constraints, triggers, policies, privileges or dependent objects of table %% (or of its partitions) changed since this script was written'', %1$L\n'
                  '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again: this one would drop what was added since.'';\n'
-                 '  END IF;\n', qn, relation::oid, cols, storagelab_internal.rewrite_fingerprint(relation));
+                 '  END IF;\n', qn, relation::oid, cols, storagelab_internal.rewrite_tree_fingerprint(relation));
   FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
     body := body || format(E'  SELECT x.%1$I::text INTO v FROM %2$s x WHERE x.%1$I IS NOT NULL AND %3$s LIMIT 1;\n'
                            '  IF FOUND THEN\n'

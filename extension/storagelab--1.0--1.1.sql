@@ -8788,6 +8788,7 @@ COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
 --     extension/60_rewrite_swap.sql:storagelab_internal.rewrite_swap \
 --     extension/60_rewrite_statements.sql:storagelab_internal.rewrite_statements \
 --     extension/61_layout_migration.sql:storagelab_internal.layout_preflight \
+--     extension/61_layout_migration.sql:storagelab_internal.rewrite_tree_fingerprint \
 --     extension/61_layout_migration.sql:storagelab_internal.layout_recheck \
 --     extension/61_layout_migration.sql:storagelab_internal.layout_header \
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.bigint_copy_swap_tables \
@@ -9584,6 +9585,20 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_preflight(regclass, jsonb) IS
   'checks every changed column''s values against its new type (storagelab_internal.layout_misfit); raises 22000 naming column and value for the first that does not fit';
 
+-- from extension/61_layout_migration.sql: storagelab_internal.rewrite_tree_fingerprint
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_tree_fingerprint(relation regclass)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN count(*) = 1 THEN min(storagelab_internal.rewrite_fingerprint(m.relid::regclass))
+              ELSE md5(string_agg(m.relid::regclass::text || ' ' || storagelab_internal.rewrite_fingerprint(m.relid::regclass), E'\n'
+                                  ORDER BY m.level, m.relid::regclass::text)) END
+    FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_tree_fingerprint(regclass) IS
+  'storagelab_internal.rewrite_fingerprint of a table, or of a partitioned table and each of its partitions together';
+
 -- from extension/61_layout_migration.sql: storagelab_internal.layout_recheck
 CREATE OR REPLACE FUNCTION storagelab_internal.layout_recheck(relation regclass, changes jsonb)
 RETURNS text
@@ -9606,10 +9621,10 @@ BEGIN
                  '    RAISE EXCEPTION ''table %% changed since this script was written'', %1$L\n'
                  '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again.'';\n'
                  '  END IF;\n'
-                 '  IF storagelab_internal.rewrite_fingerprint(%2$s) IS DISTINCT FROM %4$L THEN\n'
-                 '    RAISE EXCEPTION ''the indexes, constraints, triggers, policies, privileges or dependent objects of table %% changed since this script was written'', %1$L\n'
+                 '  IF storagelab_internal.rewrite_tree_fingerprint(%2$s) IS DISTINCT FROM %4$L THEN\n'
+                 '    RAISE EXCEPTION ''the indexes, constraints, triggers, policies, privileges or dependent objects of table %% (or of its partitions) changed since this script was written'', %1$L\n'
                  '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again: this one would drop what was added since.'';\n'
-                 '  END IF;\n', qn, relation::oid, cols, storagelab_internal.rewrite_fingerprint(relation));
+                 '  END IF;\n', qn, relation::oid, cols, storagelab_internal.rewrite_tree_fingerprint(relation));
   FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
     body := body || format(E'  SELECT x.%1$I::text INTO v FROM %2$s x WHERE x.%1$I IS NOT NULL AND %3$s LIMIT 1;\n'
                            '  IF FOUND THEN\n'

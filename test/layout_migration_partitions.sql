@@ -133,7 +133,17 @@ CREATE FUNCTION snap.cols(rel regclass) RETURNS text LANGUAGE sql AS $$
     FROM pg_partition_tree(rel) m
 $$;
 
-SELECT plan(41);
+SELECT plan(43);
+
+-- 0. a script written before an index was added to a partition rolls back
+-- (it would drop that index with the old partition)
+SELECT storagelab.layout_migration_script('hub.events', column_order => '{id,at,region,account_id,amount,flagged,payload,note}')
+\g (format=unaligned tuples_only=on) :tmp/stale.sql
+CREATE INDEX events_rest_late ON hub.events_rest (amount);
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -d :DBNAME -f :tmp/stale.sql > :tmp/stale.out 2>&1; echo $?; grep -c 'of table hub.events (or of its partitions) changed since this script was written' :tmp/stale.out`
+SELECT is(:'rc'::text, E'3\n1', 'a script written before an index was added to a partition rolls back, saying why');
+SELECT set_eq('SELECT * FROM snap.catalog() WHERE name <> ''hub.events_rest_late''', 'SELECT * FROM snap.catalog_before', '... and changes nothing');
+DROP INDEX hub.events_rest_late;
 
 -- 1. blocking
 CREATE TABLE snap.rows1 AS SELECT * FROM snap.part_rows();
