@@ -10,9 +10,11 @@
 --           method, tablespace, persistence, owner, privileges, comments;
 --           no indexes, foreign keys, triggers, rules or policies.
 --           A partitioned table: with its partition key, then each
---           partition (PARTITION OF the new parent, the same bound).
+--           partition (PARTITION OF the new parent, the same bound); an
+--           inheritance parent, then each child (INHERITS the new parent).
 --   copy    INSERT ... SELECT FROM ONLY the old table in the new order
---           (for a partitioned table: one per partition that holds rows).
+--           (for a partitioned table: one per partition that holds rows;
+--           for an inheritance parent: one per table of the tree).
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
@@ -177,38 +179,51 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_storage_clause(oid) IS
   'the WITH (reloptions, toast.reloptions) and TABLESPACE clauses of a new table for an old one (a partition in the default tablespace under a parent in another names it)';
 
--- Phase create for one partition of a partitioned table being rewritten
--- (root, its attnums atts in the new order, their new types): CREATE TABLE
--- ... PARTITION OF the new parent with the same bound (and partition key,
--- for a sub-partitioned one), reloptions, tablespace and persistence; what
--- the partition has beyond its parent (NOT NULL, another default, CHECK
--- constraints of its own); then its settings (rewrite_table_settings).
-CREATE FUNCTION storagelab_internal.rewrite_create_partition(part oid, root oid, atts int2[], types text[])
+-- Phase create for one partition or inheritance child of a table being
+-- rewritten (root, its attnums atts in the new order, their new types): a
+-- partition is created PARTITION OF the new parent with the same bound (and
+-- partition key, for a sub-partitioned one), a child with its own columns
+-- INHERITS (the new parent), both with the old reloptions, tablespace and
+-- persistence; then what it has beyond its parent (NOT NULL, another
+-- default, CHECK constraints of its own) and its settings
+-- (rewrite_table_settings).
+CREATE FUNCTION storagelab_internal.rewrite_create_member(member oid, root oid, atts int2[], types text[])
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   t      record;
+  cols   record;
   newq   text;
   stmts  text[];
   r      record;
 BEGIN
-  SELECT c.relkind, c.relpersistence, n.nspname, am.amname, i.inhparent AS parent,
+  SELECT c.relkind, c.relpersistence, c.relispartition, n.nspname, am.amname, i.inhparent AS parent,
          format('%I.%I', pn.nspname, storagelab_internal.rewrite_name('new', i.inhparent)) AS parentq,
          pg_get_expr(c.relpartbound, c.oid) AS bound
     INTO t
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
     JOIN pg_inherits i ON i.inhrelid = c.oid JOIN pg_class pc ON pc.oid = i.inhparent
     JOIN pg_namespace pn ON pn.oid = pc.relnamespace
-   WHERE c.oid = part;
-  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', part));
-  stmts := ARRAY[format('CREATE %sTABLE %s PARTITION OF %s %s%s%s%s',
-                        CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END, newq, t.parentq, t.bound,
-                        CASE WHEN t.relkind = 'p' THEN ' PARTITION BY ' || pg_get_partkeydef(part) ELSE '' END,
+   WHERE c.oid = member;
+  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', member));
+  SELECT * INTO cols FROM storagelab_internal.rewrite_member_columns(member, root, atts, types);
+  stmts := ARRAY[format('CREATE %sTABLE %s %s%s%s%s',
+                        CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END, newq,
+                        CASE WHEN t.relispartition THEN format('PARTITION OF %s %s', t.parentq, t.bound)
+                             -- a child: its own columns, after the inherited ones
+                             ELSE format(E'(\n    %s\n) INHERITS (%s)',
+                                         coalesce((SELECT string_agg(storagelab_internal.rewrite_column_def(member, a.attnum,
+                                                                       format_type(a.atttypid, a.atttypmod)), E',\n    ' ORDER BY a.attnum)
+                                                     FROM pg_attribute a WHERE a.attrelid = member AND a.attnum = ANY (cols.atts)
+                                                      AND NOT EXISTS (SELECT 1 FROM pg_attribute pa WHERE pa.attrelid = t.parent
+                                                                        AND pa.attname = a.attname AND NOT pa.attisdropped)), ''),
+                                         t.parentq) END,
+                        CASE WHEN t.relkind = 'p' THEN ' PARTITION BY ' || pg_get_partkeydef(member) ELSE '' END,
                         CASE WHEN t.relkind = 'r' AND t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
-                        storagelab_internal.rewrite_storage_clause(part))];
-  -- NOT NULL and defaults of its own (a partition takes its parent's)
+                        storagelab_internal.rewrite_storage_clause(member))];
+  -- NOT NULL and defaults of its own (a partition or child takes its parent's)
   FOR r IN
     SELECT a.attname, a.attnotnull AND NOT pa.attnotnull AS own_not_null,
            pg_get_expr(d.adbin, d.adrelid) AS def, pg_get_expr(pd.adbin, pd.adrelid) AS parent_def
@@ -216,7 +231,7 @@ BEGIN
       JOIN pg_attribute pa ON pa.attrelid = t.parent AND pa.attname = a.attname AND NOT pa.attisdropped
       LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
       LEFT JOIN pg_attrdef pd ON pd.adrelid = pa.attrelid AND pd.adnum = pa.attnum
-     WHERE a.attrelid = part AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' AND a.attidentity = ''
+     WHERE a.attrelid = member AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' AND a.attidentity = ''
      ORDER BY a.attnum
   LOOP
     IF r.own_not_null THEN
@@ -231,16 +246,17 @@ BEGIN
   SELECT stmts || coalesce(array_agg(format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, k.conname, pg_get_constraintdef(k.oid))
                                      ORDER BY k.conname), '{}')
     INTO stmts
-    FROM pg_constraint k WHERE k.conrelid = part AND k.contype = 'c' AND k.convalidated AND k.coninhcount = 0;
-  RETURN stmts || storagelab_internal.rewrite_table_settings(part, newq, storagelab_internal.rewrite_member_atts(part, root, atts), types);
+    FROM pg_constraint k WHERE k.conrelid = member AND k.contype = 'c' AND k.convalidated AND k.coninhcount = 0;
+  RETURN stmts || storagelab_internal.rewrite_table_settings(member, newq, cols.atts, cols.types);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_create_partition(oid, oid, int2[], text[]) IS
-  'phase create of the rewrite engine for one partition: CREATE TABLE storagelab_new_<OID> PARTITION OF the new parent with the old bound (and partition key), storage options, its own NOT NULL, defaults and CHECK constraints, settings, owner, comments, privileges';
+COMMENT ON FUNCTION storagelab_internal.rewrite_create_member(oid, oid, int2[], text[]) IS
+  'phase create of the rewrite engine for one partition (PARTITION OF the new parent, the old bound and partition key) or inheritance child (its own columns, INHERITS the new parent): storagelab_new_<OID>, storage options, its own NOT NULL, defaults and CHECK constraints, settings, owner, comments, privileges';
 
 -- Phase create for one table: columns are the attnums in the new order,
 -- types their new types.  A partitioned table is created with its partition
--- key, then each of its partitions at every level (parents first).
+-- key, then each of its partitions at every level (parents first); an
+-- inheritance parent, then its children.
 CREATE FUNCTION storagelab_internal.rewrite_create(rel oid, atts int2[], types text[])
 RETURNS text[]
 LANGUAGE plpgsql STABLE
@@ -272,13 +288,13 @@ BEGIN
                         storagelab_internal.rewrite_storage_clause(rel))]
            || storagelab_internal.rewrite_table_settings(rel, newq, atts, types);
   FOR m IN SELECT p.relid FROM storagelab_internal.rewrite_members(ARRAY[rel]) p WHERE p.relid <> rel LOOP
-    stmts := stmts || storagelab_internal.rewrite_create_partition(m.relid, rel, atts, types);
+    stmts := stmts || storagelab_internal.rewrite_create_member(m.relid, rel, atts, types);
   END LOOP;
   RETURN stmts;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_create(oid, int2[], text[]) IS
-  'phase create of the rewrite engine for one table: CREATE TABLE storagelab_new_<OID> in the new order and types with every property of the old table that fires nothing (a partitioned table with its partition key, then its partitions), then its column settings, owner, comments and privileges';
+  'phase create of the rewrite engine for one table: CREATE TABLE storagelab_new_<OID> in the new order and types with every property of the old table that fires nothing (a partitioned table with its partition key, then its partitions; an inheritance parent, then its children), then its column settings, owner, comments and privileges';
 
 -- Phase copy for one table: every row of the old table (not its children)
 -- into the new one, cast where the type changes; generated columns are

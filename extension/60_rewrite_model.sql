@@ -135,49 +135,58 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_columns(jsonb) IS
   'the rewrite engine''s input, checked: one row per column of every table, in the new order, with its old and new type; 42P01 unknown table, 42703 unknown column, 22023 a column missing or twice, an unknown type, a malformed argument';
 
--- The tables a rewrite of relids rebuilds: each table given, and for a
--- partitioned table every partition at every level (pg_partition_tree),
--- parents before their partitions.  root: the table given; parent: the
--- partitioned table a partition belongs to (NULL for a root); leaf: a
--- table that holds rows (a partitioned table holds none).
+-- The tables a rewrite of relids rebuilds: each table given, and its
+-- partitions or inheritance children at every level (pg_inherits),
+-- parents before their children.  root: the table given; parent: the table
+-- a member inherits from (NULL for a root); leaf: a table that holds rows
+-- (a partitioned table holds none; an inheritance parent does).
 CREATE FUNCTION storagelab_internal.rewrite_members(relids oid[])
 RETURNS TABLE (root oid, relid oid, parent oid, level int, leaf boolean)
 LANGUAGE sql STABLE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT r.root, t.relid, t.parentrelid, t.level, c.relkind <> 'p'
-    FROM unnest($1) WITH ORDINALITY r(root, n)
-    JOIN pg_class rc ON rc.oid = r.root
-   CROSS JOIN LATERAL (SELECT p.relid::oid, p.parentrelid::oid, p.level FROM pg_partition_tree(r.root::regclass) p
-                        WHERE rc.relkind = 'p'
-                       UNION ALL
-                       SELECT r.root, NULL::oid, 0 WHERE rc.relkind <> 'p') t(relid, parentrelid, level)
-    JOIN pg_class c ON c.oid = t.relid
-   ORDER BY r.n, t.level, t.relid
+  WITH RECURSIVE tree(n, root, relid, parent, level) AS (
+    SELECT r.n, r.root, r.root, NULL::oid, 0 FROM unnest($1) WITH ORDINALITY r(root, n)
+    UNION ALL
+    SELECT t.n, t.root, i.inhrelid, i.inhparent, t.level + 1
+      FROM tree t JOIN pg_inherits i ON i.inhparent = t.relid JOIN pg_class c ON c.oid = i.inhrelid
+     WHERE c.relkind IN ('r', 'p', 'f') AND t.level < 100
+  )
+  SELECT t.root, t.relid, t.parent, t.level, c.relkind <> 'p'
+    FROM tree t JOIN pg_class c ON c.oid = t.relid
+   ORDER BY t.n, t.level, t.relid
 $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_members(oid[]) IS
-  'the tables a rewrite rebuilds: each table given and, for a partitioned table, its partitions at every level, parents first (root, parent, level, leaf)';
+  'the tables a rewrite rebuilds: each table given and its partitions or inheritance children at every level, parents first (root, parent, level, leaf: holds rows)';
 
--- The attnums of a partition's columns in the order of its root's attnums
--- atts (partitions may have their columns in another order, or dropped
--- columns between them): matched by name.
-CREATE FUNCTION storagelab_internal.rewrite_member_atts(member oid, root oid, atts int2[])
-RETURNS int2[]
+-- The columns of a member of a rewrite in the order of its root's attnums
+-- atts, with the root's new types (columns matched by name: a partition or
+-- child may order them otherwise), then an inheritance child's own columns
+-- in their order with their types.
+CREATE FUNCTION storagelab_internal.rewrite_member_columns(member oid, root oid, atts int2[], types text[],
+                                                           OUT atts int2[], OUT types text[])
 LANGUAGE sql STABLE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT array_agg(m.attnum ORDER BY u.n)
-    FROM unnest($3) WITH ORDINALITY u(att, n)
-    JOIN pg_attribute r ON r.attrelid = $2 AND r.attnum = u.att
-    JOIN pg_attribute m ON m.attrelid = $1 AND m.attname = r.attname AND NOT m.attisdropped
+  SELECT array_agg(x.attnum ORDER BY x.n), array_agg(x.typ ORDER BY x.n)
+    FROM (SELECT m.attnum, u.typ, u.n
+            FROM unnest($3, $4) WITH ORDINALITY u(att, typ, n)
+            JOIN pg_attribute r ON r.attrelid = $2 AND r.attnum = u.att
+            JOIN pg_attribute m ON m.attrelid = $1 AND m.attname = r.attname AND NOT m.attisdropped
+          UNION ALL
+          SELECT a.attnum, format_type(a.atttypid, a.atttypmod), cardinality($3) + a.attnum
+            FROM pg_attribute a
+           WHERE $1 <> $2 AND a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
+             AND NOT EXISTS (SELECT 1 FROM pg_attribute r WHERE r.attrelid = $2 AND r.attname = a.attname
+                               AND r.attnum > 0 AND NOT r.attisdropped)) x
 $$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_member_atts(oid, oid, int2[]) IS
-  'a partition''s attnums for its root''s attnums (matched by column name)';
+COMMENT ON FUNCTION storagelab_internal.rewrite_member_columns(oid, oid, int2[], text[]) IS
+  'a partition''s or inheritance child''s attnums and new types for its root''s (matched by column name), then a child''s own columns with their types';
 
 -- What the engine cannot rewrite: refused with 0A000 and a message naming
--- the object (42809 for a relation that is not a table).  A partition given
--- alone (it is rebuilt with its partitioned table), inheritance parents and
--- children, foreign partitions, typed tables, extension members, and
+-- the object (42809 for a relation that is not a table).  A partition or
+-- inheritance child given alone (it is rebuilt with its parent), multiple
+-- inheritance, foreign partitions and children, typed tables, extension members, and
 -- tables whose row type is used by another object than a view or a
 -- function (a column of another table, a type): the row type of the new
 -- table is another type (views and functions are re-created with it).
@@ -198,27 +207,34 @@ BEGIN
               DETAIL = format('%s is a partition of %s.', r.oid::regclass, pg_partition_root(r.oid)),
               HINT = format('Give the partitioned table %s: every partition is rebuilt with it.', pg_partition_root(r.oid));
     END IF;
-    IF EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = r.oid OR i.inhparent = r.oid) AND r.relkind <> 'p' THEN
-      RAISE EXCEPTION 'the rewrite engine does not support inheritance'
+    FOR x IN SELECT i.inhparent FROM pg_inherits i WHERE i.inhrelid = r.oid ORDER BY i.inhseqno LIMIT 1 LOOP
+      RAISE EXCEPTION 'the rewrite engine rebuilds an inheritance child only with its parent'
         USING ERRCODE = 'feature_not_supported',
-              DETAIL = format('%s is an inheritance %s.', r.oid::regclass,
-                              CASE WHEN EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = r.oid) THEN 'parent' ELSE 'child' END),
-              HINT = 'Change the types with ALTER TABLE (it recurses to the children), or turn the tables into a partitioned table first.';
-    END IF;
+              DETAIL = format('%s inherits from %s.', r.oid::regclass, x.inhparent::regclass),
+              HINT = 'Give the topmost parent: its children are rebuilt with it.';
+    END LOOP;
     IF r.relkind NOT IN ('r', 'p') THEN
       RAISE EXCEPTION '% is not a table', r.oid::regclass
         USING ERRCODE = 'wrong_object_type', HINT = 'Give an ordinary or partitioned table.';
     END IF;
     FOR m IN
-      SELECT c.oid, c.relkind, c.reloftype, c.reltype, t.typarray AS arraytype, p.root
+      SELECT c.oid, c.relkind, c.relispartition, c.reloftype, c.reltype, t.typarray AS arraytype, p.root
         FROM storagelab_internal.rewrite_members(ARRAY[r.oid]) p
         JOIN pg_class c ON c.oid = p.relid JOIN pg_type t ON t.oid = c.reltype
     LOOP
       IF m.relkind NOT IN ('r', 'p') THEN
-        RAISE EXCEPTION 'the rewrite engine does not rewrite foreign partitions'
+        RAISE EXCEPTION 'the rewrite engine does not rewrite foreign partitions or children'
           USING ERRCODE = 'feature_not_supported',
-                DETAIL = format('%s, a partition of %s, is a foreign table.', m.oid::regclass, m.root::regclass),
+                DETAIL = format('%s, a %s of %s, is a foreign table.', m.oid::regclass,
+                                CASE WHEN m.relispartition THEN 'partition' ELSE 'child' END, m.root::regclass),
                 HINT = 'Detach it first and attach it to the new table after the rewrite, or change the types with ALTER TABLE.';
+      END IF;
+      IF (SELECT count(*) FROM pg_inherits i WHERE i.inhrelid = m.oid) > 1 THEN
+        RAISE EXCEPTION 'the rewrite engine does not support multiple inheritance'
+          USING ERRCODE = 'feature_not_supported',
+                DETAIL = format('%s inherits from %s.', m.oid::regclass,
+                                (SELECT string_agg(i.inhparent::regclass::text, ', ' ORDER BY i.inhseqno) FROM pg_inherits i WHERE i.inhrelid = m.oid)),
+                HINT = 'Change the types with ALTER TABLE (it recurses to the children).';
       END IF;
       IF m.reloftype <> 0 THEN
         RAISE EXCEPTION 'the rewrite engine does not support typed tables'
@@ -248,7 +264,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_refuse(oid[]) IS
-  'raises 0A000 naming the object when the rewrite engine cannot rewrite one of the tables (a partition given alone, inheritance, a foreign partition, typed table, extension member, row type used by a column or type), 42809 for a relation that is not a table';
+  'raises 0A000 naming the object when the rewrite engine cannot rewrite one of the tables (a partition or inheritance child given alone, multiple inheritance, a foreign partition or child, typed table, extension member, row type used by a column or type), 42809 for a relation that is not a table';
 
 -- The parts of a view or materialized view that go when it is dropped:
 -- its triggers, rules, column defaults and (materialized) indexes, as

@@ -39,19 +39,22 @@ BEGIN
     END LOOP;
   ELSIF phase IN ('cleanup', 'discard') THEN
     ord := 1; relation := relids[1];
+    -- every table of a tree: an inheritance child is not dropped with its parent
     SELECT format('DROP TABLE %s', string_agg(format('%I.%I', ns.nspname,
                     storagelab_internal.rewrite_name(CASE phase WHEN 'cleanup' THEN 'old' ELSE 'new' END, c.oid)), ', ' ORDER BY u.n))
       INTO statement
-      FROM unnest(relids) WITH ORDINALITY u(r, n) JOIN pg_class c ON c.oid = u.r JOIN pg_namespace ns ON ns.oid = c.relnamespace;
+      FROM storagelab_internal.rewrite_members(relids) WITH ORDINALITY u(root, r, parent, level, leaf, n)
+      JOIN pg_class c ON c.oid = u.r JOIN pg_namespace ns ON ns.oid = c.relnamespace;
     RETURN NEXT;
   ELSIF phase = 'copy' THEN
-    -- one statement per table that holds rows (each partition of a partitioned table), relation: that table
+    -- one statement per table that holds rows (each partition of a partitioned table, each table of an
+    -- inheritance tree), relation: that table
     FOR t IN
-      SELECT m.relid, storagelab_internal.rewrite_copy(m.relid, storagelab_internal.rewrite_member_atts(m.relid, c.relid, c.atts),
-                                                       c.types) AS statement
+      SELECT m.relid, storagelab_internal.rewrite_copy(m.relid, mc.atts, mc.types) AS statement
         FROM (SELECT c.relid, c.table_ord, array_agg(c.attnum ORDER BY c.pos) AS atts, array_agg(c.new_type ORDER BY c.pos) AS types
                 FROM storagelab_internal.rewrite_columns(tables) c GROUP BY c.relid, c.table_ord) c
        CROSS JOIN LATERAL storagelab_internal.rewrite_members(ARRAY[c.relid]) m
+       CROSS JOIN LATERAL storagelab_internal.rewrite_member_columns(m.relid, c.relid, c.atts, c.types) mc
        WHERE m.leaf
        ORDER BY c.table_ord, m.level, m.relid
     LOOP

@@ -425,7 +425,7 @@ AS $$
              (SELECT to_jsonb(r) FROM storagelab.table_rewrite_plan r WHERE r.relation = $1)) END
 $$;
 COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]) IS
-  'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object, a partitioned table with all its partitions; refuses key columns, a partition alone, inheritance, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
+  'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object, a partitioned table with all its partitions, an inheritance parent with its children; refuses key columns, a partition or child alone, multiple inheritance, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
 
 CREATE FUNCTION storagelab.layout_migration_plan()
 RETURNS TABLE (relation regclass, saved_bytes int8, saved_pretty text, saved_pct numeric, table_bytes int8,

@@ -30,11 +30,13 @@ AS $$
                                              THEN 'bigint' ELSE format_type(a.atttypid, a.atttypmod) END) ORDER BY a.attnum)
                          FROM pg_attribute a WHERE a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped))
            ORDER BY storagelab_internal.bigint_migration_qname(t.rel))
-    FROM (SELECT DISTINCT x.relation::oid AS rel FROM unnest($1) x JOIN pg_class c ON c.oid = x.relation
-           WHERE x.kind = 'column' AND NOT c.relispartition) t   -- partitions: rewritten with their partitioned table
+    FROM (SELECT DISTINCT x.relation::oid AS rel FROM unnest($1) x
+           WHERE x.kind = 'column'
+             -- partitions and inheritance children are rewritten with their parent
+             AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = x.relation)) t
 $$;
 COMMENT ON FUNCTION storagelab_internal.bigint_copy_swap_tables(storagelab.bigint_migration_object[]) IS
-  'the rewrite engine''s input for an INT->BIGINT model: each table with converted columns, every column in its order, converted ones bigint';
+  'the rewrite engine''s input for an INT->BIGINT model: each table with converted columns that is not a partition or inheritance child (those go with their parent), every column in its order, converted ones bigint';
 
 -- The statement that copies rows of the new table rel (under rel's name
 -- after the swap) back into the old one, storagelab_old_<rel>, cast to the
@@ -258,9 +260,9 @@ BEGIN
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
   END LOOP;
   -- one statement: the new tables may reference each other after a swap back
-  -- (a new partitioned table goes with its partitions)
+  -- (every table of a tree: inheritance children are not dropped with their parent)
   st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid)), ', '))
-                 FROM jsonb_array_elements(tables) t JOIN pg_class c ON c.oid = to_regclass(t->>'relation')
+                 FROM storagelab_internal.rewrite_members(roots) m JOIN pg_class c ON c.oid = m.relid
                  JOIN pg_namespace n ON n.oid = c.relnamespace);
   st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
   s := s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
@@ -298,6 +300,17 @@ BEGIN
     RAISE EXCEPTION 'mode copy_swap needs the rewrite engine, which this installation lacks'
       USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''online'' or ''blocking''.';
   END IF;
+  -- a child's own column would not be converted with its parent's (the engine keeps a child's own columns' types)
+  FOR s IN
+    SELECT format('%s.%I', x.relation, x.column_name)
+      FROM unnest(objs) x JOIN pg_attribute a ON a.attrelid = x.relation AND a.attname = x.column_name
+     WHERE x.kind = 'column' AND a.attinhcount = 0 AND EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = x.relation)
+     ORDER BY 1 LIMIT 1
+  LOOP
+    RAISE EXCEPTION 'mode copy_swap does not convert a column of an inheritance child that its parent lacks'
+      USING ERRCODE = 'feature_not_supported', DETAIL = format('Column %s.', s),
+            HINT = 'Use mode ''blocking'' or ''online''.';
+  END LOOP;
   tables := storagelab_internal.bigint_copy_swap_tables(objs);
   mid := 'slcs' || substr(md5(tables::text || now()::text), 1, 10);
   s := format(E'-- storagelab %s: INT to BIGINT migration (mode copy_swap), migration id %s\n',

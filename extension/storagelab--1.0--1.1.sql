@@ -8767,17 +8767,18 @@ COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
 -- ---------------------------------------------------------------------------
 -- The rewrite engine rebuilds partitioned tables with their partitions (any
 -- depth, DEFAULT partitions, partition-only indexes, constraints, options;
--- partitioned indexes attached); online rewrites log, copy and replay each
--- partition, and disable the old tables' triggers between swap and cleanup.
+-- partitioned indexes attached) and inheritance parents with their children;
+-- online rewrites log, copy and replay each table of the tree, and disable
+-- the old tables' triggers between swap and cleanup.
 -- Copied from the install parts by
 --   scripts/upgrade-section.sh partitions extension/storagelab--1.0--1.1.sql \
 --     extension/60_rewrite_model.sql:storagelab_internal.rewrite_members \
---     extension/60_rewrite_model.sql:storagelab_internal.rewrite_member_atts \
+--     extension/60_rewrite_model.sql:storagelab_internal.rewrite_member_columns \
 --     extension/60_rewrite_model.sql:storagelab_internal.rewrite_refuse \
 --     extension/60_rewrite_model.sql:storagelab_internal.rewrite_dependents \
 --     extension/60_rewrite_create.sql:storagelab_internal.rewrite_table_settings \
 --     extension/60_rewrite_create.sql:storagelab_internal.rewrite_storage_clause \
---     extension/60_rewrite_create.sql:storagelab_internal.rewrite_create_partition \
+--     extension/60_rewrite_create.sql:storagelab_internal.rewrite_create_member \
 --     extension/60_rewrite_create.sql:storagelab_internal.rewrite_create \
 --     extension/60_rewrite_index.sql:storagelab_internal.rewrite_index_def \
 --     extension/60_rewrite_index.sql:storagelab_internal.rewrite_index_name \
@@ -8794,7 +8795,8 @@ COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.bigint_copy_swap_tables \
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_dirs \
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_old_triggers \
---     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_phases
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_phases \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.bigint_migration_copy_swap_script
 -- (run it again after changing any of them).
 -- ---------------------------------------------------------------------------
 -- BEGIN generated section partitions
@@ -8804,32 +8806,40 @@ RETURNS TABLE (root oid, relid oid, parent oid, level int, leaf boolean)
 LANGUAGE sql STABLE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT r.root, t.relid, t.parentrelid, t.level, c.relkind <> 'p'
-    FROM unnest($1) WITH ORDINALITY r(root, n)
-    JOIN pg_class rc ON rc.oid = r.root
-   CROSS JOIN LATERAL (SELECT p.relid::oid, p.parentrelid::oid, p.level FROM pg_partition_tree(r.root::regclass) p
-                        WHERE rc.relkind = 'p'
-                       UNION ALL
-                       SELECT r.root, NULL::oid, 0 WHERE rc.relkind <> 'p') t(relid, parentrelid, level)
-    JOIN pg_class c ON c.oid = t.relid
-   ORDER BY r.n, t.level, t.relid
+  WITH RECURSIVE tree(n, root, relid, parent, level) AS (
+    SELECT r.n, r.root, r.root, NULL::oid, 0 FROM unnest($1) WITH ORDINALITY r(root, n)
+    UNION ALL
+    SELECT t.n, t.root, i.inhrelid, i.inhparent, t.level + 1
+      FROM tree t JOIN pg_inherits i ON i.inhparent = t.relid JOIN pg_class c ON c.oid = i.inhrelid
+     WHERE c.relkind IN ('r', 'p', 'f') AND t.level < 100
+  )
+  SELECT t.root, t.relid, t.parent, t.level, c.relkind <> 'p'
+    FROM tree t JOIN pg_class c ON c.oid = t.relid
+   ORDER BY t.n, t.level, t.relid
 $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_members(oid[]) IS
-  'the tables a rewrite rebuilds: each table given and, for a partitioned table, its partitions at every level, parents first (root, parent, level, leaf)';
+  'the tables a rewrite rebuilds: each table given and its partitions or inheritance children at every level, parents first (root, parent, level, leaf: holds rows)';
 
--- from extension/60_rewrite_model.sql: storagelab_internal.rewrite_member_atts
-CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_member_atts(member oid, root oid, atts int2[])
-RETURNS int2[]
+-- from extension/60_rewrite_model.sql: storagelab_internal.rewrite_member_columns
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_member_columns(member oid, root oid, atts int2[], types text[],
+                                                           OUT atts int2[], OUT types text[])
 LANGUAGE sql STABLE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT array_agg(m.attnum ORDER BY u.n)
-    FROM unnest($3) WITH ORDINALITY u(att, n)
-    JOIN pg_attribute r ON r.attrelid = $2 AND r.attnum = u.att
-    JOIN pg_attribute m ON m.attrelid = $1 AND m.attname = r.attname AND NOT m.attisdropped
+  SELECT array_agg(x.attnum ORDER BY x.n), array_agg(x.typ ORDER BY x.n)
+    FROM (SELECT m.attnum, u.typ, u.n
+            FROM unnest($3, $4) WITH ORDINALITY u(att, typ, n)
+            JOIN pg_attribute r ON r.attrelid = $2 AND r.attnum = u.att
+            JOIN pg_attribute m ON m.attrelid = $1 AND m.attname = r.attname AND NOT m.attisdropped
+          UNION ALL
+          SELECT a.attnum, format_type(a.atttypid, a.atttypmod), cardinality($3) + a.attnum
+            FROM pg_attribute a
+           WHERE $1 <> $2 AND a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
+             AND NOT EXISTS (SELECT 1 FROM pg_attribute r WHERE r.attrelid = $2 AND r.attname = a.attname
+                               AND r.attnum > 0 AND NOT r.attisdropped)) x
 $$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_member_atts(oid, oid, int2[]) IS
-  'a partition''s attnums for its root''s attnums (matched by column name)';
+COMMENT ON FUNCTION storagelab_internal.rewrite_member_columns(oid, oid, int2[], text[]) IS
+  'a partition''s or inheritance child''s attnums and new types for its root''s (matched by column name), then a child''s own columns with their types';
 
 -- from extension/60_rewrite_model.sql: storagelab_internal.rewrite_refuse
 CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_refuse(relids oid[])
@@ -8849,27 +8859,34 @@ BEGIN
               DETAIL = format('%s is a partition of %s.', r.oid::regclass, pg_partition_root(r.oid)),
               HINT = format('Give the partitioned table %s: every partition is rebuilt with it.', pg_partition_root(r.oid));
     END IF;
-    IF EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = r.oid OR i.inhparent = r.oid) AND r.relkind <> 'p' THEN
-      RAISE EXCEPTION 'the rewrite engine does not support inheritance'
+    FOR x IN SELECT i.inhparent FROM pg_inherits i WHERE i.inhrelid = r.oid ORDER BY i.inhseqno LIMIT 1 LOOP
+      RAISE EXCEPTION 'the rewrite engine rebuilds an inheritance child only with its parent'
         USING ERRCODE = 'feature_not_supported',
-              DETAIL = format('%s is an inheritance %s.', r.oid::regclass,
-                              CASE WHEN EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = r.oid) THEN 'parent' ELSE 'child' END),
-              HINT = 'Change the types with ALTER TABLE (it recurses to the children), or turn the tables into a partitioned table first.';
-    END IF;
+              DETAIL = format('%s inherits from %s.', r.oid::regclass, x.inhparent::regclass),
+              HINT = 'Give the topmost parent: its children are rebuilt with it.';
+    END LOOP;
     IF r.relkind NOT IN ('r', 'p') THEN
       RAISE EXCEPTION '% is not a table', r.oid::regclass
         USING ERRCODE = 'wrong_object_type', HINT = 'Give an ordinary or partitioned table.';
     END IF;
     FOR m IN
-      SELECT c.oid, c.relkind, c.reloftype, c.reltype, t.typarray AS arraytype, p.root
+      SELECT c.oid, c.relkind, c.relispartition, c.reloftype, c.reltype, t.typarray AS arraytype, p.root
         FROM storagelab_internal.rewrite_members(ARRAY[r.oid]) p
         JOIN pg_class c ON c.oid = p.relid JOIN pg_type t ON t.oid = c.reltype
     LOOP
       IF m.relkind NOT IN ('r', 'p') THEN
-        RAISE EXCEPTION 'the rewrite engine does not rewrite foreign partitions'
+        RAISE EXCEPTION 'the rewrite engine does not rewrite foreign partitions or children'
           USING ERRCODE = 'feature_not_supported',
-                DETAIL = format('%s, a partition of %s, is a foreign table.', m.oid::regclass, m.root::regclass),
+                DETAIL = format('%s, a %s of %s, is a foreign table.', m.oid::regclass,
+                                CASE WHEN m.relispartition THEN 'partition' ELSE 'child' END, m.root::regclass),
                 HINT = 'Detach it first and attach it to the new table after the rewrite, or change the types with ALTER TABLE.';
+      END IF;
+      IF (SELECT count(*) FROM pg_inherits i WHERE i.inhrelid = m.oid) > 1 THEN
+        RAISE EXCEPTION 'the rewrite engine does not support multiple inheritance'
+          USING ERRCODE = 'feature_not_supported',
+                DETAIL = format('%s inherits from %s.', m.oid::regclass,
+                                (SELECT string_agg(i.inhparent::regclass::text, ', ' ORDER BY i.inhseqno) FROM pg_inherits i WHERE i.inhrelid = m.oid)),
+                HINT = 'Change the types with ALTER TABLE (it recurses to the children).';
       END IF;
       IF m.reloftype <> 0 THEN
         RAISE EXCEPTION 'the rewrite engine does not support typed tables'
@@ -8899,7 +8916,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_refuse(oid[]) IS
-  'raises 0A000 naming the object when the rewrite engine cannot rewrite one of the tables (a partition given alone, inheritance, a foreign partition, typed table, extension member, row type used by a column or type), 42809 for a relation that is not a table';
+  'raises 0A000 naming the object when the rewrite engine cannot rewrite one of the tables (a partition or inheritance child given alone, multiple inheritance, a foreign partition or child, typed table, extension member, row type used by a column or type), 42809 for a relation that is not a table';
 
 -- from extension/60_rewrite_model.sql: storagelab_internal.rewrite_dependents
 CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_dependents(relids oid[])
@@ -9085,33 +9102,44 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_storage_clause(oid) IS
   'the WITH (reloptions, toast.reloptions) and TABLESPACE clauses of a new table for an old one (a partition in the default tablespace under a parent in another names it)';
 
--- from extension/60_rewrite_create.sql: storagelab_internal.rewrite_create_partition
-CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_create_partition(part oid, root oid, atts int2[], types text[])
+-- from extension/60_rewrite_create.sql: storagelab_internal.rewrite_create_member
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_create_member(member oid, root oid, atts int2[], types text[])
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   t      record;
+  cols   record;
   newq   text;
   stmts  text[];
   r      record;
 BEGIN
-  SELECT c.relkind, c.relpersistence, n.nspname, am.amname, i.inhparent AS parent,
+  SELECT c.relkind, c.relpersistence, c.relispartition, n.nspname, am.amname, i.inhparent AS parent,
          format('%I.%I', pn.nspname, storagelab_internal.rewrite_name('new', i.inhparent)) AS parentq,
          pg_get_expr(c.relpartbound, c.oid) AS bound
     INTO t
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
     JOIN pg_inherits i ON i.inhrelid = c.oid JOIN pg_class pc ON pc.oid = i.inhparent
     JOIN pg_namespace pn ON pn.oid = pc.relnamespace
-   WHERE c.oid = part;
-  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', part));
-  stmts := ARRAY[format('CREATE %sTABLE %s PARTITION OF %s %s%s%s%s',
-                        CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END, newq, t.parentq, t.bound,
-                        CASE WHEN t.relkind = 'p' THEN ' PARTITION BY ' || pg_get_partkeydef(part) ELSE '' END,
+   WHERE c.oid = member;
+  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', member));
+  SELECT * INTO cols FROM storagelab_internal.rewrite_member_columns(member, root, atts, types);
+  stmts := ARRAY[format('CREATE %sTABLE %s %s%s%s%s',
+                        CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END, newq,
+                        CASE WHEN t.relispartition THEN format('PARTITION OF %s %s', t.parentq, t.bound)
+                             -- a child: its own columns, after the inherited ones
+                             ELSE format(E'(\n    %s\n) INHERITS (%s)',
+                                         coalesce((SELECT string_agg(storagelab_internal.rewrite_column_def(member, a.attnum,
+                                                                       format_type(a.atttypid, a.atttypmod)), E',\n    ' ORDER BY a.attnum)
+                                                     FROM pg_attribute a WHERE a.attrelid = member AND a.attnum = ANY (cols.atts)
+                                                      AND NOT EXISTS (SELECT 1 FROM pg_attribute pa WHERE pa.attrelid = t.parent
+                                                                        AND pa.attname = a.attname AND NOT pa.attisdropped)), ''),
+                                         t.parentq) END,
+                        CASE WHEN t.relkind = 'p' THEN ' PARTITION BY ' || pg_get_partkeydef(member) ELSE '' END,
                         CASE WHEN t.relkind = 'r' AND t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
-                        storagelab_internal.rewrite_storage_clause(part))];
-  -- NOT NULL and defaults of its own (a partition takes its parent's)
+                        storagelab_internal.rewrite_storage_clause(member))];
+  -- NOT NULL and defaults of its own (a partition or child takes its parent's)
   FOR r IN
     SELECT a.attname, a.attnotnull AND NOT pa.attnotnull AS own_not_null,
            pg_get_expr(d.adbin, d.adrelid) AS def, pg_get_expr(pd.adbin, pd.adrelid) AS parent_def
@@ -9119,7 +9147,7 @@ BEGIN
       JOIN pg_attribute pa ON pa.attrelid = t.parent AND pa.attname = a.attname AND NOT pa.attisdropped
       LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
       LEFT JOIN pg_attrdef pd ON pd.adrelid = pa.attrelid AND pd.adnum = pa.attnum
-     WHERE a.attrelid = part AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' AND a.attidentity = ''
+     WHERE a.attrelid = member AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' AND a.attidentity = ''
      ORDER BY a.attnum
   LOOP
     IF r.own_not_null THEN
@@ -9134,12 +9162,12 @@ BEGIN
   SELECT stmts || coalesce(array_agg(format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, k.conname, pg_get_constraintdef(k.oid))
                                      ORDER BY k.conname), '{}')
     INTO stmts
-    FROM pg_constraint k WHERE k.conrelid = part AND k.contype = 'c' AND k.convalidated AND k.coninhcount = 0;
-  RETURN stmts || storagelab_internal.rewrite_table_settings(part, newq, storagelab_internal.rewrite_member_atts(part, root, atts), types);
+    FROM pg_constraint k WHERE k.conrelid = member AND k.contype = 'c' AND k.convalidated AND k.coninhcount = 0;
+  RETURN stmts || storagelab_internal.rewrite_table_settings(member, newq, cols.atts, cols.types);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_create_partition(oid, oid, int2[], text[]) IS
-  'phase create of the rewrite engine for one partition: CREATE TABLE storagelab_new_<OID> PARTITION OF the new parent with the old bound (and partition key), storage options, its own NOT NULL, defaults and CHECK constraints, settings, owner, comments, privileges';
+COMMENT ON FUNCTION storagelab_internal.rewrite_create_member(oid, oid, int2[], text[]) IS
+  'phase create of the rewrite engine for one partition (PARTITION OF the new parent, the old bound and partition key) or inheritance child (its own columns, INHERITS the new parent): storagelab_new_<OID>, storage options, its own NOT NULL, defaults and CHECK constraints, settings, owner, comments, privileges';
 
 -- from extension/60_rewrite_create.sql: storagelab_internal.rewrite_create
 CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_create(rel oid, atts int2[], types text[])
@@ -9173,13 +9201,13 @@ BEGIN
                         storagelab_internal.rewrite_storage_clause(rel))]
            || storagelab_internal.rewrite_table_settings(rel, newq, atts, types);
   FOR m IN SELECT p.relid FROM storagelab_internal.rewrite_members(ARRAY[rel]) p WHERE p.relid <> rel LOOP
-    stmts := stmts || storagelab_internal.rewrite_create_partition(m.relid, rel, atts, types);
+    stmts := stmts || storagelab_internal.rewrite_create_member(m.relid, rel, atts, types);
   END LOOP;
   RETURN stmts;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_create(oid, int2[], text[]) IS
-  'phase create of the rewrite engine for one table: CREATE TABLE storagelab_new_<OID> in the new order and types with every property of the old table that fires nothing (a partitioned table with its partition key, then its partitions), then its column settings, owner, comments and privileges';
+  'phase create of the rewrite engine for one table: CREATE TABLE storagelab_new_<OID> in the new order and types with every property of the old table that fires nothing (a partitioned table with its partition key, then its partitions; an inheritance parent, then its children), then its column settings, owner, comments and privileges';
 
 -- from extension/60_rewrite_index.sql: storagelab_internal.rewrite_index_def
 CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_index_def(idx oid, new_name name, new_table text)
@@ -9519,19 +9547,22 @@ BEGIN
     END LOOP;
   ELSIF phase IN ('cleanup', 'discard') THEN
     ord := 1; relation := relids[1];
+    -- every table of a tree: an inheritance child is not dropped with its parent
     SELECT format('DROP TABLE %s', string_agg(format('%I.%I', ns.nspname,
                     storagelab_internal.rewrite_name(CASE phase WHEN 'cleanup' THEN 'old' ELSE 'new' END, c.oid)), ', ' ORDER BY u.n))
       INTO statement
-      FROM unnest(relids) WITH ORDINALITY u(r, n) JOIN pg_class c ON c.oid = u.r JOIN pg_namespace ns ON ns.oid = c.relnamespace;
+      FROM storagelab_internal.rewrite_members(relids) WITH ORDINALITY u(root, r, parent, level, leaf, n)
+      JOIN pg_class c ON c.oid = u.r JOIN pg_namespace ns ON ns.oid = c.relnamespace;
     RETURN NEXT;
   ELSIF phase = 'copy' THEN
-    -- one statement per table that holds rows (each partition of a partitioned table), relation: that table
+    -- one statement per table that holds rows (each partition of a partitioned table, each table of an
+    -- inheritance tree), relation: that table
     FOR t IN
-      SELECT m.relid, storagelab_internal.rewrite_copy(m.relid, storagelab_internal.rewrite_member_atts(m.relid, c.relid, c.atts),
-                                                       c.types) AS statement
+      SELECT m.relid, storagelab_internal.rewrite_copy(m.relid, mc.atts, mc.types) AS statement
         FROM (SELECT c.relid, c.table_ord, array_agg(c.attnum ORDER BY c.pos) AS atts, array_agg(c.new_type ORDER BY c.pos) AS types
                 FROM storagelab_internal.rewrite_columns(tables) c GROUP BY c.relid, c.table_ord) c
        CROSS JOIN LATERAL storagelab_internal.rewrite_members(ARRAY[c.relid]) m
+       CROSS JOIN LATERAL storagelab_internal.rewrite_member_columns(m.relid, c.relid, c.atts, c.types) mc
        WHERE m.leaf
        ORDER BY c.table_ord, m.level, m.relid
     LOOP
@@ -9703,11 +9734,13 @@ AS $$
                                              THEN 'bigint' ELSE format_type(a.atttypid, a.atttypmod) END) ORDER BY a.attnum)
                          FROM pg_attribute a WHERE a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped))
            ORDER BY storagelab_internal.bigint_migration_qname(t.rel))
-    FROM (SELECT DISTINCT x.relation::oid AS rel FROM unnest($1) x JOIN pg_class c ON c.oid = x.relation
-           WHERE x.kind = 'column' AND NOT c.relispartition) t   -- partitions: rewritten with their partitioned table
+    FROM (SELECT DISTINCT x.relation::oid AS rel FROM unnest($1) x
+           WHERE x.kind = 'column'
+             -- partitions and inheritance children are rewritten with their parent
+             AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = x.relation)) t
 $$;
 COMMENT ON FUNCTION storagelab_internal.bigint_copy_swap_tables(storagelab.bigint_migration_object[]) IS
-  'the rewrite engine''s input for an INT->BIGINT model: each table with converted columns, every column in its order, converted ones bigint';
+  'the rewrite engine''s input for an INT->BIGINT model: each table with converted columns that is not a partition or inheritance child (those go with their parent), every column in its order, converted ones bigint';
 
 -- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_dirs
 CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_dirs(tables jsonb, back boolean)
@@ -9876,9 +9909,9 @@ BEGIN
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
   END LOOP;
   -- one statement: the new tables may reference each other after a swap back
-  -- (a new partitioned table goes with its partitions)
+  -- (every table of a tree: inheritance children are not dropped with their parent)
   st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid)), ', '))
-                 FROM jsonb_array_elements(tables) t JOIN pg_class c ON c.oid = to_regclass(t->>'relation')
+                 FROM storagelab_internal.rewrite_members(roots) m JOIN pg_class c ON c.oid = m.relid
                  JOIN pg_namespace n ON n.oid = c.relnamespace);
   st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
   s := s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
@@ -9890,8 +9923,90 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text) IS
   'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections';
 
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.bigint_migration_copy_swap_script
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[],
+                                                                      relations regclass[], column_names name[],
+                                                                      function_hazards text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  tables jsonb;
+  mid    text;
+  s      text;
+BEGIN
+  PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
+  objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
+  IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
+    RAISE EXCEPTION 'mode copy_swap does not widen functions'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = (SELECT string_agg(x.identity, ', ') FROM unnest(objs) x WHERE x.kind = 'widened_function'),
+            HINT = 'Use mode ''blocking'' or ''online'', or function_hazards => ''accept'' after fixing the functions.';
+  END IF;
+  IF to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NULL THEN
+    RAISE EXCEPTION 'mode copy_swap needs the rewrite engine, which this installation lacks'
+      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''online'' or ''blocking''.';
+  END IF;
+  -- a child's own column would not be converted with its parent's (the engine keeps a child's own columns' types)
+  FOR s IN
+    SELECT format('%s.%I', x.relation, x.column_name)
+      FROM unnest(objs) x JOIN pg_attribute a ON a.attrelid = x.relation AND a.attname = x.column_name
+     WHERE x.kind = 'column' AND a.attinhcount = 0 AND EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = x.relation)
+     ORDER BY 1 LIMIT 1
+  LOOP
+    RAISE EXCEPTION 'mode copy_swap does not convert a column of an inheritance child that its parent lacks'
+      USING ERRCODE = 'feature_not_supported', DETAIL = format('Column %s.', s),
+            HINT = 'Use mode ''blocking'' or ''online''.';
+  END LOOP;
+  tables := storagelab_internal.bigint_copy_swap_tables(objs);
+  mid := 'slcs' || substr(md5(tables::text || now()::text), 1, 10);
+  s := format(E'-- storagelab %s: INT to BIGINT migration (mode copy_swap), migration id %s\n',
+              (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)
+    || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
+          (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(u.r), u.c), ', ')
+             FROM unnest(relations, column_names) AS u(r, c))) || E'\n'
+    || E'-- Tables rebuilt as new tables beside the old ones (one copy of them on disk until cleanup):\n'
+    || (SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(t->>'relation') || E'\n', '') FROM jsonb_array_elements(tables) t)
+    || E'--\n-- Run one phase at a time, in this order (each can be run again after a failure):\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new tables, change logs and triggers (brief SHARE ROW EXCLUSIVE, retried)\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); -v backfill_batches=N stops after N batches; resumes\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=index    -f <this file>  -- indexes of the new tables (locks only them), ANALYZE\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=replay   -f <this file>  -- the change log applied until it is small\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE (lock_timeout, retried)\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=validate -f <this file>  -- foreign keys added NOT VALID in the swap validated\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old tables and the logs\n'
+    || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
+    || E'-- Subscribers of a publication of these tables: ALTER SUBSCRIPTION ... REFRESH PUBLICATION WITH (copy_data = false).\n'
+    || CASE WHEN EXISTS (SELECT 1 FROM pg_publication p
+                          WHERE p.puballtables OR EXISTS (
+                                  SELECT 1 FROM pg_publication_namespace pn JOIN pg_class c ON c.relnamespace = pn.pnnspid
+                                   WHERE pn.pnpubid = p.oid AND c.oid IN (SELECT (t->>'relation')::regclass FROM jsonb_array_elements(tables) t)))
+            THEN E'-- WARNING: a publication FOR ALL TABLES or FOR TABLES IN SCHEMA publishes the new tables storagelab_new_<OID>:\n'
+              || E'--   the copy and the replay are sent as INSERTs into tables the subscribers lack, and their apply stops.\n'
+              || E'--   Take the tables out of it first (see doc/bigint_migration.md, copy_swap caveats), or use mode online.\n'
+            ELSE '' END
+    || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n'
+    || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards)   -- part 28
+    || E'\n\\set ON_ERROR_STOP on\n'
+    || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
+    || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
+    || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+    || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+    || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
+    || (SELECT 'SELECT ' || string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ') || E' \\gset\n'
+          FROM unnest(ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback']) p)
+    || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
+    || E'\\if :ph_bad\n'
+    || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n') || E';\n\\endif\n\n';
+  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
+  'the INT->BIGINT script in mode copy_swap: the component rebuilt by the rewrite engine beside the old tables, copied in batches, kept in step by change logs, swapped in one short transaction; phases start to cleanup, and rollback';
+
 -- END generated section partitions
 
--- layout_migration_script(): partitioned tables are rebuilt, no longer refused
+-- layout_migration_script(): partitioned tables and inheritance trees are rebuilt, no longer refused
 COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]) IS
-  'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object, a partitioned table with all its partitions; refuses key columns, a partition alone, inheritance, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
+  'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object, a partitioned table with all its partitions, an inheritance parent with its children; refuses key columns, a partition or child alone, multiple inheritance, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';

@@ -250,13 +250,13 @@ CREATE TABLE hub.remote (k int NOT NULL, v text) PARTITION BY LIST (k);
 CREATE TABLE hub.remote_1 PARTITION OF hub.remote FOR VALUES IN (1);
 CREATE FOREIGN TABLE hub.remote_2 PARTITION OF hub.remote FOR VALUES IN (2) SERVER storagelab_tap_server;
 SELECT is(snap.error($$SELECT storagelab.layout_migration_script('hub.remote', column_order => '{v,k}')$$),
-          '0A000: the rewrite engine does not rewrite foreign partitions / hub.remote_2, a partition of hub.remote, is a foreign table.',
+          '0A000: the rewrite engine does not rewrite foreign partitions or children / hub.remote_2, a partition of hub.remote, is a foreign table.',
           'a foreign partition is refused, named');
 CREATE TABLE hub.base (k int, v text);
 CREATE TABLE hub.derived (extra int) INHERITS (hub.base);
-SELECT is(snap.error($$SELECT storagelab.layout_migration_script('hub.base', column_order => '{v,k}')$$),
-          '0A000: the rewrite engine does not support inheritance / hub.base is an inheritance parent.',
-          'an inheritance parent is refused, named');
+SELECT is(snap.error($$SELECT storagelab.layout_migration_script('hub.derived', column_order => '{extra,v,k}')$$),
+          '0A000: the rewrite engine rebuilds an inheritance child only with its parent / hub.derived inherits from hub.base.',
+          'an inheritance child alone is refused, naming its parent');
 CREATE TABLE hub.empty_tree (k int, v text) PARTITION BY LIST (k);
 SELECT is(snap.error($$SELECT storagelab.layout_migration_script('hub.empty_tree', 'online', column_order => '{v,k}')$$),
           '0A000: the online rewrite needs a table that holds rows / The partitioned table hub.empty_tree has no partitions.',
