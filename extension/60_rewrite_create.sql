@@ -226,6 +226,7 @@ BEGIN
   -- NOT NULL and defaults of its own (a partition or child takes its parent's)
   FOR r IN
     SELECT a.attname, a.attnotnull AND NOT pa.attnotnull AS own_not_null,
+           storagelab_internal.bigint_migration_not_null_name(member, a.attnum) AS not_null_name,
            pg_get_expr(d.adbin, d.adrelid) AS def, pg_get_expr(pd.adbin, pd.adrelid) AS parent_def
       FROM pg_attribute a
       JOIN pg_attribute pa ON pa.attrelid = t.parent AND pa.attname = a.attname AND NOT pa.attisdropped
@@ -235,7 +236,10 @@ BEGIN
      ORDER BY a.attnum
   LOOP
     IF r.own_not_null THEN
-      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET NOT NULL', newq, r.attname);
+      -- under its name where NOT NULL is a constraint (PostgreSQL 18)
+      stmts := stmts || CASE WHEN r.not_null_name IS NOT NULL
+                             THEN format('ALTER TABLE %s ADD CONSTRAINT %I NOT NULL %I', newq, r.not_null_name, r.attname)
+                             ELSE format('ALTER TABLE %s ALTER COLUMN %I SET NOT NULL', newq, r.attname) END;
     END IF;
     IF r.def IS DISTINCT FROM r.parent_def THEN
       stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I %s', newq, r.attname,

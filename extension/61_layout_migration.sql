@@ -313,8 +313,8 @@ AS $$
                          pg_size_pretty(($4->>'estimated_bytes_now')::int8), pg_size_pretty(($4->>'estimated_bytes_after')::int8),
                          $4->>'evidence'), '')
       || format(E'-- Heap now on disk: %s (pg_relation_size%s).\n',
-                pg_size_pretty((SELECT sum(pg_relation_size(t.relid)) FROM pg_partition_tree($1) t)),
-                CASE WHEN (SELECT c.relkind FROM pg_class c WHERE c.oid = $1) = 'p' THEN ' of its partitions' ELSE '' END)
+                pg_size_pretty((SELECT sum(pg_relation_size(m.relid)) FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m)),
+                CASE WHEN EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = $1) THEN ', its partitions or children included' ELSE '' END)
       || CASE WHEN $6 IS NULL THEN E'-- Run: psql -v ON_ERROR_STOP=1 -f this.sql   (-v dry_run=1: everything, then ROLLBACK)\n' ELSE '' END
       || E'\n'
 $$;

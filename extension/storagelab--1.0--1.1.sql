@@ -9142,6 +9142,7 @@ BEGIN
   -- NOT NULL and defaults of its own (a partition or child takes its parent's)
   FOR r IN
     SELECT a.attname, a.attnotnull AND NOT pa.attnotnull AS own_not_null,
+           storagelab_internal.bigint_migration_not_null_name(member, a.attnum) AS not_null_name,
            pg_get_expr(d.adbin, d.adrelid) AS def, pg_get_expr(pd.adbin, pd.adrelid) AS parent_def
       FROM pg_attribute a
       JOIN pg_attribute pa ON pa.attrelid = t.parent AND pa.attname = a.attname AND NOT pa.attisdropped
@@ -9151,7 +9152,10 @@ BEGIN
      ORDER BY a.attnum
   LOOP
     IF r.own_not_null THEN
-      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET NOT NULL', newq, r.attname);
+      -- under its name where NOT NULL is a constraint (PostgreSQL 18)
+      stmts := stmts || CASE WHEN r.not_null_name IS NOT NULL
+                             THEN format('ALTER TABLE %s ADD CONSTRAINT %I NOT NULL %I', newq, r.not_null_name, r.attname)
+                             ELSE format('ALTER TABLE %s ALTER COLUMN %I SET NOT NULL', newq, r.attname) END;
     END IF;
     IF r.def IS DISTINCT FROM r.parent_def THEN
       stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I %s', newq, r.attname,
@@ -9713,8 +9717,8 @@ AS $$
                          pg_size_pretty(($4->>'estimated_bytes_now')::int8), pg_size_pretty(($4->>'estimated_bytes_after')::int8),
                          $4->>'evidence'), '')
       || format(E'-- Heap now on disk: %s (pg_relation_size%s).\n',
-                pg_size_pretty((SELECT sum(pg_relation_size(t.relid)) FROM pg_partition_tree($1) t)),
-                CASE WHEN (SELECT c.relkind FROM pg_class c WHERE c.oid = $1) = 'p' THEN ' of its partitions' ELSE '' END)
+                pg_size_pretty((SELECT sum(pg_relation_size(m.relid)) FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m)),
+                CASE WHEN EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = $1) THEN ', its partitions or children included' ELSE '' END)
       || CASE WHEN $6 IS NULL THEN E'-- Run: psql -v ON_ERROR_STOP=1 -f this.sql   (-v dry_run=1: everything, then ROLLBACK)\n' ELSE '' END
       || E'\n'
 $$;

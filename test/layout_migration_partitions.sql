@@ -133,7 +133,7 @@ CREATE FUNCTION snap.cols(rel regclass) RETURNS text LANGUAGE sql AS $$
     FROM pg_partition_tree(rel) m
 $$;
 
-SELECT plan(43);
+SELECT plan(45);
 
 -- 0. a script written before an index was added to a partition rolls back
 -- (it would drop that index with the old partition)
@@ -144,6 +144,13 @@ CREATE INDEX events_rest_late ON hub.events_rest (amount);
 SELECT is(:'rc'::text, E'3\n1', 'a script written before an index was added to a partition rolls back, saying why');
 SELECT set_eq('SELECT * FROM snap.catalog() WHERE name <> ''hub.events_rest_late''', 'SELECT * FROM snap.catalog_before', '... and changes nothing');
 DROP INDEX hub.events_rest_late;
+
+-- the header's size: the partitions' heaps (a table's own otherwise)
+SELECT matches(storagelab.layout_migration_script('hub.events', column_order => '{id,at,region,account_id,amount,flagged,payload,note}'),
+               '-- Heap now on disk: [0-9]+ kB \(pg_relation_size, its partitions or children included\)\.',
+               'the header gives the size of the partitions');
+SELECT matches(storagelab.layout_migration_script('hub.accounts', column_order => '{name,id,flags}'),
+               '-- Heap now on disk: [0-9]+ (bytes|kB) \(pg_relation_size\)\.', 'the header gives the size of a table');
 
 -- 1. blocking
 CREATE TABLE snap.rows1 AS SELECT * FROM snap.part_rows();
