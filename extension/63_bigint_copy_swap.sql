@@ -12,7 +12,8 @@
 --   validate  foreign keys added NOT VALID in the swap validated
 --   cleanup   old tables, logs and progress rows dropped
 --   rollback  any time before cleanup: swap back (after replaying the
---             changes made since the swap) and drop what start created
+--             changes made since the swap) and drop what start created,
+--             then validate the foreign keys the swap back re-pointed
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
@@ -167,6 +168,7 @@ DECLARE
   apply_b text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(back) x);
   st      text[];
   roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
+  validate text := '';
 BEGIN
   -- a partitioned table without partitions has no rows to copy, log or replay
   IF EXISTS (SELECT 1 FROM unnest(roots) r WHERE NOT EXISTS (
@@ -226,11 +228,10 @@ BEGIN
                                                   '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)
          || E'\\endif\n';
   -- validate
-  s := s || E'\\if :ph_validate\n';
   FOR d IN SELECT to_jsonb(r.statement) FROM storagelab_internal.rewrite_statements(tables, 'validate') r ORDER BY r.ord LOOP
-    s := s || storagelab_internal.retry_block(ARRAY[d #>> '{}'], retries);
+    validate := validate || storagelab_internal.retry_block(ARRAY[d #>> '{}'], retries);
   END LOOP;
-  s := s || E'\\endif\n';
+  s := s || E'\\if :ph_validate\n' || validate || E'\\endif\n';
   -- cleanup
   st := '{}';
   FOR d IN SELECT x FROM jsonb_array_elements(back) x UNION ALL SELECT x FROM jsonb_array_elements(fwd) x LOOP
@@ -265,9 +266,10 @@ BEGIN
                  FROM storagelab_internal.rewrite_members(roots) m JOIN pg_class c ON c.oid = m.relid
                  JOIN pg_namespace n ON n.oid = c.relnamespace);
   st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  -- the foreign keys a swap back re-pointed NOT VALID, validated (of those that were valid; a no-op before a swap)
   s := s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
                                                   'another copy-and-swap migration is rewriting these tables: roll back with its script', retries)
-         || E'\\endif\n';
+         || validate || E'\\endif\n';
   RETURN s;
 END
 $fn$;

@@ -117,10 +117,11 @@ SELECT is(snap.cols(), E'capitals: id,name,population,elevation,state,since\ncit
           'online: the new column order');
 SELECT snap.write(3);
 CREATE TABLE snap.d3 AS SELECT * FROM snap.all_data();
-\set rc `for p in rollback validate; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/online.sql >> :tmp/online.out 2>&1 || { echo $p; exit; }; done; echo 0`
-SELECT is(:'rc'::text, '0', 'online: rollback after the swap, validate (the foreign keys re-pointed to the old tables)');
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=rollback -d :DBNAME -f :tmp/online.sql >> :tmp/online.out 2>&1; echo $?`
+SELECT is(:'rc'::text, '0', 'online: rollback after the swap');
 SELECT set_eq('SELECT * FROM snap.all_data()', 'SELECT * FROM snap.d3', 'online: the old tables have every change made since the swap');
-SELECT set_eq('SELECT * FROM snap.catalog()', 'SELECT * FROM snap.catalog_before', 'online: after the rollback every object as it was');
+SELECT set_eq('SELECT * FROM snap.catalog()', 'SELECT * FROM snap.catalog_before',
+              'online: after the rollback every object as it was, the foreign keys re-pointed to the old tables validated');
 SELECT is((SELECT count(*) FROM pg_class WHERE relname LIKE 'storagelab\_%') + (SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'storagelab\_%'),
           0::int8, 'online: the rollback leaves nothing behind');
 SELECT storagelab.layout_migration_script('inh.cities', 'online', column_order => '{id,name,population,elevation}')
