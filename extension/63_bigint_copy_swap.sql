@@ -337,7 +337,8 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_statements(jsonb, te
 -- (part 62's machinery around the engine's statements), as psql \if
 -- sections; mid is the migration id.
 CREATE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
-                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}')
+                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}',
+                                                          swap_end text[] DEFAULT '{}')
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -421,7 +422,7 @@ BEGIN
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
   st := st || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', swap_pre, swap_post)
-           || storagelab_internal.rewrite_online_old_triggers(tables, false);
+           || storagelab_internal.rewrite_online_old_triggers(tables, false) || swap_end;
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d);
   END LOOP;
@@ -475,8 +476,8 @@ BEGIN
   RETURN s;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[]) IS
-  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects';
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[], text[]) IS
+  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects, and at the end of the swap (swap_end)';
 
 -- The online (copy-and-swap) script of a model: refusals as in the blocking mode (same
 -- SQLSTATEs), the engine's own refusals, then the header and the phases.
@@ -495,6 +496,7 @@ DECLARE
   swap_post text[] := '{}';
   back_pre  text[] := '{}';
   back_post text[] := '{}';
+  swap_end  text[] := '{}';
 BEGIN
   PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
   objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
@@ -502,17 +504,7 @@ BEGIN
   -- (checked unchanged since generation, dropped, created with bigint
   -- parameters) and the sequences' types; in the swap back, the reverse
   IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
-    SELECT ARRAY['DO ' || storagelab_internal.dollar_quote(
-                   E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n'
-                   || string_agg(format(E'  IF md5(coalesce(pg_get_functiondef(to_regprocedure(%L)), '''')) <> %L THEN\n'
-                                        '    problems := problems || %L::text;\n  END IF;\n',
-                                        x.objid::regprocedure, md5(pg_get_functiondef(x.objid)), x.identity || ' is missing or changed'),
-                                 '' ORDER BY x.identity)
-                   || E'  IF cardinality(problems) > 0 THEN\n'
-                   || E'    RAISE EXCEPTION ''the functions to widen changed since this script was generated''\n'
-                   || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
-                   || E'            HINT = ''Roll back, generate the script again with storagelab.bigint_migration_script() and start over.'';\n  END IF;\nEND\n')]
-                || array_agg(x.drop_sql ORDER BY x.identity),
+    SELECT array_agg(x.drop_sql ORDER BY x.identity),
            array_agg(x.create_sql ORDER BY x.identity),
            array_agg(format('DROP %s %s', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.hazard_target) ORDER BY x.identity),
            array_agg(pg_get_functiondef(x.objid) || E';\n'
@@ -526,6 +518,11 @@ BEGIN
      WHERE x.kind = 'widened_function';
   END IF;
   swap_post := swap_post || ARRAY(SELECT x.create_sql FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
+  -- first in the swap's own statements: the functions to widen are unchanged since generation (55000),
+  -- and, with plpgsql_check installed, the errors of the PL/pgSQL functions that use these tables;
+  -- last: no new error (22000, the swap rolls back)   (part 28)
+  swap_pre := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'before'), '')], NULL) || swap_pre;
+  swap_end := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'after'), '')], NULL);
   back_post := back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.bigint_migration_qname(x.objid), format_type(q.seqtypid, NULL))
                                     FROM unnest(objs) x JOIN pg_sequence q ON q.seqrelid = x.objid
                                    WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
@@ -588,7 +585,7 @@ BEGIN
     || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
     || E'\\if :ph_bad\n'
     || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n') || E';\n\\endif\n\n';
-  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid, swap_pre, swap_post, back_pre, back_post);
+  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid, swap_pre, swap_post, back_pre, back_post, swap_end);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS

@@ -9952,7 +9952,8 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_old_triggers(jsonb, boole
 
 -- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_phases
 CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
-                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}')
+                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}',
+                                                          swap_end text[] DEFAULT '{}')
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -10036,7 +10037,7 @@ BEGIN
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
   st := st || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', swap_pre, swap_post)
-           || storagelab_internal.rewrite_online_old_triggers(tables, false);
+           || storagelab_internal.rewrite_online_old_triggers(tables, false) || swap_end;
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d);
   END LOOP;
@@ -10090,8 +10091,8 @@ BEGIN
   RETURN s;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[]) IS
-  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects';
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[], text[]) IS
+  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects, and at the end of the swap (swap_end)';
 
 -- from extension/63_bigint_copy_swap.sql: storagelab_internal.bigint_migration_copy_swap_script
 CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[],
@@ -10109,6 +10110,7 @@ DECLARE
   swap_post text[] := '{}';
   back_pre  text[] := '{}';
   back_post text[] := '{}';
+  swap_end  text[] := '{}';
 BEGIN
   PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
   objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
@@ -10116,17 +10118,7 @@ BEGIN
   -- (checked unchanged since generation, dropped, created with bigint
   -- parameters) and the sequences' types; in the swap back, the reverse
   IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
-    SELECT ARRAY['DO ' || storagelab_internal.dollar_quote(
-                   E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n'
-                   || string_agg(format(E'  IF md5(coalesce(pg_get_functiondef(to_regprocedure(%L)), '''')) <> %L THEN\n'
-                                        '    problems := problems || %L::text;\n  END IF;\n',
-                                        x.objid::regprocedure, md5(pg_get_functiondef(x.objid)), x.identity || ' is missing or changed'),
-                                 '' ORDER BY x.identity)
-                   || E'  IF cardinality(problems) > 0 THEN\n'
-                   || E'    RAISE EXCEPTION ''the functions to widen changed since this script was generated''\n'
-                   || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
-                   || E'            HINT = ''Roll back, generate the script again with storagelab.bigint_migration_script() and start over.'';\n  END IF;\nEND\n')]
-                || array_agg(x.drop_sql ORDER BY x.identity),
+    SELECT array_agg(x.drop_sql ORDER BY x.identity),
            array_agg(x.create_sql ORDER BY x.identity),
            array_agg(format('DROP %s %s', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.hazard_target) ORDER BY x.identity),
            array_agg(pg_get_functiondef(x.objid) || E';\n'
@@ -10140,6 +10132,11 @@ BEGIN
      WHERE x.kind = 'widened_function';
   END IF;
   swap_post := swap_post || ARRAY(SELECT x.create_sql FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
+  -- first in the swap's own statements: the functions to widen are unchanged since generation (55000),
+  -- and, with plpgsql_check installed, the errors of the PL/pgSQL functions that use these tables;
+  -- last: no new error (22000, the swap rolls back)   (part 28)
+  swap_pre := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'before'), '')], NULL) || swap_pre;
+  swap_end := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'after'), '')], NULL);
   back_post := back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.bigint_migration_qname(x.objid), format_type(q.seqtypid, NULL))
                                     FROM unnest(objs) x JOIN pg_sequence q ON q.seqrelid = x.objid
                                    WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
@@ -10202,7 +10199,7 @@ BEGIN
     || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
     || E'\\if :ph_bad\n'
     || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n') || E';\n\\endif\n\n';
-  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid, swap_pre, swap_post, back_pre, back_post);
+  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid, swap_pre, swap_post, back_pre, back_post, swap_end);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
@@ -10963,7 +10960,8 @@ COMMENT ON FUNCTION storagelab.layout_migration_plan() IS
 -- bigint in its swap, refuses publications FOR ALL TABLES or FOR TABLES IN
 -- SCHEMA of the tables' schemas (generator and phases), and applies the
 -- back logs of a rollback after the swap referenced tables first.
--- rewrite_online_phases takes the statements of the swap and swap back.
+-- rewrite_online_phases takes the statements of the swap and swap back;
+-- the swap runs the plpgsql_check checks of the blocking script.
 DROP FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text);
 -- Copied from the install parts by
 --   scripts/upgrade-section.sh online extension/storagelab--1.0--1.1.sql \
@@ -11230,7 +11228,8 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_statements(jsonb, te
 
 -- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_phases
 CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
-                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}')
+                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}',
+                                                          swap_end text[] DEFAULT '{}')
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -11314,7 +11313,7 @@ BEGIN
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
   st := st || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', swap_pre, swap_post)
-           || storagelab_internal.rewrite_online_old_triggers(tables, false);
+           || storagelab_internal.rewrite_online_old_triggers(tables, false) || swap_end;
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d);
   END LOOP;
@@ -11368,8 +11367,8 @@ BEGIN
   RETURN s;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[]) IS
-  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects';
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[], text[]) IS
+  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects, and at the end of the swap (swap_end)';
 
 -- from extension/63_bigint_copy_swap.sql: storagelab_internal.bigint_migration_copy_swap_script
 CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[],
@@ -11387,6 +11386,7 @@ DECLARE
   swap_post text[] := '{}';
   back_pre  text[] := '{}';
   back_post text[] := '{}';
+  swap_end  text[] := '{}';
 BEGIN
   PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
   objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
@@ -11394,17 +11394,7 @@ BEGIN
   -- (checked unchanged since generation, dropped, created with bigint
   -- parameters) and the sequences' types; in the swap back, the reverse
   IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
-    SELECT ARRAY['DO ' || storagelab_internal.dollar_quote(
-                   E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n'
-                   || string_agg(format(E'  IF md5(coalesce(pg_get_functiondef(to_regprocedure(%L)), '''')) <> %L THEN\n'
-                                        '    problems := problems || %L::text;\n  END IF;\n',
-                                        x.objid::regprocedure, md5(pg_get_functiondef(x.objid)), x.identity || ' is missing or changed'),
-                                 '' ORDER BY x.identity)
-                   || E'  IF cardinality(problems) > 0 THEN\n'
-                   || E'    RAISE EXCEPTION ''the functions to widen changed since this script was generated''\n'
-                   || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
-                   || E'            HINT = ''Roll back, generate the script again with storagelab.bigint_migration_script() and start over.'';\n  END IF;\nEND\n')]
-                || array_agg(x.drop_sql ORDER BY x.identity),
+    SELECT array_agg(x.drop_sql ORDER BY x.identity),
            array_agg(x.create_sql ORDER BY x.identity),
            array_agg(format('DROP %s %s', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.hazard_target) ORDER BY x.identity),
            array_agg(pg_get_functiondef(x.objid) || E';\n'
@@ -11418,6 +11408,11 @@ BEGIN
      WHERE x.kind = 'widened_function';
   END IF;
   swap_post := swap_post || ARRAY(SELECT x.create_sql FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
+  -- first in the swap's own statements: the functions to widen are unchanged since generation (55000),
+  -- and, with plpgsql_check installed, the errors of the PL/pgSQL functions that use these tables;
+  -- last: no new error (22000, the swap rolls back)   (part 28)
+  swap_pre := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'before'), '')], NULL) || swap_pre;
+  swap_end := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'after'), '')], NULL);
   back_post := back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.bigint_migration_qname(x.objid), format_type(q.seqtypid, NULL))
                                     FROM unnest(objs) x JOIN pg_sequence q ON q.seqrelid = x.objid
                                    WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
@@ -11480,7 +11475,7 @@ BEGIN
     || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
     || E'\\if :ph_bad\n'
     || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n') || E';\n\\endif\n\n';
-  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid, swap_pre, swap_post, back_pre, back_post);
+  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid, swap_pre, swap_post, back_pre, back_post, swap_end);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
