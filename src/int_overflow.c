@@ -901,8 +901,13 @@ index_bounds_without_relcache(Oid indexid, Oid heapid, const char **status,
 }
 
 /*
- * storagelab_index_bounds
- *		The smallest and largest visible non-NULL value of the first key column of
+ * index_bounds_in_index_order
+ *		storagelab_index_bounds(), but with the first and the last key in
+ *		index order as *min_value and *max_value, and *descending set when
+ *		the index's first column is DESC (its first key is then the
+ *		largest).
+ *
+ * The smallest and largest visible non-NULL value of the first key column of
  * a btree index over an int2, int4 or int8 column, read from the two ends of
  * the index with the transaction's snapshot.  status: "ok", "empty" (no
  * non-NULL value), "approximate" (too many dead entries at an end; the
@@ -918,8 +923,9 @@ index_bounds_without_relcache(Oid indexid, Oid heapid, const char **status,
  * relation cache where it can (index_bounds_without_relcache()), else with
  * an index scan from each end (index_endpoint()); both give the same answer.
  */
-const char *
-storagelab_index_bounds(Oid indexid, int64 *min_value, int64 *max_value)
+static const char *
+index_bounds_in_index_order(Oid indexid, bool *descending,
+							int64 *min_value, int64 *max_value)
 {
 	const char *status = SL_STATUS_OK;
 	Oid			heapid;
@@ -950,6 +956,15 @@ storagelab_index_bounds(Oid indexid, int64 *min_value, int64 *max_value)
 	idxform = (Form_pg_index) GETSTRUCT(idxtup);
 	heapid = idxform->indrelid;
 	keyattnum = idxform->indkey.values[0];
+	if (keyattnum != InvalidAttrNumber)
+	{
+		bool		isnull;
+		Datum		d = SysCacheGetAttr(INDEXRELID, idxtup,
+										Anum_pg_index_indoption, &isnull);
+
+		*descending = !isnull &&
+			(((int2vector *) DatumGetPointer(d))->values[0] & INDOPTION_DESC) != 0;
+	}
 	ReleaseSysCache(idxtup);
 
 	if (keyattnum == InvalidAttrNumber)
@@ -1037,6 +1052,29 @@ storagelab_index_bounds(Oid indexid, int64 *min_value, int64 *max_value)
 	*min_value = minv;
 	*max_value = maxv;
 	return approximate ? SL_STATUS_APPROXIMATE : SL_STATUS_OK;
+}
+
+/*
+ * storagelab_index_bounds
+ *		The smallest and largest visible non-NULL value of the first key
+ *		column of a btree index over an integer column: see
+ *		index_bounds_in_index_order(); a DESC index's ends are swapped back.
+ */
+const char *
+storagelab_index_bounds(Oid indexid, int64 *min_value, int64 *max_value)
+{
+	bool		descending = false;
+	int64		first = 0;
+	int64		last = 0;
+	const char *status;
+
+	status = index_bounds_in_index_order(indexid, &descending, &first, &last);
+	if (status == SL_STATUS_OK || status == SL_STATUS_APPROXIMATE)
+	{
+		*min_value = descending ? last : first;
+		*max_value = descending ? first : last;
+	}
+	return status;
 }
 
 /*

@@ -9,7 +9,7 @@
 -- Which way answered is told by the index scans counted in this transaction
 -- (pg_stat_get_xact_numscans): none without the relation cache.
 BEGIN;
-SELECT plan(30);
+SELECT plan(34);
 
 CREATE EXTENSION IF NOT EXISTS dblink;
 CREATE EXTENSION IF NOT EXISTS pg_buffercache;
@@ -60,6 +60,8 @@ SELECT FROM dblink_exec('ie_other', $$
   CREATE INDEX ie_nulls_k ON ie.nulls (k);
   CREATE INDEX ie_nulls_k_first ON ie.nulls (k NULLS FIRST);
   CREATE INDEX ie_nulls_k_wide ON ie.nulls (k, (k::text));
+  CREATE INDEX ie_nulls_k_desc ON ie.nulls (k DESC);
+  CREATE INDEX ie_deleted_k_desc ON ie.deleted (k DESC NULLS LAST);
 
   CREATE TABLE ie.dom (k ie.small);
   INSERT INTO ie.dom SELECT (g - 500)::int2 FROM generate_series(1, 1000) g;
@@ -138,6 +140,10 @@ SELECT is((pg_temp.probe('ie.ie_nulls_k_first')).answer, pg_temp.oracle('ie.null
 SELECT is((pg_temp.probe('ie.ie_nulls_k_wide')).answer, pg_temp.oracle('ie.nulls'),
           'a two-column index: its first key only');
 SELECT is((pg_temp.probe('ie.ie_nulls_k')).way, 'without relcache', 'NULL entries skipped without the relation cache');
+SELECT is((pg_temp.probe('ie.ie_nulls_k_desc')).answer, pg_temp.oracle('ie.nulls'),
+          'a DESC index (NULLs first): its first entry is the largest value');
+SELECT is((pg_temp.probe('ie.ie_deleted_k_desc')).answer, pg_temp.oracle('ie.deleted'),
+          'a DESC NULLS LAST index, deleted at both ends: equals min()/max()');
 SELECT is((pg_temp.probe('ie.ie_dom_k')).answer, pg_temp.oracle('ie.dom'),
           'a domain over int2: equals min()/max()');
 SELECT is((pg_temp.probe('ie.ie_unlogged_k')).answer, pg_temp.oracle('ie.unlogged'),
@@ -166,6 +172,19 @@ UPDATE ie.plain SET pad = 'y' WHERE k = 19999;
 DELETE FROM ie.plain WHERE k = 2;
 SELECT is((pg_temp.probe('ie.ie_plain_k')).answer, pg_temp.oracle('ie.plain'),
           'committed rows this transaction updated and deleted: equals min()/max()');
+
+-- The view over a column whose only index is DESC: its largest value, not
+-- its smallest, is the current value (no statistics: the index measures).
+CREATE TABLE ie_desc (k int);
+CREATE INDEX ie_desc_k ON ie_desc (k DESC);
+INSERT INTO ie_desc SELECT g FROM generate_series(-100, 2000000000, 1000000) g;
+SELECT results_eq(
+  $$SELECT source, current_value, min_value, max_value FROM storagelab.int_overflow
+     WHERE relation = 'ie_desc'::regclass$$,
+  $$SELECT 'index', max(k + 0)::numeric, min(k + 0)::numeric, max(k + 0)::numeric FROM ie_desc$$,
+  'int_overflow over a DESC index: current_value is the largest value');
+SELECT is((SELECT severity FROM storagelab.int_overflow WHERE relation = 'ie_desc'::regclass),
+          'critical', 'int_overflow over a DESC index: a column 93 % used is critical');
 
 -- Our own temporary table lives in local buffers: the index scan reads it.
 CREATE TEMP TABLE ie_temp (k int);
