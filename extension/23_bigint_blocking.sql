@@ -145,9 +145,8 @@ BEGIN
   s := s || E'\\set ON_ERROR_STOP on\n';
   s := s || format(E'SET lock_timeout = %L;\n', lt);
   s := s || E'SET statement_timeout = 0;     -- the rewrite may take long; lock waits are bounded by lock_timeout\n';
-  s := s || E'SET search_path = pg_catalog, pg_temp;   -- every name below is schema-qualified\n';
   s := s || E'SET check_function_bodies = off;   -- functions are re-created as they were, like pg_dump does\n\n';
-  s := s || E'BEGIN;\n\n';
+  s := s || E'BEGIN;\nSET LOCAL search_path = pg_catalog, pg_temp;   -- every name below is schema-qualified; LOCAL: the session keeps its own\n\n';
   RETURN s;
 END
 $fn$;

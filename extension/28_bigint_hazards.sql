@@ -731,3 +731,180 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_hazard_header(storagela
   'script header lines listing the function hazards and what the script does about them';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_plpgsql_check_sql(storagelab.bigint_migration_object[], text) IS
   'DO block of a generated script: plpgsql_check errors of the functions using the converted tables, recorded before and compared after';
+
+-- ---------------------------------------------------------------------------
+-- Any type change, not only INT -> BIGINT: the layout scripts (part 61)
+-- retype columns in every direction (int -> smallint, text -> uuid,
+-- numeric -> integer, int -> bigint).  The same textual reading as above,
+-- with the old and the new type as parameters: a call that passes the
+-- value to a function no overload of which takes the new type, and a
+-- comparison of the value with a parameter or variable for which no
+-- operator takes the new type, fail at once after the change.
+
+-- Whether a parameter (or operand) of type param takes a value of type typ
+-- (an array of it when arr) without an explicit cast.
+CREATE FUNCTION storagelab_internal.type_change_accepts(param oid, typ oid, arr boolean)
+RETURNS boolean
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN NOT $3 THEN
+           $1 = $2
+           OR $1 IN ('anyelement'::regtype, 'anynonarray'::regtype, 'anycompatible'::regtype,
+                     'anycompatiblenonarray'::regtype, '"any"'::regtype)
+           OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.castsource = $2 AND c.casttarget = $1 AND c.castcontext = 'i')
+           OR EXISTS (SELECT 1 FROM pg_type t WHERE t.oid = $2 AND t.typtype = 'd' AND t.typbasetype = $1)
+         ELSE
+           $1 IN ('anyarray'::regtype, 'anycompatiblearray'::regtype, 'anyelement'::regtype,
+                  'anycompatible'::regtype, '"any"'::regtype)
+           OR EXISTS (SELECT 1 FROM pg_type t WHERE t.oid = $1 AND t.typelem <> 0 AND t.typsubscript = 'array_subscript_handler'::regproc
+                        AND (t.typelem = $2
+                             OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.castsource = $2 AND c.casttarget = t.typelem AND c.castcontext = 'i')))
+         END
+$$;
+COMMENT ON FUNCTION storagelab_internal.type_change_accepts(oid, oid, boolean) IS
+  'whether a parameter or operand type takes a value of another type (or an array of it) without an explicit cast: same type, polymorphic, implicit cast, domain over it';
+
+-- The function hazards of retyping columns of one table.  changes: the
+-- layout plan's [{"column_name", "from", "to"}, ...].  Entry points: the
+-- PL/pgSQL trigger functions of the table and of its partitions or children
+-- (NEW.col, OLD.col), and the PL/pgSQL and SQL functions whose statements
+-- name the table (col, x.col; variables declared table.col%TYPE too).  A
+-- hazard: the value passed to a function (or an ARRAY[] of it) no overload
+-- of which takes the new type while one took the old, or compared (=, <>,
+-- <, ...) with a parameter or declared variable when no operator takes the
+-- new type with it while one took the old.  Both fail at once (42883).
+-- One row per function that reads a changed column, hazard NULL when none
+-- was found in it.
+CREATE FUNCTION storagelab_internal.type_change_function_hazards(relation regclass, changes jsonb)
+RETURNS TABLE (fn regprocedure, caller text, column_name text, old_type text, new_type text, hazard text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  e      jsonb;
+  o_t    oid;
+  n_t    oid;
+  r      record;
+  k      record;
+  v      record;
+  src    text;
+  car    text;
+  stmts  text[];
+  found_one boolean;
+  ops    text := '(=|<>|!=|<=|>=|<|>)';
+  opnd   text := '(\$[0-9]+|[a-z_][a-z0-9_$]*)';
+BEGIN
+  FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
+    o_t := to_regtype(e->>'from'); n_t := to_regtype(e->>'to');
+    CONTINUE WHEN o_t IS NULL OR n_t IS NULL OR o_t = n_t;
+    column_name := e->>'column_name'; old_type := format_type(o_t, NULL); new_type := format_type(n_t, NULL);
+    FOR r IN
+      -- trigger functions of the table and of its partitions or children
+      SELECT DISTINCT t.tgfoid AS f, format('trigger %I on %s', t.tgname, storagelab_internal.bigint_migration_qname(t.tgrelid)) AS who,
+             '(?:new|old)\.(?:' || storagelab_internal.bigint_migration_re(e->>'column_name') || ')' AS carrier, NULL::text AS filter
+        FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_language l ON l.oid = p.prolang
+       WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND l.lanname = 'plpgsql'
+         AND t.tgrelid IN (SELECT m.relid FROM storagelab_internal.rewrite_members(ARRAY[relation::oid]) m)
+      UNION
+      -- functions whose statements name the table
+      SELECT p.oid, format('function %s', p.oid::regprocedure),
+             '(?:[a-z_][a-z0-9_$]*\.)?(?:' || storagelab_internal.bigint_migration_re(e->>'column_name') || ')',
+             '(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])'
+        FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang, pg_class k2
+       WHERE k2.oid = relation AND l.lanname IN ('plpgsql', 'sql') AND p.prosqlbody IS NULL AND p.prokind IN ('f', 'p')
+         AND p.prorettype <> 'trigger'::regtype
+         AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+         AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])')
+      ORDER BY 2
+    LOOP
+      src := storagelab_internal.bigint_migration_scrub((SELECT p.prosrc FROM pg_proc p WHERE p.oid = r.f));
+      car := r.carrier;
+      -- PL/pgSQL variables declared table.column%TYPE of the column carry the value too
+      car := car || coalesce((SELECT string_agg('|' || storagelab_internal.bigint_migration_re(m[2]), '')
+                                FROM regexp_matches(src, '(^|[;\s])([a-z_][a-z0-9_$]*)\s+[a-z_][a-z0-9_$.]*\.([a-z_][a-z0-9_$]*)%type', 'g') AS m
+                               WHERE m[3] = lower(e->>'column_name')), '');
+      stmts := ARRAY(SELECT s FROM unnest(string_to_array(src, ';')) s WHERE r.filter IS NULL OR s ~ r.filter);
+      CONTINUE WHEN NOT EXISTS (SELECT 1 FROM unnest(stmts) s WHERE s ~ ('(^|[^a-z0-9_$.])(' || car || ')($|[^a-z0-9_$])'));
+      fn := r.f; caller := r.who; found_one := false;
+      -- calls
+      FOR k IN
+        SELECT DISTINCT c.fname, c.nargs, c.argno, storagelab_internal.bigint_migration_arg_class(c.arg, car) = 'bigint[]' AS arr
+          FROM storagelab_internal.bigint_migration_calls(array_to_string(stmts, ';')) c
+         WHERE storagelab_internal.bigint_migration_arg_class(c.arg, car) IN ('bigint', 'bigint[]')
+         ORDER BY 1, 3
+      LOOP
+        CONTINUE WHEN EXISTS (
+          SELECT 1 FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
+           WHERE f.proname = split_part(k.fname, '.', -1) AND (k.fname !~ '\.' OR n.nspname = split_part(k.fname, '.', 1))
+             AND f.pronargs >= k.nargs AND f.pronargs - f.pronargdefaults <= k.nargs AND f.prokind IN ('f', 'p')
+             AND storagelab_internal.type_change_accepts(f.proargtypes[k.argno - 1], n_t, k.arr));
+        FOR v IN
+          SELECT f.oid::regprocedure AS callee FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
+           WHERE f.proname = split_part(k.fname, '.', -1) AND (k.fname !~ '\.' OR n.nspname = split_part(k.fname, '.', 1))
+             AND f.pronargs >= k.nargs AND f.pronargs - f.pronargdefaults <= k.nargs AND f.prokind IN ('f', 'p')
+             AND storagelab_internal.type_change_accepts(f.proargtypes[k.argno - 1], o_t, k.arr)
+           ORDER BY f.oid
+        LOOP
+          hazard := format('passes %s (%s) as argument %s of %s: no function of that name takes %s%s', column_name,
+                           new_type || CASE WHEN k.arr THEN '[]' ELSE '' END, k.argno, v.callee,
+                           new_type, CASE WHEN k.arr THEN '[]' ELSE '' END);
+          found_one := true;
+          RETURN NEXT;
+        END LOOP;
+      END LOOP;
+      -- comparisons with a parameter or a declared variable
+      FOR k IN
+        WITH params AS (
+          SELECT '$' || u.n AS name, u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n) WHERE p.oid = r.f
+          UNION ALL
+          SELECT lower(p.proargnames[u.n]), u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n)
+           WHERE p.oid = r.f AND p.proallargtypes IS NULL AND coalesce(p.proargnames[u.n], '') <> ''
+          UNION ALL
+          SELECT d[1], to_regtype(btrim(d[3]))
+            FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
+                 unnest(string_to_array(blk.b[1], ';')) AS x(decl),
+                 regexp_match(x.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?([a-z_][a-z0-9_ ]*?(\([0-9, ]+\))?)\s*(:=|default\M|not\s+null\M|$)') AS d
+           WHERE to_regtype(btrim(d[3])) IS NOT NULL),
+        cmp AS (
+          SELECT m[3] AS op, m[4] AS other, true AS value_left
+            FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])(' || car || ')\s*' || ops || '\s*' || opnd || '($|[^a-z0-9_$.(:])', 'g') m
+          UNION ALL
+          SELECT m[3], m[2], false
+            FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])' || opnd || '\s*' || ops || '\s*(' || car || ')($|[^a-z0-9_$.(:])', 'g') m)
+        SELECT DISTINCT c.op, c.other, c.value_left, p.t
+          FROM cmp c JOIN params p ON p.name = c.other
+         WHERE c.other !~ ('^(' || car || ')$')
+         ORDER BY 2, 1
+      LOOP
+        CONTINUE WHEN k.t IS NULL OR EXISTS (
+          SELECT 1 FROM pg_operator o
+           WHERE o.oprname = replace(k.op, '!=', '<>')
+             AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, n_t, false)
+                                         AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
+                      ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
+                           AND storagelab_internal.type_change_accepts(o.oprright, n_t, false) END);
+        CONTINUE WHEN NOT EXISTS (
+          SELECT 1 FROM pg_operator o
+           WHERE o.oprname = replace(k.op, '!=', '<>')
+             AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, o_t, false)
+                                         AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
+                      ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
+                           AND storagelab_internal.type_change_accepts(o.oprright, o_t, false) END);
+        hazard := format('compares %s (%s) with %s (%s): no operator %s', column_name, new_type, k.other, format_type(k.t, NULL),
+                         CASE WHEN k.value_left THEN format('%s %s %s', new_type, k.op, format_type(k.t, NULL))
+                              ELSE format('%s %s %s', format_type(k.t, NULL), k.op, new_type) END);
+        found_one := true;
+        RETURN NEXT;
+      END LOOP;
+      IF NOT found_one THEN
+        hazard := NULL;
+        RETURN NEXT;
+      END IF;
+    END LOOP;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.type_change_function_hazards(regclass, jsonb) IS
+  'functions reading retyped columns of a table (trigger functions with NEW/OLD, functions naming the table), each with the calls and comparisons that no function or operator takes with the new type (fail at once), hazard NULL when none';

@@ -323,6 +323,7 @@ DECLARE
   next_f   oid[];
   lvl      int := 0;
   d        record;
+  fdep     record;
   o        storagelab.bigint_migration_object;
   found_rows storagelab.bigint_migration_object[] := '{}';
 BEGIN
@@ -337,7 +338,7 @@ BEGIN
     END IF;
     next_f := '{}';
     FOR d IN
-      SELECT DISTINCT dep.classid, dep.objid, dep.refobjid,
+      SELECT DISTINCT dep.classid, dep.objid, dep.refclassid, dep.refobjid,
              w.ev_class, w.rulename, p.polrelid, c.contype, c.conrelid, c.confrelid
         FROM pg_depend dep
         LEFT JOIN pg_rewrite w ON dep.classid = 'pg_rewrite'::regclass AND w.oid = dep.objid
@@ -379,6 +380,25 @@ BEGIN
       ELSIF d.classid = 'pg_proc'::regclass THEN
         o := (storagelab_internal.bigint_migration_dep_function(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
                 d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
+        -- the function is dropped and re-created with the new row type: a
+        -- view (or anything else) over it would make its DROP fail in the swap
+        FOR fdep IN
+          SELECT coalesce((SELECT CASE k.relkind WHEN 'v' THEN 'view ' WHEN 'm' THEN 'materialized view ' ELSE 'a rule of ' END
+                                  || k.oid::regclass::text
+                             FROM pg_rewrite w JOIN pg_class k ON k.oid = w.ev_class
+                            WHERE fd.classid = 'pg_rewrite'::regclass AND w.oid = fd.objid),
+                          pg_describe_object(fd.classid, fd.objid, fd.objsubid)) AS what
+            FROM pg_depend fd
+           WHERE fd.refclassid = 'pg_proc'::regclass AND fd.refobjid = d.objid AND fd.deptype = 'n'
+           ORDER BY 1 LIMIT 1
+        LOOP
+          RAISE EXCEPTION 'the rewrite engine cannot move an object over a function of a table''s rows'
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = format('%s uses function %s, which takes or returns the rows of %s; the function is re-created with the new table''s row type.',
+                                  fdep.what, d.objid::regprocedure, CASE WHEN d.refclassid = 'pg_type'::regclass THEN format_type(d.refobjid, NULL)
+                                                                      ELSE d.refobjid::regclass::text END),
+                  HINT = format('Drop %s before the script and re-create it afterwards.', fdep.what);
+        END LOOP;
       ELSIF d.classid = 'pg_constraint'::regclass AND d.contype = 'f' THEN
         CONTINUE;                                                              -- foreign keys: the swap phase
       END IF;
@@ -412,4 +432,4 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_dependents(oid[]) IS
-  'objects outside the tables that follow them by OID (views and materialized views over them, level by level, rules and policies of other tables, functions with an SQL-standard body): depth, identity, the SQL that drops and re-creates each; refuses (0A000) any other dependent';
+  'objects outside the tables that follow them by OID (views and materialized views over them, level by level, rules and policies of other tables, functions with an SQL-standard body or of the tables'' rows): depth, identity, the SQL that drops and re-creates each; refuses (0A000) any other dependent, and a view or other object over such a function';

@@ -273,6 +273,165 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
   'the DO block of a blocking layout script that checks, under its locks, that the table is unchanged (OID, columns, types, storagelab_internal.rewrite_fingerprint) and every changed column''s values fit';
 
+-- Refuses a type change that breaks a function reading the column
+-- (storagelab_internal.type_change_function_hazards, part 28): a call or a
+-- comparison that no function or operator takes with the new type fails at
+-- once after the change.  2BP01, every such function named in the detail.
+CREATE FUNCTION storagelab_internal.layout_function_check(relation regclass, changes jsonb)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  det text;
+BEGIN
+  SELECT string_agg(format('%s (%s): %s', h.fn, h.caller, h.hazard), E'\n' ORDER BY h.fn::text, h.hazard) INTO det
+    FROM storagelab_internal.type_change_function_hazards(relation, changes) h
+   WHERE h.hazard IS NOT NULL;
+  IF det IS NOT NULL THEN
+    RAISE EXCEPTION 'the type changes would break functions that use the changed columns of %', relation
+      USING ERRCODE = 'dependent_objects_still_exist', DETAIL = det,
+            HINT = 'Change those functions first (cast the value where it is passed or compared, or add an overload for the new type), or give the column its current type in column_types.';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_function_check(regclass, jsonb) IS
+  'refuses (2BP01, naming them) a layout plan whose type changes break functions that read the changed columns: calls and comparisons no function or operator takes with the new type';
+
+-- Header lines: the functions that read the changed columns, checked.
+CREATE FUNCTION storagelab_internal.layout_function_header(relation regclass, changes jsonb)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN $2 IS NULL OR $2 = '[]' THEN '' ELSE
+           E'-- Functions that read the changed columns (calls and comparisons checked against the new types;\n'
+        || E'-- review them for arithmetic and output: numeric -> integer divides as integers, prints 1.0 as 1):\n'
+        || coalesce((SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(
+                                         format('%s (%s): %s %s -> %s', h.fn, h.caller, h.column_name, h.old_type, h.new_type)) || E'\n',
+                                       '' ORDER BY h.fn::text, h.column_name)
+                       FROM storagelab_internal.type_change_function_hazards($1, $2) h), E'--   (none)\n')
+        || E'-- Before COMMIT the script checks them again: SQL functions with their validator, PL/pgSQL functions\n'
+        || E'-- with plpgsql_check when it is installed; an error they did not have before rolls everything back.\n--\n'
+         END
+$$;
+COMMENT ON FUNCTION storagelab_internal.layout_function_header(regclass, jsonb) IS
+  'layout script header lines: the functions that read the changed columns (storagelab_internal.type_change_function_hazards), and how the script checks them again';
+
+-- DO blocks of a blocking layout script that check, under its locks, the
+-- functions that use the table: phase before (after the locks) records the
+-- errors of each SQL function naming the table (its validator, with
+-- check_function_bodies on and the search_path the function sets, else the
+-- sessions' default) and, when plpgsql_check is installed, of the PL/pgSQL
+-- functions (storagelab_internal.bigint_migration_plpgsql_check_sql);
+-- phase after (before COMMIT) rolls back on an error not recorded before.
+CREATE FUNCTION storagelab_internal.layout_function_recheck(relation regclass, changes jsonb, phase text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o     storagelab.bigint_migration_object;
+  fns   text;
+  body  text;
+BEGIN
+  IF changes IS NULL OR changes = '[]' THEN
+    RETURN '';
+  END IF;
+  o.kind := 'column'; o.relation := relation;
+  SELECT string_agg(format('%L', p.oid::regprocedure::text), ', ' ORDER BY p.oid::regprocedure::text) INTO fns
+    FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang, pg_class k
+   WHERE k.oid = relation AND l.lanname = 'sql' AND p.prosqlbody IS NULL AND p.prokind = 'f'
+     AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+     AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+     AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k.relname) || '($|[^a-z0-9_$])');
+  IF fns IS NOT NULL THEN
+    -- the validator parses each function with its own search_path (or the
+    -- sessions' default); everything else runs with pg_catalog first
+    body := E'\nDECLARE\n  f text;\n  fo oid;\n  sp text;\n  errs text[] := ''{}'';\n  bad text;\nBEGIN\n'
+         || E'  PERFORM set_config(''check_function_bodies'', ''on'', true);\n'
+         || format(E'  FOREACH f IN ARRAY ARRAY[%s]::text[] LOOP\n', fns)
+         || E'    fo := to_regprocedure(f);\n'
+         || E'    CONTINUE WHEN fo IS NULL;\n'
+         || E'    SELECT substring(c FROM ''^search_path=(.*)$'') INTO sp FROM pg_proc p, unnest(p.proconfig) c\n'
+         || E'     WHERE p.oid = fo AND c LIKE ''search\\_path=%'';\n'
+         || E'    sp := coalesce(sp, (SELECT reset_val FROM pg_settings WHERE name = ''search_path''));\n'
+         || E'    PERFORM pg_catalog.set_config(''search_path'', sp, true);\n'
+         || E'    BEGIN\n      PERFORM pg_catalog.fmgr_sql_validator(fo);\n'
+         || E'    EXCEPTION WHEN OTHERS THEN\n'
+         || E'      PERFORM pg_catalog.set_config(''search_path'', ''pg_catalog, pg_temp'', true);\n'
+         || E'      errs := pg_catalog.array_append(errs, pg_catalog.concat(f, '': '', SQLERRM));\n    END;\n'
+         || E'    PERFORM pg_catalog.set_config(''search_path'', ''pg_catalog, pg_temp'', true);\n'
+         || E'  END LOOP;\n'
+         || E'  PERFORM set_config(''check_function_bodies'', ''off'', true);\n'
+         || CASE WHEN phase = 'before' THEN
+              E'  CREATE TEMP TABLE storagelab_sql_check_before ON COMMIT DROP AS SELECT unnest(errs) AS e;\n'
+            ELSE
+              E'  SELECT string_agg(x.e, ''; '' ORDER BY x.e) INTO bad FROM unnest(errs) x(e)\n'
+              || E'   WHERE NOT EXISTS (SELECT 1 FROM pg_temp.storagelab_sql_check_before b WHERE b.e = x.e);\n'
+              || E'  IF bad IS NOT NULL THEN\n'
+              || E'    RAISE EXCEPTION ''SQL functions that use the table fail to validate after the change; rolling back''\n'
+              || E'      USING ERRCODE = ''dependent_objects_still_exist'', DETAIL = bad,\n'
+              || E'            HINT = ''Nothing was changed.  Change these functions for the new column types first, or keep the types.'';\n'
+              || E'  END IF;\n' END
+         || E'END\n';
+    body := CASE WHEN phase = 'before' THEN E'-- The SQL functions that use the table: their validation errors before the change.\n'
+                 ELSE E'-- The SQL functions that use the table: no validation error they did not have before.\n' END
+            || 'DO ' || storagelab_internal.dollar_quote(body) || E';\n\n';
+  END IF;
+  RETURN coalesce(body, '') || storagelab_internal.bigint_migration_plpgsql_check_sql(ARRAY[o], phase);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_function_recheck(regclass, jsonb, text) IS
+  'DO blocks of a blocking layout script: phase before records the validation errors of the SQL functions naming the table (and plpgsql_check''s of the PL/pgSQL ones when installed), phase after rolls back on a new one';
+
+-- The relations a blocking layout script locks ACCESS EXCLUSIVE before its
+-- copy, each with why: the table (LOCK recurses to its partitions or
+-- children); the tables whose foreign keys reference it (dropped and added
+-- again) and those it references (the old table's foreign-key triggers on
+-- them are dropped with it: ACCESS EXCLUSIVE, measured on PostgreSQL 15);
+-- the views and materialized views dropped and re-created, and the tables
+-- whose rules or policies are.  Whatever the swap would lock later, under
+-- lock_timeout and after the copy, is locked here instead.
+CREATE FUNCTION storagelab_internal.layout_lock_targets(relation regclass)
+RETURNS TABLE (rel regclass, why text, lock_sql text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  WITH members AS (SELECT m.relid FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m),
+  fks AS (SELECT f.direction, f.conrelid, k.confrelid
+            FROM storagelab_internal.rewrite_foreign_keys(ARRAY[$1::oid]) f JOIN pg_constraint k ON k.oid = f.conoid),
+  deps AS (SELECT d.classid, d.objid FROM storagelab_internal.rewrite_dependents(ARRAY[$1::oid]) d),
+  l AS (
+    SELECT $1::oid AS rel, 'the table' AS why
+    UNION ALL
+    SELECT f.conrelid, 'its foreign key to the table is dropped and added again' FROM fks f WHERE f.direction = 'to'
+    UNION ALL
+    SELECT f.confrelid, 'referenced by the table: the old table''s foreign-key triggers on it are dropped' FROM fks f WHERE f.direction = 'from'
+    UNION ALL
+    SELECT d.objid, CASE c.relkind WHEN 'm' THEN 'materialized view, dropped and re-created' ELSE 'view, dropped and re-created' END
+      FROM deps d JOIN pg_class c ON c.oid = d.objid WHERE d.classid = 'pg_class'::regclass
+    UNION ALL
+    SELECT w.ev_class, 'its rule naming the table is dropped and re-created'
+      FROM deps d JOIN pg_rewrite w ON w.oid = d.objid WHERE d.classid = 'pg_rewrite'::regclass
+    UNION ALL
+    SELECT p.polrelid, 'its policy naming the table is dropped and re-created'
+      FROM deps d JOIN pg_policy p ON p.oid = d.objid WHERE d.classid = 'pg_policy'::regclass)
+  SELECT l.rel::regclass, string_agg(DISTINCT l.why, '; '),
+         -- LOCK TABLE takes no materialized view, and on a view it locks the
+         -- tables the view reads too: a change of owner to the owner it has
+         -- takes ACCESS EXCLUSIVE on the view alone and changes nothing
+         CASE c.relkind WHEN 'v' THEN format('ALTER VIEW %s OWNER TO %I', storagelab_internal.bigint_migration_qname(c.oid), pg_get_userbyid(c.relowner))
+                        WHEN 'm' THEN format('ALTER MATERIALIZED VIEW %s OWNER TO %I', storagelab_internal.bigint_migration_qname(c.oid), pg_get_userbyid(c.relowner))
+                        ELSE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', storagelab_internal.bigint_migration_qname(c.oid)) END
+    FROM l JOIN pg_class c ON c.oid = l.rel
+   WHERE l.rel = $1::oid OR l.rel NOT IN (SELECT relid FROM members)
+   GROUP BY l.rel, c.oid
+   ORDER BY l.rel
+$$;
+COMMENT ON FUNCTION storagelab_internal.layout_lock_targets(regclass) IS
+  'the relations a blocking layout script locks ACCESS EXCLUSIVE before its copy, with why and the statement that locks each (LOCK TABLE; for a view or materialized view ALTER ... OWNER TO its owner): the table, tables referencing it or referenced by it, dependent views and materialized views, tables whose rules or policies name it';
+
 -- The header of a layout script: what it changes, what it locks, sizes.
 CREATE FUNCTION storagelab_internal.layout_header(relation regclass, tables jsonb, changes jsonb, plan jsonb,
                                                   lock_list text, mid text)
@@ -292,9 +451,12 @@ AS $$
       || E'-- Every index, constraint, foreign key (both ways), sequence, trigger, rule, policy, grant,\n'
       || E'-- comment, statistics object and publication membership follows; views and materialized\n'
       || E'-- views over the table are dropped and re-created (materialized views re-populated).\n--\n'
+      || storagelab_internal.layout_function_header($1, $3)
       || CASE WHEN $6 IS NULL THEN
-           storagelab_internal.bigint_migration_comment_text(format('-- Locks: ACCESS EXCLUSIVE on %s until COMMIT: reads and writes of them wait for the whole run.', $5))
-           || E'\n-- Disk: a second copy of the table and its indexes until COMMIT.\n'
+           E'-- Locks: ACCESS EXCLUSIVE until COMMIT on each of these, taken together before the copy, in this\n'
+           || E'-- (OID) order (reads and writes of them wait for the whole run):\n'
+           || $5
+           || E'-- Disk: a second copy of the table and its indexes until COMMIT.\n'
          ELSE
            E'-- Run one phase at a time, in this order (each can be run again after a failure):\n'
            || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new table, change log and triggers (brief lock, retried)\n'
@@ -309,9 +471,12 @@ AS $$
            || E'-- Disk: a second copy of the table and its indexes, and the change log, until cleanup.\n'
            || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal($6) || E';\n'
          END
-      || coalesce(format(E'-- Heap now (freshly written): %s; after: %s (storagelab.table_rewrite_plan, evidence %s).\n',
-                         pg_size_pretty(($4->>'estimated_bytes_now')::int8), pg_size_pretty(($4->>'estimated_bytes_after')::int8),
-                         $4->>'evidence'), '')
+      || CASE WHEN $4 IS NOT NULL THEN
+           format(E'-- Heap now (freshly written): %s; after: %s (storagelab.table_rewrite_plan, evidence %s).\n',
+                  pg_size_pretty(($4->>'estimated_bytes_now')::int8), pg_size_pretty(($4->>'estimated_bytes_after')::int8),
+                  $4->>'evidence')
+         ELSE E'-- Heap after: not predicted (storagelab.table_rewrite_plan predicts its own plan, not column_types\n'
+              || E'-- or column_order): measure pg_relation_size after the run.\n' END
       || format(E'-- Heap now on disk: %s (pg_relation_size%s).\n',
                 pg_size_pretty((SELECT sum(pg_relation_size(m.relid)) FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m)),
                 CASE WHEN EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = $1) THEN ', its partitions or children included' ELSE '' END)
@@ -335,6 +500,8 @@ DECLARE
 BEGIN
   RETURN storagelab_internal.layout_header(relation, tables, changes, plan, lock_list, mid)
       || E'\\set ON_ERROR_STOP on\n'
+      || E'-- the session''s search_path, set again at the end (this script sets its own)\n'
+      || E'SELECT current_setting(''search_path'') AS search_path_saved \\gset sl_\n'
       || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
       || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
       || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
@@ -346,7 +513,9 @@ BEGIN
       || E'\\if :ph_bad\n'
       || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n')
       || E';\n\\endif\n\n'
-      || storagelab_internal.rewrite_online_phases(tables, mid);
+      || storagelab_internal.rewrite_online_phases(tables, mid)
+      || E'\n-- The session''s own search_path again.\n'
+      || E'SELECT set_config(''search_path'', :''sl_search_path_saved'', false) AS search_path_restored \\gset sl_\n';
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_online_script(regclass, jsonb, jsonb, jsonb, text) IS
@@ -362,6 +531,7 @@ AS $fn$
 DECLARE
   p          record;
   lock_list  text;
+  lock_stmt  text[];
   s          text;
   ph         text;
   retries    int := storagelab_internal.setting('scripts.lock_retries')::int;
@@ -379,10 +549,13 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Give column_types or column_order.';
   END IF;
   PERFORM storagelab_internal.layout_preflight(relation, p.changes);
-  -- the table and every table whose foreign keys to it are re-pointed
-  SELECT string_agg(q, ', ' ORDER BY q) INTO lock_list
-    FROM (SELECT storagelab_internal.bigint_migration_qname(relation) AS q
-          UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(ARRAY[relation::oid]) f WHERE f.direction = 'to') l;
+  PERFORM storagelab_internal.layout_function_check(relation, p.changes);
+  -- everything the run takes ACCESS EXCLUSIVE on, locked together before the copy
+  SELECT array_agg(l.lock_sql ORDER BY l.rel::oid),
+         string_agg(format(E'--   %s (%s)\n', storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(l.rel)),
+                           l.why), '' ORDER BY l.rel::oid)
+    INTO lock_stmt, lock_list
+    FROM storagelab_internal.layout_lock_targets(relation) l;
   IF mode = 'online' THEN
     RETURN storagelab_internal.layout_online_script(relation, p.tables, p.changes,
                                                     CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list);
@@ -390,10 +563,12 @@ BEGIN
   s := storagelab_internal.layout_header(relation, p.tables, p.changes,
                                          CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list, NULL)
        || storagelab_internal.bigint_migration_blocking_settings()
-       || E'-- Lock the table and the tables referencing it, all or none; retried on lock_timeout.\n'
-       || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries,
+       || E'-- Lock the table and every relation the run changes (see the header), all or none, in OID order;\n'
+       || E'-- retried on lock_timeout.\n'
+       || storagelab_internal.retry_block(lock_stmt, retries,
                                           'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
-       || E'\n' || storagelab_internal.layout_recheck(relation, p.changes);
+       || E'\n' || storagelab_internal.layout_recheck(relation, p.changes)
+       || storagelab_internal.layout_function_recheck(relation, p.changes, 'before');
   FOREACH ph IN ARRAY ARRAY['create', 'copy', 'index', 'swap', 'validate', 'cleanup'] LOOP
     s := s || CASE ph WHEN 'create' THEN E'-- The new table beside the old one.\n'
                       WHEN 'copy' THEN E'-- Every row, in the new column order.\n'
@@ -405,7 +580,8 @@ BEGIN
                           FROM storagelab_internal.rewrite_statements(p.tables, ph) r), '')
            || E'\n';
   END LOOP;
-  s := s || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n'
+  s := s || storagelab_internal.layout_function_recheck(relation, p.changes, 'after')
+         || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n'
          || E'-- Statistics of the new table (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
          || format(E'ANALYZE %s;\n', storagelab_internal.bigint_migration_qname(relation));
   RETURN s;
@@ -451,7 +627,7 @@ BEGIN
     BEGIN
       script := storagelab_internal.layout_script(p.relation, 'blocking', NULL, NULL, to_jsonb(p));
       advice := 'run the script in a maintenance window: it locks the table while it copies';
-    EXCEPTION WHEN feature_not_supported OR data_exception OR wrong_object_type THEN
+    EXCEPTION WHEN feature_not_supported OR data_exception OR wrong_object_type OR dependent_objects_still_exist THEN
       script := NULL;
       advice := left(SQLERRM, 100);
     END;

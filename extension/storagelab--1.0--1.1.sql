@@ -8791,7 +8791,6 @@ COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
 --     extension/61_layout_migration.sql:storagelab_internal.layout_preflight \
 --     extension/61_layout_migration.sql:storagelab_internal.rewrite_tree_fingerprint \
 --     extension/61_layout_migration.sql:storagelab_internal.layout_recheck \
---     extension/61_layout_migration.sql:storagelab_internal.layout_header \
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.bigint_copy_swap_tables \
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_dirs \
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_old_triggers \
@@ -8929,6 +8928,7 @@ DECLARE
   next_f   oid[];
   lvl      int := 0;
   d        record;
+  fdep     record;
   o        storagelab.bigint_migration_object;
   found_rows storagelab.bigint_migration_object[] := '{}';
 BEGIN
@@ -8943,7 +8943,7 @@ BEGIN
     END IF;
     next_f := '{}';
     FOR d IN
-      SELECT DISTINCT dep.classid, dep.objid, dep.refobjid,
+      SELECT DISTINCT dep.classid, dep.objid, dep.refclassid, dep.refobjid,
              w.ev_class, w.rulename, p.polrelid, c.contype, c.conrelid, c.confrelid
         FROM pg_depend dep
         LEFT JOIN pg_rewrite w ON dep.classid = 'pg_rewrite'::regclass AND w.oid = dep.objid
@@ -8985,6 +8985,25 @@ BEGIN
       ELSIF d.classid = 'pg_proc'::regclass THEN
         o := (storagelab_internal.bigint_migration_dep_function(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
                 d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
+        -- the function is dropped and re-created with the new row type: a
+        -- view (or anything else) over it would make its DROP fail in the swap
+        FOR fdep IN
+          SELECT coalesce((SELECT CASE k.relkind WHEN 'v' THEN 'view ' WHEN 'm' THEN 'materialized view ' ELSE 'a rule of ' END
+                                  || k.oid::regclass::text
+                             FROM pg_rewrite w JOIN pg_class k ON k.oid = w.ev_class
+                            WHERE fd.classid = 'pg_rewrite'::regclass AND w.oid = fd.objid),
+                          pg_describe_object(fd.classid, fd.objid, fd.objsubid)) AS what
+            FROM pg_depend fd
+           WHERE fd.refclassid = 'pg_proc'::regclass AND fd.refobjid = d.objid AND fd.deptype = 'n'
+           ORDER BY 1 LIMIT 1
+        LOOP
+          RAISE EXCEPTION 'the rewrite engine cannot move an object over a function of a table''s rows'
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = format('%s uses function %s, which takes or returns the rows of %s; the function is re-created with the new table''s row type.',
+                                  fdep.what, d.objid::regprocedure, CASE WHEN d.refclassid = 'pg_type'::regclass THEN format_type(d.refobjid, NULL)
+                                                                      ELSE d.refobjid::regclass::text END),
+                  HINT = format('Drop %s before the script and re-create it afterwards.', fdep.what);
+        END LOOP;
       ELSIF d.classid = 'pg_constraint'::regclass AND d.contype = 'f' THEN
         CONTINUE;                                                              -- foreign keys: the swap phase
       END IF;
@@ -9018,7 +9037,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_dependents(oid[]) IS
-  'objects outside the tables that follow them by OID (views and materialized views over them, level by level, rules and policies of other tables, functions with an SQL-standard body): depth, identity, the SQL that drops and re-creates each; refuses (0A000) any other dependent';
+  'objects outside the tables that follow them by OID (views and materialized views over them, level by level, rules and policies of other tables, functions with an SQL-standard body or of the tables'' rows): depth, identity, the SQL that drops and re-creates each; refuses (0A000) any other dependent, and a view or other object over such a function';
 
 -- from extension/60_rewrite_create.sql: storagelab_internal.rewrite_table_settings
 CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_table_settings(rel oid, newq text, atts int2[], types text[])
@@ -9677,54 +9696,6 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
   'the DO block of a blocking layout script that checks, under its locks, that the table is unchanged (OID, columns, types, storagelab_internal.rewrite_fingerprint) and every changed column''s values fit';
 
--- from extension/61_layout_migration.sql: storagelab_internal.layout_header
-CREATE OR REPLACE FUNCTION storagelab_internal.layout_header(relation regclass, tables jsonb, changes jsonb, plan jsonb,
-                                                  lock_list text, mid text)
-RETURNS text
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT format(E'-- storagelab layout migration of %s (mode %s%s), written %s\n', storagelab_internal.bigint_migration_qname($1),
-                CASE WHEN $6 IS NULL THEN 'blocking' ELSE 'online' END, ', migration id ' || $6,
-                to_char(now(), 'YYYY-MM-DD HH24:MI:SS TZ'))
-      || E'--\n-- Rebuilds the table as a new table in this column order, swaps it in and drops the old one:\n'
-      || (SELECT string_agg(format(E'--   %s %s\n', storagelab_internal.bigint_migration_comment_text(quote_ident(c->>'column_name')),
-                                   storagelab_internal.bigint_migration_comment_text(
-                                     coalesce((SELECT format('%s (was %s)', e->>'to', e->>'from') FROM jsonb_array_elements($3) e
-                                                WHERE e->>'column_name' = c->>'column_name'), 'unchanged'))), '' ORDER BY n)
-            FROM jsonb_array_elements($2->0->'columns') WITH ORDINALITY u(c, n))
-      || E'-- Every index, constraint, foreign key (both ways), sequence, trigger, rule, policy, grant,\n'
-      || E'-- comment, statistics object and publication membership follows; views and materialized\n'
-      || E'-- views over the table are dropped and re-created (materialized views re-populated).\n--\n'
-      || CASE WHEN $6 IS NULL THEN
-           storagelab_internal.bigint_migration_comment_text(format('-- Locks: ACCESS EXCLUSIVE on %s until COMMIT: reads and writes of them wait for the whole run.', $5))
-           || E'\n-- Disk: a second copy of the table and its indexes until COMMIT.\n'
-         ELSE
-           E'-- Run one phase at a time, in this order (each can be run again after a failure):\n'
-           || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new table, change log and triggers (brief lock, retried)\n'
-           || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); resumes\n'
-           || E'--   psql -v ON_ERROR_STOP=1 -v phase=index    -f <this file>  -- indexes of the new table (locks only it), ANALYZE\n'
-           || E'--   psql -v ON_ERROR_STOP=1 -v phase=replay   -f <this file>  -- the change log applied until it is small\n'
-           || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE (lock_timeout, retried)\n'
-           || E'--   psql -v ON_ERROR_STOP=1 -v phase=validate -f <this file>  -- foreign keys added NOT VALID in the swap validated\n'
-           || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old table and the logs\n'
-           || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
-           || E'-- A value written during the copy that does not fit its new type stops the copy or replay (roll back, or fix it).\n'
-           || E'-- Disk: a second copy of the table and its indexes, and the change log, until cleanup.\n'
-           || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal($6) || E';\n'
-         END
-      || coalesce(format(E'-- Heap now (freshly written): %s; after: %s (storagelab.table_rewrite_plan, evidence %s).\n',
-                         pg_size_pretty(($4->>'estimated_bytes_now')::int8), pg_size_pretty(($4->>'estimated_bytes_after')::int8),
-                         $4->>'evidence'), '')
-      || format(E'-- Heap now on disk: %s (pg_relation_size%s).\n',
-                pg_size_pretty((SELECT sum(pg_relation_size(m.relid)) FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m)),
-                CASE WHEN EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = $1) THEN ', its partitions or children included' ELSE '' END)
-      || CASE WHEN $6 IS NULL THEN E'-- Run: psql -v ON_ERROR_STOP=1 -f this.sql   (-v dry_run=1: everything, then ROLLBACK)\n' ELSE '' END
-      || E'\n'
-$$;
-COMMENT ON FUNCTION storagelab_internal.layout_header(regclass, jsonb, jsonb, jsonb, text, text) IS
-  'the comment header of a layout script (mid: the online migration id, NULL for blocking): columns in their new order with their type changes, what follows the table, locks or phases, disk, sizes';
-
 -- from extension/63_bigint_copy_swap.sql: storagelab_internal.bigint_copy_swap_tables
 CREATE OR REPLACE FUNCTION storagelab_internal.bigint_copy_swap_tables(objs storagelab.bigint_migration_object[])
 RETURNS jsonb
@@ -10015,3 +9986,540 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storag
 -- layout_migration_script(): partitioned tables and inheritance trees are rebuilt, no longer refused
 COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]) IS
   'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object, a partitioned table with all its partitions, an inheritance parent with its children; refuses key columns, a partition or child alone, multiple inheritance, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
+
+-- ---------------------------------------------------------------------------
+-- Blocking scripts set search_path for their transaction only (SET LOCAL);
+-- online layout scripts set the session's again at their end.  Blocking
+-- layout scripts lock every relation the run changes before the copy.
+-- Layout scripts refuse type changes that break functions reading the
+-- columns, and check the functions again under their locks.
+-- Copied from the install parts by
+--   scripts/upgrade-section.sh layout_safety extension/storagelab--1.0--1.1.sql \
+--     extension/23_bigint_blocking.sql:storagelab_internal.bigint_migration_blocking_settings \
+--     extension/28_bigint_hazards.sql:storagelab_internal.type_change_accepts \
+--     extension/28_bigint_hazards.sql:storagelab_internal.type_change_function_hazards \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_function_check \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_function_header \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_function_recheck \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_header \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_lock_targets \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_online_script \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_script \
+--     extension/61_layout_migration.sql:storagelab.layout_migration_plan
+-- (run it again after changing any of them).
+-- ---------------------------------------------------------------------------
+-- BEGIN generated section layout_safety
+-- from extension/23_bigint_blocking.sql: storagelab_internal.bigint_migration_blocking_settings
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_blocking_settings()
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  s          text := '';
+  lt         text := storagelab_internal.setting('scripts.lock_timeout');
+BEGIN
+  s := s || E'\\set ON_ERROR_STOP on\n';
+  s := s || format(E'SET lock_timeout = %L;\n', lt);
+  s := s || E'SET statement_timeout = 0;     -- the rewrite may take long; lock waits are bounded by lock_timeout\n';
+  s := s || E'SET check_function_bodies = off;   -- functions are re-created as they were, like pg_dump does\n\n';
+  s := s || E'BEGIN;\nSET LOCAL search_path = pg_catalog, pg_temp;   -- every name below is schema-qualified; LOCAL: the session keeps its own\n\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_settings() IS
+  'The session settings of a blocking script, and its BEGIN.';
+
+-- from extension/28_bigint_hazards.sql: storagelab_internal.type_change_accepts
+CREATE OR REPLACE FUNCTION storagelab_internal.type_change_accepts(param oid, typ oid, arr boolean)
+RETURNS boolean
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN NOT $3 THEN
+           $1 = $2
+           OR $1 IN ('anyelement'::regtype, 'anynonarray'::regtype, 'anycompatible'::regtype,
+                     'anycompatiblenonarray'::regtype, '"any"'::regtype)
+           OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.castsource = $2 AND c.casttarget = $1 AND c.castcontext = 'i')
+           OR EXISTS (SELECT 1 FROM pg_type t WHERE t.oid = $2 AND t.typtype = 'd' AND t.typbasetype = $1)
+         ELSE
+           $1 IN ('anyarray'::regtype, 'anycompatiblearray'::regtype, 'anyelement'::regtype,
+                  'anycompatible'::regtype, '"any"'::regtype)
+           OR EXISTS (SELECT 1 FROM pg_type t WHERE t.oid = $1 AND t.typelem <> 0 AND t.typsubscript = 'array_subscript_handler'::regproc
+                        AND (t.typelem = $2
+                             OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.castsource = $2 AND c.casttarget = t.typelem AND c.castcontext = 'i')))
+         END
+$$;
+COMMENT ON FUNCTION storagelab_internal.type_change_accepts(oid, oid, boolean) IS
+  'whether a parameter or operand type takes a value of another type (or an array of it) without an explicit cast: same type, polymorphic, implicit cast, domain over it';
+
+-- from extension/28_bigint_hazards.sql: storagelab_internal.type_change_function_hazards
+CREATE OR REPLACE FUNCTION storagelab_internal.type_change_function_hazards(relation regclass, changes jsonb)
+RETURNS TABLE (fn regprocedure, caller text, column_name text, old_type text, new_type text, hazard text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  e      jsonb;
+  o_t    oid;
+  n_t    oid;
+  r      record;
+  k      record;
+  v      record;
+  src    text;
+  car    text;
+  stmts  text[];
+  found_one boolean;
+  ops    text := '(=|<>|!=|<=|>=|<|>)';
+  opnd   text := '(\$[0-9]+|[a-z_][a-z0-9_$]*)';
+BEGIN
+  FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
+    o_t := to_regtype(e->>'from'); n_t := to_regtype(e->>'to');
+    CONTINUE WHEN o_t IS NULL OR n_t IS NULL OR o_t = n_t;
+    column_name := e->>'column_name'; old_type := format_type(o_t, NULL); new_type := format_type(n_t, NULL);
+    FOR r IN
+      -- trigger functions of the table and of its partitions or children
+      SELECT DISTINCT t.tgfoid AS f, format('trigger %I on %s', t.tgname, storagelab_internal.bigint_migration_qname(t.tgrelid)) AS who,
+             '(?:new|old)\.(?:' || storagelab_internal.bigint_migration_re(e->>'column_name') || ')' AS carrier, NULL::text AS filter
+        FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_language l ON l.oid = p.prolang
+       WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND l.lanname = 'plpgsql'
+         AND t.tgrelid IN (SELECT m.relid FROM storagelab_internal.rewrite_members(ARRAY[relation::oid]) m)
+      UNION
+      -- functions whose statements name the table
+      SELECT p.oid, format('function %s', p.oid::regprocedure),
+             '(?:[a-z_][a-z0-9_$]*\.)?(?:' || storagelab_internal.bigint_migration_re(e->>'column_name') || ')',
+             '(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])'
+        FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang, pg_class k2
+       WHERE k2.oid = relation AND l.lanname IN ('plpgsql', 'sql') AND p.prosqlbody IS NULL AND p.prokind IN ('f', 'p')
+         AND p.prorettype <> 'trigger'::regtype
+         AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+         AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])')
+      ORDER BY 2
+    LOOP
+      src := storagelab_internal.bigint_migration_scrub((SELECT p.prosrc FROM pg_proc p WHERE p.oid = r.f));
+      car := r.carrier;
+      -- PL/pgSQL variables declared table.column%TYPE of the column carry the value too
+      car := car || coalesce((SELECT string_agg('|' || storagelab_internal.bigint_migration_re(m[2]), '')
+                                FROM regexp_matches(src, '(^|[;\s])([a-z_][a-z0-9_$]*)\s+[a-z_][a-z0-9_$.]*\.([a-z_][a-z0-9_$]*)%type', 'g') AS m
+                               WHERE m[3] = lower(e->>'column_name')), '');
+      stmts := ARRAY(SELECT s FROM unnest(string_to_array(src, ';')) s WHERE r.filter IS NULL OR s ~ r.filter);
+      CONTINUE WHEN NOT EXISTS (SELECT 1 FROM unnest(stmts) s WHERE s ~ ('(^|[^a-z0-9_$.])(' || car || ')($|[^a-z0-9_$])'));
+      fn := r.f; caller := r.who; found_one := false;
+      -- calls
+      FOR k IN
+        SELECT DISTINCT c.fname, c.nargs, c.argno, storagelab_internal.bigint_migration_arg_class(c.arg, car) = 'bigint[]' AS arr
+          FROM storagelab_internal.bigint_migration_calls(array_to_string(stmts, ';')) c
+         WHERE storagelab_internal.bigint_migration_arg_class(c.arg, car) IN ('bigint', 'bigint[]')
+         ORDER BY 1, 3
+      LOOP
+        CONTINUE WHEN EXISTS (
+          SELECT 1 FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
+           WHERE f.proname = split_part(k.fname, '.', -1) AND (k.fname !~ '\.' OR n.nspname = split_part(k.fname, '.', 1))
+             AND f.pronargs >= k.nargs AND f.pronargs - f.pronargdefaults <= k.nargs AND f.prokind IN ('f', 'p')
+             AND storagelab_internal.type_change_accepts(f.proargtypes[k.argno - 1], n_t, k.arr));
+        FOR v IN
+          SELECT f.oid::regprocedure AS callee FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
+           WHERE f.proname = split_part(k.fname, '.', -1) AND (k.fname !~ '\.' OR n.nspname = split_part(k.fname, '.', 1))
+             AND f.pronargs >= k.nargs AND f.pronargs - f.pronargdefaults <= k.nargs AND f.prokind IN ('f', 'p')
+             AND storagelab_internal.type_change_accepts(f.proargtypes[k.argno - 1], o_t, k.arr)
+           ORDER BY f.oid
+        LOOP
+          hazard := format('passes %s (%s) as argument %s of %s: no function of that name takes %s%s', column_name,
+                           new_type || CASE WHEN k.arr THEN '[]' ELSE '' END, k.argno, v.callee,
+                           new_type, CASE WHEN k.arr THEN '[]' ELSE '' END);
+          found_one := true;
+          RETURN NEXT;
+        END LOOP;
+      END LOOP;
+      -- comparisons with a parameter or a declared variable
+      FOR k IN
+        WITH params AS (
+          SELECT '$' || u.n AS name, u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n) WHERE p.oid = r.f
+          UNION ALL
+          SELECT lower(p.proargnames[u.n]), u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n)
+           WHERE p.oid = r.f AND p.proallargtypes IS NULL AND coalesce(p.proargnames[u.n], '') <> ''
+          UNION ALL
+          SELECT d[1], to_regtype(btrim(d[3]))
+            FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
+                 unnest(string_to_array(blk.b[1], ';')) AS x(decl),
+                 regexp_match(x.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?([a-z_][a-z0-9_ ]*?(\([0-9, ]+\))?)\s*(:=|default\M|not\s+null\M|$)') AS d
+           WHERE to_regtype(btrim(d[3])) IS NOT NULL),
+        cmp AS (
+          SELECT m[3] AS op, m[4] AS other, true AS value_left
+            FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])(' || car || ')\s*' || ops || '\s*' || opnd || '($|[^a-z0-9_$.(:])', 'g') m
+          UNION ALL
+          SELECT m[3], m[2], false
+            FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])' || opnd || '\s*' || ops || '\s*(' || car || ')($|[^a-z0-9_$.(:])', 'g') m)
+        SELECT DISTINCT c.op, c.other, c.value_left, p.t
+          FROM cmp c JOIN params p ON p.name = c.other
+         WHERE c.other !~ ('^(' || car || ')$')
+         ORDER BY 2, 1
+      LOOP
+        CONTINUE WHEN k.t IS NULL OR EXISTS (
+          SELECT 1 FROM pg_operator o
+           WHERE o.oprname = replace(k.op, '!=', '<>')
+             AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, n_t, false)
+                                         AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
+                      ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
+                           AND storagelab_internal.type_change_accepts(o.oprright, n_t, false) END);
+        CONTINUE WHEN NOT EXISTS (
+          SELECT 1 FROM pg_operator o
+           WHERE o.oprname = replace(k.op, '!=', '<>')
+             AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, o_t, false)
+                                         AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
+                      ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
+                           AND storagelab_internal.type_change_accepts(o.oprright, o_t, false) END);
+        hazard := format('compares %s (%s) with %s (%s): no operator %s', column_name, new_type, k.other, format_type(k.t, NULL),
+                         CASE WHEN k.value_left THEN format('%s %s %s', new_type, k.op, format_type(k.t, NULL))
+                              ELSE format('%s %s %s', format_type(k.t, NULL), k.op, new_type) END);
+        found_one := true;
+        RETURN NEXT;
+      END LOOP;
+      IF NOT found_one THEN
+        hazard := NULL;
+        RETURN NEXT;
+      END IF;
+    END LOOP;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.type_change_function_hazards(regclass, jsonb) IS
+  'functions reading retyped columns of a table (trigger functions with NEW/OLD, functions naming the table), each with the calls and comparisons that no function or operator takes with the new type (fail at once), hazard NULL when none';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_function_check
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_function_check(relation regclass, changes jsonb)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  det text;
+BEGIN
+  SELECT string_agg(format('%s (%s): %s', h.fn, h.caller, h.hazard), E'\n' ORDER BY h.fn::text, h.hazard) INTO det
+    FROM storagelab_internal.type_change_function_hazards(relation, changes) h
+   WHERE h.hazard IS NOT NULL;
+  IF det IS NOT NULL THEN
+    RAISE EXCEPTION 'the type changes would break functions that use the changed columns of %', relation
+      USING ERRCODE = 'dependent_objects_still_exist', DETAIL = det,
+            HINT = 'Change those functions first (cast the value where it is passed or compared, or add an overload for the new type), or give the column its current type in column_types.';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_function_check(regclass, jsonb) IS
+  'refuses (2BP01, naming them) a layout plan whose type changes break functions that read the changed columns: calls and comparisons no function or operator takes with the new type';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_function_header
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_function_header(relation regclass, changes jsonb)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN $2 IS NULL OR $2 = '[]' THEN '' ELSE
+           E'-- Functions that read the changed columns (calls and comparisons checked against the new types;\n'
+        || E'-- review them for arithmetic and output: numeric -> integer divides as integers, prints 1.0 as 1):\n'
+        || coalesce((SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(
+                                         format('%s (%s): %s %s -> %s', h.fn, h.caller, h.column_name, h.old_type, h.new_type)) || E'\n',
+                                       '' ORDER BY h.fn::text, h.column_name)
+                       FROM storagelab_internal.type_change_function_hazards($1, $2) h), E'--   (none)\n')
+        || E'-- Before COMMIT the script checks them again: SQL functions with their validator, PL/pgSQL functions\n'
+        || E'-- with plpgsql_check when it is installed; an error they did not have before rolls everything back.\n--\n'
+         END
+$$;
+COMMENT ON FUNCTION storagelab_internal.layout_function_header(regclass, jsonb) IS
+  'layout script header lines: the functions that read the changed columns (storagelab_internal.type_change_function_hazards), and how the script checks them again';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_function_recheck
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_function_recheck(relation regclass, changes jsonb, phase text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o     storagelab.bigint_migration_object;
+  fns   text;
+  body  text;
+BEGIN
+  IF changes IS NULL OR changes = '[]' THEN
+    RETURN '';
+  END IF;
+  o.kind := 'column'; o.relation := relation;
+  SELECT string_agg(format('%L', p.oid::regprocedure::text), ', ' ORDER BY p.oid::regprocedure::text) INTO fns
+    FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang, pg_class k
+   WHERE k.oid = relation AND l.lanname = 'sql' AND p.prosqlbody IS NULL AND p.prokind = 'f'
+     AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+     AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+     AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k.relname) || '($|[^a-z0-9_$])');
+  IF fns IS NOT NULL THEN
+    -- the validator parses each function with its own search_path (or the
+    -- sessions' default); everything else runs with pg_catalog first
+    body := E'\nDECLARE\n  f text;\n  fo oid;\n  sp text;\n  errs text[] := ''{}'';\n  bad text;\nBEGIN\n'
+         || E'  PERFORM set_config(''check_function_bodies'', ''on'', true);\n'
+         || format(E'  FOREACH f IN ARRAY ARRAY[%s]::text[] LOOP\n', fns)
+         || E'    fo := to_regprocedure(f);\n'
+         || E'    CONTINUE WHEN fo IS NULL;\n'
+         || E'    SELECT substring(c FROM ''^search_path=(.*)$'') INTO sp FROM pg_proc p, unnest(p.proconfig) c\n'
+         || E'     WHERE p.oid = fo AND c LIKE ''search\\_path=%'';\n'
+         || E'    sp := coalesce(sp, (SELECT reset_val FROM pg_settings WHERE name = ''search_path''));\n'
+         || E'    PERFORM pg_catalog.set_config(''search_path'', sp, true);\n'
+         || E'    BEGIN\n      PERFORM pg_catalog.fmgr_sql_validator(fo);\n'
+         || E'    EXCEPTION WHEN OTHERS THEN\n'
+         || E'      PERFORM pg_catalog.set_config(''search_path'', ''pg_catalog, pg_temp'', true);\n'
+         || E'      errs := pg_catalog.array_append(errs, pg_catalog.concat(f, '': '', SQLERRM));\n    END;\n'
+         || E'    PERFORM pg_catalog.set_config(''search_path'', ''pg_catalog, pg_temp'', true);\n'
+         || E'  END LOOP;\n'
+         || E'  PERFORM set_config(''check_function_bodies'', ''off'', true);\n'
+         || CASE WHEN phase = 'before' THEN
+              E'  CREATE TEMP TABLE storagelab_sql_check_before ON COMMIT DROP AS SELECT unnest(errs) AS e;\n'
+            ELSE
+              E'  SELECT string_agg(x.e, ''; '' ORDER BY x.e) INTO bad FROM unnest(errs) x(e)\n'
+              || E'   WHERE NOT EXISTS (SELECT 1 FROM pg_temp.storagelab_sql_check_before b WHERE b.e = x.e);\n'
+              || E'  IF bad IS NOT NULL THEN\n'
+              || E'    RAISE EXCEPTION ''SQL functions that use the table fail to validate after the change; rolling back''\n'
+              || E'      USING ERRCODE = ''dependent_objects_still_exist'', DETAIL = bad,\n'
+              || E'            HINT = ''Nothing was changed.  Change these functions for the new column types first, or keep the types.'';\n'
+              || E'  END IF;\n' END
+         || E'END\n';
+    body := CASE WHEN phase = 'before' THEN E'-- The SQL functions that use the table: their validation errors before the change.\n'
+                 ELSE E'-- The SQL functions that use the table: no validation error they did not have before.\n' END
+            || 'DO ' || storagelab_internal.dollar_quote(body) || E';\n\n';
+  END IF;
+  RETURN coalesce(body, '') || storagelab_internal.bigint_migration_plpgsql_check_sql(ARRAY[o], phase);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_function_recheck(regclass, jsonb, text) IS
+  'DO blocks of a blocking layout script: phase before records the validation errors of the SQL functions naming the table (and plpgsql_check''s of the PL/pgSQL ones when installed), phase after rolls back on a new one';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_header
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_header(relation regclass, tables jsonb, changes jsonb, plan jsonb,
+                                                  lock_list text, mid text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format(E'-- storagelab layout migration of %s (mode %s%s), written %s\n', storagelab_internal.bigint_migration_qname($1),
+                CASE WHEN $6 IS NULL THEN 'blocking' ELSE 'online' END, ', migration id ' || $6,
+                to_char(now(), 'YYYY-MM-DD HH24:MI:SS TZ'))
+      || E'--\n-- Rebuilds the table as a new table in this column order, swaps it in and drops the old one:\n'
+      || (SELECT string_agg(format(E'--   %s %s\n', storagelab_internal.bigint_migration_comment_text(quote_ident(c->>'column_name')),
+                                   storagelab_internal.bigint_migration_comment_text(
+                                     coalesce((SELECT format('%s (was %s)', e->>'to', e->>'from') FROM jsonb_array_elements($3) e
+                                                WHERE e->>'column_name' = c->>'column_name'), 'unchanged'))), '' ORDER BY n)
+            FROM jsonb_array_elements($2->0->'columns') WITH ORDINALITY u(c, n))
+      || E'-- Every index, constraint, foreign key (both ways), sequence, trigger, rule, policy, grant,\n'
+      || E'-- comment, statistics object and publication membership follows; views and materialized\n'
+      || E'-- views over the table are dropped and re-created (materialized views re-populated).\n--\n'
+      || storagelab_internal.layout_function_header($1, $3)
+      || CASE WHEN $6 IS NULL THEN
+           E'-- Locks: ACCESS EXCLUSIVE until COMMIT on each of these, taken together before the copy, in this\n'
+           || E'-- (OID) order (reads and writes of them wait for the whole run):\n'
+           || $5
+           || E'-- Disk: a second copy of the table and its indexes until COMMIT.\n'
+         ELSE
+           E'-- Run one phase at a time, in this order (each can be run again after a failure):\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new table, change log and triggers (brief lock, retried)\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); resumes\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=index    -f <this file>  -- indexes of the new table (locks only it), ANALYZE\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=replay   -f <this file>  -- the change log applied until it is small\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE (lock_timeout, retried)\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=validate -f <this file>  -- foreign keys added NOT VALID in the swap validated\n'
+           || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old table and the logs\n'
+           || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
+           || E'-- A value written during the copy that does not fit its new type stops the copy or replay (roll back, or fix it).\n'
+           || E'-- Disk: a second copy of the table and its indexes, and the change log, until cleanup.\n'
+           || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal($6) || E';\n'
+         END
+      || CASE WHEN $4 IS NOT NULL THEN
+           format(E'-- Heap now (freshly written): %s; after: %s (storagelab.table_rewrite_plan, evidence %s).\n',
+                  pg_size_pretty(($4->>'estimated_bytes_now')::int8), pg_size_pretty(($4->>'estimated_bytes_after')::int8),
+                  $4->>'evidence')
+         ELSE E'-- Heap after: not predicted (storagelab.table_rewrite_plan predicts its own plan, not column_types\n'
+              || E'-- or column_order): measure pg_relation_size after the run.\n' END
+      || format(E'-- Heap now on disk: %s (pg_relation_size%s).\n',
+                pg_size_pretty((SELECT sum(pg_relation_size(m.relid)) FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m)),
+                CASE WHEN EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = $1) THEN ', its partitions or children included' ELSE '' END)
+      || CASE WHEN $6 IS NULL THEN E'-- Run: psql -v ON_ERROR_STOP=1 -f this.sql   (-v dry_run=1: everything, then ROLLBACK)\n' ELSE '' END
+      || E'\n'
+$$;
+COMMENT ON FUNCTION storagelab_internal.layout_header(regclass, jsonb, jsonb, jsonb, text, text) IS
+  'the comment header of a layout script (mid: the online migration id, NULL for blocking): columns in their new order with their type changes, what follows the table, locks or phases, disk, sizes';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_lock_targets
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_lock_targets(relation regclass)
+RETURNS TABLE (rel regclass, why text, lock_sql text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  WITH members AS (SELECT m.relid FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m),
+  fks AS (SELECT f.direction, f.conrelid, k.confrelid
+            FROM storagelab_internal.rewrite_foreign_keys(ARRAY[$1::oid]) f JOIN pg_constraint k ON k.oid = f.conoid),
+  deps AS (SELECT d.classid, d.objid FROM storagelab_internal.rewrite_dependents(ARRAY[$1::oid]) d),
+  l AS (
+    SELECT $1::oid AS rel, 'the table' AS why
+    UNION ALL
+    SELECT f.conrelid, 'its foreign key to the table is dropped and added again' FROM fks f WHERE f.direction = 'to'
+    UNION ALL
+    SELECT f.confrelid, 'referenced by the table: the old table''s foreign-key triggers on it are dropped' FROM fks f WHERE f.direction = 'from'
+    UNION ALL
+    SELECT d.objid, CASE c.relkind WHEN 'm' THEN 'materialized view, dropped and re-created' ELSE 'view, dropped and re-created' END
+      FROM deps d JOIN pg_class c ON c.oid = d.objid WHERE d.classid = 'pg_class'::regclass
+    UNION ALL
+    SELECT w.ev_class, 'its rule naming the table is dropped and re-created'
+      FROM deps d JOIN pg_rewrite w ON w.oid = d.objid WHERE d.classid = 'pg_rewrite'::regclass
+    UNION ALL
+    SELECT p.polrelid, 'its policy naming the table is dropped and re-created'
+      FROM deps d JOIN pg_policy p ON p.oid = d.objid WHERE d.classid = 'pg_policy'::regclass)
+  SELECT l.rel::regclass, string_agg(DISTINCT l.why, '; '),
+         -- LOCK TABLE takes no materialized view, and on a view it locks the
+         -- tables the view reads too: a change of owner to the owner it has
+         -- takes ACCESS EXCLUSIVE on the view alone and changes nothing
+         CASE c.relkind WHEN 'v' THEN format('ALTER VIEW %s OWNER TO %I', storagelab_internal.bigint_migration_qname(c.oid), pg_get_userbyid(c.relowner))
+                        WHEN 'm' THEN format('ALTER MATERIALIZED VIEW %s OWNER TO %I', storagelab_internal.bigint_migration_qname(c.oid), pg_get_userbyid(c.relowner))
+                        ELSE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', storagelab_internal.bigint_migration_qname(c.oid)) END
+    FROM l JOIN pg_class c ON c.oid = l.rel
+   WHERE l.rel = $1::oid OR l.rel NOT IN (SELECT relid FROM members)
+   GROUP BY l.rel, c.oid
+   ORDER BY l.rel
+$$;
+COMMENT ON FUNCTION storagelab_internal.layout_lock_targets(regclass) IS
+  'the relations a blocking layout script locks ACCESS EXCLUSIVE before its copy, with why and the statement that locks each (LOCK TABLE; for a view or materialized view ALTER ... OWNER TO its owner): the table, tables referencing it or referenced by it, dependent views and materialized views, tables whose rules or policies name it';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_online_script
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_online_script(relation regclass, tables jsonb, changes jsonb, plan jsonb,
+                                                         lock_list text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  mid text := 'sllm' || substr(md5(tables::text || now()::text), 1, 10);
+BEGIN
+  RETURN storagelab_internal.layout_header(relation, tables, changes, plan, lock_list, mid)
+      || E'\\set ON_ERROR_STOP on\n'
+      || E'-- the session''s search_path, set again at the end (this script sets its own)\n'
+      || E'SELECT current_setting(''search_path'') AS search_path_saved \\gset sl_\n'
+      || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
+      || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
+      || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+      || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+      || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
+      || (SELECT 'SELECT ' || string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ') || E' \\gset\n'
+            FROM unnest(ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback']) p)
+      || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
+      || E'\\if :ph_bad\n'
+      || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n')
+      || E';\n\\endif\n\n'
+      || storagelab_internal.rewrite_online_phases(tables, mid)
+      || E'\n-- The session''s own search_path again.\n'
+      || E'SELECT set_config(''search_path'', :''sl_search_path_saved'', false) AS search_path_restored \\gset sl_\n';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_online_script(regclass, jsonb, jsonb, jsonb, text) IS
+  'the online layout script: phases start, copy, index, replay, swap, validate, cleanup and rollback of the copy-and-swap machinery (storagelab_internal.rewrite_online_phases) around the rewrite engine''s statements';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_script
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_script(relation regclass, mode text, column_types jsonb,
+                                                  column_order name[], plan jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  p          record;
+  lock_list  text;
+  lock_stmt  text[];
+  s          text;
+  ph         text;
+  retries    int := storagelab_internal.setting('scripts.lock_retries')::int;
+BEGIN
+  IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
+    RAISE EXCEPTION 'unknown mode %', coalesce(quote_literal(mode), 'NULL')
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'The modes are blocking and online.';
+  END IF;
+  PERFORM storagelab_internal.rewrite_refuse(ARRAY[relation::oid]);
+  SELECT * INTO p FROM storagelab_internal.layout_plan(relation, column_types, column_order, plan);
+  IF p.changes = '[]' AND (SELECT array_agg(c->>'column_name' ORDER BY n) FROM jsonb_array_elements(p.tables->0->'columns') WITH ORDINALITY u(c, n))
+                          = (SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_attribute a
+                              WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped) THEN
+    RAISE EXCEPTION 'nothing to change: the columns keep their order and types'
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Give column_types or column_order.';
+  END IF;
+  PERFORM storagelab_internal.layout_preflight(relation, p.changes);
+  PERFORM storagelab_internal.layout_function_check(relation, p.changes);
+  -- everything the run takes ACCESS EXCLUSIVE on, locked together before the copy
+  SELECT array_agg(l.lock_sql ORDER BY l.rel::oid),
+         string_agg(format(E'--   %s (%s)\n', storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(l.rel)),
+                           l.why), '' ORDER BY l.rel::oid)
+    INTO lock_stmt, lock_list
+    FROM storagelab_internal.layout_lock_targets(relation) l;
+  IF mode = 'online' THEN
+    RETURN storagelab_internal.layout_online_script(relation, p.tables, p.changes,
+                                                    CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list);
+  END IF;
+  s := storagelab_internal.layout_header(relation, p.tables, p.changes,
+                                         CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list, NULL)
+       || storagelab_internal.bigint_migration_blocking_settings()
+       || E'-- Lock the table and every relation the run changes (see the header), all or none, in OID order;\n'
+       || E'-- retried on lock_timeout.\n'
+       || storagelab_internal.retry_block(lock_stmt, retries,
+                                          'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
+       || E'\n' || storagelab_internal.layout_recheck(relation, p.changes)
+       || storagelab_internal.layout_function_recheck(relation, p.changes, 'before');
+  FOREACH ph IN ARRAY ARRAY['create', 'copy', 'index', 'swap', 'validate', 'cleanup'] LOOP
+    s := s || CASE ph WHEN 'create' THEN E'-- The new table beside the old one.\n'
+                      WHEN 'copy' THEN E'-- Every row, in the new column order.\n'
+                      WHEN 'index' THEN E'-- Indexes and constraints, built once on the full table.\n'
+                      WHEN 'swap' THEN E'-- The swap: dependents, renames, sequences, foreign keys, triggers, rules, policies.\n'
+                      WHEN 'validate' THEN E'-- Foreign keys re-pointed NOT VALID, validated.\n'
+                      ELSE E'-- The old table.\n' END
+           || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
+                          FROM storagelab_internal.rewrite_statements(p.tables, ph) r), '')
+           || E'\n';
+  END LOOP;
+  s := s || storagelab_internal.layout_function_recheck(relation, p.changes, 'after')
+         || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n'
+         || E'-- Statistics of the new table (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
+         || format(E'ANALYZE %s;\n', storagelab_internal.bigint_migration_qname(relation));
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_script(regclass, text, jsonb, name[], jsonb) IS
+  'the layout script of one table, given its table_rewrite_plan row (as jsonb; NULL: none): storagelab.layout_migration_script() without looking the plan up';
+
+-- from extension/61_layout_migration.sql: storagelab.layout_migration_plan
+CREATE OR REPLACE FUNCTION storagelab.layout_migration_plan()
+RETURNS TABLE (relation regclass, saved_bytes int8, saved_pretty text, saved_pct numeric, table_bytes int8,
+               column_changes jsonb, column_order name[], evidence text, advice text, script text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  p         record;
+  min_pct   numeric := storagelab_internal.setting('layout_migration.min_saved_pct')::numeric;
+  min_bytes int8 := pg_size_bytes(storagelab_internal.setting('layout_migration.min_saved_bytes'));
+BEGIN
+  FOR p IN
+    SELECT r.*, round(100.0 * r.estimated_saved_bytes / nullif(r.estimated_bytes_now, 0), 1) AS pct
+      FROM storagelab.table_rewrite_plan r
+     WHERE r.estimated_saved_bytes >= min_bytes
+        OR 100.0 * r.estimated_saved_bytes / nullif(r.estimated_bytes_now, 0) >= min_pct
+     ORDER BY r.estimated_saved_bytes DESC, r.relation::oid
+  LOOP
+    relation := p.relation; saved_bytes := p.estimated_saved_bytes; saved_pretty := p.estimated_saved_pretty;
+    saved_pct := p.pct; table_bytes := pg_relation_size(p.relation); column_changes := p.column_changes;
+    column_order := p.column_order; evidence := p.evidence;
+    BEGIN
+      script := storagelab_internal.layout_script(p.relation, 'blocking', NULL, NULL, to_jsonb(p));
+      advice := 'run the script in a maintenance window: it locks the table while it copies';
+    EXCEPTION WHEN feature_not_supported OR data_exception OR wrong_object_type OR dependent_objects_still_exist THEN
+      script := NULL;
+      advice := left(SQLERRM, 100);
+    END;
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.layout_migration_plan() IS
+  'one row per table whose storagelab.table_rewrite_plan saves at least layout_migration.min_saved_pct of the table or layout_migration.min_saved_bytes (settings): the saving, the plan and its blocking layout_migration_script, or in advice why no script can be written';
+
+-- END generated section layout_safety
