@@ -128,20 +128,75 @@ BEGIN
                             ORDER BY c.pos) FILTER (WHERE c.changed), '[]')
     INTO changes
     FROM storagelab_internal.rewrite_columns(tables) c;
-  -- keys stay as they are: narrowing them means narrowing their whole foreign-key component
+  -- keys stay as they are, unless named in column_types: a primary or
+  -- foreign key column retyped from one integer type to another changes
+  -- with its whole foreign-key component (storagelab_internal.layout_key_component)
   SELECT string_agg(format('%I (%s)', a.attname, storagelab_internal.layout_key_reason($1, a.attnum)), ', ') INTO bad
     FROM jsonb_array_elements(changes) e
     JOIN pg_attribute a ON a.attrelid = $1 AND a.attname = e->>'column_name'
-   WHERE storagelab_internal.layout_key_reason($1, a.attnum) IS NOT NULL;
+   WHERE storagelab_internal.layout_key_reason($1, a.attnum) IS NOT NULL
+     AND NOT (coalesce(column_types ? (e->>'column_name'), false)
+              AND storagelab_internal.layout_key_reason($1, a.attnum) IN ('primary key', 'foreign key', 'referenced by a foreign key')
+              AND to_regtype(e->>'from') IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+              AND to_regtype(e->>'to') IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype));
   IF bad <> '' THEN
-    RAISE EXCEPTION 'layout migrations do not change the type of key columns'
+    RAISE EXCEPTION 'layout migrations do not change the type of these key columns'
       USING ERRCODE = 'feature_not_supported', DETAIL = format('Columns of %s: %s.', $1, bad),
-            HINT = 'Leave them out of column_types; storagelab.bigint_migration_script() widens a key with its foreign-key component.';
+            HINT = 'A primary or foreign key column changes from one integer type to another only when named in column_types (with its whole foreign-key component); identity and sequence-fed columns, and keys of other types, keep their types.';
   END IF;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_plan(regclass, jsonb, name[], jsonb) IS
-  'the layout plan of one table (its table_rewrite_plan row as jsonb, overridden by column_types and column_order), checked: the rewrite engine''s input and the changed columns; refuses type changes of key columns (0A000)';
+  'the layout plan of one table (its table_rewrite_plan row as jsonb, overridden by column_types and column_order), checked: the rewrite engine''s input and the changed columns; refuses type changes of key columns (0A000) except integer primary and foreign keys named in column_types';
+
+-- The rest of the foreign-key component of the key columns a plan retypes
+-- (named in column_types, primary or foreign keys, integer to integer):
+-- every column linked to one by foreign keys, in either direction and
+-- transitively (storagelab_internal.bigint_migration_component), that has
+-- the key's old type, in the topmost table of its partition or inheritance
+-- tree (its partitions and children follow it), retyped with it.  An
+-- identity or sequence-fed column anywhere in the component is refused
+-- (0A000): its sequence would need a type change too.
+CREATE FUNCTION storagelab_internal.layout_key_component(relation regclass, changes jsonb)
+RETURNS TABLE (relid oid, column_name name, old_type text, new_type text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  e     jsonb;
+  comp  record;
+  bad   text;
+BEGIN
+  FOR e IN SELECT x FROM jsonb_array_elements(changes) x ORDER BY x->>'column_name' LOOP
+    CONTINUE WHEN coalesce((SELECT storagelab_internal.layout_key_reason(relation, a.attnum) FROM pg_attribute a
+                             WHERE a.attrelid = relation AND a.attname = e->>'column_name'), '')
+                  NOT IN ('primary key', 'foreign key', 'referenced by a foreign key');
+    SELECT * INTO comp FROM storagelab_internal.bigint_migration_component(ARRAY[relation], ARRAY[(e->>'column_name')::name]);
+    SELECT string_agg(DISTINCT format('%s.%I', u.rel::regclass, a.attname), ', ') INTO bad
+      FROM unnest(comp.crel, comp.catt) u(rel, att) JOIN pg_attribute a ON a.attrelid = u.rel AND a.attnum = u.att
+     WHERE a.attidentity <> ''
+        OR EXISTS (SELECT 1 FROM pg_depend d JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S'
+                    WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
+                      AND d.refobjid = u.rel AND d.refobjsubid = u.att)
+        OR EXISTS (SELECT 1 FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+                     JOIN pg_class s ON s.oid = d.refobjid AND d.refclassid = 'pg_class'::regclass AND s.relkind = 'S'
+                    WHERE ad.adrelid = u.rel AND ad.adnum = u.att);
+    IF bad IS NOT NULL THEN
+      RAISE EXCEPTION 'layout migrations do not change the type of a key whose foreign-key component holds identity or sequence-fed columns'
+        USING ERRCODE = 'feature_not_supported', DETAIL = format('The component of %s.%I holds %s.', relation, e->>'column_name', bad),
+              HINT = 'Leave the key out of column_types; storagelab.bigint_migration_script() widens such a component to bigint.';
+    END IF;
+    RETURN QUERY
+      SELECT DISTINCT u.rel, a.attname, e->>'from', e->>'to'
+        FROM unnest(comp.crel, comp.catt) u(rel, att) JOIN pg_attribute a ON a.attrelid = u.rel AND a.attnum = u.att
+       WHERE NOT (u.rel = relation::oid AND a.attname = e->>'column_name')
+         AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = u.rel)
+         AND to_regtype(format_type(a.atttypid, NULL)) = to_regtype(e->>'from');
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_key_component(regclass, jsonb) IS
+  'the other columns of the foreign-key component of the primary or foreign key columns a layout plan retypes (topmost tables only, those of the key''s old type), retyped with them; 0A000 when the component holds an identity or sequence-fed column';
 
 -- Pre-flight: every changed column's values checked against the new type;
 -- the first that does not fit refuses the script, naming column and value.
@@ -310,7 +365,9 @@ AS $$
         || coalesce((SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(
                                          format('%s (%s): %s %s -> %s', h.fn, h.caller, h.column_name, h.old_type, h.new_type)) || E'\n',
                                        '' ORDER BY h.fn::text, h.column_name)
-                       FROM storagelab_internal.type_change_function_hazards($1, $2) h), E'--   (none)\n')
+                       FROM (SELECT coalesce((e->>'relation')::oid, $1::oid) AS rel, jsonb_agg(e - 'relation') AS ch
+                               FROM jsonb_array_elements($2) e GROUP BY 1) g,
+                            storagelab_internal.type_change_function_hazards(g.rel::regclass, g.ch) h), E'--   (none)\n')
         || E'-- Before COMMIT the script checks them again: SQL functions with their validator, PL/pgSQL functions\n'
         || E'-- with plpgsql_check when it is installed; an error they did not have before rolls everything back.\n--\n'
          END
@@ -332,16 +389,24 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   o     storagelab.bigint_migration_object;
+  objs  storagelab.bigint_migration_object[] := '{}';
+  rels  oid[];
+  r     oid;
   fns   text;
   body  text;
 BEGIN
   IF changes IS NULL OR changes = '[]' THEN
     RETURN '';
   END IF;
-  o.kind := 'column'; o.relation := relation;
-  SELECT string_agg(format('%L', p.oid::regprocedure::text), ', ' ORDER BY p.oid::regprocedure::text) INTO fns
+  -- the table, and the other tables of its key's component (changes carrying a relation)
+  rels := ARRAY(SELECT DISTINCT coalesce((e->>'relation')::oid, relation::oid) FROM jsonb_array_elements(changes) e);
+  FOREACH r IN ARRAY rels LOOP
+    o.kind := 'column'; o.relation := r;
+    objs := objs || o;
+  END LOOP;
+  SELECT string_agg(DISTINCT format('%L', p.oid::regprocedure::text), ', ' ORDER BY format('%L', p.oid::regprocedure::text)) INTO fns
     FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang, pg_class k
-   WHERE k.oid = relation AND l.lanname = 'sql' AND p.prosqlbody IS NULL AND p.prokind = 'f'
+   WHERE k.oid = ANY (rels) AND l.lanname = 'sql' AND p.prosqlbody IS NULL AND p.prokind = 'f'
      AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
      AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k.relname) || '($|[^a-z0-9_$])');
@@ -379,7 +444,7 @@ BEGIN
                  ELSE E'-- The SQL functions that use the table: no validation error they did not have before.\n' END
             || 'DO ' || storagelab_internal.dollar_quote(body) || E';\n\n';
   END IF;
-  RETURN coalesce(body, '') || storagelab_internal.bigint_migration_plpgsql_check_sql(ARRAY[o], phase);
+  RETURN coalesce(body, '') || storagelab_internal.bigint_migration_plpgsql_check_sql(objs, phase);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_function_recheck(regclass, jsonb, text) IS
@@ -446,8 +511,16 @@ AS $$
       || (SELECT string_agg(format(E'--   %s %s\n', storagelab_internal.bigint_migration_comment_text(quote_ident(c->>'column_name')),
                                    storagelab_internal.bigint_migration_comment_text(
                                      coalesce((SELECT format('%s (was %s)', e->>'to', e->>'from') FROM jsonb_array_elements($3) e
-                                                WHERE e->>'column_name' = c->>'column_name'), 'unchanged'))), '' ORDER BY n)
+                                                WHERE e->>'column_name' = c->>'column_name' AND NOT e ? 'relation'), 'unchanged'))), '' ORDER BY n)
             FROM jsonb_array_elements($2->0->'columns') WITH ORDINALITY u(c, n))
+      || coalesce(E'-- With the foreign-key component of its retyped key, each table rebuilt in its own column order in
+'
+                  || E'-- the same way (and the same transaction):
+'
+                  || (SELECT string_agg(format(E'--   %s\n', storagelab_internal.bigint_migration_comment_text(
+                                          format('%s.%s %s (was %s)', (e->>'relation')::oid::regclass, quote_ident(e->>'column_name'), e->>'to', e->>'from'))),
+                                        '' ORDER BY (e->>'relation')::oid::regclass::text, e->>'column_name')
+                        FROM jsonb_array_elements($3) e WHERE e ? 'relation'), '')
       || E'-- Every index, constraint, foreign key (both ways), sequence, trigger, rule, policy, grant,\n'
       || E'-- comment, statistics object and publication membership follows; views and materialized\n'
       || E'-- views over the table are dropped and re-created (materialized views re-populated).\n--\n'
@@ -478,8 +551,10 @@ AS $$
          ELSE E'-- Heap after: not predicted (storagelab.table_rewrite_plan predicts its own plan, not column_types\n'
               || E'-- or column_order): measure pg_relation_size after the run.\n' END
       || format(E'-- Heap now on disk: %s (pg_relation_size%s).\n',
-                pg_size_pretty((SELECT sum(pg_relation_size(m.relid)) FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m)),
-                CASE WHEN EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = $1) THEN ', its partitions or children included' ELSE '' END)
+                pg_size_pretty((SELECT sum(pg_relation_size(m.relid)) FROM storagelab_internal.rewrite_members(
+                                  ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements($2) t)) m)),
+                CASE WHEN EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = $1) THEN ', its partitions or children included' ELSE '' END
+                || CASE WHEN jsonb_array_length($2) > 1 THEN ', the component''s tables included' ELSE '' END)
       || CASE WHEN $6 IS NULL THEN E'-- Run: psql -v ON_ERROR_STOP=1 -f this.sql   (-v dry_run=1: everything, then ROLLBACK)\n' ELSE '' END
       || E'\n'
 $$;
@@ -530,6 +605,14 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   p          record;
+  tabs       jsonb;             -- the engine's input: the table, then the rest of its key's component
+  comp       jsonb;
+  self_types jsonb;
+  ch         jsonb;             -- the table's changes
+  allch      jsonb;             -- and the component's, each with its "relation" (OID)
+  rels       oid[];
+  tc         record;
+  rechecks   text := '';
   lock_list  text;
   lock_stmt  text[];
   s          text;
@@ -548,27 +631,71 @@ BEGIN
     RAISE EXCEPTION 'nothing to change: the columns keep their order and types'
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Give column_types or column_order.';
   END IF;
-  PERFORM storagelab_internal.layout_preflight(relation, p.changes);
-  PERFORM storagelab_internal.layout_function_check(relation, p.changes);
+  -- a retyped key: the rest of its foreign-key component changes with it,
+  -- other tables (rebuilt with the table, in their own column order) and
+  -- the table's own columns referencing the key
+  WITH k AS MATERIALIZED (SELECT * FROM storagelab_internal.layout_key_component(relation, p.changes))
+  SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('relation', storagelab_internal.bigint_migration_qname(t.relid),
+                   'columns', (SELECT jsonb_agg(coalesce((SELECT jsonb_build_object('column_name', a.attname, 'type', k.new_type)
+                                                            FROM k WHERE k.relid = t.relid AND k.column_name = a.attname LIMIT 1),
+                                                         jsonb_build_object('column_name', a.attname)) ORDER BY a.attnum)
+                                 FROM pg_attribute a WHERE a.attrelid = t.relid AND a.attnum > 0 AND NOT a.attisdropped))
+                   ORDER BY storagelab_internal.bigint_migration_qname(t.relid)), '[]')
+            FROM (SELECT DISTINCT k.relid FROM k WHERE k.relid <> relation::oid) t),
+         (SELECT jsonb_object_agg(k.column_name, k.new_type) FROM k WHERE k.relid = relation::oid)
+    INTO comp, self_types;
+  tabs := p.tables;
+  IF self_types IS NOT NULL THEN
+    tabs := jsonb_build_array(jsonb_build_object('relation', tabs->0->>'relation', 'columns',
+              (SELECT jsonb_agg(CASE WHEN self_types ? (c->>'column_name') AND NOT c ? 'type'
+                                     THEN c || jsonb_build_object('type', self_types->>(c->>'column_name')) ELSE c END ORDER BY n)
+                 FROM jsonb_array_elements(tabs->0->'columns') WITH ORDINALITY u(c, n))));
+  END IF;
+  tabs := tabs || comp;
+  SELECT coalesce(jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type) ORDER BY c.pos)
+                  FILTER (WHERE c.changed AND c.table_ord = 1), '[]'),
+         array_agg(DISTINCT c.relid)
+    INTO ch, rels
+    FROM storagelab_internal.rewrite_columns(tabs) c;
+  PERFORM storagelab_internal.layout_preflight(relation, ch);
+  PERFORM storagelab_internal.layout_function_check(relation, ch);
+  rechecks := storagelab_internal.layout_recheck(relation, ch);
+  allch := ch;
+  FOR tc IN
+    SELECT c.relid, jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type) ORDER BY c.pos) AS ch
+      FROM storagelab_internal.rewrite_columns(tabs) c
+     WHERE c.changed AND c.table_ord > 1
+     GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
+  LOOP
+    PERFORM storagelab_internal.layout_preflight(tc.relid::regclass, tc.ch);
+    PERFORM storagelab_internal.layout_function_check(tc.relid::regclass, tc.ch);
+    rechecks := rechecks || storagelab_internal.layout_recheck(tc.relid::regclass, tc.ch);
+    allch := allch || (SELECT jsonb_agg(x || jsonb_build_object('relation', tc.relid::text)) FROM jsonb_array_elements(tc.ch) x);
+  END LOOP;
   -- everything the run takes ACCESS EXCLUSIVE on, locked together before the copy
-  SELECT array_agg(l.lock_sql ORDER BY l.rel::oid),
-         string_agg(format(E'--   %s (%s)\n', storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(l.rel)),
-                           l.why), '' ORDER BY l.rel::oid)
+  SELECT array_agg(x.lock_sql ORDER BY x.rel::oid),
+         string_agg(format(E'--   %s (%s)\n', storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(x.rel)),
+                           x.why), '' ORDER BY x.rel::oid)
     INTO lock_stmt, lock_list
-    FROM storagelab_internal.layout_lock_targets(relation) l;
+    FROM (SELECT l.rel, min(l.lock_sql) AS lock_sql,
+                 CASE WHEN l.rel = relation THEN 'the table'
+                      WHEN l.rel = ANY (rels) THEN 'rebuilt with the table: its foreign-key component'
+                      ELSE string_agg(DISTINCT l.why, '; ') END AS why
+            FROM unnest(rels) r(oid), storagelab_internal.layout_lock_targets(r.oid::regclass) l
+           GROUP BY l.rel) x;
   IF mode = 'online' THEN
-    RETURN storagelab_internal.layout_online_script(relation, p.tables, p.changes,
+    RETURN storagelab_internal.layout_online_script(relation, tabs, allch,
                                                     CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list);
   END IF;
-  s := storagelab_internal.layout_header(relation, p.tables, p.changes,
+  s := storagelab_internal.layout_header(relation, tabs, allch,
                                          CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list, NULL)
        || storagelab_internal.bigint_migration_blocking_settings()
        || E'-- Lock the table and every relation the run changes (see the header), all or none, in OID order;\n'
        || E'-- retried on lock_timeout.\n'
        || storagelab_internal.retry_block(lock_stmt, retries,
                                           'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
-       || E'\n' || storagelab_internal.layout_recheck(relation, p.changes)
-       || storagelab_internal.layout_function_recheck(relation, p.changes, 'before');
+       || E'\n' || rechecks
+       || storagelab_internal.layout_function_recheck(relation, allch, 'before');
   FOREACH ph IN ARRAY ARRAY['create', 'copy', 'index', 'swap', 'validate', 'cleanup'] LOOP
     s := s || CASE ph WHEN 'create' THEN E'-- The new table beside the old one.\n'
                       WHEN 'copy' THEN E'-- Every row, in the new column order.\n'
@@ -577,18 +704,18 @@ BEGIN
                       WHEN 'validate' THEN E'-- Foreign keys re-pointed NOT VALID, validated.\n'
                       ELSE E'-- The old table.\n' END
            || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
-                          FROM storagelab_internal.rewrite_statements(p.tables, ph) r), '')
+                          FROM storagelab_internal.rewrite_statements(tabs, ph) r), '')
            || E'\n';
   END LOOP;
-  s := s || storagelab_internal.layout_function_recheck(relation, p.changes, 'after')
+  s := s || storagelab_internal.layout_function_recheck(relation, allch, 'after')
          || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n'
-         || E'-- Statistics of the new table (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
-         || format(E'ANALYZE %s;\n', storagelab_internal.bigint_migration_qname(relation));
+         || E'-- Statistics of the new tables (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
+         || (SELECT string_agg(format(E'ANALYZE %s;\n', t->>'relation'), '' ORDER BY n) FROM jsonb_array_elements(tabs) WITH ORDINALITY u(t, n));
   RETURN s;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_script(regclass, text, jsonb, name[], jsonb) IS
-  'the layout script of one table, given its table_rewrite_plan row (as jsonb; NULL: none): storagelab.layout_migration_script() without looking the plan up';
+  'the layout script of one table (with the rest of the foreign-key component of a key it retypes), given its table_rewrite_plan row (as jsonb; NULL: none): storagelab.layout_migration_script() without looking the plan up';
 
 CREATE FUNCTION storagelab.layout_migration_script(relation regclass, mode text DEFAULT 'blocking',
                                                    column_types jsonb DEFAULT NULL, column_order name[] DEFAULT NULL)
@@ -601,7 +728,7 @@ AS $$
              (SELECT to_jsonb(r) FROM storagelab.table_rewrite_plan r WHERE r.relation = $1)) END
 $$;
 COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]) IS
-  'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object, a partitioned table with all its partitions, an inheritance parent with its children; refuses key columns, a partition or child alone, multiple inheritance, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
+  'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object, a partitioned table with all its partitions, an inheritance parent with its children; retypes an integer primary or foreign key named in column_types with its whole foreign-key component (other keys refused), refuses a partition or child alone, multiple inheritance, type changes that break functions, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
 
 CREATE FUNCTION storagelab.layout_migration_plan()
 RETURNS TABLE (relation regclass, saved_bytes int8, saved_pretty text, saved_pct numeric, table_bytes int8,

@@ -9992,7 +9992,8 @@ COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, na
 -- online layout scripts set the session's again at their end.  Blocking
 -- layout scripts lock every relation the run changes before the copy.
 -- Layout scripts refuse type changes that break functions reading the
--- columns, and check the functions again under their locks.
+-- columns, and check the functions again under their locks.  An integer
+-- key named in column_types is retyped with its foreign-key component.
 -- Copied from the install parts by
 --   scripts/upgrade-section.sh layout_safety extension/storagelab--1.0--1.1.sql \
 --     extension/23_bigint_blocking.sql:storagelab_internal.bigint_migration_blocking_settings \
@@ -10004,7 +10005,10 @@ COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, na
 --     extension/61_layout_migration.sql:storagelab_internal.layout_header \
 --     extension/61_layout_migration.sql:storagelab_internal.layout_lock_targets \
 --     extension/61_layout_migration.sql:storagelab_internal.layout_online_script \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_plan \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_key_component \
 --     extension/61_layout_migration.sql:storagelab_internal.layout_script \
+--     extension/61_layout_migration.sql:storagelab.layout_migration_script \
 --     extension/61_layout_migration.sql:storagelab.layout_migration_plan
 -- (run it again after changing any of them).
 -- ---------------------------------------------------------------------------
@@ -10221,7 +10225,9 @@ AS $$
         || coalesce((SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(
                                          format('%s (%s): %s %s -> %s', h.fn, h.caller, h.column_name, h.old_type, h.new_type)) || E'\n',
                                        '' ORDER BY h.fn::text, h.column_name)
-                       FROM storagelab_internal.type_change_function_hazards($1, $2) h), E'--   (none)\n')
+                       FROM (SELECT coalesce((e->>'relation')::oid, $1::oid) AS rel, jsonb_agg(e - 'relation') AS ch
+                               FROM jsonb_array_elements($2) e GROUP BY 1) g,
+                            storagelab_internal.type_change_function_hazards(g.rel::regclass, g.ch) h), E'--   (none)\n')
         || E'-- Before COMMIT the script checks them again: SQL functions with their validator, PL/pgSQL functions\n'
         || E'-- with plpgsql_check when it is installed; an error they did not have before rolls everything back.\n--\n'
          END
@@ -10237,16 +10243,24 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   o     storagelab.bigint_migration_object;
+  objs  storagelab.bigint_migration_object[] := '{}';
+  rels  oid[];
+  r     oid;
   fns   text;
   body  text;
 BEGIN
   IF changes IS NULL OR changes = '[]' THEN
     RETURN '';
   END IF;
-  o.kind := 'column'; o.relation := relation;
-  SELECT string_agg(format('%L', p.oid::regprocedure::text), ', ' ORDER BY p.oid::regprocedure::text) INTO fns
+  -- the table, and the other tables of its key's component (changes carrying a relation)
+  rels := ARRAY(SELECT DISTINCT coalesce((e->>'relation')::oid, relation::oid) FROM jsonb_array_elements(changes) e);
+  FOREACH r IN ARRAY rels LOOP
+    o.kind := 'column'; o.relation := r;
+    objs := objs || o;
+  END LOOP;
+  SELECT string_agg(DISTINCT format('%L', p.oid::regprocedure::text), ', ' ORDER BY format('%L', p.oid::regprocedure::text)) INTO fns
     FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang, pg_class k
-   WHERE k.oid = relation AND l.lanname = 'sql' AND p.prosqlbody IS NULL AND p.prokind = 'f'
+   WHERE k.oid = ANY (rels) AND l.lanname = 'sql' AND p.prosqlbody IS NULL AND p.prokind = 'f'
      AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
      AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k.relname) || '($|[^a-z0-9_$])');
@@ -10284,7 +10298,7 @@ BEGIN
                  ELSE E'-- The SQL functions that use the table: no validation error they did not have before.\n' END
             || 'DO ' || storagelab_internal.dollar_quote(body) || E';\n\n';
   END IF;
-  RETURN coalesce(body, '') || storagelab_internal.bigint_migration_plpgsql_check_sql(ARRAY[o], phase);
+  RETURN coalesce(body, '') || storagelab_internal.bigint_migration_plpgsql_check_sql(objs, phase);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_function_recheck(regclass, jsonb, text) IS
@@ -10304,8 +10318,16 @@ AS $$
       || (SELECT string_agg(format(E'--   %s %s\n', storagelab_internal.bigint_migration_comment_text(quote_ident(c->>'column_name')),
                                    storagelab_internal.bigint_migration_comment_text(
                                      coalesce((SELECT format('%s (was %s)', e->>'to', e->>'from') FROM jsonb_array_elements($3) e
-                                                WHERE e->>'column_name' = c->>'column_name'), 'unchanged'))), '' ORDER BY n)
+                                                WHERE e->>'column_name' = c->>'column_name' AND NOT e ? 'relation'), 'unchanged'))), '' ORDER BY n)
             FROM jsonb_array_elements($2->0->'columns') WITH ORDINALITY u(c, n))
+      || coalesce(E'-- With the foreign-key component of its retyped key, each table rebuilt in its own column order in
+'
+                  || E'-- the same way (and the same transaction):
+'
+                  || (SELECT string_agg(format(E'--   %s\n', storagelab_internal.bigint_migration_comment_text(
+                                          format('%s.%s %s (was %s)', (e->>'relation')::oid::regclass, quote_ident(e->>'column_name'), e->>'to', e->>'from'))),
+                                        '' ORDER BY (e->>'relation')::oid::regclass::text, e->>'column_name')
+                        FROM jsonb_array_elements($3) e WHERE e ? 'relation'), '')
       || E'-- Every index, constraint, foreign key (both ways), sequence, trigger, rule, policy, grant,\n'
       || E'-- comment, statistics object and publication membership follows; views and materialized\n'
       || E'-- views over the table are dropped and re-created (materialized views re-populated).\n--\n'
@@ -10336,8 +10358,10 @@ AS $$
          ELSE E'-- Heap after: not predicted (storagelab.table_rewrite_plan predicts its own plan, not column_types\n'
               || E'-- or column_order): measure pg_relation_size after the run.\n' END
       || format(E'-- Heap now on disk: %s (pg_relation_size%s).\n',
-                pg_size_pretty((SELECT sum(pg_relation_size(m.relid)) FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m)),
-                CASE WHEN EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = $1) THEN ', its partitions or children included' ELSE '' END)
+                pg_size_pretty((SELECT sum(pg_relation_size(m.relid)) FROM storagelab_internal.rewrite_members(
+                                  ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements($2) t)) m)),
+                CASE WHEN EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = $1) THEN ', its partitions or children included' ELSE '' END
+                || CASE WHEN jsonb_array_length($2) > 1 THEN ', the component''s tables included' ELSE '' END)
       || CASE WHEN $6 IS NULL THEN E'-- Run: psql -v ON_ERROR_STOP=1 -f this.sql   (-v dry_run=1: everything, then ROLLBACK)\n' ELSE '' END
       || E'\n'
 $$;
@@ -10417,6 +10441,117 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_online_script(regclass, jsonb, jsonb, jsonb, text) IS
   'the online layout script: phases start, copy, index, replay, swap, validate, cleanup and rollback of the copy-and-swap machinery (storagelab_internal.rewrite_online_phases) around the rewrite engine''s statements';
 
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_plan
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_plan(relation regclass, column_types jsonb, column_order name[], plan jsonb,
+                                                OUT tables jsonb, OUT changes jsonb)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  types  jsonb := '{}';
+  k      text;
+  ord    name[];
+  bad    text;
+BEGIN
+  IF plan IS NULL AND column_types IS NULL AND column_order IS NULL THEN
+    RAISE EXCEPTION 'no layout plan for %', $1
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'storagelab.table_rewrite_plan has no row for it: a rewrite saves nothing, or the table lacks statistics.',
+            HINT = 'Run ANALYZE or storagelab.column_profile() on it, or give column_types or column_order.';
+  END IF;
+  IF plan IS NOT NULL THEN
+    SELECT coalesce(jsonb_object_agg(e->>'column_name', e->>'to'), '{}') INTO types FROM jsonb_array_elements(plan->'column_changes') e;
+  END IF;
+  IF column_types IS NOT NULL THEN
+    IF jsonb_typeof(column_types) <> 'object' THEN
+      RAISE EXCEPTION 'column_types must be a JSON object'
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'Give {"column_name": "type", ...}.';
+    END IF;
+    types := types || column_types;
+  END IF;
+  ord := coalesce(column_order,
+                  CASE WHEN plan IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(plan->'column_order'))::name[] END,
+                  ARRAY(SELECT a.attname FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
+                         ORDER BY a.attnum));
+  FOR k IN SELECT jsonb_object_keys(types) LOOP
+    IF k <> ALL (ord) AND NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = $1 AND a.attname = k
+                                        AND a.attnum > 0 AND NOT a.attisdropped) THEN
+      RAISE EXCEPTION 'column % of % does not exist', quote_ident(k), $1
+        USING ERRCODE = 'undefined_column', HINT = 'column_types maps existing columns to their new types.';
+    END IF;
+  END LOOP;
+  tables := jsonb_build_array(jsonb_build_object('relation', storagelab_internal.bigint_migration_qname($1),
+              'columns', (SELECT jsonb_agg(CASE WHEN types ? c THEN jsonb_build_object('column_name', c, 'type', types->>c)
+                                                ELSE jsonb_build_object('column_name', c) END ORDER BY n)
+                            FROM unnest(ord) WITH ORDINALITY u(c, n))));
+  -- checked by the engine (every column once, known types) and compared with the table
+  SELECT coalesce(jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type)
+                            ORDER BY c.pos) FILTER (WHERE c.changed), '[]')
+    INTO changes
+    FROM storagelab_internal.rewrite_columns(tables) c;
+  -- keys stay as they are, unless named in column_types: a primary or
+  -- foreign key column retyped from one integer type to another changes
+  -- with its whole foreign-key component (storagelab_internal.layout_key_component)
+  SELECT string_agg(format('%I (%s)', a.attname, storagelab_internal.layout_key_reason($1, a.attnum)), ', ') INTO bad
+    FROM jsonb_array_elements(changes) e
+    JOIN pg_attribute a ON a.attrelid = $1 AND a.attname = e->>'column_name'
+   WHERE storagelab_internal.layout_key_reason($1, a.attnum) IS NOT NULL
+     AND NOT (coalesce(column_types ? (e->>'column_name'), false)
+              AND storagelab_internal.layout_key_reason($1, a.attnum) IN ('primary key', 'foreign key', 'referenced by a foreign key')
+              AND to_regtype(e->>'from') IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+              AND to_regtype(e->>'to') IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype));
+  IF bad <> '' THEN
+    RAISE EXCEPTION 'layout migrations do not change the type of these key columns'
+      USING ERRCODE = 'feature_not_supported', DETAIL = format('Columns of %s: %s.', $1, bad),
+            HINT = 'A primary or foreign key column changes from one integer type to another only when named in column_types (with its whole foreign-key component); identity and sequence-fed columns, and keys of other types, keep their types.';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_plan(regclass, jsonb, name[], jsonb) IS
+  'the layout plan of one table (its table_rewrite_plan row as jsonb, overridden by column_types and column_order), checked: the rewrite engine''s input and the changed columns; refuses type changes of key columns (0A000) except integer primary and foreign keys named in column_types';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_key_component
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_key_component(relation regclass, changes jsonb)
+RETURNS TABLE (relid oid, column_name name, old_type text, new_type text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  e     jsonb;
+  comp  record;
+  bad   text;
+BEGIN
+  FOR e IN SELECT x FROM jsonb_array_elements(changes) x ORDER BY x->>'column_name' LOOP
+    CONTINUE WHEN coalesce((SELECT storagelab_internal.layout_key_reason(relation, a.attnum) FROM pg_attribute a
+                             WHERE a.attrelid = relation AND a.attname = e->>'column_name'), '')
+                  NOT IN ('primary key', 'foreign key', 'referenced by a foreign key');
+    SELECT * INTO comp FROM storagelab_internal.bigint_migration_component(ARRAY[relation], ARRAY[(e->>'column_name')::name]);
+    SELECT string_agg(DISTINCT format('%s.%I', u.rel::regclass, a.attname), ', ') INTO bad
+      FROM unnest(comp.crel, comp.catt) u(rel, att) JOIN pg_attribute a ON a.attrelid = u.rel AND a.attnum = u.att
+     WHERE a.attidentity <> ''
+        OR EXISTS (SELECT 1 FROM pg_depend d JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S'
+                    WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
+                      AND d.refobjid = u.rel AND d.refobjsubid = u.att)
+        OR EXISTS (SELECT 1 FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+                     JOIN pg_class s ON s.oid = d.refobjid AND d.refclassid = 'pg_class'::regclass AND s.relkind = 'S'
+                    WHERE ad.adrelid = u.rel AND ad.adnum = u.att);
+    IF bad IS NOT NULL THEN
+      RAISE EXCEPTION 'layout migrations do not change the type of a key whose foreign-key component holds identity or sequence-fed columns'
+        USING ERRCODE = 'feature_not_supported', DETAIL = format('The component of %s.%I holds %s.', relation, e->>'column_name', bad),
+              HINT = 'Leave the key out of column_types; storagelab.bigint_migration_script() widens such a component to bigint.';
+    END IF;
+    RETURN QUERY
+      SELECT DISTINCT u.rel, a.attname, e->>'from', e->>'to'
+        FROM unnest(comp.crel, comp.catt) u(rel, att) JOIN pg_attribute a ON a.attrelid = u.rel AND a.attnum = u.att
+       WHERE NOT (u.rel = relation::oid AND a.attname = e->>'column_name')
+         AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = u.rel)
+         AND to_regtype(format_type(a.atttypid, NULL)) = to_regtype(e->>'from');
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_key_component(regclass, jsonb) IS
+  'the other columns of the foreign-key component of the primary or foreign key columns a layout plan retypes (topmost tables only, those of the key''s old type), retyped with them; 0A000 when the component holds an identity or sequence-fed column';
+
 -- from extension/61_layout_migration.sql: storagelab_internal.layout_script
 CREATE OR REPLACE FUNCTION storagelab_internal.layout_script(relation regclass, mode text, column_types jsonb,
                                                   column_order name[], plan jsonb)
@@ -10426,6 +10561,14 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   p          record;
+  tabs       jsonb;             -- the engine's input: the table, then the rest of its key's component
+  comp       jsonb;
+  self_types jsonb;
+  ch         jsonb;             -- the table's changes
+  allch      jsonb;             -- and the component's, each with its "relation" (OID)
+  rels       oid[];
+  tc         record;
+  rechecks   text := '';
   lock_list  text;
   lock_stmt  text[];
   s          text;
@@ -10444,27 +10587,71 @@ BEGIN
     RAISE EXCEPTION 'nothing to change: the columns keep their order and types'
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Give column_types or column_order.';
   END IF;
-  PERFORM storagelab_internal.layout_preflight(relation, p.changes);
-  PERFORM storagelab_internal.layout_function_check(relation, p.changes);
+  -- a retyped key: the rest of its foreign-key component changes with it,
+  -- other tables (rebuilt with the table, in their own column order) and
+  -- the table's own columns referencing the key
+  WITH k AS MATERIALIZED (SELECT * FROM storagelab_internal.layout_key_component(relation, p.changes))
+  SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('relation', storagelab_internal.bigint_migration_qname(t.relid),
+                   'columns', (SELECT jsonb_agg(coalesce((SELECT jsonb_build_object('column_name', a.attname, 'type', k.new_type)
+                                                            FROM k WHERE k.relid = t.relid AND k.column_name = a.attname LIMIT 1),
+                                                         jsonb_build_object('column_name', a.attname)) ORDER BY a.attnum)
+                                 FROM pg_attribute a WHERE a.attrelid = t.relid AND a.attnum > 0 AND NOT a.attisdropped))
+                   ORDER BY storagelab_internal.bigint_migration_qname(t.relid)), '[]')
+            FROM (SELECT DISTINCT k.relid FROM k WHERE k.relid <> relation::oid) t),
+         (SELECT jsonb_object_agg(k.column_name, k.new_type) FROM k WHERE k.relid = relation::oid)
+    INTO comp, self_types;
+  tabs := p.tables;
+  IF self_types IS NOT NULL THEN
+    tabs := jsonb_build_array(jsonb_build_object('relation', tabs->0->>'relation', 'columns',
+              (SELECT jsonb_agg(CASE WHEN self_types ? (c->>'column_name') AND NOT c ? 'type'
+                                     THEN c || jsonb_build_object('type', self_types->>(c->>'column_name')) ELSE c END ORDER BY n)
+                 FROM jsonb_array_elements(tabs->0->'columns') WITH ORDINALITY u(c, n))));
+  END IF;
+  tabs := tabs || comp;
+  SELECT coalesce(jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type) ORDER BY c.pos)
+                  FILTER (WHERE c.changed AND c.table_ord = 1), '[]'),
+         array_agg(DISTINCT c.relid)
+    INTO ch, rels
+    FROM storagelab_internal.rewrite_columns(tabs) c;
+  PERFORM storagelab_internal.layout_preflight(relation, ch);
+  PERFORM storagelab_internal.layout_function_check(relation, ch);
+  rechecks := storagelab_internal.layout_recheck(relation, ch);
+  allch := ch;
+  FOR tc IN
+    SELECT c.relid, jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type) ORDER BY c.pos) AS ch
+      FROM storagelab_internal.rewrite_columns(tabs) c
+     WHERE c.changed AND c.table_ord > 1
+     GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
+  LOOP
+    PERFORM storagelab_internal.layout_preflight(tc.relid::regclass, tc.ch);
+    PERFORM storagelab_internal.layout_function_check(tc.relid::regclass, tc.ch);
+    rechecks := rechecks || storagelab_internal.layout_recheck(tc.relid::regclass, tc.ch);
+    allch := allch || (SELECT jsonb_agg(x || jsonb_build_object('relation', tc.relid::text)) FROM jsonb_array_elements(tc.ch) x);
+  END LOOP;
   -- everything the run takes ACCESS EXCLUSIVE on, locked together before the copy
-  SELECT array_agg(l.lock_sql ORDER BY l.rel::oid),
-         string_agg(format(E'--   %s (%s)\n', storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(l.rel)),
-                           l.why), '' ORDER BY l.rel::oid)
+  SELECT array_agg(x.lock_sql ORDER BY x.rel::oid),
+         string_agg(format(E'--   %s (%s)\n', storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(x.rel)),
+                           x.why), '' ORDER BY x.rel::oid)
     INTO lock_stmt, lock_list
-    FROM storagelab_internal.layout_lock_targets(relation) l;
+    FROM (SELECT l.rel, min(l.lock_sql) AS lock_sql,
+                 CASE WHEN l.rel = relation THEN 'the table'
+                      WHEN l.rel = ANY (rels) THEN 'rebuilt with the table: its foreign-key component'
+                      ELSE string_agg(DISTINCT l.why, '; ') END AS why
+            FROM unnest(rels) r(oid), storagelab_internal.layout_lock_targets(r.oid::regclass) l
+           GROUP BY l.rel) x;
   IF mode = 'online' THEN
-    RETURN storagelab_internal.layout_online_script(relation, p.tables, p.changes,
+    RETURN storagelab_internal.layout_online_script(relation, tabs, allch,
                                                     CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list);
   END IF;
-  s := storagelab_internal.layout_header(relation, p.tables, p.changes,
+  s := storagelab_internal.layout_header(relation, tabs, allch,
                                          CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list, NULL)
        || storagelab_internal.bigint_migration_blocking_settings()
        || E'-- Lock the table and every relation the run changes (see the header), all or none, in OID order;\n'
        || E'-- retried on lock_timeout.\n'
        || storagelab_internal.retry_block(lock_stmt, retries,
                                           'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
-       || E'\n' || storagelab_internal.layout_recheck(relation, p.changes)
-       || storagelab_internal.layout_function_recheck(relation, p.changes, 'before');
+       || E'\n' || rechecks
+       || storagelab_internal.layout_function_recheck(relation, allch, 'before');
   FOREACH ph IN ARRAY ARRAY['create', 'copy', 'index', 'swap', 'validate', 'cleanup'] LOOP
     s := s || CASE ph WHEN 'create' THEN E'-- The new table beside the old one.\n'
                       WHEN 'copy' THEN E'-- Every row, in the new column order.\n'
@@ -10473,18 +10660,32 @@ BEGIN
                       WHEN 'validate' THEN E'-- Foreign keys re-pointed NOT VALID, validated.\n'
                       ELSE E'-- The old table.\n' END
            || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
-                          FROM storagelab_internal.rewrite_statements(p.tables, ph) r), '')
+                          FROM storagelab_internal.rewrite_statements(tabs, ph) r), '')
            || E'\n';
   END LOOP;
-  s := s || storagelab_internal.layout_function_recheck(relation, p.changes, 'after')
+  s := s || storagelab_internal.layout_function_recheck(relation, allch, 'after')
          || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n'
-         || E'-- Statistics of the new table (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
-         || format(E'ANALYZE %s;\n', storagelab_internal.bigint_migration_qname(relation));
+         || E'-- Statistics of the new tables (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
+         || (SELECT string_agg(format(E'ANALYZE %s;\n', t->>'relation'), '' ORDER BY n) FROM jsonb_array_elements(tabs) WITH ORDINALITY u(t, n));
   RETURN s;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_script(regclass, text, jsonb, name[], jsonb) IS
-  'the layout script of one table, given its table_rewrite_plan row (as jsonb; NULL: none): storagelab.layout_migration_script() without looking the plan up';
+  'the layout script of one table (with the rest of the foreign-key component of a key it retypes), given its table_rewrite_plan row (as jsonb; NULL: none): storagelab.layout_migration_script() without looking the plan up';
+
+-- from extension/61_layout_migration.sql: storagelab.layout_migration_script
+CREATE OR REPLACE FUNCTION storagelab.layout_migration_script(relation regclass, mode text DEFAULT 'blocking',
+                                                   column_types jsonb DEFAULT NULL, column_order name[] DEFAULT NULL)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN $1 IS NOT NULL THEN
+           storagelab_internal.layout_script($1, $2, $3, $4,
+             (SELECT to_jsonb(r) FROM storagelab.table_rewrite_plan r WHERE r.relation = $1)) END
+$$;
+COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]) IS
+  'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object, a partitioned table with all its partitions, an inheritance parent with its children; retypes an integer primary or foreign key named in column_types with its whole foreign-key component (other keys refused), refuses a partition or child alone, multiple inheritance, type changes that break functions, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
 
 -- from extension/61_layout_migration.sql: storagelab.layout_migration_plan
 CREATE OR REPLACE FUNCTION storagelab.layout_migration_plan()

@@ -233,8 +233,8 @@ SELECT throws_ok($$SELECT storagelab.layout_migration_script('public.lm_bad', co
                  '22023', 'unknown type for column v', 'a type that is not a type name: 22023');
 SELECT throws_ok($$SELECT storagelab.layout_migration_script('public.lm_bad', column_types => '{"v": "smallint"}', mode => 'sideways')$$,
                  '22023', NULL, 'an unknown mode is refused');
-SELECT throws_ok($$SELECT storagelab.layout_migration_script('public.lm_bad', column_types => '{"id": "integer"}')$$,
-                 '0A000', NULL, 'a key column is not retyped');
+SELECT throws_ok($$SELECT storagelab.layout_migration_script('public.lm_bad', column_types => '{"id": "numeric"}')$$,
+                 '0A000', NULL, 'a key column is not retyped to a type other than an integer (integer keys: test/layout_migration_keys.sql)');
 SELECT throws_ok($$SELECT storagelab.layout_migration_script('public.lm_bad')$$, '22023', NULL,
                  'no plan and no override: nothing to do');
 UPDATE public.lm_bad SET v = 40000 WHERE id = 7;
