@@ -222,7 +222,9 @@ BEGIN
     IF v IS NOT NULL THEN
       RAISE EXCEPTION 'a value of column % of % does not fit type %', quote_ident(e->>'column_name'), relation, e->>'to'
         USING ERRCODE = 'data_exception', DETAIL = format('The value %s would not be kept as it is.', quote_literal(v)),
-              HINT = 'The plan is older than the data: run ANALYZE or storagelab.column_profile() again, or give that column its current type in column_types.';
+              HINT = CASE WHEN e ? 'component'
+                          THEN 'The column is in the foreign-key component of the key named in column_types: give that key a type that holds every value of its component, or leave it out.'
+                          ELSE 'The plan is older than the data: run ANALYZE or storagelab.column_profile() again, or give that column its current type in column_types.' END;
     END IF;
   END LOOP;
 END
@@ -652,7 +654,10 @@ BEGIN
                  FROM jsonb_array_elements(tabs->0->'columns') WITH ORDINALITY u(c, n))));
   END IF;
   tabs := tabs || comp;
-  SELECT coalesce(jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type) ORDER BY c.pos)
+  SELECT coalesce(jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type)
+                            -- a column of the table that changes with the key named in column_types
+                            || CASE WHEN coalesce(self_types ? c.column_name, false) AND NOT coalesce(column_types ? c.column_name, false)
+                                    THEN '{"component": true}'::jsonb ELSE '{}' END ORDER BY c.pos)
                   FILTER (WHERE c.changed AND c.table_ord = 1), '[]'),
          array_agg(DISTINCT c.relid)
     INTO ch, rels
@@ -662,7 +667,8 @@ BEGIN
   rechecks := storagelab_internal.layout_recheck(relation, ch);
   allch := ch;
   FOR tc IN
-    SELECT c.relid, jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type) ORDER BY c.pos) AS ch
+    SELECT c.relid, jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type, 'component', true)
+                              ORDER BY c.pos) AS ch
       FROM storagelab_internal.rewrite_columns(tabs) c
      WHERE c.changed AND c.table_ord > 1
      GROUP BY c.relid, c.table_ord ORDER BY c.table_ord

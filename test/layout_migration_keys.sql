@@ -31,7 +31,7 @@ INSERT INTO storagelab.settings VALUES ('bigint_migration.backfill_batch_blocks'
   ('scripts.lock_retries', '0'), ('scripts.lock_timeout', '5s');
 
 
-SELECT plan(20);
+SELECT plan(21);
 
 CREATE SCHEMA kc;
 -- no statistics, no plan: the scripts change what column_types names
@@ -98,6 +98,19 @@ INSERT INTO kc.node VALUES (40000, NULL, 'far');
 SELECT throws_ok($$SELECT storagelab.layout_migration_script('kc.node', column_types => '{"parent_id": "smallint"}')$$,
                  '22000', 'a value of column id of kc.node does not fit type smallint',
                  '3. a value of the referenced key that does not fit: refused, naming column and table');
+CREATE FUNCTION snap.hint_of(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE h text;
+BEGIN
+  EXECUTE q;
+  RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS h = PG_EXCEPTION_HINT;
+  RETURN h;
+END
+$$;
+SELECT is(snap.hint_of($$SELECT storagelab.layout_migration_script('kc.node', column_types => '{"parent_id": "smallint"}')$$),
+          'The column is in the foreign-key component of the key named in column_types: give that key a type that holds every value of its component, or leave it out.',
+          '3. ... with a hint that says why that column changes');
 DELETE FROM kc.node WHERE id = 40000;
 
 -- 4. a self-referencing key: the table's own columns together
