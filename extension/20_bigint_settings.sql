@@ -10,11 +10,11 @@ INSERT INTO storagelab_internal.setting_defaults VALUES
    'heap plus index MB per second that scripts assume when they estimate a table rewrite''s duration');
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('bigint_migration.backfill_batch_time', '200ms',
-   'online: target duration of a backfill batch, its size adapted after each; 0 = backfill_batch_blocks'),
+   'shadow: target duration of a backfill batch, its size adapted after each; 0 = backfill_batch_blocks'),
   ('bigint_migration.backfill_batch_blocks', '64',
-   'online: heap blocks in the first backfill batch (in every one when backfill_batch_time is 0)'),
+   'online and shadow: heap blocks in the first copy or backfill batch (in every one when the time is 0)'),
   ('bigint_migration.backfill_pause', '20ms',
-   'online migrations: pause between backfill batches (skipped after a batch that copied no row)');
+   'shadow migrations: pause between backfill batches (skipped after a batch that copied no row)');
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('bigint_migration.copy_batch_time', '2s',
-   'copy_swap: target duration of a copy batch (it holds no lock clients wait for); 0 = fixed batches');
+   'online: target duration of a copy batch (it holds no lock clients wait for); 0 = fixed batches');

@@ -542,10 +542,10 @@ BEGIN
             DETAIL = array_to_string(blockers, E'\n'),
             HINT = 'Resolve each blocker listed in the detail (storagelab.bigint_migration_objects() shows them with kind ''blocker'') and generate the script again.';
   ELSIF cardinality(blockers || more_blockers) > 0 THEN
-    RAISE EXCEPTION 'cannot generate a correct online INT to BIGINT migration: % blocker(s)', cardinality(blockers || more_blockers)
+    RAISE EXCEPTION 'cannot generate a correct shadow-mode INT to BIGINT migration: % blocker(s)', cardinality(blockers || more_blockers)
       USING ERRCODE = 'feature_not_supported',
             DETAIL = array_to_string(blockers || more_blockers, E'\n'),
-            HINT = 'Resolve each blocker listed in the detail, or use mode ''blocking''.';
+            HINT = 'Resolve each blocker listed in the detail, or use mode ''online'' (copy and swap) or ''blocking''.';
   END IF;
   IF mode = 'blocking' AND NOT EXISTS (SELECT 1 FROM unnest(objs) x
                                         WHERE x.kind IN ('column', 'sequence') AND x.create_sql IS NOT NULL) THEN

@@ -39,7 +39,7 @@ CREATE TYPE storagelab_internal.bigint_online_model AS (
 COMMENT ON TYPE storagelab_internal.bigint_online_model IS
   'what the phases of an online INT->BIGINT script need, derived once from the model';
 
--- The online model: refuses (with every reason) what the online mode cannot do.
+-- The online model of mode 'shadow': refuses (with every reason) what the shadow mode cannot do.
 CREATE FUNCTION storagelab_internal.bigint_migration_online_model(objs storagelab.bigint_migration_object[],
                                                                   relations regclass[], column_names name[])
 RETURNS storagelab_internal.bigint_online_model
@@ -89,7 +89,7 @@ BEGIN
                                             OR (SELECT relkind FROM pg_class WHERE oid = b.relation) <> 'r'))
                OR (b.kind = 'constraint' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.oid = b.objid AND c.contype NOT IN ('p', 'u', 'c', 'n')))   -- 'n': NOT NULL, PostgreSQL 18+
   LOOP
-    blockers := blockers || format('%s: %s is not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', o.identity, o.kind);
+    blockers := blockers || format('%s: %s is not supported by the shadow mode (SQLSTATE 0A000): use mode ''online'' or ''blocking''.', o.identity, o.kind);
   END LOOP;
   -- Converted columns.
   FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'column' AND b.create_sql IS NOT NULL ORDER BY b.relation::oid, b.objsubid LOOP
@@ -122,14 +122,14 @@ BEGIN
   leaves := ARRAY(SELECT c.oid FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind = 'r' ORDER BY 1);
   targets := ARRAY(SELECT c.oid FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1);
   FOR r IN SELECT c.oid, storagelab_internal.bigint_migration_qname(c.oid) AS qn FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind NOT IN ('r', 'p') LOOP
-    blockers := blockers || format('%s is a foreign table in the tree of a converted table: not supported by the online mode (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+    blockers := blockers || format('%s is a foreign table in the tree of a converted table: not supported by the shadow mode (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
   END LOOP;
   FOR r IN
     SELECT c.conname, storagelab_internal.bigint_migration_qname(c.conrelid) AS qn, storagelab_internal.bigint_migration_qname(c.confrelid) AS fqn
       FROM pg_constraint c JOIN pg_class t ON t.oid = c.confrelid
      WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key') AND t.relkind = 'p'
   LOOP
-    blockers := blockers || format('foreign key %I on %s references the partitioned table %s, whose new unique key exists only after the swap: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.conname, r.qn, r.fqn);
+    blockers := blockers || format('foreign key %I on %s references the partitioned table %s, whose new unique key exists only after the swap: not supported by the shadow mode (SQLSTATE 0A000): use mode ''online'' or ''blocking''.', r.conname, r.qn, r.fqn);
   END LOOP;
   -- the new foreign keys: PostgreSQL 15 cannot add one NOT VALID to a partitioned table, so a key
   -- of a partitioned table is added to each partition, and in the swap to the parent, which
@@ -168,7 +168,7 @@ BEGIN
        > (SELECT count(*) FROM pg_index i, unnest(i.indkey::int2[]) AS kk(v), unnest(t_rel, t_att) AS cc(r, a)
            WHERE i.indexrelid = r.indexrelid AND cc.r = i.indrelid AND cc.a = kk.v) THEN
       IF (SELECT i.indisunique OR i.indisreplident OR ic.relkind = 'I' FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid WHERE i.indexrelid = r.indexrelid) THEN
-        blockers := blockers || format('index %s uses a converted column in an expression or predicate and is unique, partitioned or the replica identity: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+        blockers := blockers || format('index %s uses a converted column in an expression or predicate and is unique, partitioned or the replica identity: not supported by the shadow mode (SQLSTATE 0A000): use mode ''online'' or ''blocking''.', r.qn);
       ELSE
         late_idx := late_idx || r.indexrelid;
       END IF;
@@ -176,10 +176,10 @@ BEGIN
     IF EXISTS (SELECT 1 FROM pg_index i, unnest(i.indkey::int2[], i.indclass::oid[]) WITH ORDINALITY AS u(a, opc, n), unnest(t_rel, t_att) AS cc(r, a2)
                 WHERE i.indexrelid = r.indexrelid AND cc.r = i.indrelid AND cc.a2 = u.a AND u.n <= i.indnkeyatts
                   AND NOT EXISTS (SELECT 1 FROM pg_opclass oc WHERE oc.oid = u.opc AND oc.opcdefault)) THEN
-      blockers := blockers || format('index %s uses a non-default operator class on a converted column: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+      blockers := blockers || format('index %s uses a non-default operator class on a converted column: not supported by the shadow mode (SQLSTATE 0A000): use mode ''online'' or ''blocking''.', r.qn);
     END IF;
     IF EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = r.indexrelid AND c.contype = 'x') THEN
-      blockers := blockers || format('index %s backs an exclusion constraint: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+      blockers := blockers || format('index %s backs an exclusion constraint: not supported by the shadow mode (SQLSTATE 0A000): use mode ''online'' or ''blocking''.', r.qn);
     END IF;
   END LOOP;
   FOR r IN
@@ -187,7 +187,7 @@ BEGIN
      WHERE c.contype = 'f' AND c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key')
        AND c.confdelsetcols IS NOT NULL
   LOOP
-    blockers := blockers || format('foreign key %I on %s uses ON DELETE SET NULL/DEFAULT (columns): not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.conname, r.qn);
+    blockers := blockers || format('foreign key %I on %s uses ON DELETE SET NULL/DEFAULT (columns): not supported by the shadow mode (SQLSTATE 0A000): use mode ''online'' or ''blocking''.', r.conname, r.qn);
   END LOOP;
 
   PERFORM storagelab_internal.bigint_migration_refuse(objs, blockers, 'online');
@@ -209,7 +209,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_model(storagelab.bigint_migration_object[], regclass[], name[]) IS
-  'derives what the online phases need from the model rows; refuses, listing every reason, what the online mode cannot do';
+  'derives what the online phases need from the model rows; refuses, listing every reason, what the shadow mode cannot do';
 
 -- The elements of a parenthesized, comma-separated list that starts at
 -- position pos of def (just after its "("), as PostgreSQL's deparsers print

@@ -1,5 +1,6 @@
--- storagelab install script, part 25: the online INT -> BIGINT script
--- (bigint_migration_script(..., mode => 'online')): one psql file in
+-- storagelab install script, part 25: the shadow-column INT -> BIGINT
+-- script (bigint_migration_script(..., mode => 'shadow'); it was mode
+-- 'online' in 1.0, which is now copy and swap, part 63): one psql file in
 -- phases, chosen with -v phase=..., one function per phase (or part of one):
 --   expand    shadow bigint columns, a sync trigger, sequences AS bigint (brief locks)
 --   backfill  CALLs of storagelab.bigint_migration_backfill (part 26), resumable
@@ -34,7 +35,7 @@ DECLARE
   lt           text := storagelab_internal.setting('scripts.lock_timeout');
 BEGIN
   ------------------------------------------------------------------ header
-  s := s || format(E'-- storagelab %s: INT to BIGINT migration (mode online), migration id %s\n',
+  s := s || format(E'-- storagelab %s: INT to BIGINT migration (mode shadow), migration id %s\n',
                    (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid);
   s := s || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
               (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(u.r), u.c), ', ')

@@ -1,5 +1,6 @@
 -- storagelab install script, part 63: the INT -> BIGINT script in mode
--- 'copy_swap' (bigint_migration_script(..., mode => 'copy_swap')): the
+-- 'online' (bigint_migration_script(..., mode => 'online'), alias
+-- 'copy_swap'): copy and swap.  The
 -- component's tables rebuilt as new tables by the rewrite engine (part 60)
 -- and kept in step by the online machinery (part 62), then swapped in.
 -- One psql file in phases, chosen with -v phase=...:
@@ -87,6 +88,123 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_dirs(jsonb, boolean) IS
   'the direction objects (source, target, log, key, copy) of the online machinery for the tables of a rewrite, one per table holding rows (each partition of a partitioned table): forward before the swap, back after it';
 
+-- The back logs of a rollback after the swap, applied whole into the old
+-- tables, which keep their foreign keys to each other (the new tables get
+-- theirs only in the swap, after the forward logs are applied): rows
+-- inserted and updated first, referenced tables before the tables that
+-- reference them, then rows deleted, referencing tables first.  So a row
+-- deleted after the swap together with the rows that referenced it (in
+-- another table of the component), or inserted with rows that reference
+-- it, goes back whatever the order of the tables.  A table with a key
+-- that other tables reference is upserted, then its keys gone from the
+-- new table are deleted; one that nothing references has its logged keys
+-- deleted and copied again; one without a key has its logged rows
+-- inserted, then deleted by value.
+CREATE FUNCTION storagelab_internal.rewrite_online_apply_back(dirs jsonb)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  n      int := jsonb_array_length(dirs);
+  idl    bigint[];
+  ord    int[] := '{}';
+  rest   int[] := ARRAY(SELECT generate_series(0, jsonb_array_length(dirs) - 1));
+  ready  int[];
+  i      int;
+  d      jsonb;
+  kl     text;
+  tk     text;
+  lk     text;
+  sk     text;
+  cols   text;
+  refd   boolean;
+  total  bigint := 0;
+  logs   jsonb := '{}';
+BEGIN
+  -- each log's rows as they are now (the tables are locked: no more come)
+  FOR i IN 0 .. n - 1 LOOP
+    EXECUTE format('SELECT coalesce(array_agg(storagelab_seq ORDER BY storagelab_seq), ''{}'') FROM %s', dirs->i->>'log') INTO idl;
+    logs := logs || jsonb_build_object(i::text, to_jsonb(idl));
+    total := total + cardinality(idl);
+  END LOOP;
+  IF total = 0 THEN
+    RETURN 0;
+  END IF;
+  -- referenced tables first (a table, or one of its ancestors if it is a partition, holds the foreign key)
+  WHILE cardinality(rest) > 0 LOOP
+    ready := ARRAY(SELECT r FROM unnest(rest) r
+                    WHERE NOT EXISTS (
+                      SELECT 1 FROM unnest(rest) o, pg_constraint c
+                       WHERE o <> r AND c.contype = 'f'
+                         AND c.conrelid IN (SELECT (dirs->r->>'target')::regclass::oid UNION SELECT a.relid FROM pg_partition_ancestors((dirs->r->>'target')::regclass) a)
+                         AND c.confrelid IN (SELECT (dirs->o->>'target')::regclass::oid UNION SELECT a.relid FROM pg_partition_ancestors((dirs->o->>'target')::regclass) a))
+                    ORDER BY r);
+    IF cardinality(ready) = 0 THEN
+      ready := rest;                                  -- a cycle: the component's order
+    END IF;
+    ord := ord || ready;
+    rest := ARRAY(SELECT r FROM unnest(rest) r WHERE r <> ALL (ready) ORDER BY r);
+  END LOOP;
+  -- inserts and updates, referenced tables first
+  FOREACH i IN ARRAY ord LOOP
+    d := dirs->i;
+    idl := ARRAY(SELECT jsonb_array_elements_text(logs->i::text)::bigint);
+    CONTINUE WHEN cardinality(idl) = 0;
+    kl := (SELECT string_agg(quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+    tk := (SELECT string_agg('t.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+    lk := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+    refd := EXISTS (SELECT 1 FROM pg_constraint c WHERE c.contype = 'f'
+                       AND c.confrelid IN (SELECT (d->>'target')::regclass::oid UNION SELECT a.relid FROM pg_partition_ancestors((d->>'target')::regclass) a));
+    IF kl IS NOT NULL AND refd THEN
+      SELECT string_agg(format('%1$I = EXCLUDED.%1$I', a.attname), ', ' ORDER BY a.attnum) INTO cols
+        FROM pg_attribute a
+       WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+         AND a.attidentity <> 'a' AND NOT a.attname::text IN (SELECT jsonb_array_elements_text(d->'key'));
+      EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))\n ON CONFLICT (%s) DO %s',
+                     d->>'copy', kl, kl, d->>'log', kl, coalesce('UPDATE SET ' || cols, 'NOTHING')) USING idl;
+    ELSIF kl IS NOT NULL THEN
+      EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s)',
+                     d->>'target', kl, d->>'log', tk, lk) USING idl;
+      EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))', d->>'copy', kl, kl, d->>'log') USING idl;
+    ELSE
+      SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+        FROM pg_attribute a
+       WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
+      EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) '
+                     'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log')
+        USING idl;
+    END IF;
+  END LOOP;
+  -- deletes, referencing tables first
+  FOR i IN SELECT o FROM unnest(ord) WITH ORDINALITY u(o, k) ORDER BY k DESC LOOP
+    d := dirs->i;
+    idl := ARRAY(SELECT jsonb_array_elements_text(logs->i::text)::bigint);
+    CONTINUE WHEN cardinality(idl) = 0;
+    kl := (SELECT string_agg(quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+    refd := EXISTS (SELECT 1 FROM pg_constraint c WHERE c.contype = 'f'
+                       AND c.confrelid IN (SELECT (d->>'target')::regclass::oid UNION SELECT a.relid FROM pg_partition_ancestors((d->>'target')::regclass) a));
+    IF kl IS NOT NULL AND refd THEN
+      tk := (SELECT string_agg('t.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k);
+      lk := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k);
+      sk := (SELECT string_agg('s.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k);
+      EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s) '
+                     'AND NOT EXISTS (SELECT FROM ONLY %s s WHERE (%s) = (%s))',
+                     d->>'target', kl, d->>'log', tk, lk, d->>'source', sk, lk) USING idl;
+    ELSIF kl IS NULL THEN
+      EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '
+                     'FROM %1$s t WHERE to_jsonb(t) IN (SELECT storagelab_row FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')) c '
+                     'JOIN (SELECT storagelab_row AS r, count(*) AS n FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'' GROUP BY storagelab_row) w ON w.r = c.j AND c.n <= w.n)',
+                     d->>'target', d->>'log') USING idl;
+    END IF;
+    EXECUTE format('DELETE FROM %s WHERE storagelab_seq = ANY ($1)', d->>'log') USING idl;
+  END LOOP;
+  RETURN total;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
+  'the back logs of a rollback after a copy-and-swap swap applied whole into the old tables: inserts and updates with referenced tables first, then deletes with referencing tables first, so that the old tables'' foreign keys hold at each statement';
+
 -- The triggers of the old tables (and their partitions) between the swap
 -- and cleanup: disabled in the swap (enable = false; the old tables are then
 -- written only by the replay of the back log, which must not fire an
@@ -137,10 +255,89 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_do(text[], text, text, text, text, int) IS
   'a DO statement running statements in one subtransaction retried on lock_timeout or deadlock, skipped with a notice when a condition holds, refused unless another holds';
 
+-- The publications FOR ALL TABLES or FOR TABLES IN SCHEMA that would
+-- publish the new tables and change logs of a copy-and-swap rewrite of the
+-- tables roots (and their partitions and children: each one's new table and
+-- log are created in its own schema), by name.  A subscriber lacks those
+-- tables: the first copied row stops its apply worker, on every retry, and
+-- the slot retains WAL.
+CREATE FUNCTION storagelab_internal.rewrite_online_publications(roots oid[])
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- PL/pgSQL: rewrite_members belongs to the rewrite engine
+  RETURN ARRAY(SELECT p.pubname::text FROM pg_publication p
+                WHERE p.puballtables OR EXISTS (
+                        SELECT 1 FROM pg_publication_namespace pn JOIN pg_class c ON c.relnamespace = pn.pnnspid
+                         WHERE pn.pnpubid = p.oid AND c.oid IN (SELECT m.relid FROM storagelab_internal.rewrite_members($1) m))
+                ORDER BY 1);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_publications(oid[]) IS
+  'the publications FOR ALL TABLES or FOR TABLES IN SCHEMA that would publish the new tables and change logs of a copy-and-swap rewrite of these tables (and their partitions and children)';
+
+-- A DO statement that refuses (0A000) while a publication FOR ALL TABLES or
+-- FOR TABLES IN SCHEMA of one of the schemas would publish what the
+-- phase creates or writes: the phases that write the new tables and logs
+-- check it again when they run (such a publication may be created after
+-- the script was written).
+CREATE FUNCTION storagelab_internal.rewrite_online_publication_guard(schemas name[])
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT 'DO ' || storagelab_internal.dollar_quote(format(
+    E'\nDECLARE\n  pubs text := (SELECT string_agg(quote_ident(p.pubname), '', '' ORDER BY p.pubname) FROM pg_publication p\n'
+    || E'                 WHERE p.puballtables OR EXISTS (SELECT 1 FROM pg_publication_namespace pn JOIN pg_namespace n ON n.oid = pn.pnnspid\n'
+    || E'                                                  WHERE pn.pnpubid = p.oid AND n.nspname = ANY (%L::name[])));\n'
+    || E'BEGIN\n  IF pubs IS NOT NULL THEN\n'
+    || E'    RAISE EXCEPTION ''a publication FOR ALL TABLES or FOR TABLES IN SCHEMA would publish the new tables and change logs of this migration''\n'
+    || E'      USING ERRCODE = ''feature_not_supported'', DETAIL = format(''Publications: %%s.'', pubs),\n'
+    || E'            HINT = ''Name the published tables instead (ALTER PUBLICATION ... SET TABLE ...), then run this phase again; or roll back and use the blocking mode.'';\n'
+    || E'  END IF;\nEND\n', $1)) || E';\n'
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_publication_guard(name[]) IS
+  'a DO statement refusing (0A000) a copy-and-swap phase while a publication FOR ALL TABLES or FOR TABLES IN SCHEMA of these schemas exists';
+
+-- The engine's swap (or swap_back) statements with a caller's own around
+-- the dependent objects: pre after the engine has dropped them (its
+-- leading statements without a table: SET LOCAL and the drops), post
+-- before it creates them again (its trailing statements without a table).
+-- The INT->BIGINT script drops and re-creates the functions it widens there
+-- (a view calling one is dropped before it and created after it) and
+-- changes its sequences' types.
+CREATE FUNCTION storagelab_internal.rewrite_online_swap_statements(tables jsonb, phase text, pre text[], post text[])
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  rels  regclass[];
+  stmts text[];
+  i     int;
+  j     int;
+BEGIN
+  -- PL/pgSQL: rewrite_statements belongs to the rewrite engine
+  SELECT array_agg(r.relation ORDER BY r.ord), array_agg(r.statement ORDER BY r.ord) INTO rels, stmts
+    FROM storagelab_internal.rewrite_statements(tables, phase) r;
+  i := (SELECT min(n) FROM generate_subscripts(rels, 1) n WHERE rels[n] IS NOT NULL);
+  j := (SELECT max(n) FROM generate_subscripts(rels, 1) n WHERE rels[n] IS NOT NULL);
+  IF i IS NULL THEN
+    RETURN coalesce(stmts, '{}') || coalesce(pre, '{}') || coalesce(post, '{}');
+  END IF;
+  RETURN stmts[1:i - 1] || coalesce(pre, '{}') || stmts[i:j] || coalesce(post, '{}') || stmts[j + 1:];
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_statements(jsonb, text, text[], text[]) IS
+  'the rewrite engine''s swap or swap_back statements with the caller''s own after the dependent objects are dropped (pre) and before they are created again (post)';
+
 -- The phases of a copy-and-swap script for the engine input tables
 -- (part 62's machinery around the engine's statements), as psql \if
 -- sections; mid is the migration id.
-CREATE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text)
+CREATE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
+                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}')
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -165,10 +362,11 @@ DECLARE
   locks   text;
   s       text := '';
   apply_f text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x);
-  apply_b text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(back) x);
+  apply_b text[] := ARRAY[format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back)];
   st      text[];
   roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
   validate text := '';
+  guard   text;
 BEGIN
   -- a partitioned table without partitions has no rows to copy, log or replay
   IF EXISTS (SELECT 1 FROM unnest(roots) r WHERE NOT EXISTS (
@@ -181,6 +379,10 @@ BEGIN
             HINT = 'Use the blocking mode.';
   END IF;
   indexed := coalesce(indexed, 'true');
+  -- a publication of all tables or of these schemas would publish the new tables and logs: refused by every phase that writes them
+  guard := storagelab_internal.rewrite_online_publication_guard(ARRAY(
+             SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
+               JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1));
   -- the component, the new tables and the tables whose foreign keys the swap re-points, locked in one statement
   -- (a partitioned table's lock covers its partitions)
   locks := format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', (SELECT string_agg(x, ', ' ORDER BY x) FROM (
@@ -191,25 +393,25 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
   END LOOP;
-  s := s || E'\\if :ph_start\n'
+  s := s || E'\\if :ph_start\n' || guard
          || storagelab_internal.rewrite_online_do(st, created || ' AND ' || ours, 'phase start has run already', '(' || ours || ') OR NOT (' || others || ')',
                                                   'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', retries)
          || E'\\endif\n';
   -- copy
-  s := s || E'\\if :ph_copy\n'
+  s := s || E'\\if :ph_copy\n' || guard
          || storagelab_internal.rewrite_online_do('{}', 'false', '', created || ' AND ' || ours, 'run phase start of this script first', 0)
          || format(E'CALL storagelab.rewrite_online_copy(%L, %L, %s, %s, ''0'');\n\\endif\n', mid, fwd,
                    extract(epoch FROM storagelab_internal.setting('bigint_migration.copy_batch_time')::interval) * 1000,
                    storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int);
   -- index: the log applied once (no index yet: a hash join), then the indexes
   st := apply_f || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
-  s := s || E'\\if :ph_index\n'
+  s := s || E'\\if :ph_index\n' || guard
          || storagelab_internal.rewrite_online_do(st, '(' || indexed || ' AND ' || copied || ') OR (' || swapped || ')', 'phase index has run already',
                                                   copied, 'the copy is not complete: run phase copy first', retries)
          || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(fwd) x)
          || E'\\endif\n';
   -- replay
-  s := s || E'\\if :ph_replay\n'
+  s := s || E'\\if :ph_replay\n' || guard
          || storagelab_internal.rewrite_online_do('{}', 'false', '', indexed || ' AND ' || copied, 'run phases copy and index first', 0)
          || format(E'CALL storagelab.rewrite_online_replay(%L, %L, %s, 10000, ''1 hour'');\n\\endif\n', mid, fwd,
                    1000 * jsonb_array_length(fwd));
@@ -218,12 +420,12 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
-  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'swap') r ORDER BY r.ord)
+  st := st || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', swap_pre, swap_post)
            || storagelab_internal.rewrite_online_old_triggers(tables, false);
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d);
   END LOOP;
-  s := s || E'\\if :ph_swap\n'
+  s := s || E'\\if :ph_swap\n' || guard
          || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
                                                   '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)
          || E'\\endif\n';
@@ -247,7 +449,7 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
-  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'swap_back') r ORDER BY r.ord)
+  st := st || storagelab_internal.rewrite_online_swap_statements(tables, 'swap_back', back_pre, back_post)
            || storagelab_internal.rewrite_online_old_triggers(tables, true);
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
@@ -273,10 +475,10 @@ BEGIN
   RETURN s;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text) IS
-  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections';
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[]) IS
+  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects';
 
--- The copy_swap script of a model: refusals as in the blocking mode (same
+-- The online (copy-and-swap) script of a model: refusals as in the blocking mode (same
 -- SQLSTATEs), the engine's own refusals, then the header and the phases.
 CREATE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[],
                                                                       relations regclass[], column_names name[],
@@ -286,21 +488,50 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  tables jsonb;
-  mid    text;
-  s      text;
+  tables    jsonb;
+  mid       text;
+  s         text;
+  swap_pre  text[] := '{}';
+  swap_post text[] := '{}';
+  back_pre  text[] := '{}';
+  back_post text[] := '{}';
 BEGIN
   PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
   objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
+  -- in the swap, around the dependent objects: the functions to widen
+  -- (checked unchanged since generation, dropped, created with bigint
+  -- parameters) and the sequences' types; in the swap back, the reverse
   IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
-    RAISE EXCEPTION 'mode copy_swap does not widen functions'
-      USING ERRCODE = 'feature_not_supported',
-            DETAIL = (SELECT string_agg(x.identity, ', ') FROM unnest(objs) x WHERE x.kind = 'widened_function'),
-            HINT = 'Use mode ''blocking'' or ''online'', or function_hazards => ''accept'' after fixing the functions.';
+    SELECT ARRAY['DO ' || storagelab_internal.dollar_quote(
+                   E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n'
+                   || string_agg(format(E'  IF md5(coalesce(pg_get_functiondef(to_regprocedure(%L)), '''')) <> %L THEN\n'
+                                        '    problems := problems || %L::text;\n  END IF;\n',
+                                        x.objid::regprocedure, md5(pg_get_functiondef(x.objid)), x.identity || ' is missing or changed'),
+                                 '' ORDER BY x.identity)
+                   || E'  IF cardinality(problems) > 0 THEN\n'
+                   || E'    RAISE EXCEPTION ''the functions to widen changed since this script was generated''\n'
+                   || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
+                   || E'            HINT = ''Roll back, generate the script again with storagelab.bigint_migration_script() and start over.'';\n  END IF;\nEND\n')]
+                || array_agg(x.drop_sql ORDER BY x.identity),
+           array_agg(x.create_sql ORDER BY x.identity),
+           array_agg(format('DROP %s %s', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.hazard_target) ORDER BY x.identity),
+           array_agg(pg_get_functiondef(x.objid) || E';\n'
+                     || format(E'ALTER ROUTINE %s OWNER TO %I;\n', x.objid::regprocedure, pg_get_userbyid(p.proowner))
+                     || storagelab_internal.bigint_migration_acl_sql('ROUTINE', x.objid::regprocedure::text, p.proacl, p.proowner)
+                     || CASE WHEN obj_description(x.objid, 'pg_proc') IS NULL THEN ''
+                             ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', x.objid::regprocedure, obj_description(x.objid, 'pg_proc')) END
+                     ORDER BY x.identity)
+      INTO swap_pre, swap_post, back_pre, back_post
+      FROM unnest(objs) x JOIN pg_proc p ON p.oid = x.objid
+     WHERE x.kind = 'widened_function';
   END IF;
+  swap_post := swap_post || ARRAY(SELECT x.create_sql FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
+  back_post := back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.bigint_migration_qname(x.objid), format_type(q.seqtypid, NULL))
+                                    FROM unnest(objs) x JOIN pg_sequence q ON q.seqrelid = x.objid
+                                   WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
   IF to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NULL THEN
-    RAISE EXCEPTION 'mode copy_swap needs the rewrite engine, which this installation lacks'
-      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''online'' or ''blocking''.';
+    RAISE EXCEPTION 'mode online needs the rewrite engine, which this installation lacks'
+      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''shadow'' or ''blocking''.';
   END IF;
   -- a child's own column would not be converted with its parent's (the engine keeps a child's own columns' types)
   FOR s IN
@@ -309,19 +540,31 @@ BEGIN
      WHERE x.kind = 'column' AND a.attinhcount = 0 AND EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = x.relation)
      ORDER BY 1 LIMIT 1
   LOOP
-    RAISE EXCEPTION 'mode copy_swap does not convert a column of an inheritance child that its parent lacks'
+    RAISE EXCEPTION 'mode online does not convert a column of an inheritance child that its parent lacks'
       USING ERRCODE = 'feature_not_supported', DETAIL = format('Column %s.', s),
-            HINT = 'Use mode ''blocking'' or ''online''.';
+            HINT = 'Use mode ''blocking'' or ''shadow''.';
   END LOOP;
   tables := storagelab_internal.bigint_copy_swap_tables(objs);
+  -- a publication of all tables, or of a schema of these tables, would publish the new tables and the logs
+  -- (the subscribers lack them: their apply stops at the first copied row)
+  IF cardinality(storagelab_internal.rewrite_online_publications(ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t))) > 0 THEN
+    RAISE EXCEPTION 'a publication FOR ALL TABLES or FOR TABLES IN SCHEMA would publish the new tables and change logs of an online migration'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = format('Publications: %s.', (SELECT string_agg(quote_ident(x), ', ')
+                       FROM unnest(storagelab_internal.rewrite_online_publications(ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t))) x)),
+            HINT = 'Name the published tables instead (ALTER PUBLICATION ... SET TABLE ...), or use mode ''blocking''.';
+  END IF;
   mid := 'slcs' || substr(md5(tables::text || now()::text), 1, 10);
-  s := format(E'-- storagelab %s: INT to BIGINT migration (mode copy_swap), migration id %s\n',
+  s := format(E'-- storagelab %s: INT to BIGINT migration (mode online: copy and swap), migration id %s\n',
               (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)
     || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
           (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(u.r), u.c), ', ')
              FROM unnest(relations, column_names) AS u(r, c))) || E'\n'
     || E'-- Tables rebuilt as new tables beside the old ones (one copy of them on disk until cleanup):\n'
     || (SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(t->>'relation') || E'\n', '') FROM jsonb_array_elements(tables) t)
+    || coalesce((SELECT E'-- Sequences made bigint in the swap (their type given back by a swap back):\n'
+                        || string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(x.objid)) || E'\n', '' ORDER BY x.identity)
+                   FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL), '')
     || E'--\n-- Run one phase at a time, in this order (each can be run again after a failure):\n'
     || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new tables, change logs and triggers (brief SHARE ROW EXCLUSIVE, retried)\n'
     || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); -v backfill_batches=N stops after N batches; resumes\n'
@@ -332,14 +575,6 @@ BEGIN
     || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old tables and the logs\n'
     || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
     || E'-- Subscribers of a publication of these tables: ALTER SUBSCRIPTION ... REFRESH PUBLICATION WITH (copy_data = false).\n'
-    || CASE WHEN EXISTS (SELECT 1 FROM pg_publication p
-                          WHERE p.puballtables OR EXISTS (
-                                  SELECT 1 FROM pg_publication_namespace pn JOIN pg_class c ON c.relnamespace = pn.pnnspid
-                                   WHERE pn.pnpubid = p.oid AND c.oid IN (SELECT (t->>'relation')::regclass FROM jsonb_array_elements(tables) t)))
-            THEN E'-- WARNING: a publication FOR ALL TABLES or FOR TABLES IN SCHEMA publishes the new tables storagelab_new_<OID>:\n'
-              || E'--   the copy and the replay are sent as INSERTs into tables the subscribers lack, and their apply stops.\n'
-              || E'--   Take the tables out of it first (see doc/bigint_migration.md, copy_swap caveats), or use mode online.\n'
-            ELSE '' END
     || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n'
     || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards)   -- part 28
     || E'\n\\set ON_ERROR_STOP on\n'
@@ -353,8 +588,8 @@ BEGIN
     || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
     || E'\\if :ph_bad\n'
     || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n') || E';\n\\endif\n\n';
-  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid);
+  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid, swap_pre, swap_post, back_pre, back_post);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
-  'the INT->BIGINT script in mode copy_swap: the component rebuilt by the rewrite engine beside the old tables, copied in batches, kept in step by change logs, swapped in one short transaction; phases start to cleanup, and rollback';
+  'the INT->BIGINT script in mode online (alias copy_swap): the component rebuilt by the rewrite engine beside the old tables, copied in batches, kept in step by change logs, swapped in one short transaction; phases start to cleanup, and rollback';

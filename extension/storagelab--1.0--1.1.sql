@@ -3047,9 +3047,8 @@ BEGIN
   s := s || E'\\set ON_ERROR_STOP on\n';
   s := s || format(E'SET lock_timeout = %L;\n', lt);
   s := s || E'SET statement_timeout = 0;     -- the rewrite may take long; lock waits are bounded by lock_timeout\n';
-  s := s || E'SET search_path = pg_catalog, pg_temp;   -- every name below is schema-qualified\n';
   s := s || E'SET check_function_bodies = off;   -- functions are re-created as they were, like pg_dump does\n\n';
-  s := s || E'BEGIN;\n\n';
+  s := s || E'BEGIN;\nSET LOCAL search_path = pg_catalog, pg_temp;   -- every name below is schema-qualified; LOCAL: the session keeps its own\n\n';
   RETURN s;
 END
 $fn$;
@@ -3445,10 +3444,10 @@ BEGIN
             DETAIL = array_to_string(blockers, E'\n'),
             HINT = 'Resolve each blocker listed in the detail (storagelab.bigint_migration_objects() shows them with kind ''blocker'') and generate the script again.';
   ELSIF cardinality(blockers || more_blockers) > 0 THEN
-    RAISE EXCEPTION 'cannot generate a correct online INT to BIGINT migration: % blocker(s)', cardinality(blockers || more_blockers)
+    RAISE EXCEPTION 'cannot generate a correct shadow-mode INT to BIGINT migration: % blocker(s)', cardinality(blockers || more_blockers)
       USING ERRCODE = 'feature_not_supported',
             DETAIL = array_to_string(blockers || more_blockers, E'\n'),
-            HINT = 'Resolve each blocker listed in the detail, or use mode ''blocking''.';
+            HINT = 'Resolve each blocker listed in the detail, or use mode ''online'' (copy and swap) or ''blocking''.';
   END IF;
   IF mode = 'blocking' AND NOT EXISTS (SELECT 1 FROM unnest(objs) x
                                         WHERE x.kind IN ('column', 'sequence') AND x.create_sql IS NOT NULL) THEN
@@ -3505,7 +3504,7 @@ CREATE TYPE storagelab_internal.bigint_online_model AS (
 COMMENT ON TYPE storagelab_internal.bigint_online_model IS
   'what the phases of an online INT->BIGINT script need, derived once from the model';
 
--- The online model: refuses (with every reason) what the online mode cannot do.
+-- The online model of mode 'shadow': refuses (with every reason) what the shadow mode cannot do.
 CREATE FUNCTION storagelab_internal.bigint_migration_online_model(objs storagelab.bigint_migration_object[],
                                                                   relations regclass[], column_names name[])
 RETURNS storagelab_internal.bigint_online_model
@@ -3555,7 +3554,7 @@ BEGIN
                                             OR (SELECT relkind FROM pg_class WHERE oid = b.relation) <> 'r'))
                OR (b.kind = 'constraint' AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.oid = b.objid AND c.contype NOT IN ('p', 'u', 'c', 'n')))   -- 'n': NOT NULL, PostgreSQL 18+
   LOOP
-    blockers := blockers || format('%s: %s is not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', o.identity, o.kind);
+    blockers := blockers || format('%s: %s is not supported by the shadow mode (SQLSTATE 0A000): use mode ''online'' or ''blocking''.', o.identity, o.kind);
   END LOOP;
   -- Converted columns.
   FOR o IN SELECT * FROM unnest(objs) b WHERE b.kind = 'column' AND b.create_sql IS NOT NULL ORDER BY b.relation::oid, b.objsubid LOOP
@@ -3588,14 +3587,14 @@ BEGIN
   leaves := ARRAY(SELECT c.oid FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind = 'r' ORDER BY 1);
   targets := ARRAY(SELECT c.oid FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1);
   FOR r IN SELECT c.oid, storagelab_internal.bigint_migration_qname(c.oid) AS qn FROM pg_class c WHERE c.oid = ANY (tree) AND c.relkind NOT IN ('r', 'p') LOOP
-    blockers := blockers || format('%s is a foreign table in the tree of a converted table: not supported by the online mode (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+    blockers := blockers || format('%s is a foreign table in the tree of a converted table: not supported by the shadow mode (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
   END LOOP;
   FOR r IN
     SELECT c.conname, storagelab_internal.bigint_migration_qname(c.conrelid) AS qn, storagelab_internal.bigint_migration_qname(c.confrelid) AS fqn
       FROM pg_constraint c JOIN pg_class t ON t.oid = c.confrelid
      WHERE c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key') AND t.relkind = 'p'
   LOOP
-    blockers := blockers || format('foreign key %I on %s references the partitioned table %s, whose new unique key exists only after the swap: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.conname, r.qn, r.fqn);
+    blockers := blockers || format('foreign key %I on %s references the partitioned table %s, whose new unique key exists only after the swap: not supported by the shadow mode (SQLSTATE 0A000): use mode ''online'' or ''blocking''.', r.conname, r.qn, r.fqn);
   END LOOP;
   -- the new foreign keys: PostgreSQL 15 cannot add one NOT VALID to a partitioned table, so a key
   -- of a partitioned table is added to each partition, and in the swap to the parent, which
@@ -3634,7 +3633,7 @@ BEGIN
        > (SELECT count(*) FROM pg_index i, unnest(i.indkey::int2[]) AS kk(v), unnest(t_rel, t_att) AS cc(r, a)
            WHERE i.indexrelid = r.indexrelid AND cc.r = i.indrelid AND cc.a = kk.v) THEN
       IF (SELECT i.indisunique OR i.indisreplident OR ic.relkind = 'I' FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid WHERE i.indexrelid = r.indexrelid) THEN
-        blockers := blockers || format('index %s uses a converted column in an expression or predicate and is unique, partitioned or the replica identity: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+        blockers := blockers || format('index %s uses a converted column in an expression or predicate and is unique, partitioned or the replica identity: not supported by the shadow mode (SQLSTATE 0A000): use mode ''online'' or ''blocking''.', r.qn);
       ELSE
         late_idx := late_idx || r.indexrelid;
       END IF;
@@ -3642,10 +3641,10 @@ BEGIN
     IF EXISTS (SELECT 1 FROM pg_index i, unnest(i.indkey::int2[], i.indclass::oid[]) WITH ORDINALITY AS u(a, opc, n), unnest(t_rel, t_att) AS cc(r, a2)
                 WHERE i.indexrelid = r.indexrelid AND cc.r = i.indrelid AND cc.a2 = u.a AND u.n <= i.indnkeyatts
                   AND NOT EXISTS (SELECT 1 FROM pg_opclass oc WHERE oc.oid = u.opc AND oc.opcdefault)) THEN
-      blockers := blockers || format('index %s uses a non-default operator class on a converted column: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+      blockers := blockers || format('index %s uses a non-default operator class on a converted column: not supported by the shadow mode (SQLSTATE 0A000): use mode ''online'' or ''blocking''.', r.qn);
     END IF;
     IF EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = r.indexrelid AND c.contype = 'x') THEN
-      blockers := blockers || format('index %s backs an exclusion constraint: not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.qn);
+      blockers := blockers || format('index %s backs an exclusion constraint: not supported by the shadow mode (SQLSTATE 0A000): use mode ''online'' or ''blocking''.', r.qn);
     END IF;
   END LOOP;
   FOR r IN
@@ -3653,7 +3652,7 @@ BEGIN
      WHERE c.contype = 'f' AND c.oid IN (SELECT b.objid FROM unnest(objs) b WHERE b.kind = 'foreign_key')
        AND c.confdelsetcols IS NOT NULL
   LOOP
-    blockers := blockers || format('foreign key %I on %s uses ON DELETE SET NULL/DEFAULT (columns): not supported by the online mode yet (SQLSTATE 0A000): use mode ''blocking''.', r.conname, r.qn);
+    blockers := blockers || format('foreign key %I on %s uses ON DELETE SET NULL/DEFAULT (columns): not supported by the shadow mode (SQLSTATE 0A000): use mode ''online'' or ''blocking''.', r.conname, r.qn);
   END LOOP;
 
   PERFORM storagelab_internal.bigint_migration_refuse(objs, blockers, 'online');
@@ -3675,7 +3674,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_model(storagelab.bigint_migration_object[], regclass[], name[]) IS
-  'derives what the online phases need from the model rows; refuses, listing every reason, what the online mode cannot do';
+  'derives what the online phases need from the model rows; refuses, listing every reason, what the shadow mode cannot do';
 
 -- The elements of a parenthesized, comma-separated list that starts at
 -- position pos of def (just after its "("), as PostgreSQL's deparsers print
@@ -3820,8 +3819,9 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_index_copy(text, oid, n
   'DDL of a copy of an index under a new name, with some of its columns renamed, from its definition: every option of every column kept';
 
 -- from extension/25_bigint_online.sql
--- storagelab install script, part 25: the online INT -> BIGINT script
--- (bigint_migration_script(..., mode => 'online')): one psql file in
+-- storagelab install script, part 25: the shadow-column INT -> BIGINT
+-- script (bigint_migration_script(..., mode => 'shadow'); it was mode
+-- 'online' in 1.0, which is now copy and swap, part 63): one psql file in
 -- phases, chosen with -v phase=..., one function per phase (or part of one):
 --   expand    shadow bigint columns, a sync trigger, sequences AS bigint (brief locks)
 --   backfill  CALLs of storagelab.bigint_migration_backfill (part 26), resumable
@@ -3855,7 +3855,7 @@ DECLARE
   lt           text := storagelab_internal.setting('scripts.lock_timeout');
 BEGIN
   ------------------------------------------------------------------ header
-  s := s || format(E'-- storagelab %s: INT to BIGINT migration (mode online), migration id %s\n',
+  s := s || format(E'-- storagelab %s: INT to BIGINT migration (mode shadow), migration id %s\n',
                    (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid);
   s := s || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
               (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(u.r), u.c), ', ')
@@ -5062,8 +5062,10 @@ COMMENT ON PROCEDURE storagelab.bigint_migration_backfill(text, regclass, name[]
 --   storagelab.bigint_migration_script(relation, column_name, mode, function_hazards)
 --   storagelab.bigint_migration_group_script(relations[], column_names[], mode, function_hazards)
 --       the model of part 21, built once, written by part 23 (mode
---       'blocking') or part 25 (mode 'online'); function_hazards
---       'refuse' | 'widen' | 'accept': part 28
+--       'blocking'), part 63 (mode 'online': copy and swap; 'copy_swap' is
+--       its alias) or part 25 (mode 'shadow': the shadow-column writer of
+--       1.0's mode 'online'); function_hazards 'refuse' | 'widen' |
+--       'accept': part 28
 --   storagelab.bigint_migration_plan(mode, function_hazards)
 --       one script per group of columns that int_overflow rates warning or
 --       critical
@@ -5079,17 +5081,17 @@ BEGIN
   IF mode IS NULL THEN
     RAISE EXCEPTION 'mode must not be NULL' USING ERRCODE = 'null_value_not_allowed',
       HINT = 'Use mode => ''blocking''.';
-  ELSIF mode NOT IN ('blocking', 'online') THEN
+  ELSIF mode NOT IN ('blocking', 'online', 'copy_swap', 'shadow') THEN
     RAISE EXCEPTION 'invalid mode "%"', mode
       USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Valid modes are ''blocking'' and ''online''.';
+            HINT = 'Valid modes are ''blocking'', ''online'' (alias ''copy_swap'') and ''shadow''.';
   END IF;
   RETURN storagelab_internal.bigint_migration_write(
            storagelab_internal.bigint_migration_model(relations, column_names), relations, column_names, mode, function_hazards);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.bigint_migration_group_script(regclass[], name[], text, text) IS
-  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint: mode blocking (one transaction, each table rewritten once) or online; function_hazards refuse, widen or accept';
+  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint: mode blocking (one transaction, each table rewritten once), online (copy and swap, in phases; alias copy_swap) or shadow (shadow columns, in phases); function_hazards refuse, widen or accept';
 
 CREATE FUNCTION storagelab.bigint_migration_script(relation regclass, column_name name, mode text DEFAULT 'blocking',
                                                    function_hazards text DEFAULT 'refuse')
@@ -5107,7 +5109,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.bigint_migration_script(regclass, name, text, text) IS
-  'psql script (run with psql -v ON_ERROR_STOP=1 -f) converting relation.column_name, its whole foreign-key component and every dependent object from int to bigint; mode blocking (one transaction) or online (phases chosen with -v phase=...); function_hazards refuse (default), widen or accept';
+  'psql script (run with psql -v ON_ERROR_STOP=1 -f) converting relation.column_name, its whole foreign-key component and every dependent object from int to bigint; mode blocking (one transaction), online (copy and swap; alias copy_swap) or shadow (shadow columns), both in phases chosen with -v phase=...; function_hazards refuse (default), widen or accept';
 
 -- The script of a model in a mode (checked by the callers), under a choice
 -- of function_hazards (checked by the writers, part 28).
@@ -5115,14 +5117,18 @@ CREATE FUNCTION storagelab_internal.bigint_migration_write(objs storagelab.bigin
                                                            relations regclass[], column_names name[], mode text,
                                                            function_hazards text)
 RETURNS text
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT CASE $4 WHEN 'online' THEN storagelab_internal.bigint_migration_online_script($1, $2, $3, $5)
-                 ELSE storagelab_internal.bigint_migration_blocking_script($1, $2, $3, $5) END
-$$;
+AS $fn$
+BEGIN
+  -- PL/pgSQL: the copy-and-swap writer is created later in the install script (part 63)
+  RETURN CASE WHEN mode IN ('online', 'copy_swap') THEN storagelab_internal.bigint_migration_copy_swap_script(objs, relations, column_names, function_hazards)
+              WHEN mode = 'shadow' THEN storagelab_internal.bigint_migration_online_script(objs, relations, column_names, function_hazards)
+              ELSE storagelab_internal.bigint_migration_blocking_script(objs, relations, column_names, function_hazards) END;
+END
+$fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_write(storagelab.bigint_migration_object[], regclass[], name[], text, text) IS
-  'the INT->BIGINT script of a model, in mode blocking or online, function_hazards refuse, widen or accept';
+  'the INT->BIGINT script of a model, in mode blocking, online (copy and swap; alias copy_swap) or shadow (shadow columns), function_hazards refuse, widen or accept';
 
 -- The plan ------------------------------------------------------------------
 
@@ -5206,9 +5212,9 @@ DECLARE
   objs storagelab.bigint_migration_object[];
   msg text; det text; st text;
 BEGIN
-  IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
+  IF mode IS NULL OR mode NOT IN ('blocking', 'online', 'copy_swap', 'shadow') THEN
     RAISE EXCEPTION 'invalid mode "%"', mode
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid modes are ''blocking'' and ''online''.';
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid modes are ''blocking'', ''online'' (alias ''copy_swap'') and ''shadow''.';
   END IF;
   PERFORM storagelab_internal.bigint_migration_apply_hazards('{}', function_hazards);   -- checks the value
   step := 0;
@@ -5233,7 +5239,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.bigint_migration_plan(text, text) IS
-  'one INT->BIGINT migration script (mode blocking or online; function_hazards refuse, widen or accept) per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';
+  'one INT->BIGINT migration script (mode blocking, online (alias copy_swap) or shadow; function_hazards refuse, widen or accept) per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';
 
 -- from extension/28_bigint_hazards.sql
 -- storagelab install script, part 28: function hazards of an INT -> BIGINT
@@ -5969,6 +5975,183 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_hazard_header(storagela
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_plpgsql_check_sql(storagelab.bigint_migration_object[], text) IS
   'DO block of a generated script: plpgsql_check errors of the functions using the converted tables, recorded before and compared after';
 
+-- ---------------------------------------------------------------------------
+-- Any type change, not only INT -> BIGINT: the layout scripts (part 61)
+-- retype columns in every direction (int -> smallint, text -> uuid,
+-- numeric -> integer, int -> bigint).  The same textual reading as above,
+-- with the old and the new type as parameters: a call that passes the
+-- value to a function no overload of which takes the new type, and a
+-- comparison of the value with a parameter or variable for which no
+-- operator takes the new type, fail at once after the change.
+
+-- Whether a parameter (or operand) of type param takes a value of type typ
+-- (an array of it when arr) without an explicit cast.
+CREATE FUNCTION storagelab_internal.type_change_accepts(param oid, typ oid, arr boolean)
+RETURNS boolean
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN NOT $3 THEN
+           $1 = $2
+           OR $1 IN ('anyelement'::regtype, 'anynonarray'::regtype, 'anycompatible'::regtype,
+                     'anycompatiblenonarray'::regtype, '"any"'::regtype)
+           OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.castsource = $2 AND c.casttarget = $1 AND c.castcontext = 'i')
+           OR EXISTS (SELECT 1 FROM pg_type t WHERE t.oid = $2 AND t.typtype = 'd' AND t.typbasetype = $1)
+         ELSE
+           $1 IN ('anyarray'::regtype, 'anycompatiblearray'::regtype, 'anyelement'::regtype,
+                  'anycompatible'::regtype, '"any"'::regtype)
+           OR EXISTS (SELECT 1 FROM pg_type t WHERE t.oid = $1 AND t.typelem <> 0 AND t.typsubscript = 'array_subscript_handler'::regproc
+                        AND (t.typelem = $2
+                             OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.castsource = $2 AND c.casttarget = t.typelem AND c.castcontext = 'i')))
+         END
+$$;
+COMMENT ON FUNCTION storagelab_internal.type_change_accepts(oid, oid, boolean) IS
+  'whether a parameter or operand type takes a value of another type (or an array of it) without an explicit cast: same type, polymorphic, implicit cast, domain over it';
+
+-- The function hazards of retyping columns of one table.  changes: the
+-- layout plan's [{"column_name", "from", "to"}, ...].  Entry points: the
+-- PL/pgSQL trigger functions of the table and of its partitions or children
+-- (NEW.col, OLD.col), and the PL/pgSQL and SQL functions whose statements
+-- name the table (col, x.col; variables declared table.col%TYPE too).  A
+-- hazard: the value passed to a function (or an ARRAY[] of it) no overload
+-- of which takes the new type while one took the old, or compared (=, <>,
+-- <, ...) with a parameter or declared variable when no operator takes the
+-- new type with it while one took the old.  Both fail at once (42883).
+-- One row per function that reads a changed column, hazard NULL when none
+-- was found in it.
+CREATE FUNCTION storagelab_internal.type_change_function_hazards(relation regclass, changes jsonb)
+RETURNS TABLE (fn regprocedure, caller text, column_name text, old_type text, new_type text, hazard text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  e      jsonb;
+  o_t    oid;
+  n_t    oid;
+  r      record;
+  k      record;
+  v      record;
+  src    text;
+  car    text;
+  stmts  text[];
+  found_one boolean;
+  ops    text := '(=|<>|!=|<=|>=|<|>)';
+  opnd   text := '(\$[0-9]+|[a-z_][a-z0-9_$]*)';
+BEGIN
+  FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
+    o_t := to_regtype(e->>'from'); n_t := to_regtype(e->>'to');
+    CONTINUE WHEN o_t IS NULL OR n_t IS NULL OR o_t = n_t;
+    column_name := e->>'column_name'; old_type := format_type(o_t, NULL); new_type := format_type(n_t, NULL);
+    FOR r IN
+      -- trigger functions of the table and of its partitions or children
+      SELECT DISTINCT t.tgfoid AS f, format('trigger %I on %s', t.tgname, storagelab_internal.bigint_migration_qname(t.tgrelid)) AS who,
+             '(?:new|old)\.(?:' || storagelab_internal.bigint_migration_re(e->>'column_name') || ')' AS carrier, NULL::text AS filter
+        FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_language l ON l.oid = p.prolang
+       WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND l.lanname = 'plpgsql'
+         AND t.tgrelid IN (SELECT m.relid FROM storagelab_internal.rewrite_members(ARRAY[relation::oid]) m)
+      UNION
+      -- functions whose statements name the table
+      SELECT p.oid, format('function %s', p.oid::regprocedure),
+             '(?:[a-z_][a-z0-9_$]*\.)?(?:' || storagelab_internal.bigint_migration_re(e->>'column_name') || ')',
+             '(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])'
+        FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang, pg_class k2
+       WHERE k2.oid = relation AND l.lanname IN ('plpgsql', 'sql') AND p.prosqlbody IS NULL AND p.prokind IN ('f', 'p')
+         AND p.prorettype <> 'trigger'::regtype
+         AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+         AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])')
+      ORDER BY 2
+    LOOP
+      src := storagelab_internal.bigint_migration_scrub((SELECT p.prosrc FROM pg_proc p WHERE p.oid = r.f));
+      car := r.carrier;
+      -- PL/pgSQL variables declared table.column%TYPE of the column carry the value too
+      car := car || coalesce((SELECT string_agg('|' || storagelab_internal.bigint_migration_re(m[2]), '')
+                                FROM regexp_matches(src, '(^|[;\s])([a-z_][a-z0-9_$]*)\s+[a-z_][a-z0-9_$.]*\.([a-z_][a-z0-9_$]*)%type', 'g') AS m
+                               WHERE m[3] = lower(e->>'column_name')), '');
+      stmts := ARRAY(SELECT s FROM unnest(string_to_array(src, ';')) s WHERE r.filter IS NULL OR s ~ r.filter);
+      CONTINUE WHEN NOT EXISTS (SELECT 1 FROM unnest(stmts) s WHERE s ~ ('(^|[^a-z0-9_$.])(' || car || ')($|[^a-z0-9_$])'));
+      fn := r.f; caller := r.who; found_one := false;
+      -- calls
+      FOR k IN
+        SELECT DISTINCT c.fname, c.nargs, c.argno, storagelab_internal.bigint_migration_arg_class(c.arg, car) = 'bigint[]' AS arr
+          FROM storagelab_internal.bigint_migration_calls(array_to_string(stmts, ';')) c
+         WHERE storagelab_internal.bigint_migration_arg_class(c.arg, car) IN ('bigint', 'bigint[]')
+         ORDER BY 1, 3
+      LOOP
+        CONTINUE WHEN EXISTS (
+          SELECT 1 FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
+           WHERE f.proname = split_part(k.fname, '.', -1) AND (k.fname !~ '\.' OR n.nspname = split_part(k.fname, '.', 1))
+             AND f.pronargs >= k.nargs AND f.pronargs - f.pronargdefaults <= k.nargs AND f.prokind IN ('f', 'p')
+             AND storagelab_internal.type_change_accepts(f.proargtypes[k.argno - 1], n_t, k.arr));
+        FOR v IN
+          SELECT f.oid::regprocedure AS callee FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
+           WHERE f.proname = split_part(k.fname, '.', -1) AND (k.fname !~ '\.' OR n.nspname = split_part(k.fname, '.', 1))
+             AND f.pronargs >= k.nargs AND f.pronargs - f.pronargdefaults <= k.nargs AND f.prokind IN ('f', 'p')
+             AND storagelab_internal.type_change_accepts(f.proargtypes[k.argno - 1], o_t, k.arr)
+           ORDER BY f.oid
+        LOOP
+          hazard := format('passes %s (%s) as argument %s of %s: no function of that name takes %s%s', column_name,
+                           new_type || CASE WHEN k.arr THEN '[]' ELSE '' END, k.argno, v.callee,
+                           new_type, CASE WHEN k.arr THEN '[]' ELSE '' END);
+          found_one := true;
+          RETURN NEXT;
+        END LOOP;
+      END LOOP;
+      -- comparisons with a parameter or a declared variable
+      FOR k IN
+        WITH params AS (
+          SELECT '$' || u.n AS name, u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n) WHERE p.oid = r.f
+          UNION ALL
+          SELECT lower(p.proargnames[u.n]), u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n)
+           WHERE p.oid = r.f AND p.proallargtypes IS NULL AND coalesce(p.proargnames[u.n], '') <> ''
+          UNION ALL
+          SELECT d[1], to_regtype(btrim(d[3]))
+            FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
+                 unnest(string_to_array(blk.b[1], ';')) AS x(decl),
+                 regexp_match(x.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?([a-z_][a-z0-9_ ]*?(\([0-9, ]+\))?)\s*(:=|default\M|not\s+null\M|$)') AS d
+           WHERE to_regtype(btrim(d[3])) IS NOT NULL),
+        cmp AS (
+          SELECT m[3] AS op, m[4] AS other, true AS value_left
+            FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])(' || car || ')\s*' || ops || '\s*' || opnd || '($|[^a-z0-9_$.(:])', 'g') m
+          UNION ALL
+          SELECT m[3], m[2], false
+            FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])' || opnd || '\s*' || ops || '\s*(' || car || ')($|[^a-z0-9_$.(:])', 'g') m)
+        SELECT DISTINCT c.op, c.other, c.value_left, p.t
+          FROM cmp c JOIN params p ON p.name = c.other
+         WHERE c.other !~ ('^(' || car || ')$')
+         ORDER BY 2, 1
+      LOOP
+        CONTINUE WHEN k.t IS NULL OR EXISTS (
+          SELECT 1 FROM pg_operator o
+           WHERE o.oprname = replace(k.op, '!=', '<>')
+             AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, n_t, false)
+                                         AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
+                      ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
+                           AND storagelab_internal.type_change_accepts(o.oprright, n_t, false) END);
+        CONTINUE WHEN NOT EXISTS (
+          SELECT 1 FROM pg_operator o
+           WHERE o.oprname = replace(k.op, '!=', '<>')
+             AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, o_t, false)
+                                         AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
+                      ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
+                           AND storagelab_internal.type_change_accepts(o.oprright, o_t, false) END);
+        hazard := format('compares %s (%s) with %s (%s): no operator %s', column_name, new_type, k.other, format_type(k.t, NULL),
+                         CASE WHEN k.value_left THEN format('%s %s %s', new_type, k.op, format_type(k.t, NULL))
+                              ELSE format('%s %s %s', format_type(k.t, NULL), k.op, new_type) END);
+        found_one := true;
+        RETURN NEXT;
+      END LOOP;
+      IF NOT found_one THEN
+        hazard := NULL;
+        RETURN NEXT;
+      END IF;
+    END LOOP;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.type_change_function_hazards(regclass, jsonb) IS
+  'functions reading retyped columns of a table (trigger functions with NEW/OLD, functions naming the table), each with the calls and comparisons that no function or operator takes with the new type (fail at once), hazard NULL when none';
+
 -- from extension/40_toast.sql: storagelab.storage_migration_script
 CREATE OR REPLACE FUNCTION storagelab.storage_migration_script(
     relation regclass, column_name name, storage text DEFAULT 'external',
@@ -6200,11 +6383,14 @@ UPDATE storagelab_internal.setting_defaults
    SET description = 'heap plus index MB per second that scripts assume when they estimate a table rewrite''s duration'
  WHERE name = 'bigint_migration.rewrite_mb_per_second';
 UPDATE storagelab_internal.setting_defaults
-   SET description = 'online: target duration of a backfill batch, its size adapted after each; 0 = backfill_batch_blocks'
+   SET description = 'shadow: target duration of a backfill batch, its size adapted after each; 0 = backfill_batch_blocks'
  WHERE name = 'bigint_migration.backfill_batch_time';
 UPDATE storagelab_internal.setting_defaults
-   SET description = 'online: heap blocks in the first backfill batch (in every one when backfill_batch_time is 0)'
+   SET description = 'online and shadow: heap blocks in the first copy or backfill batch (in every one when the time is 0)'
  WHERE name = 'bigint_migration.backfill_batch_blocks';
+UPDATE storagelab_internal.setting_defaults
+   SET description = 'shadow migrations: pause between backfill batches (skipped after a batch that copied no row)'
+ WHERE name = 'bigint_migration.backfill_pause';
 
 -- column_profiles: row security keeps a pg_stat_scan_tables member to the
 -- tables it may read.
@@ -6387,7 +6573,7 @@ CREATE OR REPLACE VIEW storagelab.visibility AS
 
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('bigint_migration.copy_batch_time', '2s',
-   'copy_swap: target duration of a copy batch (it holds no lock clients wait for); 0 = fixed batches');
+   'online: target duration of a copy batch (it holds no lock clients wait for); 0 = fixed batches');
 
 CREATE OR REPLACE FUNCTION storagelab.bigint_migration_group_script(relations regclass[], column_names name[], mode text DEFAULT 'blocking',
                                                          function_hazards text DEFAULT 'refuse')
@@ -9765,7 +9951,8 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_old_triggers(jsonb, boole
   'statements disabling the triggers of the old tables of a copy-and-swap rewrite in its swap (the back log''s replay must not fire them), or giving them their states back after a swap back';
 
 -- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_phases
-CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text)
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
+                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}')
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -9790,10 +9977,11 @@ DECLARE
   locks   text;
   s       text := '';
   apply_f text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x);
-  apply_b text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(back) x);
+  apply_b text[] := ARRAY[format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back)];
   st      text[];
   roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
   validate text := '';
+  guard   text;
 BEGIN
   -- a partitioned table without partitions has no rows to copy, log or replay
   IF EXISTS (SELECT 1 FROM unnest(roots) r WHERE NOT EXISTS (
@@ -9806,6 +9994,10 @@ BEGIN
             HINT = 'Use the blocking mode.';
   END IF;
   indexed := coalesce(indexed, 'true');
+  -- a publication of all tables or of these schemas would publish the new tables and logs: refused by every phase that writes them
+  guard := storagelab_internal.rewrite_online_publication_guard(ARRAY(
+             SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
+               JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1));
   -- the component, the new tables and the tables whose foreign keys the swap re-points, locked in one statement
   -- (a partitioned table's lock covers its partitions)
   locks := format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', (SELECT string_agg(x, ', ' ORDER BY x) FROM (
@@ -9816,25 +10008,25 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
   END LOOP;
-  s := s || E'\\if :ph_start\n'
+  s := s || E'\\if :ph_start\n' || guard
          || storagelab_internal.rewrite_online_do(st, created || ' AND ' || ours, 'phase start has run already', '(' || ours || ') OR NOT (' || others || ')',
                                                   'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', retries)
          || E'\\endif\n';
   -- copy
-  s := s || E'\\if :ph_copy\n'
+  s := s || E'\\if :ph_copy\n' || guard
          || storagelab_internal.rewrite_online_do('{}', 'false', '', created || ' AND ' || ours, 'run phase start of this script first', 0)
          || format(E'CALL storagelab.rewrite_online_copy(%L, %L, %s, %s, ''0'');\n\\endif\n', mid, fwd,
                    extract(epoch FROM storagelab_internal.setting('bigint_migration.copy_batch_time')::interval) * 1000,
                    storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int);
   -- index: the log applied once (no index yet: a hash join), then the indexes
   st := apply_f || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
-  s := s || E'\\if :ph_index\n'
+  s := s || E'\\if :ph_index\n' || guard
          || storagelab_internal.rewrite_online_do(st, '(' || indexed || ' AND ' || copied || ') OR (' || swapped || ')', 'phase index has run already',
                                                   copied, 'the copy is not complete: run phase copy first', retries)
          || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(fwd) x)
          || E'\\endif\n';
   -- replay
-  s := s || E'\\if :ph_replay\n'
+  s := s || E'\\if :ph_replay\n' || guard
          || storagelab_internal.rewrite_online_do('{}', 'false', '', indexed || ' AND ' || copied, 'run phases copy and index first', 0)
          || format(E'CALL storagelab.rewrite_online_replay(%L, %L, %s, 10000, ''1 hour'');\n\\endif\n', mid, fwd,
                    1000 * jsonb_array_length(fwd));
@@ -9843,12 +10035,12 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
-  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'swap') r ORDER BY r.ord)
+  st := st || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', swap_pre, swap_post)
            || storagelab_internal.rewrite_online_old_triggers(tables, false);
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d);
   END LOOP;
-  s := s || E'\\if :ph_swap\n'
+  s := s || E'\\if :ph_swap\n' || guard
          || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
                                                   '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)
          || E'\\endif\n';
@@ -9872,7 +10064,7 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
-  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'swap_back') r ORDER BY r.ord)
+  st := st || storagelab_internal.rewrite_online_swap_statements(tables, 'swap_back', back_pre, back_post)
            || storagelab_internal.rewrite_online_old_triggers(tables, true);
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
@@ -9898,8 +10090,8 @@ BEGIN
   RETURN s;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text) IS
-  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections';
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[]) IS
+  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects';
 
 -- from extension/63_bigint_copy_swap.sql: storagelab_internal.bigint_migration_copy_swap_script
 CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[],
@@ -9910,21 +10102,50 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  tables jsonb;
-  mid    text;
-  s      text;
+  tables    jsonb;
+  mid       text;
+  s         text;
+  swap_pre  text[] := '{}';
+  swap_post text[] := '{}';
+  back_pre  text[] := '{}';
+  back_post text[] := '{}';
 BEGIN
   PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
   objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
+  -- in the swap, around the dependent objects: the functions to widen
+  -- (checked unchanged since generation, dropped, created with bigint
+  -- parameters) and the sequences' types; in the swap back, the reverse
   IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
-    RAISE EXCEPTION 'mode copy_swap does not widen functions'
-      USING ERRCODE = 'feature_not_supported',
-            DETAIL = (SELECT string_agg(x.identity, ', ') FROM unnest(objs) x WHERE x.kind = 'widened_function'),
-            HINT = 'Use mode ''blocking'' or ''online'', or function_hazards => ''accept'' after fixing the functions.';
+    SELECT ARRAY['DO ' || storagelab_internal.dollar_quote(
+                   E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n'
+                   || string_agg(format(E'  IF md5(coalesce(pg_get_functiondef(to_regprocedure(%L)), '''')) <> %L THEN\n'
+                                        '    problems := problems || %L::text;\n  END IF;\n',
+                                        x.objid::regprocedure, md5(pg_get_functiondef(x.objid)), x.identity || ' is missing or changed'),
+                                 '' ORDER BY x.identity)
+                   || E'  IF cardinality(problems) > 0 THEN\n'
+                   || E'    RAISE EXCEPTION ''the functions to widen changed since this script was generated''\n'
+                   || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
+                   || E'            HINT = ''Roll back, generate the script again with storagelab.bigint_migration_script() and start over.'';\n  END IF;\nEND\n')]
+                || array_agg(x.drop_sql ORDER BY x.identity),
+           array_agg(x.create_sql ORDER BY x.identity),
+           array_agg(format('DROP %s %s', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.hazard_target) ORDER BY x.identity),
+           array_agg(pg_get_functiondef(x.objid) || E';\n'
+                     || format(E'ALTER ROUTINE %s OWNER TO %I;\n', x.objid::regprocedure, pg_get_userbyid(p.proowner))
+                     || storagelab_internal.bigint_migration_acl_sql('ROUTINE', x.objid::regprocedure::text, p.proacl, p.proowner)
+                     || CASE WHEN obj_description(x.objid, 'pg_proc') IS NULL THEN ''
+                             ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', x.objid::regprocedure, obj_description(x.objid, 'pg_proc')) END
+                     ORDER BY x.identity)
+      INTO swap_pre, swap_post, back_pre, back_post
+      FROM unnest(objs) x JOIN pg_proc p ON p.oid = x.objid
+     WHERE x.kind = 'widened_function';
   END IF;
+  swap_post := swap_post || ARRAY(SELECT x.create_sql FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
+  back_post := back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.bigint_migration_qname(x.objid), format_type(q.seqtypid, NULL))
+                                    FROM unnest(objs) x JOIN pg_sequence q ON q.seqrelid = x.objid
+                                   WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
   IF to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NULL THEN
-    RAISE EXCEPTION 'mode copy_swap needs the rewrite engine, which this installation lacks'
-      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''online'' or ''blocking''.';
+    RAISE EXCEPTION 'mode online needs the rewrite engine, which this installation lacks'
+      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''shadow'' or ''blocking''.';
   END IF;
   -- a child's own column would not be converted with its parent's (the engine keeps a child's own columns' types)
   FOR s IN
@@ -9933,19 +10154,31 @@ BEGIN
      WHERE x.kind = 'column' AND a.attinhcount = 0 AND EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = x.relation)
      ORDER BY 1 LIMIT 1
   LOOP
-    RAISE EXCEPTION 'mode copy_swap does not convert a column of an inheritance child that its parent lacks'
+    RAISE EXCEPTION 'mode online does not convert a column of an inheritance child that its parent lacks'
       USING ERRCODE = 'feature_not_supported', DETAIL = format('Column %s.', s),
-            HINT = 'Use mode ''blocking'' or ''online''.';
+            HINT = 'Use mode ''blocking'' or ''shadow''.';
   END LOOP;
   tables := storagelab_internal.bigint_copy_swap_tables(objs);
+  -- a publication of all tables, or of a schema of these tables, would publish the new tables and the logs
+  -- (the subscribers lack them: their apply stops at the first copied row)
+  IF cardinality(storagelab_internal.rewrite_online_publications(ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t))) > 0 THEN
+    RAISE EXCEPTION 'a publication FOR ALL TABLES or FOR TABLES IN SCHEMA would publish the new tables and change logs of an online migration'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = format('Publications: %s.', (SELECT string_agg(quote_ident(x), ', ')
+                       FROM unnest(storagelab_internal.rewrite_online_publications(ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t))) x)),
+            HINT = 'Name the published tables instead (ALTER PUBLICATION ... SET TABLE ...), or use mode ''blocking''.';
+  END IF;
   mid := 'slcs' || substr(md5(tables::text || now()::text), 1, 10);
-  s := format(E'-- storagelab %s: INT to BIGINT migration (mode copy_swap), migration id %s\n',
+  s := format(E'-- storagelab %s: INT to BIGINT migration (mode online: copy and swap), migration id %s\n',
               (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)
     || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
           (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(u.r), u.c), ', ')
              FROM unnest(relations, column_names) AS u(r, c))) || E'\n'
     || E'-- Tables rebuilt as new tables beside the old ones (one copy of them on disk until cleanup):\n'
     || (SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(t->>'relation') || E'\n', '') FROM jsonb_array_elements(tables) t)
+    || coalesce((SELECT E'-- Sequences made bigint in the swap (their type given back by a swap back):\n'
+                        || string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(x.objid)) || E'\n', '' ORDER BY x.identity)
+                   FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL), '')
     || E'--\n-- Run one phase at a time, in this order (each can be run again after a failure):\n'
     || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new tables, change logs and triggers (brief SHARE ROW EXCLUSIVE, retried)\n'
     || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); -v backfill_batches=N stops after N batches; resumes\n'
@@ -9956,14 +10189,6 @@ BEGIN
     || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old tables and the logs\n'
     || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
     || E'-- Subscribers of a publication of these tables: ALTER SUBSCRIPTION ... REFRESH PUBLICATION WITH (copy_data = false).\n'
-    || CASE WHEN EXISTS (SELECT 1 FROM pg_publication p
-                          WHERE p.puballtables OR EXISTS (
-                                  SELECT 1 FROM pg_publication_namespace pn JOIN pg_class c ON c.relnamespace = pn.pnnspid
-                                   WHERE pn.pnpubid = p.oid AND c.oid IN (SELECT (t->>'relation')::regclass FROM jsonb_array_elements(tables) t)))
-            THEN E'-- WARNING: a publication FOR ALL TABLES or FOR TABLES IN SCHEMA publishes the new tables storagelab_new_<OID>:\n'
-              || E'--   the copy and the replay are sent as INSERTs into tables the subscribers lack, and their apply stops.\n'
-              || E'--   Take the tables out of it first (see doc/bigint_migration.md, copy_swap caveats), or use mode online.\n'
-            ELSE '' END
     || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n'
     || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards)   -- part 28
     || E'\n\\set ON_ERROR_STOP on\n'
@@ -9977,11 +10202,11 @@ BEGIN
     || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
     || E'\\if :ph_bad\n'
     || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n') || E';\n\\endif\n\n';
-  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid);
+  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid, swap_pre, swap_post, back_pre, back_post);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
-  'the INT->BIGINT script in mode copy_swap: the component rebuilt by the rewrite engine beside the old tables, copied in batches, kept in step by change logs, swapped in one short transaction; phases start to cleanup, and rollback';
+  'the INT->BIGINT script in mode online (alias copy_swap): the component rebuilt by the rewrite engine beside the old tables, copied in batches, kept in step by change logs, swapped in one short transaction; phases start to cleanup, and rollback';
 
 -- END generated section partitions
 
@@ -10730,3 +10955,535 @@ COMMENT ON FUNCTION storagelab.layout_migration_plan() IS
   'one row per table whose storagelab.table_rewrite_plan saves at least layout_migration.min_saved_pct of the table or layout_migration.min_saved_bytes (settings): the saving, the plan and its blocking layout_migration_script, or in advice why no script can be written';
 
 -- END generated section layout_safety
+
+-- ---------------------------------------------------------------------------
+-- Mode 'online' of the INT->BIGINT generators is copy and swap ('copy_swap'
+-- is its alias); 1.0's shadow-column writer is mode 'shadow'.  Copy and swap
+-- widens functions (function_hazards => 'widen') and makes the sequences
+-- bigint in its swap, refuses publications FOR ALL TABLES or FOR TABLES IN
+-- SCHEMA of the tables' schemas (generator and phases), and applies the
+-- back logs of a rollback after the swap referenced tables first.
+-- rewrite_online_phases takes the statements of the swap and swap back.
+DROP FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text);
+-- Copied from the install parts by
+--   scripts/upgrade-section.sh online extension/storagelab--1.0--1.1.sql \
+--     extension/27_bigint_script.sql:storagelab.bigint_migration_group_script \
+--     extension/27_bigint_script.sql:storagelab_internal.bigint_migration_write \
+--     extension/27_bigint_script.sql:storagelab.bigint_migration_plan \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_apply_back \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_publications \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_publication_guard \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_swap_statements \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_phases \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.bigint_migration_copy_swap_script
+-- (run it again after changing any of them).
+-- BEGIN generated section online
+-- from extension/27_bigint_script.sql: storagelab.bigint_migration_group_script
+CREATE OR REPLACE FUNCTION storagelab.bigint_migration_group_script(relations regclass[], column_names name[], mode text DEFAULT 'blocking',
+                                                         function_hazards text DEFAULT 'refuse')
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF mode IS NULL THEN
+    RAISE EXCEPTION 'mode must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+      HINT = 'Use mode => ''blocking''.';
+  ELSIF mode NOT IN ('blocking', 'online', 'copy_swap', 'shadow') THEN
+    RAISE EXCEPTION 'invalid mode "%"', mode
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Valid modes are ''blocking'', ''online'' (alias ''copy_swap'') and ''shadow''.';
+  END IF;
+  RETURN storagelab_internal.bigint_migration_write(
+           storagelab_internal.bigint_migration_model(relations, column_names), relations, column_names, mode, function_hazards);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.bigint_migration_group_script(regclass[], name[], text, text) IS
+  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint: mode blocking (one transaction, each table rewritten once), online (copy and swap, in phases; alias copy_swap) or shadow (shadow columns, in phases); function_hazards refuse, widen or accept';
+
+-- from extension/27_bigint_script.sql: storagelab_internal.bigint_migration_write
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_write(objs storagelab.bigint_migration_object[],
+                                                           relations regclass[], column_names name[], mode text,
+                                                           function_hazards text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- PL/pgSQL: the copy-and-swap writer is created later in the install script (part 63)
+  RETURN CASE WHEN mode IN ('online', 'copy_swap') THEN storagelab_internal.bigint_migration_copy_swap_script(objs, relations, column_names, function_hazards)
+              WHEN mode = 'shadow' THEN storagelab_internal.bigint_migration_online_script(objs, relations, column_names, function_hazards)
+              ELSE storagelab_internal.bigint_migration_blocking_script(objs, relations, column_names, function_hazards) END;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_write(storagelab.bigint_migration_object[], regclass[], name[], text, text) IS
+  'the INT->BIGINT script of a model, in mode blocking, online (copy and swap; alias copy_swap) or shadow (shadow columns), function_hazards refuse, widen or accept';
+
+-- from extension/27_bigint_script.sql: storagelab.bigint_migration_plan
+CREATE OR REPLACE FUNCTION storagelab.bigint_migration_plan(mode text DEFAULT 'blocking', function_hazards text DEFAULT 'refuse')
+RETURNS TABLE (step int, severity text, columns text[], relations regclass[], script text, blockers text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  g    record;
+  objs storagelab.bigint_migration_object[];
+  msg text; det text; st text;
+BEGIN
+  IF mode IS NULL OR mode NOT IN ('blocking', 'online', 'copy_swap', 'shadow') THEN
+    RAISE EXCEPTION 'invalid mode "%"', mode
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid modes are ''blocking'', ''online'' (alias ''copy_swap'') and ''shadow''.';
+  END IF;
+  PERFORM storagelab_internal.bigint_migration_apply_hazards('{}', function_hazards);   -- checks the value
+  step := 0;
+  FOR g IN SELECT * FROM storagelab_internal.bigint_migration_plan_groups() LOOP
+    step := step + 1;
+    severity := CASE WHEN g.critical THEN 'critical' ELSE 'warning' END;
+    columns := ARRAY(SELECT format('%s.%I', storagelab_internal.bigint_migration_qname(x.r), x.c)
+                       FROM unnest(g.relations, g.column_names) AS x(r, c));
+    relations := NULL; script := NULL; blockers := NULL;
+    BEGIN
+      objs := storagelab_internal.bigint_migration_model(g.relations, g.column_names);
+      relations := ARRAY(SELECT d.rel FROM (SELECT DISTINCT x.relation AS rel FROM unnest(objs) x WHERE x.kind = 'column') d
+                          ORDER BY storagelab_internal.bigint_migration_qname(d.rel));
+      script := storagelab_internal.bigint_migration_write(objs, g.relations, g.column_names, mode, function_hazards);
+    EXCEPTION WHEN OTHERS THEN
+      GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;
+      script := NULL;
+      blockers := format('%s: %s%s', st, msg, CASE WHEN det <> '' THEN E'\n' || det ELSE '' END);
+    END;
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.bigint_migration_plan(text, text) IS
+  'one INT->BIGINT migration script (mode blocking, online (alias copy_swap) or shadow; function_hazards refuse, widen or accept) per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_apply_back
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_apply_back(dirs jsonb)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  n      int := jsonb_array_length(dirs);
+  idl    bigint[];
+  ord    int[] := '{}';
+  rest   int[] := ARRAY(SELECT generate_series(0, jsonb_array_length(dirs) - 1));
+  ready  int[];
+  i      int;
+  d      jsonb;
+  kl     text;
+  tk     text;
+  lk     text;
+  sk     text;
+  cols   text;
+  refd   boolean;
+  total  bigint := 0;
+  logs   jsonb := '{}';
+BEGIN
+  -- each log's rows as they are now (the tables are locked: no more come)
+  FOR i IN 0 .. n - 1 LOOP
+    EXECUTE format('SELECT coalesce(array_agg(storagelab_seq ORDER BY storagelab_seq), ''{}'') FROM %s', dirs->i->>'log') INTO idl;
+    logs := logs || jsonb_build_object(i::text, to_jsonb(idl));
+    total := total + cardinality(idl);
+  END LOOP;
+  IF total = 0 THEN
+    RETURN 0;
+  END IF;
+  -- referenced tables first (a table, or one of its ancestors if it is a partition, holds the foreign key)
+  WHILE cardinality(rest) > 0 LOOP
+    ready := ARRAY(SELECT r FROM unnest(rest) r
+                    WHERE NOT EXISTS (
+                      SELECT 1 FROM unnest(rest) o, pg_constraint c
+                       WHERE o <> r AND c.contype = 'f'
+                         AND c.conrelid IN (SELECT (dirs->r->>'target')::regclass::oid UNION SELECT a.relid FROM pg_partition_ancestors((dirs->r->>'target')::regclass) a)
+                         AND c.confrelid IN (SELECT (dirs->o->>'target')::regclass::oid UNION SELECT a.relid FROM pg_partition_ancestors((dirs->o->>'target')::regclass) a))
+                    ORDER BY r);
+    IF cardinality(ready) = 0 THEN
+      ready := rest;                                  -- a cycle: the component's order
+    END IF;
+    ord := ord || ready;
+    rest := ARRAY(SELECT r FROM unnest(rest) r WHERE r <> ALL (ready) ORDER BY r);
+  END LOOP;
+  -- inserts and updates, referenced tables first
+  FOREACH i IN ARRAY ord LOOP
+    d := dirs->i;
+    idl := ARRAY(SELECT jsonb_array_elements_text(logs->i::text)::bigint);
+    CONTINUE WHEN cardinality(idl) = 0;
+    kl := (SELECT string_agg(quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+    tk := (SELECT string_agg('t.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+    lk := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+    refd := EXISTS (SELECT 1 FROM pg_constraint c WHERE c.contype = 'f'
+                       AND c.confrelid IN (SELECT (d->>'target')::regclass::oid UNION SELECT a.relid FROM pg_partition_ancestors((d->>'target')::regclass) a));
+    IF kl IS NOT NULL AND refd THEN
+      SELECT string_agg(format('%1$I = EXCLUDED.%1$I', a.attname), ', ' ORDER BY a.attnum) INTO cols
+        FROM pg_attribute a
+       WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+         AND a.attidentity <> 'a' AND NOT a.attname::text IN (SELECT jsonb_array_elements_text(d->'key'));
+      EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))\n ON CONFLICT (%s) DO %s',
+                     d->>'copy', kl, kl, d->>'log', kl, coalesce('UPDATE SET ' || cols, 'NOTHING')) USING idl;
+    ELSIF kl IS NOT NULL THEN
+      EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s)',
+                     d->>'target', kl, d->>'log', tk, lk) USING idl;
+      EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))', d->>'copy', kl, kl, d->>'log') USING idl;
+    ELSE
+      SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+        FROM pg_attribute a
+       WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
+      EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) '
+                     'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log')
+        USING idl;
+    END IF;
+  END LOOP;
+  -- deletes, referencing tables first
+  FOR i IN SELECT o FROM unnest(ord) WITH ORDINALITY u(o, k) ORDER BY k DESC LOOP
+    d := dirs->i;
+    idl := ARRAY(SELECT jsonb_array_elements_text(logs->i::text)::bigint);
+    CONTINUE WHEN cardinality(idl) = 0;
+    kl := (SELECT string_agg(quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+    refd := EXISTS (SELECT 1 FROM pg_constraint c WHERE c.contype = 'f'
+                       AND c.confrelid IN (SELECT (d->>'target')::regclass::oid UNION SELECT a.relid FROM pg_partition_ancestors((d->>'target')::regclass) a));
+    IF kl IS NOT NULL AND refd THEN
+      tk := (SELECT string_agg('t.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k);
+      lk := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k);
+      sk := (SELECT string_agg('s.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k);
+      EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s) '
+                     'AND NOT EXISTS (SELECT FROM ONLY %s s WHERE (%s) = (%s))',
+                     d->>'target', kl, d->>'log', tk, lk, d->>'source', sk, lk) USING idl;
+    ELSIF kl IS NULL THEN
+      EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '
+                     'FROM %1$s t WHERE to_jsonb(t) IN (SELECT storagelab_row FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')) c '
+                     'JOIN (SELECT storagelab_row AS r, count(*) AS n FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'' GROUP BY storagelab_row) w ON w.r = c.j AND c.n <= w.n)',
+                     d->>'target', d->>'log') USING idl;
+    END IF;
+    EXECUTE format('DELETE FROM %s WHERE storagelab_seq = ANY ($1)', d->>'log') USING idl;
+  END LOOP;
+  RETURN total;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
+  'the back logs of a rollback after a copy-and-swap swap applied whole into the old tables: inserts and updates with referenced tables first, then deletes with referencing tables first, so that the old tables'' foreign keys hold at each statement';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_publications
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_publications(roots oid[])
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- PL/pgSQL: rewrite_members belongs to the rewrite engine
+  RETURN ARRAY(SELECT p.pubname::text FROM pg_publication p
+                WHERE p.puballtables OR EXISTS (
+                        SELECT 1 FROM pg_publication_namespace pn JOIN pg_class c ON c.relnamespace = pn.pnnspid
+                         WHERE pn.pnpubid = p.oid AND c.oid IN (SELECT m.relid FROM storagelab_internal.rewrite_members($1) m))
+                ORDER BY 1);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_publications(oid[]) IS
+  'the publications FOR ALL TABLES or FOR TABLES IN SCHEMA that would publish the new tables and change logs of a copy-and-swap rewrite of these tables (and their partitions and children)';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_publication_guard
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_publication_guard(schemas name[])
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT 'DO ' || storagelab_internal.dollar_quote(format(
+    E'\nDECLARE\n  pubs text := (SELECT string_agg(quote_ident(p.pubname), '', '' ORDER BY p.pubname) FROM pg_publication p\n'
+    || E'                 WHERE p.puballtables OR EXISTS (SELECT 1 FROM pg_publication_namespace pn JOIN pg_namespace n ON n.oid = pn.pnnspid\n'
+    || E'                                                  WHERE pn.pnpubid = p.oid AND n.nspname = ANY (%L::name[])));\n'
+    || E'BEGIN\n  IF pubs IS NOT NULL THEN\n'
+    || E'    RAISE EXCEPTION ''a publication FOR ALL TABLES or FOR TABLES IN SCHEMA would publish the new tables and change logs of this migration''\n'
+    || E'      USING ERRCODE = ''feature_not_supported'', DETAIL = format(''Publications: %%s.'', pubs),\n'
+    || E'            HINT = ''Name the published tables instead (ALTER PUBLICATION ... SET TABLE ...), then run this phase again; or roll back and use the blocking mode.'';\n'
+    || E'  END IF;\nEND\n', $1)) || E';\n'
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_publication_guard(name[]) IS
+  'a DO statement refusing (0A000) a copy-and-swap phase while a publication FOR ALL TABLES or FOR TABLES IN SCHEMA of these schemas exists';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_swap_statements
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_swap_statements(tables jsonb, phase text, pre text[], post text[])
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  rels  regclass[];
+  stmts text[];
+  i     int;
+  j     int;
+BEGIN
+  -- PL/pgSQL: rewrite_statements belongs to the rewrite engine
+  SELECT array_agg(r.relation ORDER BY r.ord), array_agg(r.statement ORDER BY r.ord) INTO rels, stmts
+    FROM storagelab_internal.rewrite_statements(tables, phase) r;
+  i := (SELECT min(n) FROM generate_subscripts(rels, 1) n WHERE rels[n] IS NOT NULL);
+  j := (SELECT max(n) FROM generate_subscripts(rels, 1) n WHERE rels[n] IS NOT NULL);
+  IF i IS NULL THEN
+    RETURN coalesce(stmts, '{}') || coalesce(pre, '{}') || coalesce(post, '{}');
+  END IF;
+  RETURN stmts[1:i - 1] || coalesce(pre, '{}') || stmts[i:j] || coalesce(post, '{}') || stmts[j + 1:];
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_statements(jsonb, text, text[], text[]) IS
+  'the rewrite engine''s swap or swap_back statements with the caller''s own after the dependent objects are dropped (pre) and before they are created again (post)';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_phases
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
+                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}')
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  fwd     jsonb := storagelab_internal.rewrite_online_dirs(tables, false);
+  back    jsonb := storagelab_internal.rewrite_online_dirs(tables, true);
+  d       jsonb;
+  retries int := storagelab_internal.setting('scripts.lock_retries')::int;
+  created text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(fwd) x);
+  -- the logs carry the migration id: a second script for the same tables (same names) is refused
+  tag     text := format('storagelab copy-and-swap migration %s', mid);
+  ours    text := (SELECT string_agg(format('obj_description(to_regclass(%L), %L) IS NOT DISTINCT FROM %L', x->>'log', 'pg_class', tag), ' AND ')
+                     FROM jsonb_array_elements(fwd) x);
+  others  text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL OR to_regclass(%L) IS NOT NULL', x->>'target', x->>'log'), ' OR ')
+                     FROM jsonb_array_elements(fwd) x);
+  swapped text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(back) x);
+  copied  text := format('(SELECT count(*) FROM storagelab.bigint_migration_progress p WHERE p.migration = %L AND p.done) = %s',
+                         mid, jsonb_array_length(fwd));
+  indexed text := (SELECT string_agg(format('EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = to_regclass(%L))', x->>'target'), ' AND ')
+                     FROM jsonb_array_elements(fwd) x WHERE x->'key' <> 'null');
+  locks   text;
+  s       text := '';
+  apply_f text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x);
+  apply_b text[] := ARRAY[format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back)];
+  st      text[];
+  roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
+  validate text := '';
+  guard   text;
+BEGIN
+  -- a partitioned table without partitions has no rows to copy, log or replay
+  IF EXISTS (SELECT 1 FROM unnest(roots) r WHERE NOT EXISTS (
+               SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)) THEN
+    RAISE EXCEPTION 'the online rewrite needs a table that holds rows'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = (SELECT format('The partitioned table %s has no partitions.', string_agg(r::regclass::text, ', '))
+                        FROM unnest(roots) r
+                       WHERE NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)),
+            HINT = 'Use the blocking mode.';
+  END IF;
+  indexed := coalesce(indexed, 'true');
+  -- a publication of all tables or of these schemas would publish the new tables and logs: refused by every phase that writes them
+  guard := storagelab_internal.rewrite_online_publication_guard(ARRAY(
+             SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
+               JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1));
+  -- the component, the new tables and the tables whose foreign keys the swap re-points, locked in one statement
+  -- (a partitioned table's lock covers its partitions)
+  locks := format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', (SELECT string_agg(x, ', ' ORDER BY x) FROM (
+             SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
+             UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to') y));
+  -- start
+  st := ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
+  END LOOP;
+  s := s || E'\\if :ph_start\n' || guard
+         || storagelab_internal.rewrite_online_do(st, created || ' AND ' || ours, 'phase start has run already', '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', retries)
+         || E'\\endif\n';
+  -- copy
+  s := s || E'\\if :ph_copy\n' || guard
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', created || ' AND ' || ours, 'run phase start of this script first', 0)
+         || format(E'CALL storagelab.rewrite_online_copy(%L, %L, %s, %s, ''0'');\n\\endif\n', mid, fwd,
+                   extract(epoch FROM storagelab_internal.setting('bigint_migration.copy_batch_time')::interval) * 1000,
+                   storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int);
+  -- index: the log applied once (no index yet: a hash join), then the indexes
+  st := apply_f || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
+  s := s || E'\\if :ph_index\n' || guard
+         || storagelab_internal.rewrite_online_do(st, '(' || indexed || ' AND ' || copied || ') OR (' || swapped || ')', 'phase index has run already',
+                                                  copied, 'the copy is not complete: run phase copy first', retries)
+         || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(fwd) x)
+         || E'\\endif\n';
+  -- replay
+  s := s || E'\\if :ph_replay\n' || guard
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', indexed || ' AND ' || copied, 'run phases copy and index first', 0)
+         || format(E'CALL storagelab.rewrite_online_replay(%L, %L, %s, 10000, ''1 hour'');\n\\endif\n', mid, fwd,
+                   1000 * jsonb_array_length(fwd));
+  -- swap
+  st := ARRAY[locks] || apply_f;
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
+  END LOOP;
+  st := st || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', swap_pre, swap_post)
+           || storagelab_internal.rewrite_online_old_triggers(tables, false);
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d);
+  END LOOP;
+  s := s || E'\\if :ph_swap\n' || guard
+         || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
+                                                  '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)
+         || E'\\endif\n';
+  -- validate
+  FOR d IN SELECT to_jsonb(r.statement) FROM storagelab_internal.rewrite_statements(tables, 'validate') r ORDER BY r.ord LOOP
+    validate := validate || storagelab_internal.retry_block(ARRAY[d #>> '{}'], retries);
+  END LOOP;
+  s := s || E'\\if :ph_validate\n' || validate || E'\\endif\n';
+  -- cleanup
+  st := '{}';
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x UNION ALL SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'cleanup') r ORDER BY r.ord)
+           || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  s := s || E'\\if :ph_cleanup\n'
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
+         || E'\\endif\n';
+  -- rollback: swap back when swapped, then drop what start created
+  st := ARRAY[locks] || apply_b;
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
+  END LOOP;
+  st := st || storagelab_internal.rewrite_online_swap_statements(tables, 'swap_back', back_pre, back_post)
+           || storagelab_internal.rewrite_online_old_triggers(tables, true);
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  s := s || E'\\if :ph_rollback\n'
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'not swapped: nothing to swap back',
+                                                  '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration is rewriting these tables: roll back with its script', retries);
+  st := '{}';
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  -- one statement: the new tables may reference each other after a swap back
+  -- (every table of a tree: inheritance children are not dropped with their parent)
+  st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid)), ', '))
+                 FROM storagelab_internal.rewrite_members(roots) m JOIN pg_class c ON c.oid = m.relid
+                 JOIN pg_namespace n ON n.oid = c.relnamespace);
+  st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  -- the foreign keys a swap back re-pointed NOT VALID, validated (of those that were valid; a no-op before a swap)
+  s := s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration is rewriting these tables: roll back with its script', retries)
+         || validate || E'\\endif\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[]) IS
+  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.bigint_migration_copy_swap_script
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[],
+                                                                      relations regclass[], column_names name[],
+                                                                      function_hazards text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  tables    jsonb;
+  mid       text;
+  s         text;
+  swap_pre  text[] := '{}';
+  swap_post text[] := '{}';
+  back_pre  text[] := '{}';
+  back_post text[] := '{}';
+BEGIN
+  PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
+  objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
+  -- in the swap, around the dependent objects: the functions to widen
+  -- (checked unchanged since generation, dropped, created with bigint
+  -- parameters) and the sequences' types; in the swap back, the reverse
+  IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
+    SELECT ARRAY['DO ' || storagelab_internal.dollar_quote(
+                   E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n'
+                   || string_agg(format(E'  IF md5(coalesce(pg_get_functiondef(to_regprocedure(%L)), '''')) <> %L THEN\n'
+                                        '    problems := problems || %L::text;\n  END IF;\n',
+                                        x.objid::regprocedure, md5(pg_get_functiondef(x.objid)), x.identity || ' is missing or changed'),
+                                 '' ORDER BY x.identity)
+                   || E'  IF cardinality(problems) > 0 THEN\n'
+                   || E'    RAISE EXCEPTION ''the functions to widen changed since this script was generated''\n'
+                   || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
+                   || E'            HINT = ''Roll back, generate the script again with storagelab.bigint_migration_script() and start over.'';\n  END IF;\nEND\n')]
+                || array_agg(x.drop_sql ORDER BY x.identity),
+           array_agg(x.create_sql ORDER BY x.identity),
+           array_agg(format('DROP %s %s', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.hazard_target) ORDER BY x.identity),
+           array_agg(pg_get_functiondef(x.objid) || E';\n'
+                     || format(E'ALTER ROUTINE %s OWNER TO %I;\n', x.objid::regprocedure, pg_get_userbyid(p.proowner))
+                     || storagelab_internal.bigint_migration_acl_sql('ROUTINE', x.objid::regprocedure::text, p.proacl, p.proowner)
+                     || CASE WHEN obj_description(x.objid, 'pg_proc') IS NULL THEN ''
+                             ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', x.objid::regprocedure, obj_description(x.objid, 'pg_proc')) END
+                     ORDER BY x.identity)
+      INTO swap_pre, swap_post, back_pre, back_post
+      FROM unnest(objs) x JOIN pg_proc p ON p.oid = x.objid
+     WHERE x.kind = 'widened_function';
+  END IF;
+  swap_post := swap_post || ARRAY(SELECT x.create_sql FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
+  back_post := back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.bigint_migration_qname(x.objid), format_type(q.seqtypid, NULL))
+                                    FROM unnest(objs) x JOIN pg_sequence q ON q.seqrelid = x.objid
+                                   WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
+  IF to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NULL THEN
+    RAISE EXCEPTION 'mode online needs the rewrite engine, which this installation lacks'
+      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''shadow'' or ''blocking''.';
+  END IF;
+  -- a child's own column would not be converted with its parent's (the engine keeps a child's own columns' types)
+  FOR s IN
+    SELECT format('%s.%I', x.relation, x.column_name)
+      FROM unnest(objs) x JOIN pg_attribute a ON a.attrelid = x.relation AND a.attname = x.column_name
+     WHERE x.kind = 'column' AND a.attinhcount = 0 AND EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = x.relation)
+     ORDER BY 1 LIMIT 1
+  LOOP
+    RAISE EXCEPTION 'mode online does not convert a column of an inheritance child that its parent lacks'
+      USING ERRCODE = 'feature_not_supported', DETAIL = format('Column %s.', s),
+            HINT = 'Use mode ''blocking'' or ''shadow''.';
+  END LOOP;
+  tables := storagelab_internal.bigint_copy_swap_tables(objs);
+  -- a publication of all tables, or of a schema of these tables, would publish the new tables and the logs
+  -- (the subscribers lack them: their apply stops at the first copied row)
+  IF cardinality(storagelab_internal.rewrite_online_publications(ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t))) > 0 THEN
+    RAISE EXCEPTION 'a publication FOR ALL TABLES or FOR TABLES IN SCHEMA would publish the new tables and change logs of an online migration'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = format('Publications: %s.', (SELECT string_agg(quote_ident(x), ', ')
+                       FROM unnest(storagelab_internal.rewrite_online_publications(ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t))) x)),
+            HINT = 'Name the published tables instead (ALTER PUBLICATION ... SET TABLE ...), or use mode ''blocking''.';
+  END IF;
+  mid := 'slcs' || substr(md5(tables::text || now()::text), 1, 10);
+  s := format(E'-- storagelab %s: INT to BIGINT migration (mode online: copy and swap), migration id %s\n',
+              (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)
+    || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
+          (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(u.r), u.c), ', ')
+             FROM unnest(relations, column_names) AS u(r, c))) || E'\n'
+    || E'-- Tables rebuilt as new tables beside the old ones (one copy of them on disk until cleanup):\n'
+    || (SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(t->>'relation') || E'\n', '') FROM jsonb_array_elements(tables) t)
+    || coalesce((SELECT E'-- Sequences made bigint in the swap (their type given back by a swap back):\n'
+                        || string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(x.objid)) || E'\n', '' ORDER BY x.identity)
+                   FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL), '')
+    || E'--\n-- Run one phase at a time, in this order (each can be run again after a failure):\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new tables, change logs and triggers (brief SHARE ROW EXCLUSIVE, retried)\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); -v backfill_batches=N stops after N batches; resumes\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=index    -f <this file>  -- indexes of the new tables (locks only them), ANALYZE\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=replay   -f <this file>  -- the change log applied until it is small\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE (lock_timeout, retried)\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=validate -f <this file>  -- foreign keys added NOT VALID in the swap validated\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old tables and the logs\n'
+    || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
+    || E'-- Subscribers of a publication of these tables: ALTER SUBSCRIPTION ... REFRESH PUBLICATION WITH (copy_data = false).\n'
+    || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n'
+    || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards)   -- part 28
+    || E'\n\\set ON_ERROR_STOP on\n'
+    || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
+    || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
+    || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+    || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+    || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
+    || (SELECT 'SELECT ' || string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ') || E' \\gset\n'
+          FROM unnest(ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback']) p)
+    || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
+    || E'\\if :ph_bad\n'
+    || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n') || E';\n\\endif\n\n';
+  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid, swap_pre, swap_post, back_pre, back_post);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
+  'the INT->BIGINT script in mode online (alias copy_swap): the component rebuilt by the rewrite engine beside the old tables, copied in batches, kept in step by change logs, swapped in one short transaction; phases start to cleanup, and rollback';
+
+-- END generated section online

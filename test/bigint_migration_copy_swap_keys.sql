@@ -5,8 +5,9 @@
 -- between the phases: the replay, the swap and the rollback after the swap
 -- apply each batch as a set, so they converge; executed with psql
 -- -v phase=... -f in a scratch database, the data checked after each.
--- A key column named like the log's sequence column is refused; a
--- publication FOR TABLES IN SCHEMA is warned of in the script's header.
+-- A key column named like the log's sequence column is refused; so is a
+-- publication FOR ALL TABLES or FOR TABLES IN SCHEMA of the table's schema
+-- (by the generator, and by phase start when it appears afterwards).
 \set QUIET 1
 \set ON_ERROR_STOP 1
 \set origdb :DBNAME
@@ -20,7 +21,7 @@ CREATE EXTENSION storagelab;
 \set tmp `mktemp -d`
 SELECT to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NOT NULL AS engine \gset
 \if :engine
-SELECT plan(14);
+SELECT plan(16);
 INSERT INTO storagelab.settings VALUES ('bigint_migration.backfill_batch_blocks', '1'), ('bigint_migration.backfill_pause', '0'),
   ('scripts.lock_retries', '0'), ('scripts.lock_timeout', '5s');
 CREATE TABLE items (id int PRIMARY KEY, list_id int NOT NULL, pos int NOT NULL, title text, UNIQUE (list_id, pos));
@@ -75,12 +76,26 @@ SELECT is((SELECT count(*) FROM pg_class WHERE relname LIKE 'storagelab\_%'), 0:
 CREATE TABLE odd (storagelab_seq int PRIMARY KEY, v int);
 SELECT throws_ok($$SELECT storagelab.bigint_migration_script('odd', 'storagelab_seq', 'copy_swap')$$, '42701', NULL,
                  'a key column named like the change log''s sequence column is refused');
-SELECT unalike(storagelab.bigint_migration_script('items', 'id', 'copy_swap'), '%publishes the new tables%',
-               'no publication: no warning in the header');
+-- publications of all tables or of the tables' schema would publish the new tables and logs: refused
+CREATE SCHEMA other;
+CREATE PUBLICATION pub_other FOR TABLES IN SCHEMA other;
+CREATE PUBLICATION pub_items FOR TABLE items;
+SELECT lives_ok($$SELECT storagelab.bigint_migration_script('items', 'id', 'copy_swap')$$,
+                'publications of other schemas and of the table itself are no obstacle');
+SELECT storagelab.bigint_migration_script('items', 'id', 'online') \g (format=unaligned tuples_only=on) :tmp/pub.sql
 CREATE PUBLICATION pub_schema FOR TABLES IN SCHEMA public;
-SELECT alike(storagelab.bigint_migration_script('items', 'id', 'copy_swap'), '%WARNING: a publication FOR ALL TABLES or FOR TABLES IN SCHEMA publishes the new tables%',
-             'a publication FOR TABLES IN SCHEMA: the header warns that it would publish the new tables');
+SELECT throws_ok($$SELECT storagelab.bigint_migration_script('items', 'id', 'online')$$, '0A000',
+                 'a publication FOR ALL TABLES or FOR TABLES IN SCHEMA would publish the new tables and change logs of an online migration',
+                 'a publication FOR TABLES IN SCHEMA of the table''s schema: refused');
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=start -d :DBNAME -f :tmp/pub.sql > :tmp/pub.out 2>&1; echo $?`
+\set msg `grep -c 'would publish the new tables and change logs of this migration' :tmp/pub.out`
+SELECT is(:'rc' || ' ' || :'msg' || ' ' || (SELECT count(*) FROM pg_class WHERE relname LIKE 'storagelab\_%'), '3 1 0',
+          '... and phase start of a script written before it refuses too, creating nothing');
 DROP PUBLICATION pub_schema;
+CREATE PUBLICATION pub_all FOR ALL TABLES;
+SELECT throws_ok($$SELECT storagelab.bigint_migration_script('items', 'id', 'online')$$, '0A000', NULL,
+                 'a publication FOR ALL TABLES: refused');
+DROP PUBLICATION pub_all;
 \else
 SELECT plan(1);
 SELECT pass('without the rewrite engine mode copy_swap is refused (test/bigint_migration_copy_swap.sql)');

@@ -5,17 +5,21 @@
 -- must refuse by default in both modes with a hint naming the functions;
 -- function_hazards => 'widen' must migrate so that INSERTs keep working and
 -- the data is intact; 'accept' must generate the script.  The blocking run
--- happens in a database without plpgsql_check, the online run in one with it
--- (when the package is installed), where an 'accept' script must roll back.
+-- happens in a database without plpgsql_check, the shadow run in one with it
+-- (when the package is installed), where an 'accept' script must roll back;
+-- the online (copy-and-swap) run widens in its swap and narrows again in a
+-- rollback after the swap, in a third database.
 \set QUIET 1
 \set ON_ERROR_STOP 1
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_bigint_hazards;
 DROP DATABASE IF EXISTS storagelab_tap_bigint_hazards_online;
+DROP DATABASE IF EXISTS storagelab_tap_bigint_hazards_cs;
 DROP ROLE IF EXISTS storagelab_hazard_app;
 CREATE DATABASE storagelab_tap_bigint_hazards;
 CREATE DATABASE storagelab_tap_bigint_hazards_online;
+CREATE DATABASE storagelab_tap_bigint_hazards_cs;
 \c storagelab_tap_bigint_hazards
 SET client_min_messages = warning;
 CREATE EXTENSION pgtap;
@@ -38,7 +42,7 @@ EXCEPTION WHEN OTHERS THEN
   RETURN st || ': ' || h;
 END $$;
 
-SELECT plan(26);
+SELECT plan(32);
 
 -- the model
 SELECT set_eq(
@@ -151,14 +155,35 @@ SELECT skip('plpgsql_check is not installed for this PostgreSQL: no check that c
 SELECT ok(:'rc' <> '0' AND :'out' ~ 'plpgsql_check finds new errors.*materialise_recording_length\(bigint\) does not exist' AND :'rc2' = 'integer',
           'accept with plpgsql_check installed: the post-check finds the broken call and rolls back');
 \endif
-\set rc `psql -X -q -At -d :odb -c "SELECT storagelab.bigint_migration_script('public.recording', 'id', 'online', 'widen')" > :tmp/online.sql && for ph in expand backfill prepare swap cleanup; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$ph -d :odb -f :tmp/online.sql > :tmp/online.$ph.out 2>&1 || { echo $ph; exit; }; done; echo 0`
-SELECT is(:'rc'::text, '0', 'online widen: every phase runs');
+\set rc `psql -X -q -At -d :odb -c "SELECT storagelab.bigint_migration_script('public.recording', 'id', 'shadow', 'widen')" > :tmp/online.sql && for ph in expand backfill prepare swap cleanup; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$ph -d :odb -f :tmp/online.sql > :tmp/online.$ph.out 2>&1 || { echo $ph; exit; }; done; echo 0`
+SELECT is(:'rc'::text, '0', 'shadow widen: every phase runs');
 \set res `psql -X -q -At -d :odb -c "INSERT INTO public.track (recording, position, length) VALUES (1, 201, 200)" -c "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'public.track'::regclass AND attname = 'recording'" -c "SELECT r.length = (SELECT sum(length) FROM public.track WHERE recording = 1) AND m.track_count = 5 FROM public.recording r JOIN public.recording_meta m USING (id) WHERE id = 1" -c "SELECT recording_name FROM public.track_names WHERE position = 201" 2>&1 | tr '\n' ' '`
-SELECT is(:'res'::text, 'bigint t recording 1 ', 'online widen: track.recording is bigint and an INSERT into track runs every trigger and helper');
+SELECT is(:'res'::text, 'bigint t recording 1 ', 'shadow widen: track.recording is bigint and an INSERT into track runs every trigger and helper');
+
+-- online mode (copy and swap): the functions widened in the swap, narrowed
+-- again by a rollback after the swap, widened again by a second run through
+-- cleanup
+\set cdb storagelab_tap_bigint_hazards_cs
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -d :cdb -c 'SET client_min_messages = warning' -c 'CREATE EXTENSION storagelab' -f test/fixtures/bigint_migration_hazards.sql > :tmp/cs_setup.out 2>&1; echo $?`
+\set rc `psql -X -q -At -v ON_ERROR_STOP=1 -d :cdb -c "SELECT storagelab.bigint_migration_script('public.recording', 'id', 'online', 'widen')" > :tmp/cs.sql 2>&1 || { echo generate; exit; }; for ph in start copy index replay swap; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$ph -d :cdb -f :tmp/cs.sql > :tmp/cs.$ph.out 2>&1 || { echo $ph; exit; }; done; echo 0`
+SELECT is(:'rc'::text, '0', 'online widen: start, copy, index, replay and swap run');
+\set res `psql -X -q -At -d :cdb -c "INSERT INTO public.track (recording, position, length) VALUES (1, 201, 200)" -c "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'public.track'::regclass AND attname = 'recording'" -c "SELECT r.length = (SELECT sum(length) FROM public.track WHERE recording = 1) AND m.track_count = 5 FROM public.recording r JOIN public.recording_meta m USING (id) WHERE id = 1" -c "SELECT recording_name FROM public.track_names WHERE position = 201" -c "SELECT string_agg(p.oid::regprocedure::text, ' ' ORDER BY p.oid::regprocedure::text) FROM pg_proc p WHERE p.proname IN ('materialise_recording_length', 'recording_tags_touch')" 2>&1 | tr '\n' ' '`
+SELECT is(:'res'::text, 'bigint t recording 1 catalog.recording_tags_touch(bigint[]) materialise_recording_length(bigint) ',
+          'online widen: after the swap track.recording is bigint, the helpers take bigint, an INSERT into track runs every trigger and helper, the view calls the widened function');
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=rollback -d :cdb -f :tmp/cs.sql > :tmp/cs.rollback.out 2>&1; echo $?`
+SELECT is(:'rc'::text, '0', 'online widen: rollback after the swap');
+\set res `psql -X -q -At -d :cdb -c "INSERT INTO public.track (recording, position, length) VALUES (1, 202, 300)" -c "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'public.track'::regclass AND attname = 'recording'" -c "SELECT r.length = (SELECT sum(length) FROM public.track WHERE recording = 1) AND m.track_count = 6 FROM public.recording r JOIN public.recording_meta m USING (id) WHERE id = 1" -c "SELECT string_agg(recording_name, ',' ORDER BY position) FROM public.track_names WHERE position > 200" -c "SELECT string_agg(p.oid::regprocedure::text, ' ' ORDER BY p.oid::regprocedure::text) FROM pg_proc p WHERE p.proname IN ('materialise_recording_length', 'recording_tags_touch')" 2>&1 | tr '\n' ' '`
+SELECT is(:'res'::text, 'integer t recording 1,recording 1 catalog.recording_tags_touch(integer[]) materialise_recording_length(integer) ',
+          'online widen: after the rollback the helpers take integer again, the row written after the swap is there, an INSERT runs every trigger and helper');
+\set rc `psql -X -q -At -v ON_ERROR_STOP=1 -d :cdb -c "SELECT storagelab.bigint_migration_script('public.recording', 'id', 'online', 'widen')" > :tmp/cs2.sql 2>&1 || { echo generate; exit; }; for ph in start copy index replay swap validate cleanup; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$ph -d :cdb -f :tmp/cs2.sql > :tmp/cs2.$ph.out 2>&1 || { echo $ph; exit; }; done; echo 0`
+SELECT is(:'rc'::text, '0', 'online widen: a second script runs through cleanup');
+\set res `psql -X -q -At -d :cdb -c "INSERT INTO public.track (recording, position, length) VALUES (2, 203, 100)" -c "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'public.track'::regclass AND attname = 'recording'" -c "SELECT r.length = (SELECT sum(length) FROM public.track WHERE recording = 2) FROM public.recording r WHERE id = 2" -c "SELECT count(*) FROM pg_class WHERE relname LIKE 'storagelab%'" 2>&1 | tr '\n' ' '`
+SELECT is(:'res'::text, 'bigint t 0 ', 'online widen: bigint after cleanup, the triggers and helpers work, nothing of the migration is left');
 
 SELECT * FROM finish();
 \c :origdb
 SET client_min_messages = warning;
 DROP DATABASE storagelab_tap_bigint_hazards;
 DROP DATABASE storagelab_tap_bigint_hazards_online;
+DROP DATABASE storagelab_tap_bigint_hazards_cs;
 DROP ROLE storagelab_hazard_app;

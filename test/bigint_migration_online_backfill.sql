@@ -1,5 +1,7 @@
 -- pgTAP: the backfill and prepare phases of bigint_migration_script(mode =>
--- 'online') in detail: fixed and time-budgeted batches and the statistics
+-- 'shadow'), the shadow-column writer that was mode 'online' in 1.0, in
+-- detail (the online mode, copy and swap, is tested by
+-- test/bigint_migration_online_pgbench.sql, _phases.sql and _copy_swap*.sql): fixed and time-budgeted batches and the statistics
 -- they leave in storagelab.bigint_migration_progress; tables whose columns
 -- have the names of the backfill's PL/pgSQL variables; and the CHECK
 -- constraint of prepare that proves the shadow columns exact: a write that
@@ -36,9 +38,9 @@ ANALYZE;
 INSERT INTO storagelab.settings VALUES ('bigint_migration.backfill_batch_time', '0'), ('bigint_migration.backfill_batch_blocks', '10'),
                                        ('bigint_migration.backfill_pause', '0');
 
-SELECT plan(30);
+SELECT plan(33);
 
-SELECT storagelab.bigint_migration_script('public.b', 'b', 'online') \g (format=unaligned tuples_only=on) :tmp/b.sql
+SELECT storagelab.bigint_migration_script('public.b', 'b', 'shadow') \g (format=unaligned tuples_only=on) :tmp/b.sql
 \set rc `for p in expand backfill; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/b.sql >> :tmp/b.out 2>&1 || { echo $p; exit; }; done; echo 0`
 SELECT is(:'rc'::text, '0', 'expand and backfill of a table whose columns are named b, n, ms, rate, target, nrows, maxb, tries');
 SELECT results_eq($$SELECT relation, done, batches, rows_copied, batch_blocks FROM storagelab.bigint_migration_progress ORDER BY 1$$,
@@ -88,7 +90,7 @@ SELECT is((SELECT count(*) FROM pg_constraint WHERE conname LIKE 'storagelab\_%'
 -- 8-block ones would be: the test would measure the machine.
 UPDATE storagelab.settings SET value = '10s' WHERE name = 'bigint_migration.backfill_batch_time';
 UPDATE storagelab.settings SET value = '8' WHERE name = 'bigint_migration.backfill_batch_blocks';
-SELECT storagelab.bigint_migration_script('public.d', 'id', 'online') \g (format=unaligned tuples_only=on) :tmp/d.sql
+SELECT storagelab.bigint_migration_script('public.d', 'id', 'shadow') \g (format=unaligned tuples_only=on) :tmp/d.sql
 \set rc `for p in expand backfill prepare swap; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/d.sql >> :tmp/d.out 2>&1 || { echo $p; exit; }; done; echo 0`
 SELECT is(:'rc'::text, '0', 'time-budgeted batches: expand, backfill, prepare and swap');
 SELECT ok((SELECT rows_copied = 30000 AND batches BETWEEN 1 AND max_block / 8 + 1 AND batch_blocks >= 1
@@ -108,7 +110,7 @@ SELECT results_eq($$SELECT count(*), sum(id), format_type((SELECT atttypid FROM 
 CREATE TABLE public.e (id int PRIMARY KEY, v int);
 INSERT INTO public.e SELECT g, g FROM generate_series(1, 5000) g;
 GRANT SELECT, INSERT, UPDATE ON public.e TO storagelab_tap_backfiller;
-SELECT storagelab.bigint_migration_script('public.e', 'id', 'online') \g (format=unaligned tuples_only=on) :tmp/e.sql
+SELECT storagelab.bigint_migration_script('public.e', 'id', 'shadow') \g (format=unaligned tuples_only=on) :tmp/e.sql
 \set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=expand -d :DBNAME -f :tmp/e.sql > :tmp/e.out 2>&1 && PGOPTIONS='-c role=storagelab_tap_backfiller -c track_functions=pl' psql -X -q -v ON_ERROR_STOP=1 -v phase=backfill -d :DBNAME -f :tmp/e.sql -c 'SELECT pg_stat_force_next_flush()' >> :tmp/e.out 2>&1 && PGOPTIONS='-c role=storagelab_tap_backfiller -c track_functions=pl' psql -X -q -v ON_ERROR_STOP=1 -d :DBNAME -c 'INSERT INTO public.e VALUES (5001, 1)' -c 'SELECT pg_stat_force_next_flush()' >> :tmp/e.out 2>&1; echo $?`
 SELECT is(:'rc'::text, '0', 'a role without superuser rights runs the backfill');
 SELECT is((SELECT count(*) FROM public.e WHERE storagelab_new_1 IS DISTINCT FROM id), 0::bigint, '... and the shadow column is exact');
@@ -140,12 +142,30 @@ CREATE SEQUENCE public.f_id_seq;
 CREATE TABLE public.f (id int PRIMARY KEY DEFAULT nextval('public.f_id_seq')::int, v text);
 ALTER SEQUENCE public.f_id_seq OWNED BY public.f.id;
 INSERT INTO public.f (v) VALUES ('a'), ('b');
-SELECT storagelab.bigint_migration_script('public.f', 'id', 'online') \g (format=unaligned tuples_only=on) :tmp/f.sql
+SELECT storagelab.bigint_migration_script('public.f', 'id', 'shadow') \g (format=unaligned tuples_only=on) :tmp/f.sql
 \set rc `for p in expand backfill prepare swap cleanup; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/f.sql >> :tmp/f.out 2>&1 || { echo $p; exit; }; done; echo 0`
 SELECT is(:'rc'::text, '0', 'every phase runs on a table whose default is nextval()::integer');
 SELECT setval('public.f_id_seq', 3000000000) \g /dev/null
 SELECT results_eq($$INSERT INTO public.f (v) VALUES ('big') RETURNING id$$, $$VALUES (3000000001::bigint)$$,
           '... and afterwards its default gives keys past 2^31 (the cast to integer is gone)');
+
+-- the case mode shadow is kept for: a converted column of an inheritance
+-- child that its parent lacks (copy and swap rebuilds the tree from the
+-- parent, and refuses it)
+CREATE TABLE public.g (id serial PRIMARY KEY, v text);
+CREATE TABLE public.g_base (a int, x text);
+CREATE TABLE public.g_kid (ref int REFERENCES public.g) INHERITS (public.g_base);
+INSERT INTO public.g (v) SELECT 'g' || n FROM generate_series(1, 100) n;
+INSERT INTO public.g_kid (a, x, ref) SELECT n, 'k', 1 + n % 100 FROM generate_series(1, 500) n;
+SELECT throws_ok($$SELECT storagelab.bigint_migration_script('public.g', 'id', 'online')$$, '0A000',
+                 'mode online does not convert a column of an inheritance child that its parent lacks',
+                 'mode online refuses a converted column that an inheritance child has and its parent lacks');
+SELECT storagelab.bigint_migration_script('public.g', 'id', 'shadow') \g (format=unaligned tuples_only=on) :tmp/g.sql
+\set rc `for p in expand backfill prepare swap cleanup; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$p -d :DBNAME -f :tmp/g.sql >> :tmp/g.out 2>&1 || { echo $p; exit; }; done; echo 0`
+SELECT is(:'rc'::text, '0', 'mode shadow converts it: every phase runs');
+SELECT results_eq($$SELECT format_type((SELECT atttypid FROM pg_attribute WHERE attrelid = 'public.g_kid'::regclass AND attname = 'ref'), NULL),
+                           count(*), count(DISTINCT ref) FROM public.g_kid JOIN public.g ON g.id = g_kid.ref$$,
+                  $$VALUES ('bigint', 500::bigint, 100::bigint)$$, '... the child''s column is bigint, every row still finds its parent');
 
 SELECT * FROM finish();
 \c :origdb

@@ -1,13 +1,14 @@
--- pgTAP: bigint_migration_script(mode => 'online') on Pagila.  All thirteen
--- int4 keys go through every phase (expand, backfill, prepare, swap, cleanup),
--- each executed with psql -v ON_ERROR_STOP=1 -f in a scratch database; then:
--- every column of those components is bigint, row counts and checksums of
--- every table and view unchanged (the backfill must not fire last_update
--- triggers), every view, trigger, constraint, index, comment as it was, no
--- leftover shadow column, trigger or progress row.  customer_id, rental_id
--- and staff_id reach the partitioned payment table (shadow columns, triggers,
--- backfill and indexes per partition); payment_id is in the partitioned
--- table's primary key (per-partition keys USING INDEX, then the parent's).
+-- pgTAP: bigint_migration_script(mode => 'online', copy and swap) on
+-- Pagila.  All thirteen int4 keys go through every phase (start, copy,
+-- index, replay, swap, validate, cleanup), each executed with psql
+-- -v ON_ERROR_STOP=1 -f in a scratch database; then: every column of those
+-- components is bigint, row counts and checksums of every table and view
+-- unchanged (the copy must not fire last_update triggers), every view,
+-- trigger, constraint, index, comment as it was, every table's columns in
+-- their order, no leftover new, old or log table, trigger or progress row.
+-- customer_id, rental_id and staff_id reach the partitioned payment table
+-- (rebuilt with its partitions: a log, a copy and a progress row per
+-- partition); payment_id is in the partitioned table's primary key.
 \set QUIET 1
 \set ON_ERROR_STOP 1
 \set origdb :DBNAME
@@ -28,8 +29,13 @@ CREATE EXTENSION storagelab;
 CREATE TABLE snap.before AS SELECT * FROM snap.data();
 CREATE TABLE snap.catalog_before AS SELECT * FROM snap.catalog();
 CREATE TABLE snap.runs (tbl text, rc text);
+CREATE TABLE snap.cols_before AS
+  SELECT c.oid::regclass::text AS rel, array_agg(a.attname ORDER BY a.attnum) AS cols
+    FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
+   WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
+   GROUP BY c.oid;
 
-SELECT plan(10);
+SELECT plan(11);
 
 \set t actor
 \i test/fixtures/bigint_migration_run_online.sql
@@ -59,8 +65,8 @@ SELECT plan(10);
 \i test/fixtures/bigint_migration_run_online.sql
 
 SELECT is((SELECT string_agg(tbl, ', ' ORDER BY tbl) FROM snap.runs WHERE rc <> '0'), NULL,
-          'all five phases of the thirteen online scripts ran without error');
-SELECT is((SELECT count(*) FROM snap.runs WHERE rc = '0'), 65::bigint, '... 65 phase runs');
+          'all seven phases of the thirteen online scripts ran without error');
+SELECT is((SELECT count(*) FROM snap.runs WHERE rc = '0'), 91::bigint, '... 91 phase runs');
 SELECT set_eq(
   $$SELECT format('%s.%s', c.relname, a.attname) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
      WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') AND a.attnum > 0
@@ -79,12 +85,18 @@ SELECT isnt((SELECT checksum FROM snap.data() WHERE rel = 'public.actor_info'),
 ROLLBACK;
 SELECT set_eq('SELECT * FROM snap.catalog()', 'SELECT * FROM snap.catalog_before',
               'views, triggers, constraints (names, actions), indexes, comments, privileges as they were');
-SELECT is((SELECT count(*) FROM pg_attribute WHERE attname LIKE 'storagelab_%' AND NOT attisdropped), 0::bigint,
-          'no shadow or old column left');
-SELECT is((SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'zz_storagelab_sync%')
-          + (SELECT count(*) FROM pg_proc WHERE proname LIKE 'storagelab_sync%')
+SELECT set_eq($$SELECT c.oid::regclass::text, array_agg(a.attname ORDER BY a.attnum)
+                  FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
+                 WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
+                 GROUP BY c.oid$$, 'SELECT * FROM snap.cols_before',
+              'every table (partitions of payment included) has its columns in their original order');
+SELECT is((SELECT count(*) FROM pg_attribute WHERE attname LIKE 'storagelab\_%' AND NOT attisdropped)
+          + (SELECT count(*) FROM pg_class WHERE relname LIKE 'storagelab\_%'), 0::bigint,
+          'no new, old or log table and no shadow column left');
+SELECT is((SELECT count(*) FROM pg_trigger WHERE tgname LIKE '%storagelab%')
+          + (SELECT count(*) FROM pg_proc WHERE proname LIKE 'storagelab\_%' AND pronamespace NOT IN ('storagelab'::regnamespace, 'storagelab_internal'::regnamespace))
           + (SELECT count(*) FROM storagelab.bigint_migration_progress), 0::bigint,
-          'no sync trigger, sync function or progress row left');
+          'no log trigger, log function or progress row left');
 SELECT is((SELECT count(*) FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND NOT convalidated), 0::bigint,
           'all constraints valid');
 SELECT setval('film_film_id_seq', 2147483647::bigint + 5) \g /dev/null

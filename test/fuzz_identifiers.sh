@@ -111,7 +111,7 @@ if q -At -c "SELECT 1 FROM pg_proc WHERE proname = 'bigint_migration_script'" >/
 	gen "storagelab.bigint_migration_script(rel, col, 'online')" 0 $((GROUPS_ONLINE - 1)) "$work/online.sql"
 	ok $? "bigint_migration_script (online) generates for $((4 * GROUPS_ONLINE)) hostile names"
 	rc=0
-	for phase in expand backfill prepare swap cleanup; do
+	for phase in start copy index replay swap validate cleanup; do
 		q -q -v phase=$phase -f "$work/online.sql" >"$work/out" 2>&1 || { rc=1; break; }
 	done
 	ok $rc "the online scripts run, phase by phase $(grep -m1 'ERROR:' "$work/out" | grep -v NOTICE)"

@@ -1,8 +1,9 @@
 # Section 21: INT -> BIGINT online.  pgbench_accounts.aid (and its component,
 # pgbench_history.aid) on pgbench -i --foreign-keys -s SCALE data, converted
 # while pgbench runs 4 clients (built-in TPC-B-like script) for the whole
-# conversion: once with the online script (every phase), once with the
-# blocking script, each on freshly initialised data.  Two loads:
+# conversion: once with the shadow-column script (mode 'shadow', 1.0's
+# 'online'; labelled "online" below, every phase), once with the blocking
+# script, each on freshly initialised data.  Two loads:
 #   saturating    pgbench without -R: the clients take all the CPU they can,
 #                 so the online plan competes with them while the blocking
 #                 plan runs with the clients stalled behind its lock;
@@ -37,7 +38,7 @@ online_run() {
 	label=online-$load
 	online_fresh
 	psql -X -q -c "INSERT INTO storagelab.settings VALUES ('scripts.lock_timeout', '300ms')"
-	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'online')" >"$online_tmp/online.sql"
+	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'shadow')" >"$online_tmp/online.sql"
 	rm -f "$online_tmp/stop"
 	online_load "$label" "$rate" &
 	loadpid=$!
@@ -121,7 +122,7 @@ if [ "${ONLINE_FLOOR:-1}" = 1 ]; then
 	online_phase index psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE UNIQUE INDEX CONCURRENTLY ON pgbench_accounts (aid_floor)'
 	floor_copy_index=$phase_total
 	online_fresh
-	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'online')" >"$online_tmp/online.sql"
+	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'shadow')" >"$online_tmp/online.sql"
 	phase_total=0
 	for phase in expand backfill prepare swap cleanup; do
 		online_phase $phase psql -X -q -v ON_ERROR_STOP=1 -v phase=$phase -f "$online_tmp/online.sql"
@@ -164,7 +165,7 @@ if [ "${ONLINE_COPY_SWAP:-1}" = 1 ]; then
 	cs_blocking=$phase_total; size_blocking=$(cs_size); sum_blocking=$(cs_sum)
 	label=cs-online
 	online_fresh
-	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'online')" >"$online_tmp/online.sql"
+	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'shadow')" >"$online_tmp/online.sql"
 	phase_total=0
 	for phase in expand backfill prepare swap cleanup; do
 		online_phase $phase psql -X -q -v ON_ERROR_STOP=1 -v phase=$phase -f "$online_tmp/online.sql"
