@@ -16,7 +16,10 @@
  *	  largest visible non-NULL value of the first key column of a btree index
  *	  by descending the index once from each end (O(log n), like the
  *	  planner's get_actual_variable_range()); no table scan.  The same
- *	  refusals as above are reported as a status.
+ *	  refusals as above are reported as a status.  Where each end leaf holds
+ *	  a visible entry (nearly always) the pages are read by relfilenode,
+ *	  without opening the table or the index and without writing anything;
+ *	  otherwise through an index scan (see index_bounds_without_relcache()).
  *
  * storagelab_internal.int_overflow_stats_bounds(regclass, smallint) returns the
  *	  smallest and largest value that ANALYZE recorded for a column (histogram
@@ -42,11 +45,13 @@
 
 #include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/nbtree.h"
 #include "access/relation.h"
 #include "access/relscan.h"
 #include "access/skey.h"
 #include "access/tableam.h"
 #include "access/visibilitymap.h"
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/index.h"
 #include "catalog/namespace.h"
@@ -395,7 +400,9 @@ int_key_to_int64(Datum d, Oid typid)
  * visible to the snapshot (one heap page read; as in any index scan this may
  * prune the page or set hint bits).  Returns false when the index has no
  * non-NULL key.  After SL_MAX_DEAD_ENTRIES invisible entries it returns the
- * outermost key seen and sets *approximate.
+ * outermost key seen and sets *approximate.  Used only where the
+ * relcache-free read below does not answer: an end leaf without a visible
+ * non-NULL entry, a temporary table, anything unusual.
  */
 static bool
 index_endpoint(Relation heap, Relation index, Snapshot snapshot,
@@ -467,8 +474,440 @@ index_endpoint(Relation heap, Relation index, Snapshot snapshot,
 }
 
 /*
- * storagelab_index_bounds
- *		The smallest and largest visible non-NULL value of the first key column of
+ * The relcache-free read of an index's ends.
+ *
+ * Opening a table and its index builds a relation cache entry for each (the
+ * index's alone holds some 2 kB of "index info"), which stays for the rest of
+ * the session: for the 20,000 indexes a view probes in a database of 100,000
+ * tables that was about 100 MB, and building them most of the first call.
+ * index_bounds_without_relcache() reads instead, by relfilenode with
+ * ReadBufferWithoutRelcache() as the sequence probe does, the btree's
+ * metapage, one page per level down its leftmost or rightmost edge, the end
+ * leaf, and for its entries the heap pages they point to, whose tuples are
+ * checked against the snapshot by storagelab_tuple_visible(): no hint bit
+ * is set and no page is pruned, so nothing is ever written.  It answers only
+ * when each end leaf holds a visible non-NULL entry, which it then finds
+ * exactly as the index scan below would (the first such entry in scan
+ * order); anything else (an empty or all-NULL end leaf, an end leaf of only
+ * dead entries, a temporary or unlogged-on-a-standby relation, a relation
+ * that is not a valid btree over an integer or not a heap, a page that is
+ * not what a btree's page should be) leaves the answer to the index scan,
+ * which also raises the errors.
+ */
+
+/* An entry of an end leaf, copied before the leaf's lock is released. */
+typedef struct LeafEntry
+{
+	int64		value;
+	ItemPointerData tid;
+} LeafEntry;
+
+/*
+ * heap_tid_visible
+ *		Whether the heap tuple tid points to, or a later member of its HOT
+ *		chain, is visible to snapshot; the page is read by relfilenode under
+ *		a share lock and never changed.
+ *
+ * Follows the chain as heap_hot_search_buffer() does (a redirect at its
+ * start, then t_ctid while the tuple is HOT-updated and the next xmin is
+ * the previous update xid), but judges each member with
+ * storagelab_tuple_visible(), which sets no hint bit.
+ */
+static bool
+heap_tid_visible(RelFileLocator locator, bool permanent, ItemPointer tid,
+				 Snapshot snapshot)
+{
+	BlockNumber blkno = ItemPointerGetBlockNumber(tid);
+	OffsetNumber offnum = ItemPointerGetOffsetNumber(tid);
+	TransactionId prev_xmax = InvalidTransactionId;
+	bool		at_chain_start = true;
+	bool		visible = false;
+	int			steps;
+	Buffer		buf;
+	Page		page;
+
+	buf = ReadBufferWithoutRelcache(locator, MAIN_FORKNUM, blkno,
+									RBM_NORMAL, NULL, permanent);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	/* a chain is never longer than the page's line pointers */
+	for (steps = 0; steps <= MaxHeapTuplesPerPage; steps++)
+	{
+		ItemId		lp;
+		HeapTupleHeader tup;
+
+		if (offnum < FirstOffsetNumber || offnum > PageGetMaxOffsetNumber(page))
+			break;
+		lp = PageGetItemId(page, offnum);
+		if (!ItemIdIsNormal(lp))
+		{
+			if (ItemIdIsRedirected(lp) && at_chain_start)
+			{
+				offnum = ItemIdGetRedirect(lp);
+				at_chain_start = false;
+				continue;
+			}
+			break;				/* dead or unused: nothing visible */
+		}
+		tup = (HeapTupleHeader) PageGetItem(page, lp);
+		/* an index entry never points into a chain's middle */
+		if (at_chain_start && HeapTupleHeaderIsHeapOnly(tup))
+			break;
+		/* the chain is broken where xmin is not the previous update xid */
+		if (TransactionIdIsValid(prev_xmax) &&
+			!TransactionIdEquals(prev_xmax, HeapTupleHeaderGetXmin(tup)))
+			break;
+		if (storagelab_tuple_visible(tup, snapshot))
+		{
+			visible = true;
+			break;
+		}
+		if (!HeapTupleHeaderIsHotUpdated(tup) ||
+			ItemPointerGetBlockNumber(&tup->t_ctid) != blkno)
+			break;
+		offnum = ItemPointerGetOffsetNumber(&tup->t_ctid);
+		at_chain_start = false;
+		prev_xmax = HeapTupleHeaderGetUpdateXid(tup);
+	}
+	UnlockReleaseBuffer(buf);
+	return visible;
+}
+
+/*
+ * btree_end_leaf
+ *		Copy the non-NULL, not killed entries of the leftmost or rightmost
+ *		leaf of the btree at locator into entries (room for
+ *		MaxTIDsPerBTreePage), one per heap TID, in the order an index scan
+ *		from that end returns them (but a posting list's TIDs, which share
+ *		one key, in their stored order); *n is set to their number.
+ *
+ * Descends from the metapage's fast root down the leftmost or rightmost
+ * downlinks, moving right past deleted and half-dead pages and, toward the
+ * right end, past pages that a concurrent split left with a right sibling,
+ * as the btree code's own descent to an end does.  Each page is read under
+ * a share lock, released before the next one is read; no lock or pin is
+ * kept on return (with an MVCC snapshot, a heap TID whose line pointer was
+ * reused since holds a tuple the snapshot cannot see).  Returns false when
+ * a page is not what it should be, or the walk right goes on too long: the
+ * caller then leaves the end to the index scan.
+ */
+static bool
+btree_end_leaf(RelFileLocator locator, bool permanent, int16 keylen,
+			   Oid keytype, bool rightmost, LeafEntry *entries, int *n)
+{
+	Buffer		buf;
+	Page		page;
+	BTMetaPageData *meta;
+	BTPageOpaque opaque = NULL;
+	BlockNumber blkno;
+	uint32		level;
+	int			moves = 0;
+	OffsetNumber maxoff;
+	OffsetNumber first;
+	int			i;
+
+	*n = 0;
+	buf = ReadBufferWithoutRelcache(locator, MAIN_FORKNUM, BTREE_METAPAGE,
+									RBM_NORMAL, NULL, permanent);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	meta = BTPageGetMeta(page);
+	if (PageIsNew(page) || !(BTPageGetOpaque(page)->btpo_flags & BTP_META) ||
+		meta->btm_magic != BTREE_MAGIC || meta->btm_version < BTREE_MIN_VERSION ||
+		meta->btm_fastroot == P_NONE)
+	{
+		UnlockReleaseBuffer(buf);
+		return false;
+	}
+	blkno = meta->btm_fastroot;
+	level = meta->btm_fastlevel;
+	UnlockReleaseBuffer(buf);
+
+	for (;;)
+	{
+		IndexTuple	itup;
+
+		CHECK_FOR_INTERRUPTS();
+		if (blkno == P_NONE || blkno == BTREE_METAPAGE)
+			return false;
+		buf = ReadBufferWithoutRelcache(locator, MAIN_FORKNUM, blkno,
+										RBM_NORMAL, NULL, permanent);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page) ||
+			PageGetSpecialSize(page) != MAXALIGN(sizeof(BTPageOpaqueData)))
+		{
+			UnlockReleaseBuffer(buf);
+			return false;
+		}
+		opaque = BTPageGetOpaque(page);
+		if (P_IGNORE(opaque) || (rightmost && !P_RIGHTMOST(opaque)))
+		{
+			/* deleted, half-dead, or split since its parent was read */
+			blkno = opaque->btpo_next;
+			UnlockReleaseBuffer(buf);
+			if (++moves > 1000)
+				return false;
+			continue;
+		}
+		if (opaque->btpo_level != level)
+		{
+			UnlockReleaseBuffer(buf);
+			return false;
+		}
+		if (P_ISLEAF(opaque))
+			break;				/* buf stays locked */
+
+		/* An internal page: follow its first or last downlink. */
+		maxoff = PageGetMaxOffsetNumber(page);
+		first = P_FIRSTDATAKEY(opaque);
+		if (maxoff < first || level == 0)
+		{
+			UnlockReleaseBuffer(buf);
+			return false;
+		}
+		itup = (IndexTuple) PageGetItem(page,
+										PageGetItemId(page, rightmost ? maxoff : first));
+		blkno = BTreeTupleGetDownLink(itup);
+		level--;
+		moves = 0;
+		UnlockReleaseBuffer(buf);
+	}
+
+	/* The end leaf: its entries in scan order, NULLs and killed ones left out. */
+	maxoff = PageGetMaxOffsetNumber(page);
+	first = P_FIRSTDATAKEY(opaque);
+	for (i = 0; first + i <= maxoff; i++)
+	{
+		OffsetNumber off = rightmost ? maxoff - i : first + i;
+		ItemId		iid = PageGetItemId(page, off);
+		IndexTuple	itup;
+		int64		value;
+		int			ntids;
+		int			t;
+
+		/*
+		 * Killed (LP_DEAD): an index scan skips it too, except in a
+		 * transaction started on a standby, which cannot trust the
+		 * primary's kill marks.
+		 */
+		if (ItemIdIsDead(iid) ? !TransactionStartedDuringRecovery() :
+			!ItemIdIsNormal(iid))
+			continue;
+		itup = (IndexTuple) PageGetItem(page, iid);
+		if (IndexTupleHasNulls(itup) &&
+			att_isnull(0, (bits8 *) itup + sizeof(IndexTupleData)))
+			continue;
+		/* the first key column starts the (maximally aligned) data */
+		value = int_key_to_int64(fetch_att((char *) itup +
+										   IndexInfoFindDataOffset(itup->t_info),
+										   true, keylen),
+								 keytype);
+		ntids = BTreeTupleIsPosting(itup) ? BTreeTupleGetNPosting(itup) : 1;
+		/* a posting list's TIDs share its key: their order does not matter */
+		for (t = 0; t < ntids; t++)
+		{
+			if (*n >= MaxTIDsPerBTreePage)
+			{
+				UnlockReleaseBuffer(buf);
+				return false;
+			}
+			entries[*n].value = value;
+			entries[*n].tid = BTreeTupleIsPosting(itup) ?
+				*BTreeTupleGetPostingN(itup, t) : itup->t_tid;
+			(*n)++;
+		}
+	}
+	UnlockReleaseBuffer(buf);
+	return true;
+}
+
+/*
+ * btree_end_value
+ *		The first visible non-NULL key from one end of the btree (the
+ *		leftmost entry for ForwardScanDirection, as index_endpoint() scans).
+ *		Returns false when the end leaf has none, or could not be read: the
+ *		caller then asks index_endpoint().
+ */
+static bool
+btree_end_value(RelFileLocator index_locator, RelFileLocator heap_locator,
+				bool permanent, int16 keylen, Oid keytype, Snapshot snapshot,
+				ScanDirection dir, LeafEntry *entries, int64 *result)
+{
+	int			n;
+	int			i;
+
+	if (!btree_end_leaf(index_locator, permanent, keylen, keytype,
+						ScanDirectionIsBackward(dir), entries, &n))
+		return false;
+	for (i = 0; i < n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (heap_tid_visible(heap_locator, permanent, &entries[i].tid, snapshot))
+		{
+			*result = entries[i].value;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * locator_of
+ *		The RelFileLocator of a relation of this database from its pg_class
+ *		row.
+ */
+static RelFileLocator
+locator_of(Form_pg_class form)
+{
+	RelFileLocator locator;
+
+	storagelab_set_rel_file_locator(locator,
+									OidIsValid(form->reltablespace) ?
+									form->reltablespace : MyDatabaseTableSpace,
+									MyDatabaseId, form->relfilenode);
+	return locator;
+}
+
+/*
+ * index_bounds_without_relcache
+ *		storagelab_index_bounds()'s answer for a btree index over an integer
+ *		column of a heap table, without opening either.
+ *
+ * Takes AccessShareLock on the table and then the index without waiting
+ * ("locked" otherwise), as the index scan's path does, and reads their
+ * pg_class and pg_index rows from the syscache after the locks (which
+ * processed invalidations: the relfilenodes are the committed ones, and
+ * stay so under the locks: REINDEX, TRUNCATE, CLUSTER and VACUUM FULL
+ * conflict).  Returns false, with no lock kept, when the caller must
+ * answer through the index scan instead (see above); true with *status set
+ * otherwise ("ok", "locked", "unavailable").  Every file it opened is
+ * released before returning (storage manager entries would otherwise stay
+ * to the end of the transaction on PostgreSQL 15 and 16).
+ */
+static bool
+index_bounds_without_relcache(Oid indexid, Oid heapid, const char **status,
+							  int64 *min_value, int64 *max_value)
+{
+	HeapTuple	tup;
+	Form_pg_class form;
+	RelFileLocator heap_locator;
+	RelFileLocator index_locator = {0};
+	char		heap_persistence;
+	bool		eligible = true;
+	bool		permanent;
+	Oid			keytype = InvalidOid;
+	int16		keylen = 0;
+	Snapshot	snapshot;
+	LeafEntry  *entries;
+	bool		found;
+
+	if (!ConditionalLockRelationOid(heapid, AccessShareLock))
+	{
+		*status = SL_STATUS_LOCKED;
+		return true;
+	}
+	if (!ConditionalLockRelationOid(indexid, AccessShareLock))
+	{
+		UnlockRelationOid(heapid, AccessShareLock);
+		*status = SL_STATUS_LOCKED;
+		return true;
+	}
+
+	/* The table: a heap in shared buffers, readable here. */
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(heapid));
+	if (!HeapTupleIsValid(tup))
+	{
+		UnlockRelationOid(indexid, AccessShareLock);
+		UnlockRelationOid(heapid, AccessShareLock);
+		*status = SL_STATUS_UNAVAILABLE;
+		return true;
+	}
+	form = (Form_pg_class) GETSTRUCT(tup);
+	heap_persistence = form->relpersistence;
+	eligible = form->relam == HEAP_TABLE_AM_OID && OidIsValid(form->relfilenode) &&
+		(heap_persistence == RELPERSISTENCE_PERMANENT ||
+		 (heap_persistence == RELPERSISTENCE_UNLOGGED && !RecoveryInProgress()));
+	heap_locator = locator_of(form);
+	ReleaseSysCache(tup);
+
+	/* The index: a btree of the same persistence, still this table's. */
+	if (eligible)
+	{
+		tup = SearchSysCache1(RELOID, ObjectIdGetDatum(indexid));
+		if (!HeapTupleIsValid(tup))
+		{
+			UnlockRelationOid(indexid, AccessShareLock);
+			UnlockRelationOid(heapid, AccessShareLock);
+			*status = SL_STATUS_UNAVAILABLE;
+			return true;
+		}
+		form = (Form_pg_class) GETSTRUCT(tup);
+		eligible = form->relkind == RELKIND_INDEX && form->relam == BTREE_AM_OID &&
+			OidIsValid(form->relfilenode) && form->relpersistence == heap_persistence;
+		index_locator = locator_of(form);
+		ReleaseSysCache(tup);
+	}
+	if (eligible)
+	{
+		tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexid));
+		eligible = HeapTupleIsValid(tup) &&
+			((Form_pg_index) GETSTRUCT(tup))->indrelid == heapid &&
+			((Form_pg_index) GETSTRUCT(tup))->indisvalid;
+		if (HeapTupleIsValid(tup))
+			ReleaseSysCache(tup);
+	}
+	if (eligible)
+	{
+		/* a domain key is stored as its base type */
+		tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(indexid), Int16GetDatum(1));
+		if (HeapTupleIsValid(tup))
+		{
+			keytype = getBaseType(((Form_pg_attribute) GETSTRUCT(tup))->atttypid);
+			ReleaseSysCache(tup);
+		}
+		eligible = keytype == INT2OID || keytype == INT4OID || keytype == INT8OID;
+		keylen = keytype == INT2OID ? 2 : keytype == INT4OID ? 4 : 8;
+	}
+	if (!eligible)
+	{
+		UnlockRelationOid(indexid, AccessShareLock);
+		UnlockRelationOid(heapid, AccessShareLock);
+		return false;
+	}
+
+	permanent = heap_persistence == RELPERSISTENCE_PERMANENT;
+	entries = palloc(sizeof(LeafEntry) * MaxTIDsPerBTreePage);
+	snapshot = RegisterSnapshot(ActiveSnapshotSet() ? GetActiveSnapshot() :
+								GetTransactionSnapshot());
+	found = btree_end_value(index_locator, heap_locator, permanent, keylen,
+							keytype, snapshot, ForwardScanDirection, entries,
+							min_value) &&
+		btree_end_value(index_locator, heap_locator, permanent, keylen,
+						keytype, snapshot, BackwardScanDirection, entries,
+						max_value);
+	UnregisterSnapshot(snapshot);
+	pfree(entries);
+
+	/* Release the files now, not at the end of the transaction. */
+	smgrclose(storagelab_smgropen_shared(index_locator));
+	smgrclose(storagelab_smgropen_shared(heap_locator));
+
+	UnlockRelationOid(indexid, AccessShareLock);
+	UnlockRelationOid(heapid, AccessShareLock);
+	if (found)
+		*status = SL_STATUS_OK;
+	return found;
+}
+
+/*
+ * index_bounds_in_index_order
+ *		storagelab_index_bounds(), but with the first and the last key in
+ *		index order as *min_value and *max_value, and *descending set when
+ *		the index's first column is DESC (its first key is then the
+ *		largest).
+ *
+ * The smallest and largest visible non-NULL value of the first key column of
  * a btree index over an int2, int4 or int8 column, read from the two ends of
  * the index with the transaction's snapshot.  status: "ok", "empty" (no
  * non-NULL value), "approximate" (too many dead entries at an end; the
@@ -480,10 +919,13 @@ index_endpoint(Relation heap, Relation index, Snapshot snapshot,
  *
  * Takes AccessShareLock on the table and the index conditionally and
  * releases both before returning.  Anything other than a btree index on an
- * integer first key column is an error.
+ * integer first key column is an error.  Reads the ends without the
+ * relation cache where it can (index_bounds_without_relcache()), else with
+ * an index scan from each end (index_endpoint()); both give the same answer.
  */
-const char *
-storagelab_index_bounds(Oid indexid, int64 *min_value, int64 *max_value)
+static const char *
+index_bounds_in_index_order(Oid indexid, bool *descending,
+							int64 *min_value, int64 *max_value)
 {
 	const char *status = SL_STATUS_OK;
 	Oid			heapid;
@@ -514,6 +956,15 @@ storagelab_index_bounds(Oid indexid, int64 *min_value, int64 *max_value)
 	idxform = (Form_pg_index) GETSTRUCT(idxtup);
 	heapid = idxform->indrelid;
 	keyattnum = idxform->indkey.values[0];
+	if (keyattnum != InvalidAttrNumber)
+	{
+		bool		isnull;
+		Datum		d = SysCacheGetAttr(INDEXRELID, idxtup,
+										Anum_pg_index_indoption, &isnull);
+
+		*descending = !isnull &&
+			(((int2vector *) DatumGetPointer(d))->values[0] & INDOPTION_DESC) != 0;
+	}
 	ReleaseSysCache(idxtup);
 
 	if (keyattnum == InvalidAttrNumber)
@@ -532,6 +983,12 @@ storagelab_index_bounds(Oid indexid, int64 *min_value, int64 *max_value)
 								   &is_missing) != ACLCHECK_OK))
 		return is_missing ? SL_STATUS_UNAVAILABLE : SL_STATUS_UNREADABLE;
 
+	/* Without the relation cache when the ends are plain to read. */
+	if (index_bounds_without_relcache(indexid, heapid, &status,
+									  min_value, max_value))
+		return status;
+
+	/* Otherwise through the relation cache, with an index scan. */
 	heap = open_conditionally(heapid, &status);
 	if (heap == NULL)
 		return status;
@@ -595,6 +1052,29 @@ storagelab_index_bounds(Oid indexid, int64 *min_value, int64 *max_value)
 	*min_value = minv;
 	*max_value = maxv;
 	return approximate ? SL_STATUS_APPROXIMATE : SL_STATUS_OK;
+}
+
+/*
+ * storagelab_index_bounds
+ *		The smallest and largest visible non-NULL value of the first key
+ *		column of a btree index over an integer column: see
+ *		index_bounds_in_index_order(); a DESC index's ends are swapped back.
+ */
+const char *
+storagelab_index_bounds(Oid indexid, int64 *min_value, int64 *max_value)
+{
+	bool		descending = false;
+	int64		first = 0;
+	int64		last = 0;
+	const char *status;
+
+	status = index_bounds_in_index_order(indexid, &descending, &first, &last);
+	if (status == SL_STATUS_OK || status == SL_STATUS_APPROXIMATE)
+	{
+		*min_value = descending ? last : first;
+		*max_value = descending ? first : last;
+	}
+	return status;
 }
 
 /*

@@ -8,7 +8,9 @@
 #ifndef STORAGELAB_H
 #define STORAGELAB_H
 
+#include "access/htup.h"
 #include "utils/rel.h"
+#include "utils/snapshot.h"
 
 /* Relation kinds a page reader may be pointed at (bit flags). */
 #define SL_ALLOW_TABLE		0x01	/* ordinary table */
@@ -20,6 +22,7 @@
 
 /* xid_status.c */
 extern bool storagelab_xid_did_commit(TransactionId xid, bool *committed);
+extern bool storagelab_tuple_visible(HeapTupleHeader tuple, Snapshot snapshot);
 
 /* relation.c */
 extern Relation storagelab_open_heap_relation(Oid relid, int allowed_kinds,

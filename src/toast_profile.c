@@ -27,9 +27,10 @@
  * Which tuple versions count: those visible to the calling statement's
  * snapshot, i.e. exactly the rows a SELECT in the same statement would see.
  * HeapTupleSatisfiesMVCC cannot be used because it sets hint bits; instead
- * tuple_visible() below follows the same rules from t_infomask and, where a
- * hint bit is missing, asks TransactionIdIsCurrentTransactionId,
- * XidInMVCCSnapshot and the commit log -- and never writes anything.
+ * storagelab_tuple_visible() (xid_status.c) follows the same rules from
+ * t_infomask and, where a hint bit is missing, asks
+ * TransactionIdIsCurrentTransactionId, XidInMVCCSnapshot and the commit
+ * log -- and never writes anything.
  *
  * The reader never writes: no hint bits, no pruning, no dirtied buffer.
  * Pages are read with a BAS_BULKREAD strategy under a share lock, one at a
@@ -137,106 +138,6 @@ typedef struct CensusBuffers
 	PendingFetch pending[MaxHeapTuplesPerPage];
 	char		prefix[SL_SNIFF_PREFIX];
 } CensusBuffers;
-
-/*
- * xid_committed
- *		Whether xid, which the caller knows is neither running in this
- *		backend nor in the snapshot, committed.  An xid the commit log no
- *		longer covers can only belong to a tuple that VACUUM froze or
- *		removed long ago; it is taken as committed.
- */
-static bool
-xid_committed(TransactionId xid)
-{
-	bool		committed;
-
-	if (!TransactionIdIsNormal(xid))
-		return xid == BootstrapTransactionId || xid == FrozenTransactionId;
-	if (!storagelab_xid_did_commit(xid, &committed))
-		return true;
-	return committed;
-}
-
-/*
- * tuple_visible
- *		Whether the tuple version is visible to snapshot, following the rules
- *		of HeapTupleSatisfiesMVCC but without ever setting a hint bit: hint
- *		bits already on the page are trusted, missing ones are replaced by a
- *		lookup (current transaction, snapshot, commit log) whose answer is
- *		not written back.  Pre-9.0 HEAP_MOVED tuples are judged by xmin.
- */
-static bool
-tuple_visible(HeapTupleHeader tuple, Snapshot snapshot)
-{
-	TransactionId xmax;
-
-	/* Inserting transaction. */
-	if (!HeapTupleHeaderXminCommitted(tuple))
-	{
-		TransactionId xmin;
-
-		if (HeapTupleHeaderXminInvalid(tuple))
-			return false;		/* aborted (hinted) */
-		xmin = HeapTupleHeaderGetRawXmin(tuple);
-		if (TransactionIdIsCurrentTransactionId(xmin))
-		{
-			if (HeapTupleHeaderGetCmin(tuple) >= snapshot->curcid)
-				return false;	/* inserted after the scan started */
-			if (tuple->t_infomask & HEAP_XMAX_INVALID)
-				return true;
-			if (HEAP_XMAX_IS_LOCKED_ONLY(tuple->t_infomask))
-				return true;
-			if (tuple->t_infomask & HEAP_XMAX_IS_MULTI)
-			{
-				xmax = HeapTupleGetUpdateXid(tuple);
-				if (!TransactionIdIsCurrentTransactionId(xmax))
-					return true;	/* updating subtransaction aborted */
-				return HeapTupleHeaderGetCmax(tuple) >= snapshot->curcid;
-			}
-			xmax = HeapTupleHeaderGetRawXmax(tuple);
-			if (!TransactionIdIsCurrentTransactionId(xmax))
-				return true;	/* deleting subtransaction aborted */
-			return HeapTupleHeaderGetCmax(tuple) >= snapshot->curcid;
-		}
-		if (XidInMVCCSnapshot(xmin, snapshot))
-			return false;		/* still running for this snapshot */
-		if (!xid_committed(xmin))
-			return false;		/* aborted or crashed */
-	}
-	else if (!HeapTupleHeaderXminFrozen(tuple) &&
-			 XidInMVCCSnapshot(HeapTupleHeaderGetRawXmin(tuple), snapshot))
-		return false;			/* committed after the snapshot was taken */
-
-	/* The inserting transaction is visible; now the deleting one. */
-	if (tuple->t_infomask & HEAP_XMAX_INVALID)
-		return true;
-	if (HEAP_XMAX_IS_LOCKED_ONLY(tuple->t_infomask))
-		return true;
-
-	if (tuple->t_infomask & HEAP_XMAX_IS_MULTI)
-	{
-		xmax = HeapTupleGetUpdateXid(tuple);
-		if (!TransactionIdIsValid(xmax))
-			return true;
-		if (TransactionIdIsCurrentTransactionId(xmax))
-			return HeapTupleHeaderGetCmax(tuple) >= snapshot->curcid;
-		if (XidInMVCCSnapshot(xmax, snapshot))
-			return true;
-		return !xid_committed(xmax);
-	}
-
-	xmax = HeapTupleHeaderGetRawXmax(tuple);
-	if (!(tuple->t_infomask & HEAP_XMAX_COMMITTED))
-	{
-		if (TransactionIdIsCurrentTransactionId(xmax))
-			return HeapTupleHeaderGetCmax(tuple) >= snapshot->curcid;
-		if (XidInMVCCSnapshot(xmax, snapshot))
-			return true;
-		return !xid_committed(xmax);
-	}
-	/* Deleter committed (hinted): visible only if it is in the snapshot. */
-	return XidInMVCCSnapshot(xmax, snapshot);
-}
 
 /*
  * sniff_prefix
@@ -539,7 +440,7 @@ census_page(ToastCensus *census, ToastReader *reader, Relation rel,
 		tuple.t_tableOid = RelationGetRelid(rel);
 		ItemPointerSet(&tuple.t_self, blkno, offnum);
 
-		if (!tuple_visible(tuple.t_data, snapshot))
+		if (!storagelab_tuple_visible(tuple.t_data, snapshot))
 			continue;
 
 		census->rows_scanned++;

@@ -26,77 +26,8 @@ online_tmp=$(mktemp -d)
 online_fresh() {
 	bench_db storagelab_bench_online
 	pgbench -i -q -s "$SCALE" --foreign-keys storagelab_bench_online >/dev/null 2>&1
-	# A probe client beside pgbench: one UPDATE of a random account per
-	# transaction (abalance = abalance: no change), its latency measured by the
-	# server clock and committed, until bench_stop has a row.  pgbench's own
-	# logs miss transactions that straddle its 5-second runs.
-	psql -X -q -c "
-		CREATE TABLE public.bench_probe (at timestamptz, ms numeric);
-		CREATE TABLE public.bench_stop (x int);
-		CREATE TABLE public.bench_phase (phase text, t0 timestamptz, t1 timestamptz);
-		CREATE PROCEDURE public.bench_probe_run() LANGUAGE plpgsql AS \$\$
-		DECLARE t0 timestamptz; n bigint := (SELECT count(*) FROM pgbench_branches) * 100000; a int;
-		BEGIN
-			WHILE NOT EXISTS (SELECT 1 FROM public.bench_stop) LOOP
-				-- the key in a variable (a parameter): random() in the WHERE
-				-- clause would make every probe a sequential scan
-				a := 1 + (random() * (n - 1))::int;
-				t0 := clock_timestamp();
-				UPDATE pgbench_accounts SET abalance = abalance WHERE aid = a;
-				INSERT INTO public.bench_probe VALUES (t0, extract(epoch FROM clock_timestamp() - t0) * 1000);
-				COMMIT;
-				PERFORM pg_sleep(0.01);
-			END LOOP;
-		END \$\$;"
+	online_probe_setup
 	psql -X -q -c 'CHECKPOINT'
-}
-
-# load PREFIX [RATE]: 4 clients in 5-second runs until $online_tmp/stop exists, plus the probe
-online_load() {
-	local i=0
-	psql -X -q -c 'CALL public.bench_probe_run()' >"$online_tmp/$1.probe.out" 2>&1 &
-	while [ ! -f "$online_tmp/stop" ]; do
-		pgbench -n -c 4 -j 2 -T 5 ${2:+-R "$2"} -l --aggregate-interval=1 --log-prefix="$online_tmp/$1_$i" \
-			storagelab_bench_online >"$online_tmp/$1_$i.summary" 2>&1
-		i=$((i + 1))
-	done
-	psql -X -q -c 'INSERT INTO public.bench_stop VALUES (1)'
-	wait
-}
-
-# report LABEL: failures and latency from the load's logs
-online_report() {
-	local failed aborted maxlat slow tps
-	failed=$(cat "$online_tmp/$1"_*.summary | sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' | awk '{s+=$1} END {print s+0}')
-	aborted=$(cat "$online_tmp/$1"_*.summary | grep -c 'aborted' || true)
-	maxlat=$(cat "$online_tmp/$1"_*.[0-9]* 2>/dev/null | awk '{ if ($6 > m) m = $6 } END { printf "%.0f", m / 1000 }')
-	slow=$(cat "$online_tmp/$1"_*.[0-9]* 2>/dev/null | awk '$6 > 1000000 { n++ } END { print n + 0 }')
-	tps=$(cat "$online_tmp/$1"_*.[0-9]* 2>/dev/null | awk '{ n += $2; s[$1] = 1 } END { c = length(s); printf "%.0f", c ? n / c : 0 }')
-	echo "  $1: pgbench: failed transactions $failed, aborted clients $aborted, max latency ${maxlat} ms, seconds with a latency over 1 s: $slow, mean ${tps} tps"
-	echo "  $1: probe: $(psql -X -At -c "SELECT format('%s transactions, max latency %s ms, %s over 1 s, %s seconds with one over 200 ms',
-		count(*), round(max(ms)), count(*) FILTER (WHERE ms > 1000), count(DISTINCT date_trunc('second', at)) FILTER (WHERE ms > 200))
-		FROM public.bench_probe")$(grep -q ERROR "$online_tmp/$1.probe.out" && echo ' (probe failed: see its output)')"
-	echo "  $1: probe max latency per phase (ms): $(psql -X -At -c "SELECT string_agg(format('%s %s', ph.phase, coalesce(round(m.ms), 0)), ', ' ORDER BY ph.t0)
-		FROM public.bench_phase ph, LATERAL (SELECT max(p.ms) AS ms FROM public.bench_probe p WHERE p.at >= ph.t0 AND p.at < ph.t1) m")"
-}
-
-online_invariant() {
-	psql -X -At -c "SELECT (SELECT sum(abalance) FROM pgbench_accounts) = (SELECT sum(tbalance) FROM pgbench_tellers)
-	                   AND (SELECT sum(tbalance) FROM pgbench_tellers) = (SELECT sum(bbalance) FROM pgbench_branches)
-	                   AND (SELECT sum(bbalance) FROM pgbench_branches) = (SELECT coalesce(sum(delta), 0) FROM pgbench_history)"
-}
-
-# phase NAME CMD...: run CMD as phase NAME, recording its times in bench_phase
-online_phase() {
-	local name=$1 p0
-	shift
-	psql -X -q -c "INSERT INTO public.bench_phase VALUES ('$name', clock_timestamp(), NULL)"
-	p0=$(date +%s%N)
-	"$@" >"$online_tmp/$label.$name.out" 2>&1 || { echo "  $label phase $name failed:"; grep -m3 ERROR "$online_tmp/$label.$name.out"; }
-	psql -X -q -c "UPDATE public.bench_phase SET t1 = clock_timestamp() WHERE phase = '$name'"
-	p0=$(( ($(date +%s%N) - p0) / 1000000 ))
-	phase_ms="$phase_ms $name $p0"
-	phase_total=$((phase_total + p0))
 }
 
 # run LOAD RATE: online, then blocking, each on fresh data under the same load
