@@ -696,7 +696,7 @@ btree_end_leaf(RelFileLocator locator, bool permanent, int16 keylen,
 			continue;
 		itup = (IndexTuple) PageGetItem(page, iid);
 		if (IndexTupleHasNulls(itup) &&
-			att_isnull(0, (bits8 *) itup + sizeof(IndexTupleData)))
+			att_isnull(0, (uint8 *) itup + sizeof(IndexTupleData)))
 			continue;
 		/* the first key column starts the (maximally aligned) data */
 		value = int_key_to_int64(fetch_att((char *) itup +
