@@ -350,7 +350,8 @@ BEGIN
                          'default (' || current_setting('default_toast_compression') || ')'),
                 upper(target), coalesce(', COMPRESSION ' || method, ''),
                 CASE WHEN rewrite_existing THEN 'yes' ELSE 'no' END);
-  out := out || format(E'\n\\set ON_ERROR_STOP on\nSET lock_timeout = %L;\n', lock_to);
+  out := out || format(E'\n\\set ON_ERROR_STOP on\nSET lock_timeout = %L;\n', lock_to)
+             || E'SET row_security = off;   -- a policy hiding rows from this role is an error, never a partial rewrite\n';
 
   -- The tree: the table, its partitions and inheritance children (the
   -- column has the same name in all of them), parents before children.

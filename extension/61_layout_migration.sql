@@ -704,13 +704,16 @@ BEGIN
        || storagelab_internal.layout_function_recheck(relation, allch, 'before');
   FOREACH ph IN ARRAY ARRAY['create', 'copy', 'index', 'swap', 'validate', 'cleanup'] LOOP
     s := s || CASE ph WHEN 'create' THEN E'-- The new table beside the old one.\n'
-                      WHEN 'copy' THEN E'-- Every row, in the new column order.\n'
+                      WHEN 'copy' THEN E'-- Every row, in the new column order (row_security off: a policy that would hide\n'
+                                        '-- rows from this role stops the script instead of leaving them out).\n'
+                                        'SET LOCAL row_security = off;\n'
                       WHEN 'index' THEN E'-- Indexes and constraints, built once on the full table.\n'
                       WHEN 'swap' THEN E'-- The swap: dependents, renames, sequences, foreign keys, triggers, rules, policies.\n'
                       WHEN 'validate' THEN E'-- Foreign keys re-pointed NOT VALID, validated.\n'
                       ELSE E'-- The old table.\n' END
            || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
                           FROM storagelab_internal.rewrite_statements(tabs, ph) r), '')
+           || CASE ph WHEN 'copy' THEN E'SET LOCAL row_security = on;\n' ELSE '' END
            || E'\n';
   END LOOP;
   s := s || storagelab_internal.layout_function_recheck(relation, allch, 'after')

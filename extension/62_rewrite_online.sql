@@ -154,6 +154,7 @@ CREATE FUNCTION storagelab_internal.rewrite_online_apply(d jsonb, batch_rows big
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET row_security = off   -- a policy hiding rows of the source is an error, not rows lost
 AS $fn$
 DECLARE
   ids  bigint[];
@@ -224,6 +225,10 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply(jsonb, bigint) IS
 -- in the copy).  Progress rows: storagelab.bigint_migration_progress.  The
 -- setting storagelab.backfill_batches stops it after that many batches.
 --
+-- The copy reads the source with row_security off: a policy that would
+-- hide rows from the role running it (FORCE ROW LEVEL SECURITY, its owner)
+-- stops it with an error instead of leaving those rows behind.
+--
 -- A procedure with transaction control cannot pin search_path with a SET
 -- clause: it sets it for each of its transactions and qualifies the
 -- functions it calls.
@@ -244,6 +249,7 @@ DECLARE
   ms      numeric;
   limit_batches int := coalesce(nullif(pg_catalog.current_setting('storagelab.backfill_batches', true), ''), '0')::int;
   caller_path text := pg_catalog.current_setting('search_path');
+  caller_rls  text := pg_catalog.current_setting('row_security');
 BEGIN
   PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
   FOR d IN SELECT x FROM pg_catalog.jsonb_array_elements(dirs) x LOOP
@@ -262,8 +268,10 @@ BEGIN
       SET TRANSACTION ISOLATION LEVEL REPEATABLE READ;   -- first statement of the transaction: before any expression
       PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
       t0 := pg_catalog.clock_timestamp();
+      PERFORM pg_catalog.set_config('row_security', 'off', true);
       EXECUTE d->>'copy';
       GET DIAGNOSTICS nrows = ROW_COUNT;
+      PERFORM pg_catalog.set_config('row_security', caller_rls, true);
       EXECUTE pg_catalog.format('DELETE FROM %s', d->>'log');
       maxb := -1;
     ELSE
@@ -273,9 +281,11 @@ BEGIN
       PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
       nb := greatest(least(n, maxb + 1 - b), 1);
       t0 := pg_catalog.clock_timestamp();
+      PERFORM pg_catalog.set_config('row_security', 'off', true);
       EXECUTE d->>'copy' || E'\n WHERE ctid >= $1 AND ctid < $2'
         USING pg_catalog.format('(%s,0)', b)::tid, pg_catalog.format('(%s,0)', b + nb)::tid;
       GET DIAGNOSTICS nrows = ROW_COUNT;
+      PERFORM pg_catalog.set_config('row_security', caller_rls, true);
       ms := extract(epoch FROM pg_catalog.clock_timestamp() - t0) * 1000;
       b := b + nb;
       IF batch_time_ms > 0 THEN

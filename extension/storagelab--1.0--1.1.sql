@@ -11482,3 +11482,745 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storag
   'the INT->BIGINT script in mode online (alias copy_swap): the component rebuilt by the rewrite engine beside the old tables, copied in batches, kept in step by change logs, swapped in one short transaction; phases start to cleanup, and rollback';
 
 -- END generated section online
+
+-- ---------------------------------------------------------------------------
+-- Row-level security: the statements of the generated scripts that copy or
+-- rewrite rows run with row_security off, so a policy that would hide rows
+-- from the role running them (FORCE ROW LEVEL SECURITY on a table its
+-- owner migrates) stops the script with an error instead of leaving rows
+-- out of the copy.
+-- Copied from the install parts by
+--   scripts/upgrade-section.sh row_security extension/storagelab--1.0--1.1.sql \
+--     extension/26_bigint_backfill.sql:storagelab.bigint_migration_backfill \
+--     extension/40_toast.sql:storagelab.storage_migration_script \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_script \
+--     extension/62_rewrite_online.sql:storagelab_internal.rewrite_online_apply \
+--     extension/62_rewrite_online.sql:storagelab.rewrite_online_copy \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_apply_back
+-- (run it again after changing any of them).
+-- BEGIN generated section row_security
+-- from extension/26_bigint_backfill.sql: storagelab.bigint_migration_backfill
+CREATE OR REPLACE PROCEDURE storagelab.bigint_migration_backfill(migration text, relation regclass,
+                                                      new_columns name[], old_columns name[],
+                                                      batch_time_ms numeric, batch_blocks int,
+                                                      pause interval, lock_retries int)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+  qn       text := (SELECT pg_catalog.format('%I.%I', n.nspname, c.relname)      -- as the script names it
+                      FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                     WHERE c.oid = relation);
+  copy_sql text;
+  b        bigint;
+  maxb     bigint;
+  isdone   boolean;
+  n        bigint;             -- blocks per batch
+  nbatch   int := 0;
+  tries    int;
+  nb       bigint;             -- blocks in this batch: n, or fewer at the end of the table
+  nrows    bigint;
+  repl     boolean := false;   -- session_replication_role was set (superusers only)
+  t_start  timestamptz := pg_catalog.clock_timestamp();
+  t0       timestamptz;
+  ms       numeric;
+  rate     numeric;            -- rows copied per ms by the last batch that copied rows
+  avgdens  numeric;            -- rows per block, table average
+  limit_batches int := coalesce(nullif(pg_catalog.current_setting('storagelab.backfill_batches', true), ''), '0')::int;
+  caller_path text := pg_catalog.current_setting('search_path');
+  caller_rls  text := pg_catalog.current_setting('row_security');
+BEGIN
+  PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+  IF pg_catalog.cardinality(new_columns) IS DISTINCT FROM pg_catalog.cardinality(old_columns) OR pg_catalog.cardinality(new_columns) = 0 THEN
+    RAISE EXCEPTION 'new_columns and old_columns must be non-empty arrays of the same length'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  -- dynamic, with parameters: no PL/pgSQL variable can be mistaken for a column of the table
+  copy_sql := pg_catalog.format('UPDATE ONLY %s SET %s WHERE ctid >= $1 AND ctid < $2 AND (%s)', qn,
+                (SELECT pg_catalog.string_agg(pg_catalog.format('%I = %I', u.nw, u.od), ', ')
+                   FROM unnest(new_columns, old_columns) AS u(nw, od)),
+                (SELECT pg_catalog.string_agg(pg_catalog.format('%I IS DISTINCT FROM %I', u.nw, u.od), ' OR ')
+                   FROM unnest(new_columns, old_columns) AS u(nw, od)));
+  SELECT p.next_block, p.max_block, p.done, coalesce(p.batch_blocks, bigint_migration_backfill.batch_blocks) INTO b, maxb, isdone, n
+    FROM storagelab.bigint_migration_progress p
+   WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'phase expand has not run for %', qn
+      USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'Run phase expand first.';
+  END IF;
+  IF isdone THEN
+    PERFORM pg_catalog.set_config('search_path', caller_path, true);
+    RETURN;
+  END IF;
+  SELECT CASE WHEN c.relpages > 0 AND c.reltuples > 0 THEN c.reltuples / c.relpages ELSE 1 END INTO avgdens
+    FROM pg_catalog.pg_class c WHERE c.oid = relation;
+  IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
+    SET session_replication_role = replica;
+    repl := true;
+  END IF;
+  WHILE b <= maxb LOOP
+    tries := 0;
+    LOOP
+      nb := greatest(least(n, maxb + 1 - b), 1);
+      t0 := pg_catalog.clock_timestamp();
+      BEGIN
+        -- row_security off: a policy that hides rows from this role is an
+        -- error here, not rows left without their new column's value
+        PERFORM pg_catalog.set_config('row_security', 'off', true);
+        EXECUTE copy_sql USING pg_catalog.format('(%s,0)', b)::tid, pg_catalog.format('(%s,0)', b + nb)::tid;
+        GET DIAGNOSTICS nrows = ROW_COUNT;
+        PERFORM pg_catalog.set_config('row_security', caller_rls, true);
+        EXIT;
+      EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+        -- a row of this batch is locked by a client: give way, retry the batch with half its blocks
+        tries := tries + 1;
+        IF tries > lock_retries THEN RAISE; END IF;
+        n := greatest(n / 2, 1);
+        PERFORM pg_catalog.pg_sleep(least(0.1 * tries, 2));
+      END;
+    END LOOP;
+    ms := extract(epoch FROM pg_catalog.clock_timestamp() - t0) * 1000;
+    b := b + nb;
+    IF batch_time_ms > 0 AND nrows > 0 THEN
+      rate := nrows / greatest(ms, 0.01);
+    END IF;
+    IF batch_time_ms > 0 AND rate IS NOT NULL THEN
+      n := greatest(1, least(2 * n, pg_catalog.floor(rate * batch_time_ms / greatest(avgdens, nrows::numeric / nb))));
+    END IF;
+    UPDATE storagelab.bigint_migration_progress p
+       SET next_block = b, batch_blocks = n, batches = p.batches + 1, rows_copied = p.rows_copied + nrows,
+           last_batch_ms = pg_catalog.round(ms, 1), max_batch_ms = greatest(p.max_batch_ms, pg_catalog.round(ms, 1)),
+           started_at = coalesce(p.started_at, t_start), updated_at = pg_catalog.now()
+     WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;
+    COMMIT;
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    nbatch := nbatch + 1;
+    IF limit_batches > 0 AND nbatch >= limit_batches THEN
+      RAISE NOTICE '% stopped after % batches at block % of %; run phase backfill again to resume', qn, nbatch, b, maxb;
+      IF repl THEN RESET session_replication_role; END IF;
+      PERFORM pg_catalog.set_config('search_path', caller_path, true);
+      RETURN;
+    END IF;
+    IF nrows > 0 THEN
+      PERFORM pg_catalog.pg_sleep(extract(epoch FROM pause));
+    END IF;
+  END LOOP;
+  IF repl THEN RESET session_replication_role; END IF;
+  UPDATE storagelab.bigint_migration_progress p SET done = true, updated_at = pg_catalog.now()
+   WHERE p.migration = bigint_migration_backfill.migration AND p.relation = qn;
+  COMMIT;
+  PERFORM pg_catalog.set_config('search_path', caller_path, true);
+END
+$fn$;
+COMMENT ON PROCEDURE storagelab.bigint_migration_backfill(text, regclass, name[], name[], numeric, int, interval, int) IS
+  'backfill of one table of an online INT->BIGINT migration (its script''s phase backfill CALLs it): batches of heap blocks, one COMMIT each, resumable from storagelab.bigint_migration_progress';
+
+-- from extension/40_toast.sql: storagelab.storage_migration_script
+CREATE OR REPLACE FUNCTION storagelab.storage_migration_script(
+    relation regclass, column_name name, storage text DEFAULT 'external',
+    rewrite_existing boolean DEFAULT false)
+RETURNS text
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  rel         pg_class;
+  att         pg_attribute;
+  words       text[];
+  target      text;            -- external | extended | main
+  method      text;            -- pglz | lz4 | NULL (unchanged)
+  lock_to     text := storagelab_internal.setting('scripts.lock_timeout');
+  retries     int  := storagelab_internal.setting('scripts.lock_retries')::int;
+  typ         text;
+  rewrite_expr text;
+  rewrite_cond text;
+  col         text := quote_ident(column_name);
+  out         text;
+  step        int := 0;
+  t           record;
+  stmt        text;
+BEGIN
+  SELECT * INTO rel FROM pg_class WHERE oid = relation;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'relation with OID % does not exist', relation::oid
+      USING ERRCODE = 'undefined_table',
+            HINT = 'Pass an existing table as a regclass, for example ''public.files''::regclass.';
+  END IF;
+  IF rel.relkind NOT IN ('r', 'p') THEN
+    RAISE EXCEPTION '"%" is not a table', relation
+      USING ERRCODE = 'wrong_object_type',
+            DETAIL = 'storage_migration_script() writes ALTER TABLE and UPDATE statements, which apply to tables and partitioned tables only.',
+            HINT = 'For a materialized view, run ALTER MATERIALIZED VIEW ... ALTER COLUMN ... SET STORAGE, then REFRESH MATERIALIZED VIEW.';
+  END IF;
+  SELECT * INTO att FROM pg_attribute
+   WHERE attrelid = relation AND attname = column_name AND attnum > 0 AND NOT attisdropped;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'column "%" of relation "%" does not exist', column_name, relation
+      USING ERRCODE = 'undefined_column',
+            HINT = 'Pass the name of one of the table''s columns, as stored (case-sensitive).';
+  END IF;
+  typ := format_type(att.atttypid, NULL);
+  -- Names are interpolated into comment lines too: there, line breaks in a
+  -- (quoted) name become spaces, so that no name can end a comment.
+  rewrite_expr := CASE att.atttypid
+    WHEN 'bytea'::regtype   THEN format('%s || ''''::bytea', col)
+    WHEN 'text'::regtype    THEN format('%s || ''''::text', col)
+    WHEN 'varchar'::regtype THEN format('%s || ''''::text', col)
+    WHEN 'jsonb'::regtype   THEN format('%s::text::jsonb', col)
+    END;
+  IF rewrite_expr IS NULL THEN
+    RAISE EXCEPTION 'column "%" of relation "%" has type %, which storage_migration_script() does not handle', column_name, relation, typ
+      USING ERRCODE = 'datatype_mismatch',
+            DETAIL = 'Supported types are bytea, text, character varying and jsonb.',
+            HINT = 'Write ALTER TABLE ... ALTER COLUMN ... SET STORAGE by hand for other types.';
+  END IF;
+
+  -- The DO blocks below are dollar-quoted; names must not end them early.
+  IF relation::text ~ '\$(step|rewrite)\$' OR col ~ '\$(step|rewrite)\$' THEN
+    RAISE EXCEPTION 'relation or column name contains a dollar-quote tag of the generated script'
+      USING ERRCODE = 'invalid_name',
+            HINT = 'Write the ALTER TABLE statements by hand for this object.';
+  END IF;
+
+  words := regexp_split_to_array(lower(btrim(storage)), '\s+');
+  IF array_length(words, 1) = 1 AND words[1] IN ('pglz', 'lz4') THEN
+    words := ARRAY['extended', words[1]];
+  END IF;
+  target := words[1];
+  method := words[2];
+  IF target NOT IN ('external', 'extended', 'main') OR array_length(words, 1) > 2
+     OR (method IS NOT NULL AND method NOT IN ('pglz', 'lz4'))
+     OR (target = 'external' AND method IS NOT NULL) THEN
+    RAISE EXCEPTION 'invalid storage "%"', storage
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'storage is one of external, extended or main, optionally followed by a compression method (pglz or lz4) for extended and main; lz4 alone means extended lz4.',
+            HINT = 'PLAIN is not offered: it makes rows with large values fail to insert.';
+  END IF;
+  IF method = 'lz4' AND NOT (SELECT 'lz4' = ANY (enumvals) FROM pg_settings
+                              WHERE name = 'default_toast_compression') THEN
+    RAISE EXCEPTION 'this server was built without lz4 support'
+      USING ERRCODE = 'feature_not_supported',
+            HINT = 'Use pglz, or a server built with --with-lz4.';
+  END IF;
+
+  rewrite_cond := CASE
+    WHEN target = 'external' THEN format('pg_catalog.pg_column_compression(%s) IS NOT NULL', col)
+    WHEN method IS NOT NULL THEN format(
+      '(pg_catalog.pg_column_compression(%1$s) IS DISTINCT FROM %2$L AND pg_catalog.octet_length(%1$s) >= %3$s)',
+      col, method, 2032)
+    ELSE format('(pg_catalog.pg_column_compression(%1$s) IS NULL AND pg_catalog.octet_length(%1$s) >= %2$s)', col, 2032)
+    END;
+
+  out := format(E'-- storagelab %s: storage migration script\n'
+                '-- generated %s by storagelab.storage_migration_script()\n'
+                '-- table:   %s (%s)\n'
+                '-- column:  %s %s, now STORAGE %s, COMPRESSION %s\n'
+                '-- target:  STORAGE %s%s; rewrite existing values: %s\n'
+                '--\n'
+                '-- Run with psql outside a transaction block (each step commits):\n'
+                '--   psql -v ON_ERROR_STOP=1 -f this_script.sql\n'
+                '--\n'
+                '-- ALTER TABLE ... SET STORAGE and SET COMPRESSION change the catalog only.\n'
+                '-- Values already stored keep their form: SET STORAGE does not touch them, nor does\n'
+                '-- UPDATE ... SET c = c (it reuses the same TOAST pointer and carries inline\n'
+                '-- compressed values as they are), nor VACUUM FULL, nor CLUSTER.  Only new or\n'
+                '-- rebuilt values (c = c || ''''), or the rewrite step below, follow the new setting.\n'
+                '-- Plain ALTER TABLE recurses and takes ACCESS EXCLUSIVE on every partition at once;\n'
+                '-- this script alters one table at a time with ALTER TABLE ONLY.\n',
+                (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'),
+                to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'),
+                translate(relation::text, E'\n\r', '  '), CASE rel.relkind WHEN 'p' THEN 'partitioned table' ELSE 'table' END,
+                translate(col, E'\n\r', '  '), typ,
+                upper(CASE att.attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
+                                          WHEN 'm' THEN 'main' ELSE 'plain' END),
+                coalesce(CASE att.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END,
+                         'default (' || current_setting('default_toast_compression') || ')'),
+                upper(target), coalesce(', COMPRESSION ' || method, ''),
+                CASE WHEN rewrite_existing THEN 'yes' ELSE 'no' END);
+  out := out || format(E'\n\\set ON_ERROR_STOP on\nSET lock_timeout = %L;\n', lock_to)
+             || E'SET row_security = off;   -- a policy hiding rows from this role is an error, never a partial rewrite\n';
+
+  -- The tree: the table, its partitions and inheritance children (the
+  -- column has the same name in all of them), parents before children.
+  FOR t IN
+    WITH RECURSIVE tree(relid, depth) AS (
+      SELECT relation::oid, 0
+      UNION ALL
+      SELECT i.inhrelid, tree.depth + 1 FROM pg_inherits i JOIN tree ON i.inhparent = tree.relid
+    )
+    SELECT tree.relid::regclass AS r, c.relkind, min(tree.depth) AS depth
+      FROM tree JOIN pg_class c ON c.oid = tree.relid
+     WHERE c.relkind IN ('r', 'p', 'f')
+     GROUP BY tree.relid, c.relkind
+     ORDER BY min(tree.depth), tree.relid::regclass::text
+  LOOP
+    CONTINUE WHEN t.relkind = 'f';
+    stmt := format('ALTER TABLE ONLY %s ALTER COLUMN %s SET STORAGE %s', t.r, col, upper(target));
+    IF method IS NOT NULL THEN
+      stmt := stmt || format(', ALTER COLUMN %s SET COMPRESSION %s', col, method);
+    END IF;
+    step := step + 1;
+    out := out || format(E'\n-- Step %s: %s on %s.  Takes ACCESS EXCLUSIVE on %s for a catalog update\n'
+                         '-- only (no rewrite); retried up to %s more times when lock_timeout (%s) expires.\n',
+                         step,
+                         CASE WHEN method IS NULL THEN 'SET STORAGE ' || upper(target)
+                              ELSE 'SET STORAGE ' || upper(target) || ' and SET COMPRESSION ' || method END,
+                         translate(t.r::text, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), retries, lock_to);
+    out := out || E'DO $step$\nBEGIN\n'
+               || storagelab_internal.retry_loop(format(E'        EXECUTE %L;\n', stmt), retries,
+                                                 'Other sessions keep using the table: run the script again when traffic is lower.')
+               || E'END\n$step$;\n';
+  END LOOP;
+
+  IF NOT rewrite_existing THEN
+    out := out || E'\n-- Existing values are left as they are (rewrite_existing => false).  To see how\n'
+               || format(E'-- they are stored: SELECT * FROM storagelab.toast_profile(%L, %L);\n',
+                         translate(relation::text, E'\n\r', '  '), translate(column_name::text, E'\n\r', '  '));
+    RETURN out;
+  END IF;
+
+  -- The rewrite: per table that holds rows, walk it in ranges of pages,
+  -- COMMIT after each batch; a rerun skips values already rewritten.
+  FOR t IN
+    WITH RECURSIVE tree(relid) AS (
+      SELECT relation::oid
+      UNION
+      SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.relid
+    )
+    SELECT tree.relid::regclass AS r
+      FROM tree JOIN pg_class c ON c.oid = tree.relid
+     WHERE c.relkind = 'r'
+     ORDER BY tree.relid::regclass::text
+  LOOP
+    step := step + 1;
+    out := out || format(E'\n-- Step %s: rewrite the values of %s in %s whose stored form differs from the\n'
+                         '-- new setting (%s), 1,000 pages per transaction.  Takes ROW EXCLUSIVE on the\n'
+                         '-- table and row locks on the rewritten rows; fires UPDATE triggers; writes WAL and\n'
+                         '-- dead row versions (the table and its TOAST table grow until VACUUM).  Resumable:\n'
+                         '-- run it again and values already rewritten are skipped.\n',
+                         step, translate(col, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), translate(rewrite_cond, E'\n\r', '  '));
+    out := out || format(
+      E'DO $rewrite$\nDECLARE\n'
+      '  batch_pages constant bigint := 1000;\n'
+      '  last_page bigint := pg_catalog.pg_relation_size(%1$L::regclass) / current_setting(''block_size'')::bigint;\n'
+      '  first_page bigint := 0;\n'
+      '  n bigint;\n'
+      '  total bigint := 0;\n'
+      'BEGIN\n'
+      '  WHILE first_page <= last_page LOOP\n',
+      t.r::text)
+      || storagelab_internal.retry_loop(format(
+           E'        UPDATE ONLY %1$s SET %2$s = %3$s\n'
+           '         WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
+           '           AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid\n'
+           '           AND %4$s;\n'
+           '        GET DIAGNOSTICS n = ROW_COUNT;\n',
+           t.r, col, rewrite_expr, rewrite_cond), retries,
+           'Other sessions keep rows of the table locked: run the script again; rewritten values are skipped.')
+      || format(
+      E'    COMMIT;\n'
+      '    total := total + n;\n'
+      '    first_page := first_page + batch_pages;\n'
+      '    RAISE NOTICE ''%%: pages < %% done, %% values rewritten'', %1$L, first_page, total;\n'
+      '  END LOOP;\n'
+      'END\n$rewrite$;\n',
+      t.r::text);
+    out := out || format(E'\n-- Then: VACUUM %s (SHARE UPDATE EXCLUSIVE; does not block reads or writes)\n'
+                         '-- marks the old row versions and their TOAST chunks reusable; the files shrink\n'
+                         '-- only with VACUUM FULL or pg_repack (ACCESS EXCLUSIVE / brief locks).\n'
+                         'VACUUM (ANALYZE) %s;\n', translate(t.r::text, E'\n\r', '  '), t.r);
+  END LOOP;
+  RETURN out;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab.storage_migration_script(regclass, name, text, boolean) IS
+  'psql script that sets a column''s STORAGE (external, extended, main; optionally with COMPRESSION pglz/lz4) table by table with lock_timeout and retries, and with rewrite_existing a batched, resumable rewrite of the values stored in the old form, then VACUUM';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_script
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_script(relation regclass, mode text, column_types jsonb,
+                                                  column_order name[], plan jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  p          record;
+  tabs       jsonb;             -- the engine's input: the table, then the rest of its key's component
+  comp       jsonb;
+  self_types jsonb;
+  ch         jsonb;             -- the table's changes
+  allch      jsonb;             -- and the component's, each with its "relation" (OID)
+  rels       oid[];
+  tc         record;
+  rechecks   text := '';
+  lock_list  text;
+  lock_stmt  text[];
+  s          text;
+  ph         text;
+  retries    int := storagelab_internal.setting('scripts.lock_retries')::int;
+BEGIN
+  IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
+    RAISE EXCEPTION 'unknown mode %', coalesce(quote_literal(mode), 'NULL')
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'The modes are blocking and online.';
+  END IF;
+  PERFORM storagelab_internal.rewrite_refuse(ARRAY[relation::oid]);
+  SELECT * INTO p FROM storagelab_internal.layout_plan(relation, column_types, column_order, plan);
+  IF p.changes = '[]' AND (SELECT array_agg(c->>'column_name' ORDER BY n) FROM jsonb_array_elements(p.tables->0->'columns') WITH ORDINALITY u(c, n))
+                          = (SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_attribute a
+                              WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped) THEN
+    RAISE EXCEPTION 'nothing to change: the columns keep their order and types'
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Give column_types or column_order.';
+  END IF;
+  -- a retyped key: the rest of its foreign-key component changes with it,
+  -- other tables (rebuilt with the table, in their own column order) and
+  -- the table's own columns referencing the key
+  WITH k AS MATERIALIZED (SELECT * FROM storagelab_internal.layout_key_component(relation, p.changes))
+  SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('relation', storagelab_internal.bigint_migration_qname(t.relid),
+                   'columns', (SELECT jsonb_agg(coalesce((SELECT jsonb_build_object('column_name', a.attname, 'type', k.new_type)
+                                                            FROM k WHERE k.relid = t.relid AND k.column_name = a.attname LIMIT 1),
+                                                         jsonb_build_object('column_name', a.attname)) ORDER BY a.attnum)
+                                 FROM pg_attribute a WHERE a.attrelid = t.relid AND a.attnum > 0 AND NOT a.attisdropped))
+                   ORDER BY storagelab_internal.bigint_migration_qname(t.relid)), '[]')
+            FROM (SELECT DISTINCT k.relid FROM k WHERE k.relid <> relation::oid) t),
+         (SELECT jsonb_object_agg(k.column_name, k.new_type) FROM k WHERE k.relid = relation::oid)
+    INTO comp, self_types;
+  tabs := p.tables;
+  IF self_types IS NOT NULL THEN
+    tabs := jsonb_build_array(jsonb_build_object('relation', tabs->0->>'relation', 'columns',
+              (SELECT jsonb_agg(CASE WHEN self_types ? (c->>'column_name') AND NOT c ? 'type'
+                                     THEN c || jsonb_build_object('type', self_types->>(c->>'column_name')) ELSE c END ORDER BY n)
+                 FROM jsonb_array_elements(tabs->0->'columns') WITH ORDINALITY u(c, n))));
+  END IF;
+  tabs := tabs || comp;
+  SELECT coalesce(jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type)
+                            -- a column of the table that changes with the key named in column_types
+                            || CASE WHEN coalesce(self_types ? c.column_name, false) AND NOT coalesce(column_types ? c.column_name, false)
+                                    THEN '{"component": true}'::jsonb ELSE '{}' END ORDER BY c.pos)
+                  FILTER (WHERE c.changed AND c.table_ord = 1), '[]'),
+         array_agg(DISTINCT c.relid)
+    INTO ch, rels
+    FROM storagelab_internal.rewrite_columns(tabs) c;
+  PERFORM storagelab_internal.layout_preflight(relation, ch);
+  PERFORM storagelab_internal.layout_function_check(relation, ch);
+  rechecks := storagelab_internal.layout_recheck(relation, ch);
+  allch := ch;
+  FOR tc IN
+    SELECT c.relid, jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type, 'component', true)
+                              ORDER BY c.pos) AS ch
+      FROM storagelab_internal.rewrite_columns(tabs) c
+     WHERE c.changed AND c.table_ord > 1
+     GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
+  LOOP
+    PERFORM storagelab_internal.layout_preflight(tc.relid::regclass, tc.ch);
+    PERFORM storagelab_internal.layout_function_check(tc.relid::regclass, tc.ch);
+    rechecks := rechecks || storagelab_internal.layout_recheck(tc.relid::regclass, tc.ch);
+    allch := allch || (SELECT jsonb_agg(x || jsonb_build_object('relation', tc.relid::text)) FROM jsonb_array_elements(tc.ch) x);
+  END LOOP;
+  -- everything the run takes ACCESS EXCLUSIVE on, locked together before the copy
+  SELECT array_agg(x.lock_sql ORDER BY x.rel::oid),
+         string_agg(format(E'--   %s (%s)\n', storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(x.rel)),
+                           x.why), '' ORDER BY x.rel::oid)
+    INTO lock_stmt, lock_list
+    FROM (SELECT l.rel, min(l.lock_sql) AS lock_sql,
+                 CASE WHEN l.rel = relation THEN 'the table'
+                      WHEN l.rel = ANY (rels) THEN 'rebuilt with the table: its foreign-key component'
+                      ELSE string_agg(DISTINCT l.why, '; ') END AS why
+            FROM unnest(rels) r(oid), storagelab_internal.layout_lock_targets(r.oid::regclass) l
+           GROUP BY l.rel) x;
+  IF mode = 'online' THEN
+    RETURN storagelab_internal.layout_online_script(relation, tabs, allch,
+                                                    CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list);
+  END IF;
+  s := storagelab_internal.layout_header(relation, tabs, allch,
+                                         CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list, NULL)
+       || storagelab_internal.bigint_migration_blocking_settings()
+       || E'-- Lock the table and every relation the run changes (see the header), all or none, in OID order;\n'
+       || E'-- retried on lock_timeout.\n'
+       || storagelab_internal.retry_block(lock_stmt, retries,
+                                          'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
+       || E'\n' || rechecks
+       || storagelab_internal.layout_function_recheck(relation, allch, 'before');
+  FOREACH ph IN ARRAY ARRAY['create', 'copy', 'index', 'swap', 'validate', 'cleanup'] LOOP
+    s := s || CASE ph WHEN 'create' THEN E'-- The new table beside the old one.\n'
+                      WHEN 'copy' THEN E'-- Every row, in the new column order (row_security off: a policy that would hide\n'
+                                        '-- rows from this role stops the script instead of leaving them out).\n'
+                                        'SET LOCAL row_security = off;\n'
+                      WHEN 'index' THEN E'-- Indexes and constraints, built once on the full table.\n'
+                      WHEN 'swap' THEN E'-- The swap: dependents, renames, sequences, foreign keys, triggers, rules, policies.\n'
+                      WHEN 'validate' THEN E'-- Foreign keys re-pointed NOT VALID, validated.\n'
+                      ELSE E'-- The old table.\n' END
+           || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
+                          FROM storagelab_internal.rewrite_statements(tabs, ph) r), '')
+           || CASE ph WHEN 'copy' THEN E'SET LOCAL row_security = on;\n' ELSE '' END
+           || E'\n';
+  END LOOP;
+  s := s || storagelab_internal.layout_function_recheck(relation, allch, 'after')
+         || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n'
+         || E'-- Statistics of the new tables (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
+         || (SELECT string_agg(format(E'ANALYZE %s;\n', t->>'relation'), '' ORDER BY n) FROM jsonb_array_elements(tabs) WITH ORDINALITY u(t, n));
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_script(regclass, text, jsonb, name[], jsonb) IS
+  'the layout script of one table (with the rest of the foreign-key component of a key it retypes), given its table_rewrite_plan row (as jsonb; NULL: none): storagelab.layout_migration_script() without looking the plan up';
+
+-- from extension/62_rewrite_online.sql: storagelab_internal.rewrite_online_apply
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_apply(d jsonb, batch_rows bigint)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET row_security = off   -- a policy hiding rows of the source is an error, not rows lost
+AS $fn$
+DECLARE
+  ids  bigint[];
+  kl   text := (SELECT string_agg(quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+  cols text;
+  ndel bigint;
+  tk   text := (SELECT string_agg('t.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+  lk   text := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+BEGIN
+  EXECUTE format('SELECT array_agg(storagelab_seq ORDER BY storagelab_seq), count(*) FILTER (WHERE op = ''D'') '
+                 'FROM (SELECT storagelab_seq, %s AS op FROM %s ORDER BY storagelab_seq LIMIT $1) x',
+                 CASE WHEN kl IS NULL THEN 'storagelab_op' ELSE 'NULL::"char"' END, d->>'log')
+    INTO ids, ndel USING batch_rows;
+  IF ids IS NULL THEN
+    RETURN 0;
+  END IF;
+  IF kl IS NOT NULL AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.confrelid = (d->>'target')::regclass AND c.contype = 'f') THEN
+    -- upsert, then delete the keys gone from the source: a row of the
+    -- target that other tables reference is never deleted and inserted again
+    SELECT string_agg(format('%1$I = EXCLUDED.%1$I', a.attname), ', ' ORDER BY a.attnum) INTO cols
+      FROM pg_attribute a
+     WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+       AND a.attidentity <> 'a' AND NOT a.attname::text IN (SELECT jsonb_array_elements_text(d->'key'));
+    EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))\n ON CONFLICT (%s) DO %s',
+                   d->>'copy', kl, kl, d->>'log', kl, coalesce('UPDATE SET ' || cols, 'NOTHING')) USING ids;
+    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s) '
+                   'AND NOT EXISTS (SELECT FROM ONLY %s s WHERE (%s) = (%s))',
+                   d->>'target', kl, d->>'log', tk, lk, d->>'source',
+                   (SELECT string_agg('s.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k), lk)
+      USING ids;
+  ELSIF kl IS NOT NULL THEN
+    -- nothing references the target: delete the keys, copy them again
+    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s)',
+                   d->>'target', kl, d->>'log', tk, lk)
+      USING ids;
+    EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))', d->>'copy', kl, kl, d->>'log') USING ids;
+  ELSE
+    SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+      FROM pg_attribute a
+     WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
+    EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) '
+                   'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log')
+      USING ids;
+    IF ndel > 0 THEN
+    EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '
+                   'FROM %1$s t WHERE to_jsonb(t) IN (SELECT storagelab_row FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')) c '
+                   'JOIN (SELECT storagelab_row AS r, count(*) AS n FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'' GROUP BY storagelab_row) w ON w.r = c.j AND c.n <= w.n)',
+                   d->>'target', d->>'log')
+      USING ids;
+    END IF;
+  END IF;
+  EXECUTE format('DELETE FROM %s WHERE storagelab_seq = ANY ($1)', d->>'log') USING ids;
+  RETURN cardinality(ids);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply(jsonb, bigint) IS
+  'one batch of the replay of a copy-and-swap change log into its target table, in sets (keys deleted and copied again, or whole rows inserted and deleted); returns the log rows applied';
+
+-- from extension/62_rewrite_online.sql: storagelab.rewrite_online_copy
+CREATE OR REPLACE PROCEDURE storagelab.rewrite_online_copy(migration text, dirs jsonb, batch_time_ms numeric,
+                                                batch_blocks int, pause interval)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+  d       jsonb;
+  b       bigint;
+  maxb    bigint;
+  isdone  boolean;
+  n       bigint;
+  nb      bigint;
+  nrows   bigint;
+  nbatch  int := 0;
+  t0      timestamptz;
+  ms      numeric;
+  limit_batches int := coalesce(nullif(pg_catalog.current_setting('storagelab.backfill_batches', true), ''), '0')::int;
+  caller_path text := pg_catalog.current_setting('search_path');
+  caller_rls  text := pg_catalog.current_setting('row_security');
+BEGIN
+  PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+  FOR d IN SELECT x FROM pg_catalog.jsonb_array_elements(dirs) x LOOP
+    INSERT INTO storagelab.bigint_migration_progress AS p (migration, relation, max_block, batch_blocks, started_at)
+    SELECT rewrite_online_copy.migration, d->>'source',
+           pg_catalog.pg_relation_size((d->>'source')::regclass) / pg_catalog.current_setting('block_size')::int,
+           rewrite_online_copy.batch_blocks, pg_catalog.clock_timestamp()
+    ON CONFLICT ON CONSTRAINT bigint_migration_progress_pkey DO NOTHING;
+    SELECT p.next_block, p.max_block, p.done, p.batch_blocks INTO b, maxb, isdone, n
+      FROM storagelab.bigint_migration_progress p
+     WHERE p.migration = rewrite_online_copy.migration AND p.relation = d->>'source';
+    IF isdone THEN
+      CONTINUE;
+    ELSIF pg_catalog.jsonb_typeof(d->'key') IS DISTINCT FROM 'array' THEN
+      COMMIT;
+      SET TRANSACTION ISOLATION LEVEL REPEATABLE READ;   -- first statement of the transaction: before any expression
+      PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+      t0 := pg_catalog.clock_timestamp();
+      PERFORM pg_catalog.set_config('row_security', 'off', true);
+      EXECUTE d->>'copy';
+      GET DIAGNOSTICS nrows = ROW_COUNT;
+      PERFORM pg_catalog.set_config('row_security', caller_rls, true);
+      EXECUTE pg_catalog.format('DELETE FROM %s', d->>'log');
+      maxb := -1;
+    ELSE
+      COMMIT;
+    END IF;
+    WHILE b <= maxb LOOP
+      PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+      nb := greatest(least(n, maxb + 1 - b), 1);
+      t0 := pg_catalog.clock_timestamp();
+      PERFORM pg_catalog.set_config('row_security', 'off', true);
+      EXECUTE d->>'copy' || E'\n WHERE ctid >= $1 AND ctid < $2'
+        USING pg_catalog.format('(%s,0)', b)::tid, pg_catalog.format('(%s,0)', b + nb)::tid;
+      GET DIAGNOSTICS nrows = ROW_COUNT;
+      PERFORM pg_catalog.set_config('row_security', caller_rls, true);
+      ms := extract(epoch FROM pg_catalog.clock_timestamp() - t0) * 1000;
+      b := b + nb;
+      IF batch_time_ms > 0 THEN
+        n := greatest(1, least(2 * n, pg_catalog.floor(nb * batch_time_ms / greatest(ms, 0.01))));
+      END IF;
+      UPDATE storagelab.bigint_migration_progress p
+         SET next_block = b, batch_blocks = n, batches = p.batches + 1, rows_copied = p.rows_copied + nrows,
+             last_batch_ms = pg_catalog.round(ms, 1), max_batch_ms = greatest(p.max_batch_ms, pg_catalog.round(ms, 1)),
+             updated_at = pg_catalog.now()
+       WHERE p.migration = rewrite_online_copy.migration AND p.relation = d->>'source';
+      COMMIT;
+      nbatch := nbatch + 1;
+      IF limit_batches > 0 AND nbatch >= limit_batches THEN
+        RAISE NOTICE '% stopped after % batches at block % of %; run the copy again to resume', d->>'source', nbatch, b, maxb;
+        PERFORM pg_catalog.set_config('search_path', caller_path, false);
+        RETURN;
+      END IF;
+      PERFORM pg_catalog.pg_sleep(extract(epoch FROM pause));
+    END LOOP;
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    UPDATE storagelab.bigint_migration_progress p
+       SET done = true, updated_at = pg_catalog.now(),
+           rows_copied = p.rows_copied + CASE WHEN maxb = -1 THEN nrows ELSE 0 END,
+           batches = p.batches + CASE WHEN maxb = -1 THEN 1 ELSE 0 END,
+           last_batch_ms = CASE WHEN maxb = -1 THEN pg_catalog.round(extract(epoch FROM pg_catalog.clock_timestamp() - t0) * 1000, 1) ELSE p.last_batch_ms END
+     WHERE p.migration = rewrite_online_copy.migration AND p.relation = d->>'source';
+    COMMIT;
+  END LOOP;
+  PERFORM pg_catalog.set_config('search_path', caller_path, false);
+END
+$fn$;
+COMMENT ON PROCEDURE storagelab.rewrite_online_copy(text, jsonb, numeric, int, interval) IS
+  'the copy phase of an online copy-and-swap rewrite (its script CALLs it): tables with a key in batches of heap blocks sized to a time budget, one COMMIT each, resumable from storagelab.bigint_migration_progress; tables without one in one snapshot';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_apply_back
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_apply_back(dirs jsonb)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET row_security = off   -- a policy hiding rows of the source is an error, not rows lost
+AS $fn$
+DECLARE
+  n      int := jsonb_array_length(dirs);
+  idl    bigint[];
+  ord    int[] := '{}';
+  rest   int[] := ARRAY(SELECT generate_series(0, jsonb_array_length(dirs) - 1));
+  ready  int[];
+  i      int;
+  d      jsonb;
+  kl     text;
+  tk     text;
+  lk     text;
+  sk     text;
+  cols   text;
+  refd   boolean;
+  total  bigint := 0;
+  logs   jsonb := '{}';
+BEGIN
+  -- each log's rows as they are now (the tables are locked: no more come)
+  FOR i IN 0 .. n - 1 LOOP
+    EXECUTE format('SELECT coalesce(array_agg(storagelab_seq ORDER BY storagelab_seq), ''{}'') FROM %s', dirs->i->>'log') INTO idl;
+    logs := logs || jsonb_build_object(i::text, to_jsonb(idl));
+    total := total + cardinality(idl);
+  END LOOP;
+  IF total = 0 THEN
+    RETURN 0;
+  END IF;
+  -- referenced tables first (a table, or one of its ancestors if it is a partition, holds the foreign key)
+  WHILE cardinality(rest) > 0 LOOP
+    ready := ARRAY(SELECT r FROM unnest(rest) r
+                    WHERE NOT EXISTS (
+                      SELECT 1 FROM unnest(rest) o, pg_constraint c
+                       WHERE o <> r AND c.contype = 'f'
+                         AND c.conrelid IN (SELECT (dirs->r->>'target')::regclass::oid UNION SELECT a.relid FROM pg_partition_ancestors((dirs->r->>'target')::regclass) a)
+                         AND c.confrelid IN (SELECT (dirs->o->>'target')::regclass::oid UNION SELECT a.relid FROM pg_partition_ancestors((dirs->o->>'target')::regclass) a))
+                    ORDER BY r);
+    IF cardinality(ready) = 0 THEN
+      ready := rest;                                  -- a cycle: the component's order
+    END IF;
+    ord := ord || ready;
+    rest := ARRAY(SELECT r FROM unnest(rest) r WHERE r <> ALL (ready) ORDER BY r);
+  END LOOP;
+  -- inserts and updates, referenced tables first
+  FOREACH i IN ARRAY ord LOOP
+    d := dirs->i;
+    idl := ARRAY(SELECT jsonb_array_elements_text(logs->i::text)::bigint);
+    CONTINUE WHEN cardinality(idl) = 0;
+    kl := (SELECT string_agg(quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+    tk := (SELECT string_agg('t.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+    lk := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+    refd := EXISTS (SELECT 1 FROM pg_constraint c WHERE c.contype = 'f'
+                       AND c.confrelid IN (SELECT (d->>'target')::regclass::oid UNION SELECT a.relid FROM pg_partition_ancestors((d->>'target')::regclass) a));
+    IF kl IS NOT NULL AND refd THEN
+      SELECT string_agg(format('%1$I = EXCLUDED.%1$I', a.attname), ', ' ORDER BY a.attnum) INTO cols
+        FROM pg_attribute a
+       WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+         AND a.attidentity <> 'a' AND NOT a.attname::text IN (SELECT jsonb_array_elements_text(d->'key'));
+      EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))\n ON CONFLICT (%s) DO %s',
+                     d->>'copy', kl, kl, d->>'log', kl, coalesce('UPDATE SET ' || cols, 'NOTHING')) USING idl;
+    ELSIF kl IS NOT NULL THEN
+      EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s)',
+                     d->>'target', kl, d->>'log', tk, lk) USING idl;
+      EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))', d->>'copy', kl, kl, d->>'log') USING idl;
+    ELSE
+      SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+        FROM pg_attribute a
+       WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
+      EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) '
+                     'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log')
+        USING idl;
+    END IF;
+  END LOOP;
+  -- deletes, referencing tables first
+  FOR i IN SELECT o FROM unnest(ord) WITH ORDINALITY u(o, k) ORDER BY k DESC LOOP
+    d := dirs->i;
+    idl := ARRAY(SELECT jsonb_array_elements_text(logs->i::text)::bigint);
+    CONTINUE WHEN cardinality(idl) = 0;
+    kl := (SELECT string_agg(quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+    refd := EXISTS (SELECT 1 FROM pg_constraint c WHERE c.contype = 'f'
+                       AND c.confrelid IN (SELECT (d->>'target')::regclass::oid UNION SELECT a.relid FROM pg_partition_ancestors((d->>'target')::regclass) a));
+    IF kl IS NOT NULL AND refd THEN
+      tk := (SELECT string_agg('t.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k);
+      lk := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k);
+      sk := (SELECT string_agg('s.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k);
+      EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s) '
+                     'AND NOT EXISTS (SELECT FROM ONLY %s s WHERE (%s) = (%s))',
+                     d->>'target', kl, d->>'log', tk, lk, d->>'source', sk, lk) USING idl;
+    ELSIF kl IS NULL THEN
+      EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '
+                     'FROM %1$s t WHERE to_jsonb(t) IN (SELECT storagelab_row FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')) c '
+                     'JOIN (SELECT storagelab_row AS r, count(*) AS n FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'' GROUP BY storagelab_row) w ON w.r = c.j AND c.n <= w.n)',
+                     d->>'target', d->>'log') USING idl;
+    END IF;
+    EXECUTE format('DELETE FROM %s WHERE storagelab_seq = ANY ($1)', d->>'log') USING idl;
+  END LOOP;
+  RETURN total;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
+  'the back logs of a rollback after a copy-and-swap swap applied whole into the old tables: inserts and updates with referenced tables first, then deletes with referencing tables first, so that the old tables'' foreign keys hold at each statement';
+
+-- END generated section row_security

@@ -8,8 +8,9 @@
 # Replaces the lines between "-- BEGIN generated section NAME" and
 # "-- END generated section NAME" of UPGRADE_SCRIPT with the PARTs, in the
 # order given, without their "\echo ... \quit" guard.  A PART is a file
-# (copied whole) or FILE:FUNCTION (only the CREATE FUNCTION FUNCTION(...)
-# statement and the COMMENT after it, as CREATE OR REPLACE).
+# (copied whole) or FILE:FUNCTION (only the CREATE FUNCTION or CREATE
+# PROCEDURE FUNCTION(...) statement and the COMMENT after it, as CREATE OR
+# REPLACE).
 # scripts/upgrade-test.sh proves that the result equals a fresh install.
 set -eu
 name=$1 up=$2
@@ -22,9 +23,11 @@ for part in "$@"; do
 		file=${part%%:*} fn=${part#*:}
 		echo "-- from $file: $fn"
 		awk -v fn="$fn" '
-			index($0, "CREATE FUNCTION " fn "(") == 1 { on = 1; sub(/^CREATE FUNCTION/, "CREATE OR REPLACE FUNCTION") }
+			index($0, "CREATE FUNCTION " fn "(") == 1 || index($0, "CREATE PROCEDURE " fn "(") == 1 {
+				on = 1; sub(/^CREATE /, "CREATE OR REPLACE ")
+			}
 			on { print }
-			on && /^COMMENT ON FUNCTION/ { comment = 1 }
+			on && /^COMMENT ON (FUNCTION|PROCEDURE)/ { comment = 1 }
 			on && comment && /;$/ { exit }
 		' "$file"
 		echo
