@@ -233,7 +233,9 @@ COMMENT ON FUNCTION storagelab_internal.layout_preflight(regclass, jsonb) IS
   'checks every changed column''s values against its new type (storagelab_internal.layout_misfit); raises 22000 naming column and value for the first that does not fit';
 
 -- A fingerprint (md5) of everything a rewrite moves from a table to its
--- copy: indexes, constraints, triggers, policies, privileges, row security,
+-- copy: columns (with defaults, NOT NULL, identity, storage, collation,
+-- statistics targets), owner, persistence, tablespace, access method,
+-- indexes, constraints, triggers, rules, policies, privileges, row security,
 -- replica identity, storage options, comments, publications, and every
 -- object that depends on the table (views, rules, functions of its row
 -- type, other tables' foreign keys; by identity, not OID, so that another
@@ -254,8 +256,16 @@ AS $$
     (SELECT string_agg(DISTINCT concat_ws(' ', p.polname, p.polcmd, p.polpermissive, p.polroles::text,
                                  pg_get_expr(p.polqual, p.polrelid), pg_get_expr(p.polwithcheck, p.polrelid)), E'\n')
        FROM pg_policy p WHERE p.polrelid = $1),
-    (SELECT concat_ws(' ', c.relacl::text, c.relrowsecurity, c.relforcerowsecurity, c.relreplident, c.reloptions::text)
+    (SELECT concat_ws(' ', c.relacl::text, c.relrowsecurity, c.relforcerowsecurity, c.relreplident, c.reloptions::text,
+                      c.relowner, c.relpersistence, c.reltablespace, c.relam)
        FROM pg_class c WHERE c.oid = $1),
+    -- the columns with what the new table copies of them (a column added, a default or NOT NULL changed)
+    (SELECT string_agg(concat_ws(' ', a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.attidentity, a.attgenerated,
+                                 a.attcollation, a.attstorage, a.attcompression, a.attstattarget, pg_get_expr(d.adbin, d.adrelid)),
+                       E'\n' ORDER BY a.attnum)
+       FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+      WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped),
+    (SELECT string_agg(DISTINCT pg_get_ruledef(r.oid), E'\n') FROM pg_rewrite r WHERE r.ev_class = $1 AND r.rulename <> '_RETURN'),
     (SELECT string_agg(DISTINCT a.attname || ' ' || a.attacl::text, E'\n')
        FROM pg_attribute a WHERE a.attrelid = $1 AND a.attacl IS NOT NULL),
     (SELECT string_agg(DISTINCT d.objsubid || ' ' || d.description, E'\n')
@@ -268,7 +278,7 @@ AS $$
         AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE d.classid = 'pg_trigger'::regclass AND t.oid = d.objid AND t.tgisinternal))))
 $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_fingerprint(regclass) IS
-  'md5 of everything a rewrite moves (indexes, constraints, triggers, policies, privileges, options, comments, publications, dependent objects): compared under a script''s locks with the value recorded when it was written';
+  'md5 of everything a rewrite moves (columns and their properties, owner, persistence, indexes, constraints, triggers, rules, policies, privileges, options, comments, publications, dependent objects): compared under a script''s locks with the value recorded when it was written';
 
 -- The fingerprint of a table and, for a partitioned table, of every
 -- partition (by name, parents first): what the rewrite moves from each.
@@ -284,6 +294,29 @@ AS $$
 $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_tree_fingerprint(regclass) IS
   'storagelab_internal.rewrite_fingerprint of a table, or of a partitioned table and each of its partitions together';
+
+-- The check of an online (copy-and-swap) script's phases start and swap:
+-- the table named relation is still relid and its tree has the
+-- fingerprint recorded when the script was written.  The new table was
+-- created from the catalogs as they were then, and cleanup drops the old
+-- one: a column, index, trigger, grant, policy or comment added since would
+-- be lost with it.  55000, naming the table.
+CREATE FUNCTION storagelab_internal.rewrite_check_unchanged(relation text, relid oid, fingerprint text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF to_regclass(relation) IS DISTINCT FROM relid::regclass
+     OR storagelab_internal.rewrite_tree_fingerprint(relid::regclass) IS DISTINCT FROM fingerprint THEN
+    RAISE EXCEPTION 'the columns, indexes, constraints, triggers, policies, privileges or dependent objects of table % (or of its partitions) changed since this script was written', relation
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            HINT = 'Run phase rollback of this script, then generate the script again: this one would drop what was added since.';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_check_unchanged(text, oid, text) IS
+  'raises 55000 naming the table unless relation is still the table relid and storagelab_internal.rewrite_tree_fingerprint of it is fingerprint: the check of an online script''s phases start and swap';
 
 -- The in-transaction checks of a blocking script, run once its locks are
 -- held: the table is still the one the script was written for (OID,

@@ -369,6 +369,11 @@ DECLARE
   roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
   validate text := '';
   guard   text;
+  -- each table's fingerprint now: start and swap refuse when it changed (what was added since would be dropped)
+  unchanged text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_check_unchanged(%L, %s, %L)', t->>'relation',
+                                          to_regclass(t->>'relation')::oid,
+                                          storagelab_internal.rewrite_tree_fingerprint(to_regclass(t->>'relation')))
+                              FROM jsonb_array_elements(tables) WITH ORDINALITY u(t, n) ORDER BY n);
 BEGIN
   -- a partitioned table without partitions has no rows to copy, log or replay
   IF EXISTS (SELECT 1 FROM unnest(roots) r WHERE NOT EXISTS (
@@ -391,7 +396,7 @@ BEGIN
              SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
              UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to') y));
   -- start
-  st := ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
+  st := unchanged || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
   END LOOP;
@@ -422,7 +427,8 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
-  st := st || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', swap_pre, swap_post)
+  -- under the locks, the log triggers gone: the tables are as they were when the script was written
+  st := st || unchanged || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', swap_pre, swap_post)
            || storagelab_internal.rewrite_online_old_triggers(tables, false) || swap_end;
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d);

@@ -12224,3 +12224,225 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
   'the back logs of a rollback after a copy-and-swap swap applied whole into the old tables: inserts and updates with referenced tables first, then deletes with referencing tables first, so that the old tables'' foreign keys hold at each statement';
 
 -- END generated section row_security
+
+-- ---------------------------------------------------------------------------
+-- Changes since generation: the online scripts' phases start and swap (under
+-- its locks) compare each table's fingerprint with the one recorded when the
+-- script was written (a column, index, grant, trigger, policy or comment
+-- added in between was dropped with the old table at cleanup); the
+-- fingerprint covers columns with their defaults, owner and persistence too
+-- (the blocking layout script re-created the old ones).
+-- Copied from the install parts by
+--   scripts/upgrade-section.sh stale extension/storagelab--1.0--1.1.sql \
+--     extension/61_layout_migration.sql:storagelab_internal.rewrite_fingerprint \
+--     extension/61_layout_migration.sql:storagelab_internal.rewrite_check_unchanged \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_phases
+-- (run it again after changing any of them).
+-- BEGIN generated section stale
+-- from extension/61_layout_migration.sql: storagelab_internal.rewrite_fingerprint
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_fingerprint(relation regclass)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT md5(concat_ws(E'\n',
+    (SELECT string_agg(DISTINCT pg_get_indexdef(i.indexrelid), E'\n') FROM pg_index i WHERE i.indrelid = $1),
+    (SELECT string_agg(DISTINCT c.conname || ' ' || pg_get_constraintdef(c.oid), E'\n')
+       FROM pg_constraint c WHERE c.conrelid = $1 OR c.confrelid = $1),
+    (SELECT string_agg(DISTINCT pg_get_triggerdef(t.oid) || ' ' || t.tgenabled::text, E'\n') FROM pg_trigger t WHERE t.tgrelid = $1 AND NOT t.tgisinternal),
+    (SELECT string_agg(DISTINCT concat_ws(' ', p.polname, p.polcmd, p.polpermissive, p.polroles::text,
+                                 pg_get_expr(p.polqual, p.polrelid), pg_get_expr(p.polwithcheck, p.polrelid)), E'\n')
+       FROM pg_policy p WHERE p.polrelid = $1),
+    (SELECT concat_ws(' ', c.relacl::text, c.relrowsecurity, c.relforcerowsecurity, c.relreplident, c.reloptions::text,
+                      c.relowner, c.relpersistence, c.reltablespace, c.relam)
+       FROM pg_class c WHERE c.oid = $1),
+    -- the columns with what the new table copies of them (a column added, a default or NOT NULL changed)
+    (SELECT string_agg(concat_ws(' ', a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.attidentity, a.attgenerated,
+                                 a.attcollation, a.attstorage, a.attcompression, a.attstattarget, pg_get_expr(d.adbin, d.adrelid)),
+                       E'\n' ORDER BY a.attnum)
+       FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+      WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped),
+    (SELECT string_agg(DISTINCT pg_get_ruledef(r.oid), E'\n') FROM pg_rewrite r WHERE r.ev_class = $1 AND r.rulename <> '_RETURN'),
+    (SELECT string_agg(DISTINCT a.attname || ' ' || a.attacl::text, E'\n')
+       FROM pg_attribute a WHERE a.attrelid = $1 AND a.attacl IS NOT NULL),
+    (SELECT string_agg(DISTINCT d.objsubid || ' ' || d.description, E'\n')
+       FROM pg_description d WHERE d.objoid = $1 AND d.classoid = 'pg_class'::regclass),
+    (SELECT string_agg(DISTINCT p.prpubid::text, E'\n') FROM pg_publication_rel p WHERE p.prrelid = $1),
+    (SELECT string_agg(DISTINCT concat_ws(' ', o.type, o.identity, d.deptype), E'\n')
+       FROM pg_depend d CROSS JOIN LATERAL pg_identify_object(d.classid, d.objid, d.objsubid) o
+      WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = $1
+        -- foreign keys' own triggers are named by OID; their constraints are counted
+        AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE d.classid = 'pg_trigger'::regclass AND t.oid = d.objid AND t.tgisinternal))))
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_fingerprint(regclass) IS
+  'md5 of everything a rewrite moves (columns and their properties, owner, persistence, indexes, constraints, triggers, rules, policies, privileges, options, comments, publications, dependent objects): compared under a script''s locks with the value recorded when it was written';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.rewrite_check_unchanged
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_check_unchanged(relation text, relid oid, fingerprint text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF to_regclass(relation) IS DISTINCT FROM relid::regclass
+     OR storagelab_internal.rewrite_tree_fingerprint(relid::regclass) IS DISTINCT FROM fingerprint THEN
+    RAISE EXCEPTION 'the columns, indexes, constraints, triggers, policies, privileges or dependent objects of table % (or of its partitions) changed since this script was written', relation
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            HINT = 'Run phase rollback of this script, then generate the script again: this one would drop what was added since.';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_check_unchanged(text, oid, text) IS
+  'raises 55000 naming the table unless relation is still the table relid and storagelab_internal.rewrite_tree_fingerprint of it is fingerprint: the check of an online script''s phases start and swap';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_phases
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
+                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}',
+                                                          swap_end text[] DEFAULT '{}')
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  fwd     jsonb := storagelab_internal.rewrite_online_dirs(tables, false);
+  back    jsonb := storagelab_internal.rewrite_online_dirs(tables, true);
+  d       jsonb;
+  retries int := storagelab_internal.setting('scripts.lock_retries')::int;
+  created text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(fwd) x);
+  -- the logs carry the migration id: a second script for the same tables (same names) is refused
+  tag     text := format('storagelab copy-and-swap migration %s', mid);
+  ours    text := (SELECT string_agg(format('obj_description(to_regclass(%L), %L) IS NOT DISTINCT FROM %L', x->>'log', 'pg_class', tag), ' AND ')
+                     FROM jsonb_array_elements(fwd) x);
+  others  text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL OR to_regclass(%L) IS NOT NULL', x->>'target', x->>'log'), ' OR ')
+                     FROM jsonb_array_elements(fwd) x);
+  swapped text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(back) x);
+  copied  text := format('(SELECT count(*) FROM storagelab.bigint_migration_progress p WHERE p.migration = %L AND p.done) = %s',
+                         mid, jsonb_array_length(fwd));
+  indexed text := (SELECT string_agg(format('EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = to_regclass(%L))', x->>'target'), ' AND ')
+                     FROM jsonb_array_elements(fwd) x WHERE x->'key' <> 'null');
+  locks   text;
+  s       text := '';
+  apply_f text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x);
+  apply_b text[] := ARRAY[format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back)];
+  st      text[];
+  roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
+  validate text := '';
+  guard   text;
+  -- each table's fingerprint now: start and swap refuse when it changed (what was added since would be dropped)
+  unchanged text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_check_unchanged(%L, %s, %L)', t->>'relation',
+                                          to_regclass(t->>'relation')::oid,
+                                          storagelab_internal.rewrite_tree_fingerprint(to_regclass(t->>'relation')))
+                              FROM jsonb_array_elements(tables) WITH ORDINALITY u(t, n) ORDER BY n);
+BEGIN
+  -- a partitioned table without partitions has no rows to copy, log or replay
+  IF EXISTS (SELECT 1 FROM unnest(roots) r WHERE NOT EXISTS (
+               SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)) THEN
+    RAISE EXCEPTION 'the online rewrite needs a table that holds rows'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = (SELECT format('The partitioned table %s has no partitions.', string_agg(r::regclass::text, ', '))
+                        FROM unnest(roots) r
+                       WHERE NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)),
+            HINT = 'Use the blocking mode.';
+  END IF;
+  indexed := coalesce(indexed, 'true');
+  -- a publication of all tables or of these schemas would publish the new tables and logs: refused by every phase that writes them
+  guard := storagelab_internal.rewrite_online_publication_guard(ARRAY(
+             SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
+               JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1));
+  -- the component, the new tables and the tables whose foreign keys the swap re-points, locked in one statement
+  -- (a partitioned table's lock covers its partitions)
+  locks := format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', (SELECT string_agg(x, ', ' ORDER BY x) FROM (
+             SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
+             UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to') y));
+  -- start
+  st := unchanged || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
+  END LOOP;
+  s := s || E'\\if :ph_start\n' || guard
+         || storagelab_internal.rewrite_online_do(st, created || ' AND ' || ours, 'phase start has run already', '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', retries)
+         || E'\\endif\n';
+  -- copy
+  s := s || E'\\if :ph_copy\n' || guard
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', created || ' AND ' || ours, 'run phase start of this script first', 0)
+         || format(E'CALL storagelab.rewrite_online_copy(%L, %L, %s, %s, ''0'');\n\\endif\n', mid, fwd,
+                   extract(epoch FROM storagelab_internal.setting('bigint_migration.copy_batch_time')::interval) * 1000,
+                   storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int);
+  -- index: the log applied once (no index yet: a hash join), then the indexes
+  st := apply_f || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
+  s := s || E'\\if :ph_index\n' || guard
+         || storagelab_internal.rewrite_online_do(st, '(' || indexed || ' AND ' || copied || ') OR (' || swapped || ')', 'phase index has run already',
+                                                  copied, 'the copy is not complete: run phase copy first', retries)
+         || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(fwd) x)
+         || E'\\endif\n';
+  -- replay
+  s := s || E'\\if :ph_replay\n' || guard
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', indexed || ' AND ' || copied, 'run phases copy and index first', 0)
+         || format(E'CALL storagelab.rewrite_online_replay(%L, %L, %s, 10000, ''1 hour'');\n\\endif\n', mid, fwd,
+                   1000 * jsonb_array_length(fwd));
+  -- swap
+  st := ARRAY[locks] || apply_f;
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
+  END LOOP;
+  -- under the locks, the log triggers gone: the tables are as they were when the script was written
+  st := st || unchanged || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', swap_pre, swap_post)
+           || storagelab_internal.rewrite_online_old_triggers(tables, false) || swap_end;
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d);
+  END LOOP;
+  s := s || E'\\if :ph_swap\n' || guard
+         || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
+                                                  '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)
+         || E'\\endif\n';
+  -- validate
+  FOR d IN SELECT to_jsonb(r.statement) FROM storagelab_internal.rewrite_statements(tables, 'validate') r ORDER BY r.ord LOOP
+    validate := validate || storagelab_internal.retry_block(ARRAY[d #>> '{}'], retries);
+  END LOOP;
+  s := s || E'\\if :ph_validate\n' || validate || E'\\endif\n';
+  -- cleanup
+  st := '{}';
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x UNION ALL SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'cleanup') r ORDER BY r.ord)
+           || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  s := s || E'\\if :ph_cleanup\n'
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
+         || E'\\endif\n';
+  -- rollback: swap back when swapped, then drop what start created
+  st := ARRAY[locks] || apply_b;
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
+  END LOOP;
+  st := st || storagelab_internal.rewrite_online_swap_statements(tables, 'swap_back', back_pre, back_post)
+           || storagelab_internal.rewrite_online_old_triggers(tables, true);
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  s := s || E'\\if :ph_rollback\n'
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'not swapped: nothing to swap back',
+                                                  '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration is rewriting these tables: roll back with its script', retries);
+  st := '{}';
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  -- one statement: the new tables may reference each other after a swap back
+  -- (every table of a tree: inheritance children are not dropped with their parent)
+  st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid)), ', '))
+                 FROM storagelab_internal.rewrite_members(roots) m JOIN pg_class c ON c.oid = m.relid
+                 JOIN pg_namespace n ON n.oid = c.relnamespace);
+  st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  -- the foreign keys a swap back re-pointed NOT VALID, validated (of those that were valid; a no-op before a swap)
+  s := s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration is rewriting these tables: roll back with its script', retries)
+         || validate || E'\\endif\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[], text[]) IS
+  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects, and at the end of the swap (swap_end)';
+
+-- END generated section stale
