@@ -318,6 +318,62 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_check_unchanged(text, oid, text) IS
   'raises 55000 naming the table unless relation is still the table relid and storagelab_internal.rewrite_tree_fingerprint of it is fingerprint: the check of an online script''s phases start and swap';
 
+-- The check after a script has created its tables: nothing but the script
+-- changed them.  An event trigger (ddl_command_end) that adds an audit
+-- trigger, a policy, a grant or an index to every new table would otherwise
+-- fire its trigger for every copied row, and after the swap, which gives
+-- the new tables the old ones' objects, leave the table with both (an audit
+-- trigger firing twice, a grant the table did not have).  relids: the old
+-- tables (their members' new tables storagelab_new_<OID> are checked: no
+-- trigger, index, rule or policy, row security off, the old one's owner,
+-- privileges (grantor aside) and number of columns); logs: change logs,
+-- which must have no trigger, rule, policy or row security.  0A000 naming
+-- what was added and the enabled event triggers.
+CREATE FUNCTION storagelab_internal.rewrite_check_created(relids oid[], logs text[] DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  what text;
+BEGIN
+  WITH tabs AS (
+    SELECT o.oid AS old, to_regclass(format('%I.%I', ns.nspname, storagelab_internal.rewrite_name('new', o.oid)))::oid AS rel
+      FROM storagelab_internal.rewrite_members(relids) m JOIN pg_class o ON o.oid = m.relid JOIN pg_namespace ns ON ns.oid = o.relnamespace
+    UNION ALL
+    SELECT NULL, to_regclass(l)::oid FROM unnest(logs) l
+  )
+  SELECT string_agg(format('%s: %s', t.rel::regclass, x.w), '; ' ORDER BY t.rel::regclass::text, x.w) INTO what
+    FROM tabs t JOIN pg_class c ON c.oid = t.rel LEFT JOIN pg_class o ON o.oid = t.old
+   CROSS JOIN LATERAL (
+     SELECT format('trigger %I', g.tgname) FROM pg_trigger g WHERE g.tgrelid = t.rel AND NOT g.tgisinternal
+     UNION ALL SELECT format('rule %I', r.rulename) FROM pg_rewrite r WHERE r.ev_class = t.rel
+     UNION ALL SELECT format('policy %I', p.polname) FROM pg_policy p WHERE p.polrelid = t.rel
+     UNION ALL SELECT 'row-level security' WHERE c.relrowsecurity OR c.relforcerowsecurity
+     UNION ALL SELECT format('index %s', i.indexrelid::regclass) FROM pg_index i WHERE i.indrelid = t.rel AND t.old IS NOT NULL
+     UNION ALL SELECT format('owner %s', c.relowner::regrole) WHERE t.old IS NOT NULL AND c.relowner <> o.relowner
+     UNION ALL SELECT 'privileges' WHERE t.old IS NOT NULL
+       AND (SELECT array_agg(DISTINCT (a.grantee, a.privilege_type, a.is_grantable)::text ORDER BY (a.grantee, a.privilege_type, a.is_grantable)::text)
+              FROM aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a)
+           IS DISTINCT FROM
+           (SELECT array_agg(DISTINCT (a.grantee, a.privilege_type, a.is_grantable)::text ORDER BY (a.grantee, a.privilege_type, a.is_grantable)::text)
+              FROM aclexplode(coalesce(o.relacl, acldefault('r', o.relowner))) a)
+     UNION ALL SELECT 'columns' WHERE t.old IS NOT NULL
+       AND (SELECT count(*) FROM pg_attribute a WHERE a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped)
+           <> (SELECT count(*) FROM pg_attribute a WHERE a.attrelid = t.old AND a.attnum > 0 AND NOT a.attisdropped)
+   ) x(w);
+  IF what IS NOT NULL THEN
+    RAISE EXCEPTION 'objects were added to the tables this script creates, as they were created: %', what
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = coalesce('Enabled event triggers: ' || (SELECT string_agg(quote_ident(e.evtname) || ' (' || e.evtevent || ')', ', ' ORDER BY e.evtname)
+                                                              FROM pg_event_trigger e WHERE e.evtenabled <> 'D') || '.', 'No event trigger is enabled.'),
+            HINT = 'The copy would fire what they add and the swap would give the tables the old ones'' objects too: disable those event triggers while the script runs (ALTER EVENT TRIGGER ... DISABLE), or make them skip tables named storagelab_*; then run the script (or the phase) again.';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_check_created(oid[], text[]) IS
+  'raises 0A000 when the new tables of a rewrite of relids (or the change logs named) got a trigger, rule, policy, row security, index, another owner, other privileges or columns as they were created (an event trigger): a script''s check after it created them';
+
 -- The in-transaction checks of a blocking script, run once its locks are
 -- held: the table is still the one the script was written for (OID,
 -- columns and types), and every changed column's values still fit.
@@ -746,7 +802,11 @@ BEGIN
                       ELSE E'-- The old table.\n' END
            || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
                           FROM storagelab_internal.rewrite_statements(tabs, ph) r), '')
-           || CASE ph WHEN 'copy' THEN E'SET LOCAL row_security = on;\n' ELSE '' END
+           || CASE ph WHEN 'copy' THEN E'SET LOCAL row_security = on;\n'
+                      -- nothing (an event trigger) added objects to the new tables as they were created
+                      WHEN 'create' THEN format(E'DO %s;\n', storagelab_internal.dollar_quote(format(
+                                           'BEGIN PERFORM storagelab_internal.rewrite_check_created(%L); END', rels)))
+                      ELSE '' END
            || E'\n';
   END LOOP;
   s := s || storagelab_internal.layout_function_recheck(relation, allch, 'after')

@@ -400,6 +400,9 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
   END LOOP;
+  -- nothing (an event trigger) added objects to the new tables and logs as they were created
+  st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', roots,
+                     ARRAY(SELECT x->>'log' FROM jsonb_array_elements(fwd) x));
   s := s || E'\\if :ph_start\n' || guard
          || storagelab_internal.rewrite_online_do(st, created || ' AND ' || ours, 'phase start has run already', '(' || ours || ') OR NOT (' || others || ')',
                                                   'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', retries)
@@ -433,6 +436,8 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d);
   END LOOP;
+  st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', '{}'::oid[],
+                     ARRAY(SELECT x->>'log' FROM jsonb_array_elements(back) x));
   s := s || E'\\if :ph_swap\n' || guard
          || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
                                                   '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)

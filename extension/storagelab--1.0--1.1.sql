@@ -12231,11 +12231,16 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
 -- script was written (a column, index, grant, trigger, policy or comment
 -- added in between was dropped with the old table at cleanup); the
 -- fingerprint covers columns with their defaults, owner and persistence too
--- (the blocking layout script re-created the old ones).
+-- (the blocking layout script re-created the old ones).  Event triggers:
+-- the scripts check the tables they create (an audit trigger an event
+-- trigger added to the new table fired for every copied row and stayed
+-- beside the old table's after the swap).
 -- Copied from the install parts by
 --   scripts/upgrade-section.sh stale extension/storagelab--1.0--1.1.sql \
 --     extension/61_layout_migration.sql:storagelab_internal.rewrite_fingerprint \
 --     extension/61_layout_migration.sql:storagelab_internal.rewrite_check_unchanged \
+--     extension/61_layout_migration.sql:storagelab_internal.rewrite_check_created \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_script \
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_phases
 -- (run it again after changing any of them).
 -- BEGIN generated section stale
@@ -12294,6 +12299,184 @@ END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_check_unchanged(text, oid, text) IS
   'raises 55000 naming the table unless relation is still the table relid and storagelab_internal.rewrite_tree_fingerprint of it is fingerprint: the check of an online script''s phases start and swap';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.rewrite_check_created
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_check_created(relids oid[], logs text[] DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  what text;
+BEGIN
+  WITH tabs AS (
+    SELECT o.oid AS old, to_regclass(format('%I.%I', ns.nspname, storagelab_internal.rewrite_name('new', o.oid)))::oid AS rel
+      FROM storagelab_internal.rewrite_members(relids) m JOIN pg_class o ON o.oid = m.relid JOIN pg_namespace ns ON ns.oid = o.relnamespace
+    UNION ALL
+    SELECT NULL, to_regclass(l)::oid FROM unnest(logs) l
+  )
+  SELECT string_agg(format('%s: %s', t.rel::regclass, x.w), '; ' ORDER BY t.rel::regclass::text, x.w) INTO what
+    FROM tabs t JOIN pg_class c ON c.oid = t.rel LEFT JOIN pg_class o ON o.oid = t.old
+   CROSS JOIN LATERAL (
+     SELECT format('trigger %I', g.tgname) FROM pg_trigger g WHERE g.tgrelid = t.rel AND NOT g.tgisinternal
+     UNION ALL SELECT format('rule %I', r.rulename) FROM pg_rewrite r WHERE r.ev_class = t.rel
+     UNION ALL SELECT format('policy %I', p.polname) FROM pg_policy p WHERE p.polrelid = t.rel
+     UNION ALL SELECT 'row-level security' WHERE c.relrowsecurity OR c.relforcerowsecurity
+     UNION ALL SELECT format('index %s', i.indexrelid::regclass) FROM pg_index i WHERE i.indrelid = t.rel AND t.old IS NOT NULL
+     UNION ALL SELECT format('owner %s', c.relowner::regrole) WHERE t.old IS NOT NULL AND c.relowner <> o.relowner
+     UNION ALL SELECT 'privileges' WHERE t.old IS NOT NULL
+       AND (SELECT array_agg(DISTINCT (a.grantee, a.privilege_type, a.is_grantable)::text ORDER BY (a.grantee, a.privilege_type, a.is_grantable)::text)
+              FROM aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a)
+           IS DISTINCT FROM
+           (SELECT array_agg(DISTINCT (a.grantee, a.privilege_type, a.is_grantable)::text ORDER BY (a.grantee, a.privilege_type, a.is_grantable)::text)
+              FROM aclexplode(coalesce(o.relacl, acldefault('r', o.relowner))) a)
+     UNION ALL SELECT 'columns' WHERE t.old IS NOT NULL
+       AND (SELECT count(*) FROM pg_attribute a WHERE a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped)
+           <> (SELECT count(*) FROM pg_attribute a WHERE a.attrelid = t.old AND a.attnum > 0 AND NOT a.attisdropped)
+   ) x(w);
+  IF what IS NOT NULL THEN
+    RAISE EXCEPTION 'objects were added to the tables this script creates, as they were created: %', what
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = coalesce('Enabled event triggers: ' || (SELECT string_agg(quote_ident(e.evtname) || ' (' || e.evtevent || ')', ', ' ORDER BY e.evtname)
+                                                              FROM pg_event_trigger e WHERE e.evtenabled <> 'D') || '.', 'No event trigger is enabled.'),
+            HINT = 'The copy would fire what they add and the swap would give the tables the old ones'' objects too: disable those event triggers while the script runs (ALTER EVENT TRIGGER ... DISABLE), or make them skip tables named storagelab_*; then run the script (or the phase) again.';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_check_created(oid[], text[]) IS
+  'raises 0A000 when the new tables of a rewrite of relids (or the change logs named) got a trigger, rule, policy, row security, index, another owner, other privileges or columns as they were created (an event trigger): a script''s check after it created them';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_script
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_script(relation regclass, mode text, column_types jsonb,
+                                                  column_order name[], plan jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  p          record;
+  tabs       jsonb;             -- the engine's input: the table, then the rest of its key's component
+  comp       jsonb;
+  self_types jsonb;
+  ch         jsonb;             -- the table's changes
+  allch      jsonb;             -- and the component's, each with its "relation" (OID)
+  rels       oid[];
+  tc         record;
+  rechecks   text := '';
+  lock_list  text;
+  lock_stmt  text[];
+  s          text;
+  ph         text;
+  retries    int := storagelab_internal.setting('scripts.lock_retries')::int;
+BEGIN
+  IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
+    RAISE EXCEPTION 'unknown mode %', coalesce(quote_literal(mode), 'NULL')
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'The modes are blocking and online.';
+  END IF;
+  PERFORM storagelab_internal.rewrite_refuse(ARRAY[relation::oid]);
+  SELECT * INTO p FROM storagelab_internal.layout_plan(relation, column_types, column_order, plan);
+  IF p.changes = '[]' AND (SELECT array_agg(c->>'column_name' ORDER BY n) FROM jsonb_array_elements(p.tables->0->'columns') WITH ORDINALITY u(c, n))
+                          = (SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_attribute a
+                              WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped) THEN
+    RAISE EXCEPTION 'nothing to change: the columns keep their order and types'
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Give column_types or column_order.';
+  END IF;
+  -- a retyped key: the rest of its foreign-key component changes with it,
+  -- other tables (rebuilt with the table, in their own column order) and
+  -- the table's own columns referencing the key
+  WITH k AS MATERIALIZED (SELECT * FROM storagelab_internal.layout_key_component(relation, p.changes))
+  SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('relation', storagelab_internal.bigint_migration_qname(t.relid),
+                   'columns', (SELECT jsonb_agg(coalesce((SELECT jsonb_build_object('column_name', a.attname, 'type', k.new_type)
+                                                            FROM k WHERE k.relid = t.relid AND k.column_name = a.attname LIMIT 1),
+                                                         jsonb_build_object('column_name', a.attname)) ORDER BY a.attnum)
+                                 FROM pg_attribute a WHERE a.attrelid = t.relid AND a.attnum > 0 AND NOT a.attisdropped))
+                   ORDER BY storagelab_internal.bigint_migration_qname(t.relid)), '[]')
+            FROM (SELECT DISTINCT k.relid FROM k WHERE k.relid <> relation::oid) t),
+         (SELECT jsonb_object_agg(k.column_name, k.new_type) FROM k WHERE k.relid = relation::oid)
+    INTO comp, self_types;
+  tabs := p.tables;
+  IF self_types IS NOT NULL THEN
+    tabs := jsonb_build_array(jsonb_build_object('relation', tabs->0->>'relation', 'columns',
+              (SELECT jsonb_agg(CASE WHEN self_types ? (c->>'column_name') AND NOT c ? 'type'
+                                     THEN c || jsonb_build_object('type', self_types->>(c->>'column_name')) ELSE c END ORDER BY n)
+                 FROM jsonb_array_elements(tabs->0->'columns') WITH ORDINALITY u(c, n))));
+  END IF;
+  tabs := tabs || comp;
+  SELECT coalesce(jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type)
+                            -- a column of the table that changes with the key named in column_types
+                            || CASE WHEN coalesce(self_types ? c.column_name, false) AND NOT coalesce(column_types ? c.column_name, false)
+                                    THEN '{"component": true}'::jsonb ELSE '{}' END ORDER BY c.pos)
+                  FILTER (WHERE c.changed AND c.table_ord = 1), '[]'),
+         array_agg(DISTINCT c.relid)
+    INTO ch, rels
+    FROM storagelab_internal.rewrite_columns(tabs) c;
+  PERFORM storagelab_internal.layout_preflight(relation, ch);
+  PERFORM storagelab_internal.layout_function_check(relation, ch);
+  rechecks := storagelab_internal.layout_recheck(relation, ch);
+  allch := ch;
+  FOR tc IN
+    SELECT c.relid, jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type, 'component', true)
+                              ORDER BY c.pos) AS ch
+      FROM storagelab_internal.rewrite_columns(tabs) c
+     WHERE c.changed AND c.table_ord > 1
+     GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
+  LOOP
+    PERFORM storagelab_internal.layout_preflight(tc.relid::regclass, tc.ch);
+    PERFORM storagelab_internal.layout_function_check(tc.relid::regclass, tc.ch);
+    rechecks := rechecks || storagelab_internal.layout_recheck(tc.relid::regclass, tc.ch);
+    allch := allch || (SELECT jsonb_agg(x || jsonb_build_object('relation', tc.relid::text)) FROM jsonb_array_elements(tc.ch) x);
+  END LOOP;
+  -- everything the run takes ACCESS EXCLUSIVE on, locked together before the copy
+  SELECT array_agg(x.lock_sql ORDER BY x.rel::oid),
+         string_agg(format(E'--   %s (%s)\n', storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(x.rel)),
+                           x.why), '' ORDER BY x.rel::oid)
+    INTO lock_stmt, lock_list
+    FROM (SELECT l.rel, min(l.lock_sql) AS lock_sql,
+                 CASE WHEN l.rel = relation THEN 'the table'
+                      WHEN l.rel = ANY (rels) THEN 'rebuilt with the table: its foreign-key component'
+                      ELSE string_agg(DISTINCT l.why, '; ') END AS why
+            FROM unnest(rels) r(oid), storagelab_internal.layout_lock_targets(r.oid::regclass) l
+           GROUP BY l.rel) x;
+  IF mode = 'online' THEN
+    RETURN storagelab_internal.layout_online_script(relation, tabs, allch,
+                                                    CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list);
+  END IF;
+  s := storagelab_internal.layout_header(relation, tabs, allch,
+                                         CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list, NULL)
+       || storagelab_internal.bigint_migration_blocking_settings()
+       || E'-- Lock the table and every relation the run changes (see the header), all or none, in OID order;\n'
+       || E'-- retried on lock_timeout.\n'
+       || storagelab_internal.retry_block(lock_stmt, retries,
+                                          'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
+       || E'\n' || rechecks
+       || storagelab_internal.layout_function_recheck(relation, allch, 'before');
+  FOREACH ph IN ARRAY ARRAY['create', 'copy', 'index', 'swap', 'validate', 'cleanup'] LOOP
+    s := s || CASE ph WHEN 'create' THEN E'-- The new table beside the old one.\n'
+                      WHEN 'copy' THEN E'-- Every row, in the new column order (row_security off: a policy that would hide\n'
+                                        '-- rows from this role stops the script instead of leaving them out).\n'
+                                        'SET LOCAL row_security = off;\n'
+                      WHEN 'index' THEN E'-- Indexes and constraints, built once on the full table.\n'
+                      WHEN 'swap' THEN E'-- The swap: dependents, renames, sequences, foreign keys, triggers, rules, policies.\n'
+                      WHEN 'validate' THEN E'-- Foreign keys re-pointed NOT VALID, validated.\n'
+                      ELSE E'-- The old table.\n' END
+           || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
+                          FROM storagelab_internal.rewrite_statements(tabs, ph) r), '')
+           || CASE ph WHEN 'copy' THEN E'SET LOCAL row_security = on;\n'
+                      -- nothing (an event trigger) added objects to the new tables as they were created
+                      WHEN 'create' THEN format(E'DO %s;\n', storagelab_internal.dollar_quote(format(
+                                           'BEGIN PERFORM storagelab_internal.rewrite_check_created(%L); END', rels)))
+                      ELSE '' END
+           || E'\n';
+  END LOOP;
+  s := s || storagelab_internal.layout_function_recheck(relation, allch, 'after')
+         || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n'
+         || E'-- Statistics of the new tables (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
+         || (SELECT string_agg(format(E'ANALYZE %s;\n', t->>'relation'), '' ORDER BY n) FROM jsonb_array_elements(tabs) WITH ORDINALITY u(t, n));
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_script(regclass, text, jsonb, name[], jsonb) IS
+  'the layout script of one table (with the rest of the foreign-key component of a key it retypes), given its table_rewrite_plan row (as jsonb; NULL: none): storagelab.layout_migration_script() without looking the plan up';
 
 -- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_phases
 CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
@@ -12359,6 +12542,9 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
   END LOOP;
+  -- nothing (an event trigger) added objects to the new tables and logs as they were created
+  st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', roots,
+                     ARRAY(SELECT x->>'log' FROM jsonb_array_elements(fwd) x));
   s := s || E'\\if :ph_start\n' || guard
          || storagelab_internal.rewrite_online_do(st, created || ' AND ' || ours, 'phase start has run already', '(' || ours || ') OR NOT (' || others || ')',
                                                   'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', retries)
@@ -12392,6 +12578,8 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d);
   END LOOP;
+  st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', '{}'::oid[],
+                     ARRAY(SELECT x->>'log' FROM jsonb_array_elements(back) x));
   s := s || E'\\if :ph_swap\n' || guard
          || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
                                                   '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)
