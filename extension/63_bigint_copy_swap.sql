@@ -206,12 +206,13 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
   'the back logs of a rollback after a copy-and-swap swap applied whole into the old tables: inserts and updates with referenced tables first, then deletes with referencing tables first, so that the old tables'' foreign keys hold at each statement';
 
--- The triggers of the old tables (and their partitions) between the swap
--- and cleanup: disabled in the swap (enable = false; the old tables are then
--- written only by the replay of the back log, which must not fire an
--- application's triggers a second time), and given their states back after
--- a swap back (enable = true: each trigger, parents before partitions, as
--- it was when the script was written, a partition's clone too).
+-- The triggers and rules of the old tables (and their partitions) between
+-- the swap and cleanup: disabled in the swap (enable = false; the old tables
+-- are then written only by the replay of the back log, which must not fire
+-- an application's triggers or DO ALSO rules a second time), and given their
+-- states back after a swap back (enable = true: each trigger and rule,
+-- parents before partitions, as it was when the script was written, a
+-- partition's clone too).
 CREATE FUNCTION storagelab_internal.rewrite_online_old_triggers(tables jsonb, enable boolean)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
@@ -228,11 +229,21 @@ BEGIN
     FROM storagelab_internal.rewrite_members(ARRAY(SELECT to_regclass(x->>'relation')::oid FROM jsonb_array_elements(tables) x)) m
     JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace
     JOIN pg_trigger t ON t.tgrelid = c.oid AND NOT t.tgisinternal
-   WHERE enable OR t.tgenabled <> 'D');
+   WHERE enable OR t.tgenabled <> 'D')
+      || (SELECT coalesce(array_agg(
+            CASE WHEN enable THEN format('ALTER TABLE %I.%I %s RULE %I', n.nspname, c.relname,
+                                         CASE r.ev_enabled WHEN 'A' THEN 'ENABLE ALWAYS' WHEN 'R' THEN 'ENABLE REPLICA'
+                                                           WHEN 'D' THEN 'DISABLE' ELSE 'ENABLE' END, r.rulename)
+                 ELSE format('ALTER TABLE %I.%I DISABLE RULE %I', n.nspname, storagelab_internal.rewrite_name('old', c.oid), r.rulename) END
+            ORDER BY m.level, m.relid, r.rulename), '{}')
+    FROM storagelab_internal.rewrite_members(ARRAY(SELECT to_regclass(x->>'relation')::oid FROM jsonb_array_elements(tables) x)) m
+    JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace
+    JOIN pg_rewrite r ON r.ev_class = c.oid AND r.rulename <> '_RETURN'
+   WHERE enable OR r.ev_enabled <> 'D');
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_old_triggers(jsonb, boolean) IS
-  'statements disabling the triggers of the old tables of a copy-and-swap rewrite in its swap (the back log''s replay must not fire them), or giving them their states back after a swap back';
+  'statements disabling the triggers and rules of the old tables of a copy-and-swap rewrite in its swap (the back log''s replay must not fire them), or giving them their states back after a swap back';
 
 -- A DO statement (one transaction) that fails with require_error unless
 -- require (an SQL boolean expression) holds, then says skip_notice instead

@@ -12234,13 +12234,16 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
 -- (the blocking layout script re-created the old ones).  Event triggers:
 -- the scripts check the tables they create (an audit trigger an event
 -- trigger added to the new table fired for every copied row and stayed
--- beside the old table's after the swap).
+-- beside the old table's after the swap).  Rollback after the swap: the old
+-- tables' rules are disabled with their triggers (the back log's replay
+-- fired DO ALSO rules a second time).
 -- Copied from the install parts by
 --   scripts/upgrade-section.sh stale extension/storagelab--1.0--1.1.sql \
 --     extension/61_layout_migration.sql:storagelab_internal.rewrite_fingerprint \
 --     extension/61_layout_migration.sql:storagelab_internal.rewrite_check_unchanged \
 --     extension/61_layout_migration.sql:storagelab_internal.rewrite_check_created \
 --     extension/61_layout_migration.sql:storagelab_internal.layout_script \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_old_triggers \
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_phases
 -- (run it again after changing any of them).
 -- BEGIN generated section stale
@@ -12477,6 +12480,39 @@ END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_script(regclass, text, jsonb, name[], jsonb) IS
   'the layout script of one table (with the rest of the foreign-key component of a key it retypes), given its table_rewrite_plan row (as jsonb; NULL: none): storagelab.layout_migration_script() without looking the plan up';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_old_triggers
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_old_triggers(tables jsonb, enable boolean)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- PL/pgSQL: rewrite_members and rewrite_name belong to the rewrite engine
+  RETURN (SELECT coalesce(array_agg(
+            CASE WHEN enable THEN format('ALTER TABLE %I.%I %s TRIGGER %I', n.nspname, c.relname,
+                                         CASE t.tgenabled WHEN 'A' THEN 'ENABLE ALWAYS' WHEN 'R' THEN 'ENABLE REPLICA'
+                                                          WHEN 'D' THEN 'DISABLE' ELSE 'ENABLE' END, t.tgname)
+                 ELSE format('ALTER TABLE %I.%I DISABLE TRIGGER %I', n.nspname, storagelab_internal.rewrite_name('old', c.oid), t.tgname) END
+            ORDER BY m.level, m.relid, t.tgname), '{}')
+    FROM storagelab_internal.rewrite_members(ARRAY(SELECT to_regclass(x->>'relation')::oid FROM jsonb_array_elements(tables) x)) m
+    JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace
+    JOIN pg_trigger t ON t.tgrelid = c.oid AND NOT t.tgisinternal
+   WHERE enable OR t.tgenabled <> 'D')
+      || (SELECT coalesce(array_agg(
+            CASE WHEN enable THEN format('ALTER TABLE %I.%I %s RULE %I', n.nspname, c.relname,
+                                         CASE r.ev_enabled WHEN 'A' THEN 'ENABLE ALWAYS' WHEN 'R' THEN 'ENABLE REPLICA'
+                                                           WHEN 'D' THEN 'DISABLE' ELSE 'ENABLE' END, r.rulename)
+                 ELSE format('ALTER TABLE %I.%I DISABLE RULE %I', n.nspname, storagelab_internal.rewrite_name('old', c.oid), r.rulename) END
+            ORDER BY m.level, m.relid, r.rulename), '{}')
+    FROM storagelab_internal.rewrite_members(ARRAY(SELECT to_regclass(x->>'relation')::oid FROM jsonb_array_elements(tables) x)) m
+    JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace
+    JOIN pg_rewrite r ON r.ev_class = c.oid AND r.rulename <> '_RETURN'
+   WHERE enable OR r.ev_enabled <> 'D');
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_old_triggers(jsonb, boolean) IS
+  'statements disabling the triggers and rules of the old tables of a copy-and-swap rewrite in its swap (the back log''s replay must not fire them), or giving them their states back after a swap back';
 
 -- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_phases
 CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
