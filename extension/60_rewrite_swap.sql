@@ -214,17 +214,27 @@ BEGIN
       RETURN NEXT;
     END LOOP;
   END LOOP;
-  -- 5. foreign keys: the component's own on the new tables (swap only:
-  -- the old tables keep theirs), then the other tables' again; NOT VALID
-  -- (phase validate checks them) except those of or to partitioned tables
-  -- (rewrite_foreign_keys), added valid
-  FOR r IN SELECT * FROM storagelab_internal.rewrite_foreign_keys(relids) WHERE direction = 'to' OR NOT back LOOP
+  -- 5. foreign keys: the component's own on the new tables (swap), then
+  -- the other tables' again; NOT VALID (phase validate checks them) except
+  -- those of or to partitioned tables (rewrite_foreign_keys), added valid.
+  -- The old tables keep their foreign keys to each other (a rollback's
+  -- replay relies on them), not those to other tables: until cleanup they
+  -- would refuse a delete of a row the clients no longer reference (only
+  -- the old table does); swap_back gives them back.
+  FOR r IN SELECT f.*, k.confrelid <> ALL (members) AS outside
+             FROM storagelab_internal.rewrite_foreign_keys(relids) f JOIN pg_constraint k ON k.oid = f.conoid
+            WHERE f.direction = 'to' OR NOT back OR k.confrelid <> ALL (members) LOOP
     relid := r.conrelid;
     statement := format('ALTER TABLE %s ADD CONSTRAINT %I %s%s', r.qrel, r.conname, r.def,
                         CASE WHEN r.partitioned AND r.validated THEN '' ELSE ' NOT VALID' END);
     RETURN NEXT;
     IF obj_description(r.conoid, 'pg_constraint') IS NOT NULL THEN
       statement := format('COMMENT ON CONSTRAINT %I ON %s IS %L', r.conname, r.qrel, obj_description(r.conoid, 'pg_constraint'));
+      RETURN NEXT;
+    END IF;
+    IF r.direction = 'from' AND r.outside AND NOT back THEN
+      statement := (SELECT format('ALTER TABLE %I.%I DROP CONSTRAINT %I', n.nspname, storagelab_internal.rewrite_name('old', c.oid), r.conname)
+                      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = r.conrelid);
       RETURN NEXT;
     END IF;
   END LOOP;
@@ -243,4 +253,4 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_swap(oid[], boolean) IS
-  'phase swap (or swap_back) of the rewrite engine: dependents dropped, foreign keys of other tables dropped, tables and their indexes, constraints, identity sequences and statistics objects renamed, foreign keys added NOT VALID, the tables'' own objects given to the new tables (swap), dependents re-created';
+  'phase swap (or swap_back) of the rewrite engine: dependents dropped, foreign keys of other tables dropped, tables and their indexes, constraints, identity sequences and statistics objects renamed, foreign keys added NOT VALID (the old tables'' foreign keys to other tables moved to the new ones, given back by swap_back), the tables'' own objects given to the new tables (swap), dependents re-created';

@@ -401,11 +401,16 @@ BEGIN
   guard := storagelab_internal.rewrite_online_publication_guard(ARRAY(
              SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
                JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1));
-  -- the component, the new tables and the tables whose foreign keys the swap re-points, locked in one statement
+  -- the component, the new tables, the tables whose foreign keys the swap re-points and those the old tables'
+  -- foreign keys reference (the swap drops those keys, which drops their triggers there), locked in one statement
   -- (a partitioned table's lock covers its partitions)
   locks := format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', (SELECT string_agg(x, ', ' ORDER BY x) FROM (
              SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
-             UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to') y));
+             UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to'
+             UNION SELECT storagelab_internal.bigint_migration_qname(k.confrelid)
+                     FROM storagelab_internal.rewrite_foreign_keys(roots) f JOIN pg_constraint k ON k.oid = f.conoid
+                    WHERE f.direction = 'from'
+                      AND k.confrelid NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(roots) m)) y));
   -- start
   st := unchanged || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP

@@ -12236,9 +12236,12 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
 -- trigger added to the new table fired for every copied row and stayed
 -- beside the old table's after the swap).  Rollback after the swap: the old
 -- tables' rules are disabled with their triggers (the back log's replay
--- fired DO ALSO rules a second time).
+-- fired DO ALSO rules a second time); the old tables' foreign keys to
+-- other tables are dropped in the swap, given back by a swap back (they
+-- refused the clients' deletes until cleanup).
 -- Copied from the install parts by
 --   scripts/upgrade-section.sh stale extension/storagelab--1.0--1.1.sql \
+--     extension/60_rewrite_swap.sql:storagelab_internal.rewrite_swap \
 --     extension/61_layout_migration.sql:storagelab_internal.rewrite_fingerprint \
 --     extension/61_layout_migration.sql:storagelab_internal.rewrite_check_unchanged \
 --     extension/61_layout_migration.sql:storagelab_internal.rewrite_check_created \
@@ -12247,6 +12250,98 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_phases
 -- (run it again after changing any of them).
 -- BEGIN generated section stale
+-- from extension/60_rewrite_swap.sql: storagelab_internal.rewrite_swap
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_swap(relids oid[], back boolean)
+RETURNS TABLE (relid oid, statement text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  rel  oid;
+  r    record;
+  s    text;
+  -- the tables and their partitions, parents first
+  members oid[] := ARRAY(SELECT m.relid FROM storagelab_internal.rewrite_members(relids) m);
+BEGIN
+  -- functions are re-created as they were, without checking their bodies (as pg_dump does)
+  relid := NULL; statement := 'SET LOCAL check_function_bodies = off'; RETURN NEXT;
+  -- 1. objects that follow the tables by OID, dependents first
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_dependents(relids) ORDER BY depth DESC, classid, objid LOOP
+    relid := NULL; statement := r.drop_sql; RETURN NEXT;
+  END LOOP;
+  -- 2. foreign keys of other tables referencing the component
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_foreign_keys(relids) WHERE direction = 'to' LOOP
+    relid := r.conrelid; statement := format('ALTER TABLE %s DROP CONSTRAINT %I', r.qrel, r.conname); RETURN NEXT;
+  END LOOP;
+  -- 3. swap_back: what the new tables got in the swap and that is named in
+  -- its schema (statistics objects) or lists them (publications)
+  IF back THEN
+    FOREACH rel IN ARRAY members LOOP
+      FOR r IN
+        SELECT format('ALTER PUBLICATION %I DROP TABLE %s', p.pubname, storagelab_internal.bigint_migration_qname(rel)) AS sql
+          FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid WHERE pr.prrelid = rel
+        UNION ALL
+        SELECT format('DROP STATISTICS %I.%I', sn.nspname, s2.stxname)
+          FROM pg_statistic_ext s2 JOIN pg_namespace sn ON sn.oid = s2.stxnamespace WHERE s2.stxrelid = rel
+      LOOP
+        relid := rel; statement := r.sql; RETURN NEXT;
+      END LOOP;
+    END LOOP;
+  END IF;
+  -- 4. renames; statistics objects of the old tables out of the way
+  FOREACH rel IN ARRAY members LOOP
+    FOREACH s IN ARRAY storagelab_internal.rewrite_renames(rel, back) LOOP
+      relid := rel; statement := s; RETURN NEXT;
+    END LOOP;
+    FOR r IN SELECT s2.oid, sn.nspname, s2.stxname FROM pg_statistic_ext s2 JOIN pg_namespace sn ON sn.oid = s2.stxnamespace
+              WHERE s2.stxrelid = rel ORDER BY s2.oid LOOP
+      relid := rel;
+      statement := CASE WHEN back THEN format('ALTER STATISTICS %I.%I RENAME TO %I', r.nspname, storagelab_internal.rewrite_name('old', r.oid), r.stxname)
+                        ELSE format('ALTER STATISTICS %I.%I RENAME TO %I', r.nspname, r.stxname, storagelab_internal.rewrite_name('old', r.oid)) END;
+      RETURN NEXT;
+    END LOOP;
+  END LOOP;
+  -- 5. foreign keys: the component's own on the new tables (swap), then
+  -- the other tables' again; NOT VALID (phase validate checks them) except
+  -- those of or to partitioned tables (rewrite_foreign_keys), added valid.
+  -- The old tables keep their foreign keys to each other (a rollback's
+  -- replay relies on them), not those to other tables: until cleanup they
+  -- would refuse a delete of a row the clients no longer reference (only
+  -- the old table does); swap_back gives them back.
+  FOR r IN SELECT f.*, k.confrelid <> ALL (members) AS outside
+             FROM storagelab_internal.rewrite_foreign_keys(relids) f JOIN pg_constraint k ON k.oid = f.conoid
+            WHERE f.direction = 'to' OR NOT back OR k.confrelid <> ALL (members) LOOP
+    relid := r.conrelid;
+    statement := format('ALTER TABLE %s ADD CONSTRAINT %I %s%s', r.qrel, r.conname, r.def,
+                        CASE WHEN r.partitioned AND r.validated THEN '' ELSE ' NOT VALID' END);
+    RETURN NEXT;
+    IF obj_description(r.conoid, 'pg_constraint') IS NOT NULL THEN
+      statement := format('COMMENT ON CONSTRAINT %I ON %s IS %L', r.conname, r.qrel, obj_description(r.conoid, 'pg_constraint'));
+      RETURN NEXT;
+    END IF;
+    IF r.direction = 'from' AND r.outside AND NOT back THEN
+      statement := (SELECT format('ALTER TABLE %I.%I DROP CONSTRAINT %I', n.nspname, storagelab_internal.rewrite_name('old', c.oid), r.conname)
+                      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = r.conrelid);
+      RETURN NEXT;
+    END IF;
+  END LOOP;
+  -- 6. the tables' own objects (swap only: the old tables keep theirs)
+  IF NOT back THEN
+    FOREACH rel IN ARRAY members LOOP
+      FOREACH s IN ARRAY storagelab_internal.rewrite_own_objects(rel) LOOP
+        relid := rel; statement := s; RETURN NEXT;
+      END LOOP;
+    END LOOP;
+  END IF;
+  -- 7. the objects of step 1 again, on whichever tables now have the names
+  FOR r IN SELECT * FROM storagelab_internal.rewrite_dependents(relids) ORDER BY depth, classid, objid LOOP
+    relid := NULL; statement := r.create_sql; RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_swap(oid[], boolean) IS
+  'phase swap (or swap_back) of the rewrite engine: dependents dropped, foreign keys of other tables dropped, tables and their indexes, constraints, identity sequences and statistics objects renamed, foreign keys added NOT VALID (the old tables'' foreign keys to other tables moved to the new ones, given back by swap_back), the tables'' own objects given to the new tables (swap), dependents re-created';
+
 -- from extension/61_layout_migration.sql: storagelab_internal.rewrite_fingerprint
 CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_fingerprint(relation regclass)
 RETURNS text
@@ -12568,11 +12663,16 @@ BEGIN
   guard := storagelab_internal.rewrite_online_publication_guard(ARRAY(
              SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
                JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1));
-  -- the component, the new tables and the tables whose foreign keys the swap re-points, locked in one statement
+  -- the component, the new tables, the tables whose foreign keys the swap re-points and those the old tables'
+  -- foreign keys reference (the swap drops those keys, which drops their triggers there), locked in one statement
   -- (a partitioned table's lock covers its partitions)
   locks := format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', (SELECT string_agg(x, ', ' ORDER BY x) FROM (
              SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
-             UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to') y));
+             UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to'
+             UNION SELECT storagelab_internal.bigint_migration_qname(k.confrelid)
+                     FROM storagelab_internal.rewrite_foreign_keys(roots) f JOIN pg_constraint k ON k.oid = f.conoid
+                    WHERE f.direction = 'from'
+                      AND k.confrelid NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(roots) m)) y));
   -- start
   st := unchanged || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
