@@ -140,7 +140,7 @@ COMMENT ON FUNCTION storagelab_internal.table_layouts() IS
 -- How much evidence a narrowing needs (src/column_rules.c, thin_evidence()).
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('column_waste.min_rows', '1000',
-   'fewest rows (profiled, else reltuples) on which column_waste and table_rewrite_plan change a type'),
+   'fewest rows (profiled, else reltuples), and fewest non-NULL values, on which column_waste and table_rewrite_plan change a type'),
   ('column_waste.min_distinct', '3',
    'fewest distinct values (pg_statistic) on which an integer column is narrowed'),
   ('column_waste.dense_below', '100',
@@ -157,7 +157,7 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'storagelab_column_candidates'
 LANGUAGE C STABLE ROWS 10000;
 COMMENT ON FUNCTION storagelab_internal.column_candidates(oid[], int2[], float8, float8, float8) IS
-  'one row per int4, int8, numeric, text, varchar or char(n) column (not dropped, identity, generated or inherited, and not one of the (skip_relids[i], skip_attnums[i]) pairs) of the tables column_statistics() lists that has no facts (rule NULL) or to which a column_waste rule applies (rule 1-13, see the view): the bounds the rule used, the suggested type and the reason in words, the bytes per row the change saves in the current order and in the suggested one, the heap pages it saves (NULL when the row count is unknown), and why the evidence is too thin for it (fewer than min_rows rows; integer ranges: all values equal, fewer than min_distinct distinct values, or fewer than dense_below with gaps), NULL when it is enough';
+  'one row per int4, int8, numeric, text, varchar or char(n) column (not dropped, identity, generated or inherited, and not one of the (skip_relids[i], skip_attnums[i]) pairs) of the tables column_statistics() lists that has no facts (rule NULL) or to which a column_waste rule applies (rule 1-13, see the view): the bounds the rule used, the suggested type and the reason in words, the bytes per row the change saves in the current order and in the suggested one, the heap pages it saves (NULL when the row count is unknown), and why the evidence is too thin for it (fewer than min_rows rows or non-NULL values; an integer-only numeric seen in ANALYZE''s sample only; integer ranges: all values equal, fewer than min_distinct distinct values, or fewer than dense_below with gaps), NULL when it is enough';
 
 CREATE FUNCTION storagelab_internal.table_rewrite_plans(skip_relids oid[], skip_attnums int2[],
   min_rows float8, min_distinct float8, dense_below float8,
@@ -172,7 +172,10 @@ COMMENT ON FUNCTION storagelab_internal.table_rewrite_plans(oid[], int2[], float
   'one row per table column_statistics() lists whose every live column has facts and whose row count is known: the type changes column_candidates() allows on enough evidence, kept only where the saving needs them once all are made and the columns reordered, as a JSON array, the live columns now and in the planned order, row bytes now and planned, and heap pages now and after the rewrite';
 
 -- Columns never narrowed because keys stay wide on purpose: primary keys,
--- both sides of foreign keys, sequence-fed columns.
+-- both sides of foreign keys, sequence-fed columns, and the columns of
+-- unique constraints and indexes (an alternate key the application assigns,
+-- such as an order number, grows like any key); and the inputs of
+-- generated columns, whose expressions a narrower type would change.
 CREATE VIEW storagelab_internal.protected_columns AS
 SELECT relid, attnum, min(why) AS why
   FROM (
@@ -200,13 +203,29 @@ SELECT relid, attnum, min(why) AS why
    WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
      AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
      AND d.refobjsubid > 0 AND d.deptype IN ('a', 'i')
+  UNION ALL
+  -- a column a generated column is computed from: narrowed, the expression
+  -- would be computed in the narrower type (qty * price overflowing smallint
+  -- when the rewrite copies the rows, or later on an INSERT)
+  SELECT d.refobjid, d.refobjsubid::int2, 'generated column input'
+    FROM pg_catalog.pg_attrdef ad
+    JOIN pg_catalog.pg_depend d
+      ON d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass AND d.objid = ad.oid
+     AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.refobjid = ad.adrelid
+     AND d.refobjsubid > 0 AND d.refobjsubid <> ad.adnum
+  UNION ALL
+  -- a key column of a unique constraint or unique index (partial ones too)
+  SELECT i.indrelid, k.attnum, 'unique key'
+    FROM pg_catalog.pg_index i
+   CROSS JOIN LATERAL unnest(i.indkey[0:i.indnkeyatts - 1]) k(attnum)
+   WHERE i.indisunique AND k.attnum > 0
   ) p
  GROUP BY relid, attnum;
 COMMENT ON VIEW storagelab_internal.protected_columns IS
-  'columns column_waste never suggests narrowing: primary keys, foreign keys on either side, columns fed by or owning a sequence (from pg_constraint, pg_attrdef and pg_depend)';
+  'columns column_waste never suggests narrowing: primary keys, foreign keys on either side, columns fed by or owning a sequence, the columns a generated column is computed from, key columns of unique constraints and indexes (from pg_constraint, pg_attrdef, pg_depend and pg_index)';
 COMMENT ON COLUMN storagelab_internal.protected_columns.relid IS 'table OID';
 COMMENT ON COLUMN storagelab_internal.protected_columns.attnum IS 'column number';
-COMMENT ON COLUMN storagelab_internal.protected_columns.why IS 'primary key, foreign key, referenced by a foreign key, sequence default or owns a sequence (the first in that order)';
+COMMENT ON COLUMN storagelab_internal.protected_columns.why IS 'primary key, foreign key, referenced by a foreign key, sequence default, owns a sequence, generated column input or unique key (the first of them alphabetically)';
 
 -- column_facts: one row per attribute (dropped ones included) of every
 -- ordinary table the caller may read, with what the layout model and the
@@ -359,7 +378,7 @@ SELECT c.relid::pg_catalog.regclass AS relation,
                  OR round(c.saved_bytes_per_row_reordered::numeric, 2) > 0
             ELSE c.source IS NULL AND c.tuples IS DISTINCT FROM 0 END;
 COMMENT ON VIEW storagelab.column_waste IS
-  'one row per column whose type is wider than its data (integers with headroom in a narrower integer, integer-only numeric, text holding only UUIDs, integers, booleans, dates or timestamps, blank-padded char(n)), with the bytes a change would save; never for key, foreign-key, identity, sequence-fed, generated or inherited columns; on thin evidence (too few rows, all values equal, few distinct values or values with gaps) the row names what is missing instead of a type; from pg_stats, or exact after storagelab.column_profile()';
+  'one row per column whose type is wider than its data (integers with headroom in a narrower integer, integer-only numeric, text holding only UUIDs, integers, booleans, dates or timestamps, blank-padded char(n)), with the bytes a change would save; never for key, unique, foreign-key, identity, sequence-fed, generated or inherited columns nor the inputs of generated columns; on thin evidence (too few rows or non-NULL values, an integer-only numeric seen in ANALYZE''s sample only, all values equal, few distinct values or values with gaps) the row names what is missing instead of a type; from pg_stats, or exact after storagelab.column_profile()';
 COMMENT ON COLUMN storagelab.column_waste.relation IS 'the table';
 COMMENT ON COLUMN storagelab.column_waste.column_name IS 'the column';
 COMMENT ON COLUMN storagelab.column_waste.column_type IS 'its type with typmod, as format_type() prints it';

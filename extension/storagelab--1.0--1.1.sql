@@ -13012,3 +13012,72 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[
   'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects, and at the end of the swap (swap_end)';
 
 -- END generated section stale
+
+-- ---------------------------------------------------------------------------
+-- Column waste on application data: the key columns of unique constraints
+-- and indexes are protected like primary keys (an order number the
+-- application assigns was narrowed to smallint), and so are the columns a
+-- generated column is computed from (qty * price computed in smallint);
+-- the new thin-evidence reasons (too few non-NULL values, an integer-only
+-- numeric seen in ANALYZE's sample only) are in the library, the comments
+-- below name them.
+-- Copied by hand from extension/50_column_waste.sql (a view and comments:
+-- scripts/upgrade-section.sh copies files and functions only); change both.
+CREATE OR REPLACE VIEW storagelab_internal.protected_columns AS
+SELECT relid, attnum, min(why) AS why
+  FROM (
+  SELECT conrelid AS relid, unnest(conkey) AS attnum,
+         CASE contype WHEN 'p' THEN 'primary key' ELSE 'foreign key' END AS why
+    FROM pg_catalog.pg_constraint
+   WHERE contype IN ('p', 'f')
+  UNION ALL
+  SELECT confrelid, unnest(confkey), 'referenced by a foreign key'
+    FROM pg_catalog.pg_constraint
+   WHERE contype = 'f'
+  UNION ALL
+  -- a default drawing from a sequence (serial, nextval(...))
+  SELECT ad.adrelid, ad.adnum, 'sequence default'
+    FROM pg_catalog.pg_attrdef ad
+    JOIN pg_catalog.pg_depend d
+      ON d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass AND d.objid = ad.oid
+     AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+    JOIN pg_catalog.pg_class s ON s.oid = d.refobjid AND s.relkind = 'S'
+  UNION ALL
+  -- a sequence owned by the column
+  SELECT d.refobjid, d.refobjsubid::int2, 'owns a sequence'
+    FROM pg_catalog.pg_depend d
+    JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S'
+   WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
+     AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+     AND d.refobjsubid > 0 AND d.deptype IN ('a', 'i')
+  UNION ALL
+  -- a column a generated column is computed from: narrowed, the expression
+  -- would be computed in the narrower type (qty * price overflowing smallint
+  -- when the rewrite copies the rows, or later on an INSERT)
+  SELECT d.refobjid, d.refobjsubid::int2, 'generated column input'
+    FROM pg_catalog.pg_attrdef ad
+    JOIN pg_catalog.pg_depend d
+      ON d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass AND d.objid = ad.oid
+     AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.refobjid = ad.adrelid
+     AND d.refobjsubid > 0 AND d.refobjsubid <> ad.adnum
+  UNION ALL
+  -- a key column of a unique constraint or unique index (partial ones too)
+  SELECT i.indrelid, k.attnum, 'unique key'
+    FROM pg_catalog.pg_index i
+   CROSS JOIN LATERAL unnest(i.indkey[0:i.indnkeyatts - 1]) k(attnum)
+   WHERE i.indisunique AND k.attnum > 0
+  ) p
+ GROUP BY relid, attnum;
+COMMENT ON VIEW storagelab_internal.protected_columns IS
+  'columns column_waste never suggests narrowing: primary keys, foreign keys on either side, columns fed by or owning a sequence, the columns a generated column is computed from, key columns of unique constraints and indexes (from pg_constraint, pg_attrdef, pg_depend and pg_index)';
+COMMENT ON COLUMN storagelab_internal.protected_columns.relid IS 'table OID';
+COMMENT ON COLUMN storagelab_internal.protected_columns.attnum IS 'column number';
+COMMENT ON COLUMN storagelab_internal.protected_columns.why IS 'primary key, foreign key, referenced by a foreign key, sequence default, owns a sequence, generated column input or unique key (the first of them alphabetically)';
+COMMENT ON FUNCTION storagelab_internal.column_candidates(oid[], int2[], float8, float8, float8) IS
+  'one row per int4, int8, numeric, text, varchar or char(n) column (not dropped, identity, generated or inherited, and not one of the (skip_relids[i], skip_attnums[i]) pairs) of the tables column_statistics() lists that has no facts (rule NULL) or to which a column_waste rule applies (rule 1-13, see the view): the bounds the rule used, the suggested type and the reason in words, the bytes per row the change saves in the current order and in the suggested one, the heap pages it saves (NULL when the row count is unknown), and why the evidence is too thin for it (fewer than min_rows rows or non-NULL values; an integer-only numeric seen in ANALYZE''s sample only; integer ranges: all values equal, fewer than min_distinct distinct values, or fewer than dense_below with gaps), NULL when it is enough';
+
+COMMENT ON VIEW storagelab.column_waste IS
+  'one row per column whose type is wider than its data (integers with headroom in a narrower integer, integer-only numeric, text holding only UUIDs, integers, booleans, dates or timestamps, blank-padded char(n)), with the bytes a change would save; never for key, unique, foreign-key, identity, sequence-fed, generated or inherited columns nor the inputs of generated columns; on thin evidence (too few rows or non-NULL values, an integer-only numeric seen in ANALYZE''s sample only, all values equal, few distinct values or values with gaps) the row names what is missing instead of a type; from pg_stats, or exact after storagelab.column_profile()';
+UPDATE storagelab_internal.setting_defaults
+   SET description = 'fewest rows (profiled, else reltuples), and fewest non-NULL values, on which column_waste and table_rewrite_plan change a type'
+ WHERE name = 'column_waste.min_rows';

@@ -270,7 +270,12 @@ distinct_values(const ColumnInfo *c, double rows)
  *		Why the data is too thin to narrow the column by the rule, in words
  *		without numbers (they are settings), or NULL when it is enough:
  *		- fewer rows than min_rows (exact or not, a handful of rows says
- *		  nothing about the values the application will write);
+ *		  nothing about the values the application will write), or fewer
+ *		  non-NULL values than min_rows (five values in a column of 5,000
+ *		  mostly NULL rows are a handful too);
+ *		- integral numerics (rules 3, 4) from statistics: ANALYZE's sample
+ *		  holding only integers does not show that the table does, and the
+ *		  cast to an integer type rounds a fraction without an error;
  *		- for the integer ranges: all values equal (a constant shows no
  *		  range: pgbench_accounts.abalance after loading, a bitmask never
  *		  set), an unknown or too small number of distinct values, or
@@ -289,6 +294,11 @@ thin_evidence(const ColumnInfo *c, int rule, double tuples, bool have_bounds,
 
 	if (rows < e->min_rows)
 		return "too few rows to judge the values (setting column_waste.min_rows)";
+	if (!c->null_frac_null && rows * (1.0 - c->null_frac) < e->min_rows)
+		return "too few non-NULL values to judge them (setting column_waste.min_rows)";
+	if ((rule == 3 || rule == 4) && c->source != FS_EXACT)
+		return "integers only in ANALYZE's sample: a cast rounds any fraction it missed; "
+			"run storagelab.column_profile()";
 	if (!rule_narrows_range(rule))
 		return NULL;
 	if (!have_bounds)
@@ -358,7 +368,7 @@ rule_words(int rule, const ColumnInfo *c, Datum lo, Datum hi, double trimmed,
 			*reason = pstrdup("only timestamps without time zone");
 			break;
 		case 12:
-			*reason = pstrdup("only timestamps with time zone");
+			*reason = pstrdup("only timestamps with time zone: the offsets written are not kept");
 			break;
 		default:
 			{
@@ -372,7 +382,8 @@ rule_words(int rule, const ColumnInfo *c, Datum lo, Datum hi, double trimmed,
 																		  Float8GetDatum(c->avg_width)),
 													  Int32GetDatum(1));
 
-				*reason = psprintf("blank padding: %s of %s bytes per value",
+				*reason = psprintf("blank padding: %s of %s bytes per value; "
+								   "varchar compares trailing blanks, char(n) ignores them",
 								   DatumGetCString(DirectFunctionCall1(numeric_out, pad)),
 								   DatumGetCString(DirectFunctionCall1(numeric_out, all)));
 			}

@@ -61,7 +61,7 @@ SELECT is(pg_temp.suggested('i8_mid'), 'integer', 'statistics: int8 holding up t
 SELECT is(pg_temp.suggested('i8_half'), NULL, 'statistics: int8 above half the int4 range -> nothing (headroom)');
 SELECT is(pg_temp.suggested('i8_big'), NULL, 'statistics: int8 beyond int4 -> nothing');
 SELECT is(pg_temp.suggested('i4_small'), 'smallint', 'statistics: int4 holding 0..99 -> smallint');
-SELECT is(pg_temp.suggested('n_int'), 'integer', 'statistics: integer-only numeric -> integer');
+SELECT is(pg_temp.suggested('n_int'), NULL, 'statistics: integer-only numeric -> nothing until profiled (a cast rounds fractions the sample missed)');
 SELECT is(pg_temp.suggested('n_frac'), NULL, 'statistics: numeric with fractions -> nothing');
 SELECT is(pg_temp.suggested('t_uuid'), 'uuid', 'statistics: text of UUIDs -> uuid');
 SELECT is(pg_temp.suggested('t_int'), 'integer', 'statistics: varchar of integers -> integer');
