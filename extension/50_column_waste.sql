@@ -140,7 +140,7 @@ COMMENT ON FUNCTION storagelab_internal.table_layouts() IS
 -- How much evidence a narrowing needs (src/column_rules.c, thin_evidence()).
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('column_waste.min_rows', '1000',
-   'fewest rows (profiled, else reltuples), and fewest non-NULL values, on which column_waste and table_rewrite_plan change a type'),
+   'fewest rows (profiled, else reltuples) and non-NULL values on which column_waste changes a type'),
   ('column_waste.min_distinct', '3',
    'fewest distinct values (pg_statistic) on which an integer column is narrowed'),
   ('column_waste.dense_below', '100',

@@ -12837,5 +12837,5 @@ COMMENT ON FUNCTION storagelab_internal.column_candidates(oid[], int2[], float8,
 COMMENT ON VIEW storagelab.column_waste IS
   'one row per column whose type is wider than its data (integers with headroom in a narrower integer, integer-only numeric, text holding only UUIDs, integers, booleans, dates or timestamps, blank-padded char(n)), with the bytes a change would save; never for key, unique, foreign-key, identity, sequence-fed, generated or inherited columns nor the inputs of generated columns; on thin evidence (too few rows or non-NULL values, an integer-only numeric seen in ANALYZE''s sample only, all values equal, few distinct values or values with gaps) the row names what is missing instead of a type; from pg_stats, or exact after storagelab.column_profile()';
 UPDATE storagelab_internal.setting_defaults
-   SET description = 'fewest rows (profiled, else reltuples), and fewest non-NULL values, on which column_waste and table_rewrite_plan change a type'
+   SET description = 'fewest rows (profiled, else reltuples) and non-NULL values on which column_waste changes a type'
  WHERE name = 'column_waste.min_rows';
