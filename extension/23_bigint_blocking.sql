@@ -153,6 +153,29 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_settings() IS
   'The session settings of a blocking script, and its BEGIN.';
 
+-- The lines of a DO block that add to its array problems each view or
+-- materialized view of objs that was redefined since generation (its
+-- definition, options, owner, privileges or comment): the scripts drop
+-- them and create them again from their definitions then, so a
+-- CREATE OR REPLACE VIEW, a grant or a comment made since would be undone.
+CREATE FUNCTION storagelab_internal.bigint_migration_view_checks(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce(string_agg(format(E'  IF (SELECT md5(concat_ws(chr(10), pg_get_viewdef(c.oid), c.relacl, c.reloptions, c.relowner, obj_description(c.oid, %L)))\n'
+                                    '        FROM pg_class c WHERE c.oid = to_regclass(%L)) IS DISTINCT FROM %L THEN\n'
+                                    '    problems := problems || %L::text;\n  END IF;\n',
+                                    'pg_class', storagelab_internal.bigint_migration_qname(x.relation),
+                                    (SELECT md5(concat_ws(chr(10), pg_get_viewdef(c.oid), c.relacl, c.reloptions, c.relowner, obj_description(c.oid, 'pg_class')))
+                                       FROM pg_class c WHERE c.oid = x.relation),
+                                    x.identity || ' was redefined (its definition, owner, privileges or comment)'),
+                             '' ORDER BY x.identity), '')
+    FROM unnest($1) x WHERE x.kind IN ('view', 'materialized_view') AND x.drop_sql IS NOT NULL
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_view_checks(storagelab.bigint_migration_object[]) IS
+  'lines of a DO block adding to its problems array each view or materialized view of objs redefined since generation (definition, options, owner, privileges, comment), which a script would re-create as it was';
+
 -- The pre-flight DO block of a blocking script: the database still looks as it did at generation, the role may do every step, no long transaction or anti-wraparound vacuum holds the tables.
 CREATE FUNCTION storagelab_internal.bigint_migration_blocking_preflight(objs storagelab.bigint_migration_object[])
 RETURNS text
@@ -184,6 +207,7 @@ BEGIN
     body := body || format(E'  IF NOT coalesce(%s, false) THEN\n    problems := problems || %L::text;\n  END IF;\n',
                            o.check_sql, o.identity || ' is missing or changed');
   END LOOP;
+  body := body || storagelab_internal.bigint_migration_view_checks(objs);
   -- objects that make ALTER COLUMN TYPE fail (views, rules, triggers,
   -- policies, publications, functions, generated columns) or that would be
   -- left out (foreign keys), created on the converted columns since generation

@@ -489,6 +489,16 @@ BEGIN
   x := x || E'END\n';
   s := s || 'DO ' || storagelab_internal.dollar_quote(x) || E';\n';
   s := s || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries);
+  -- the views the swap drops and re-creates are as they were (one redefined since would be put back)
+  x := storagelab_internal.bigint_migration_view_checks(m.objs);
+  IF x <> '' THEN
+    s := s || 'DO ' || storagelab_internal.dollar_quote(E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n' || x
+                 || E'  IF cardinality(problems) > 0 THEN\n'
+                 || E'    RAISE EXCEPTION ''the database changed since this script was generated''\n'
+                 || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
+                 || E'            HINT = ''Redefine the view as it was and run this phase again (then redefine it after the swap), or roll back (phases rollback_prepare, rollback_expand) and generate the script again.'';\n'
+                 || E'  END IF;\nEND\n') || E';\n';
+  END IF;
   s := s || storagelab_internal.bigint_migration_plpgsql_check_sql(m.objs, 'before');   -- part 28
   s := s || E'-- the shadow columns are exact (the trigger kept them; nothing can write now)\n';
   RETURN s;

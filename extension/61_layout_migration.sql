@@ -281,19 +281,25 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_fingerprint(regclass) IS
   'md5 of everything a rewrite moves (columns and their properties, owner, persistence, indexes, constraints, triggers, rules, policies, privileges, options, comments, publications, dependent objects): compared under a script''s locks with the value recorded when it was written';
 
 -- The fingerprint of a table and, for a partitioned table, of every
--- partition (by name, parents first): what the rewrite moves from each.
+-- partition (by name, parents first): what the rewrite moves from each;
+-- and the definitions of the objects its swap drops and creates again
+-- (views, functions with a BEGIN ATOMIC body: with their owners, grants
+-- and comments), which a CREATE OR REPLACE keeps under the same identity.
 CREATE FUNCTION storagelab_internal.rewrite_tree_fingerprint(relation regclass)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE WHEN count(*) = 1 THEN min(storagelab_internal.rewrite_fingerprint(m.relid::regclass))
-              ELSE md5(string_agg(m.relid::regclass::text || ' ' || storagelab_internal.rewrite_fingerprint(m.relid::regclass), E'\n'
-                                  ORDER BY m.level, m.relid::regclass::text)) END
-    FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m
+  SELECT md5(concat_ws(E'\n',
+           (SELECT CASE WHEN count(*) = 1 THEN min(storagelab_internal.rewrite_fingerprint(m.relid::regclass))
+                        ELSE md5(string_agg(m.relid::regclass::text || ' ' || storagelab_internal.rewrite_fingerprint(m.relid::regclass), E'\n'
+                                            ORDER BY m.level, m.relid::regclass::text)) END
+              FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m),
+           (SELECT string_agg(d.create_sql, E'\n' ORDER BY d.depth, d.identity, d.create_sql)
+              FROM storagelab_internal.rewrite_dependents(ARRAY[$1::oid]) d)))
 $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_tree_fingerprint(regclass) IS
-  'storagelab_internal.rewrite_fingerprint of a table, or of a partitioned table and each of its partitions together';
+  'storagelab_internal.rewrite_fingerprint of a table, or of a partitioned table and each of its partitions together, with the definitions of the dependent objects its swap re-creates (storagelab_internal.rewrite_dependents)';
 
 -- The check of an online (copy-and-swap) script's phases start and swap:
 -- the table named relation is still relid and its tree has the

@@ -8972,6 +8972,9 @@ COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
 --     extension/60_rewrite_index.sql:storagelab_internal.rewrite_index \
 --     extension/60_rewrite_swap.sql:storagelab_internal.rewrite_foreign_keys \
 --     extension/60_rewrite_swap.sql:storagelab_internal.rewrite_own_objects \
+--     extension/23_bigint_blocking.sql:storagelab_internal.bigint_migration_view_checks \
+--     extension/23_bigint_blocking.sql:storagelab_internal.bigint_migration_blocking_preflight \
+--     extension/25_bigint_online.sql:storagelab_internal.bigint_migration_online_swap_begin \
 --     extension/60_rewrite_swap.sql:storagelab_internal.rewrite_swap \
 --     extension/60_rewrite_statements.sql:storagelab_internal.rewrite_statements \
 --     extension/61_layout_migration.sql:storagelab_internal.layout_preflight \
@@ -12238,11 +12241,16 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
 -- tables' rules are disabled with their triggers (the back log's replay
 -- fired DO ALSO rules a second time); the old tables' foreign keys to
 -- other tables are dropped in the swap, given back by a swap back (they
--- refused the clients' deletes until cleanup).
+-- refused the clients' deletes until cleanup).  A view or BEGIN ATOMIC
+-- function redefined since generation is refused, not put back as it was.
 -- Copied from the install parts by
 --   scripts/upgrade-section.sh stale extension/storagelab--1.0--1.1.sql \
+--     extension/23_bigint_blocking.sql:storagelab_internal.bigint_migration_view_checks \
+--     extension/23_bigint_blocking.sql:storagelab_internal.bigint_migration_blocking_preflight \
+--     extension/25_bigint_online.sql:storagelab_internal.bigint_migration_online_swap_begin \
 --     extension/60_rewrite_swap.sql:storagelab_internal.rewrite_swap \
 --     extension/61_layout_migration.sql:storagelab_internal.rewrite_fingerprint \
+--     extension/61_layout_migration.sql:storagelab_internal.rewrite_tree_fingerprint \
 --     extension/61_layout_migration.sql:storagelab_internal.rewrite_check_unchanged \
 --     extension/61_layout_migration.sql:storagelab_internal.rewrite_check_created \
 --     extension/61_layout_migration.sql:storagelab_internal.layout_script \
@@ -12250,6 +12258,223 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_phases
 -- (run it again after changing any of them).
 -- BEGIN generated section stale
+-- from extension/23_bigint_blocking.sql: storagelab_internal.bigint_migration_view_checks
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_view_checks(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce(string_agg(format(E'  IF (SELECT md5(concat_ws(chr(10), pg_get_viewdef(c.oid), c.relacl, c.reloptions, c.relowner, obj_description(c.oid, %L)))\n'
+                                    '        FROM pg_class c WHERE c.oid = to_regclass(%L)) IS DISTINCT FROM %L THEN\n'
+                                    '    problems := problems || %L::text;\n  END IF;\n',
+                                    'pg_class', storagelab_internal.bigint_migration_qname(x.relation),
+                                    (SELECT md5(concat_ws(chr(10), pg_get_viewdef(c.oid), c.relacl, c.reloptions, c.relowner, obj_description(c.oid, 'pg_class')))
+                                       FROM pg_class c WHERE c.oid = x.relation),
+                                    x.identity || ' was redefined (its definition, owner, privileges or comment)'),
+                             '' ORDER BY x.identity), '')
+    FROM unnest($1) x WHERE x.kind IN ('view', 'materialized_view') AND x.drop_sql IS NOT NULL
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_view_checks(storagelab.bigint_migration_object[]) IS
+  'lines of a DO block adding to its problems array each view or materialized view of objs redefined since generation (definition, options, owner, privileges, comment), which a script would re-create as it was';
+
+-- from extension/23_bigint_blocking.sql: storagelab_internal.bigint_migration_blocking_preflight
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_blocking_preflight(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o          storagelab.bigint_migration_object;
+  r          record;
+  s          text := '';
+  body       text;
+  max_age    text := storagelab_internal.setting('bigint_migration.max_blocking_transaction_age');
+BEGIN
+  body := E'\nDECLARE\n  problems text[] := ''{}'';\n  who text;\nBEGIN\n'
+       || E'  -- the database must still look as it did when this script was generated\n';
+  FOR o IN SELECT * FROM unnest(objs) x WHERE x.kind = 'column' ORDER BY x.identity LOOP
+    body := body || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND NOT attisdropped\n'
+                           '                 AND atttypid = %L::regtype) THEN\n'
+                           '    problems := problems || %L::text;\n  END IF;\n',
+                           storagelab_internal.bigint_migration_qname(o.relation), o.column_name,
+                           (SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = o.relation AND attname = o.column_name),
+                           format('column %s is no longer %s', o.identity,
+                                  (SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = o.relation AND attname = o.column_name)));
+  END LOOP;
+  FOR o IN SELECT * FROM unnest(objs) x
+            WHERE x.kind IN ('foreign_key', 'view', 'materialized_view', 'rule', 'trigger', 'policy', 'function', 'publication_table', 'generated_column')
+              AND x.check_sql IS NOT NULL AND x.drop_sql IS NOT NULL
+            ORDER BY x.identity LOOP
+    body := body || format(E'  IF NOT coalesce(%s, false) THEN\n    problems := problems || %L::text;\n  END IF;\n',
+                           o.check_sql, o.identity || ' is missing or changed');
+  END LOOP;
+  body := body || storagelab_internal.bigint_migration_view_checks(objs);
+  -- objects that make ALTER COLUMN TYPE fail (views, rules, triggers,
+  -- policies, publications, functions, generated columns) or that would be
+  -- left out (foreign keys), created on the converted columns since generation
+  body := body || format(E'  SELECT string_agg(DISTINCT pg_describe_object(d.classid, d.objid, 0), ''; '') INTO who\n'
+                         '    FROM pg_depend d JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid\n'
+                         '   WHERE d.refclassid = ''pg_class''::regclass AND d.deptype IN (''n'', ''a'')\n'
+                         '     AND (d.refobjid, a.attname) IN (%s)\n'
+                         '     AND d.classid IN (''pg_rewrite''::regclass, ''pg_trigger''::regclass, ''pg_policy''::regclass, ''pg_publication_rel''::regclass,\n'
+                         '                       ''pg_proc''::regclass, ''pg_attrdef''::regclass, ''pg_constraint''::regclass)\n'
+                         '     AND NOT (d.classid = ''pg_constraint''::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.oid = d.objid AND c.contype = ''f''))\n'
+                         '     AND format(''%%s:%%s'', d.classid, d.objid) <> ALL (ARRAY[%s]::text[]);\n'
+                         '  IF who IS NOT NULL THEN\n    problems := problems || (''new objects depend on the columns to convert: '' || who);\n  END IF;\n',
+                         (SELECT string_agg(format('(to_regclass(%L)::oid, %L::name)', storagelab_internal.bigint_migration_qname(x.relation), x.column_name), ', ' ORDER BY x.identity)
+                            FROM unnest(objs) x WHERE x.kind = 'column'),
+                         coalesce((SELECT string_agg(DISTINCT format('%L', format('%s:%s', d.classid, d.objid)), ', ')
+                                     FROM unnest(objs) x
+                                     JOIN pg_attribute a ON a.attrelid = x.relation AND a.attname = x.column_name
+                                     JOIN pg_depend d ON d.refclassid = 'pg_class'::regclass AND d.refobjid = a.attrelid AND d.refobjsubid = a.attnum
+                                    WHERE x.kind = 'column' AND d.deptype IN ('n', 'a')), ''));
+  body := body || E'  IF cardinality(problems) > 0 THEN\n'
+       || E'    RAISE EXCEPTION ''the database changed since this script was generated''\n'
+       || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
+       || E'            HINT = ''Generate the script again with storagelab.bigint_migration_script().'';\n  END IF;\n'
+       || E'  -- the role running the script must be able to do every step: own (be a member of the owner of)\n'
+       || E'  -- every object it alters, drops or re-creates, and have CREATE on the schemas it re-creates them in\n'
+       || format(E'  SELECT string_agg(x, ''; '') INTO who FROM (\n'
+                 '    SELECT format(''%%s (owner %%s)'', c.oid::regclass, pg_get_userbyid(c.relowner)) AS x\n'
+                 '      FROM pg_class c WHERE c.oid = ANY (ARRAY[%s]::regclass[]) AND NOT pg_has_role(c.relowner, ''USAGE'')\n'
+                 '    UNION ALL\n'
+                 '    SELECT format(''function %%s (owner %%s)'', p.oid::regprocedure, pg_get_userbyid(p.proowner))\n'
+                 '      FROM pg_proc p WHERE p.oid = ANY (ARRAY[%s]::regprocedure[]) AND NOT pg_has_role(p.proowner, ''USAGE'')\n'
+                 '    UNION ALL\n'
+                 '    SELECT format(''publication %%I (owner %%s)'', b.pubname, pg_get_userbyid(b.pubowner))\n'
+                 '      FROM pg_publication b WHERE b.pubname = ANY (ARRAY[%s]::name[]) AND NOT pg_has_role(b.pubowner, ''USAGE'')\n'
+                 '    UNION ALL\n'
+                 '    SELECT format(''schema %%I (no CREATE privilege)'', n.nspname)\n'
+                 '      FROM pg_namespace n WHERE n.nspname = ANY (ARRAY[%s]::name[]) AND NOT has_schema_privilege(n.oid, ''CREATE'')) y;\n',
+                 coalesce((SELECT string_agg(format('%L', q), ', ' ORDER BY q) FROM (
+                             SELECT DISTINCT storagelab_internal.bigint_migration_qname(x.relation) AS q FROM unnest(objs) x WHERE x.relation IS NOT NULL
+                             UNION
+                             SELECT storagelab_internal.bigint_migration_qname(x.objid) FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL) z), ''),
+                 coalesce((SELECT string_agg(DISTINCT format('%L', x.objid::regprocedure::text), ', ')
+                             FROM unnest(objs) x WHERE x.kind IN ('function', 'trigger_function', 'widened_function')), ''),
+                 coalesce((SELECT string_agg(DISTINCT format('%L', b.pubname), ', ')
+                             FROM unnest(objs) x JOIN pg_publication_rel pr ON pr.oid = x.objid JOIN pg_publication b ON b.oid = pr.prpubid
+                            WHERE x.kind = 'publication_table'), ''),
+                 coalesce((SELECT string_agg(DISTINCT format('%L', n.nspname), ', ')
+                             FROM unnest(objs) x
+                             JOIN pg_namespace n ON n.oid = CASE WHEN x.kind IN ('view', 'materialized_view') THEN (SELECT relnamespace FROM pg_class WHERE oid = x.objid)
+                                                                 WHEN x.kind IN ('function', 'widened_function') THEN (SELECT pronamespace FROM pg_proc WHERE oid = x.objid)
+                                                                 WHEN x.kind = 'statistics' THEN (SELECT stxnamespace FROM pg_statistic_ext WHERE oid = x.objid) END
+                            WHERE x.create_sql IS NOT NULL), ''))
+       || E'  IF who IS NOT NULL THEN\n'
+       || E'    RAISE EXCEPTION ''the role running this script cannot do every step of it''\n'
+       || E'      USING ERRCODE = ''insufficient_privilege'', DETAIL = who,\n'
+       || E'            HINT = ''Run the script as a superuser, or as a role that owns these objects (and may create objects in these schemas).'';\n  END IF;\n'
+       || E'  -- a long-running transaction holding a lock on these tables would make every lock attempt time out\n'
+       || format(E'  SELECT string_agg(DISTINCT format(''pid %%s (transaction started %%s ago, state %%s)'', a.pid, now() - a.xact_start, a.state), ''; '')\n'
+                 '    INTO who\n'
+                 '    FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid\n'
+                 '   WHERE l.pid <> pg_backend_pid() AND l.relation = ANY (ARRAY[%s]::regclass[])\n'
+                 '     AND a.xact_start < now() - %L::interval;\n',
+                 (SELECT string_agg(format('%L', storagelab_internal.bigint_migration_qname(x.relation)), ', ' ORDER BY 1)
+                    FROM (SELECT DISTINCT x.relation FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
+                           WHERE c.relkind IN ('r', 'p')) x),
+                 max_age)
+       || E'  IF who IS NOT NULL THEN\n'
+       || E'    RAISE EXCEPTION ''long-running transactions hold locks on tables this migration converts''\n'
+       || E'      USING ERRCODE = ''object_in_use'', DETAIL = who,\n'
+       || E'            HINT = ''Wait for them to finish or end them (pg_cancel_backend / pg_terminate_backend), then run the script again.'';\n  END IF;\n'
+       || E'  -- an anti-wraparound autovacuum does not give way to the ACCESS EXCLUSIVE lock\n'
+       || format(E'  SELECT string_agg(format(''pid %%s on %%s'', v.pid, v.relid::regclass), ''; '')\n'
+                 '    INTO who\n'
+                 '    FROM pg_stat_progress_vacuum v JOIN pg_stat_activity a ON a.pid = v.pid\n'
+                 '   WHERE v.relid = ANY (ARRAY[%s]::regclass[]) AND a.query LIKE ''%%to prevent wraparound%%'';\n',
+                 (SELECT string_agg(format('%L', storagelab_internal.bigint_migration_qname(x.relation)), ', ' ORDER BY 1)
+                    FROM (SELECT DISTINCT x.relation FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
+                           WHERE c.relkind IN ('r', 'p')) x))
+       || E'  IF who IS NOT NULL THEN\n'
+       || E'    RAISE EXCEPTION ''an anti-wraparound autovacuum is running on a table this migration converts''\n'
+       || E'      USING ERRCODE = ''object_in_use'', DETAIL = who,\n'
+       || E'            HINT = ''Let it finish (it does not yield its lock), then run the script again.'';\n  END IF;\n'
+       || E'END\n';
+  s := s || E'-- Pre-flight checks (no locks taken yet beyond catalog reads).\n'
+         || 'DO ' || storagelab_internal.dollar_quote(body) || E';\n\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_preflight(storagelab.bigint_migration_object[]) IS
+  'The pre-flight DO block of a blocking script: the database still looks as it did at generation, the role may do every step, no long transaction or anti-wraparound vacuum holds the tables.';
+
+-- from extension/25_bigint_online.sql: storagelab_internal.bigint_migration_online_swap_begin
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_online_swap_begin(m storagelab_internal.bigint_online_model)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  mid          text := m.mid;
+  tabs         oid[] := m.tabs;
+  tree         oid[] := m.tree;
+  t_rel        oid[] := m.t_rel;
+  t_att        int2[] := m.t_att;
+  late_idx     oid[] := m.late_idx;
+  fk_oid       oid[] := m.fk_oid;
+  fk_rel       oid[] := m.fk_rel;
+  fk_new       name[] := m.fk_new;
+  lock_list    text := m.lock_list;
+  pre          text := m.pre;
+  r            record;
+  s            text := '';
+  x            text;
+  i            int;
+  k            int;
+  retries      int := storagelab_internal.setting('scripts.lock_retries')::int;
+BEGIN
+  ------------------------------------------------------------------ swap
+  s := s || E'\\if :ph_swap\n-- Phase swap: one transaction; every table locked at once (retried on lock_timeout), then\n'
+         || E'-- only catalog work: no scan, no rewrite.\nBEGIN;\n';
+  -- pre-checks: prepare complete
+  x := E'\nDECLARE swapped boolean := false;\nBEGIN\n' || pre
+       || E'  IF swapped THEN\n    RAISE EXCEPTION ''this migration is already swapped'' USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase cleanup.'';\n  END IF;\n';
+  FOR r IN
+    SELECT format('%I.%I', (SELECT nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid WHERE c.oid = i.indexrelid),
+                  format('storagelab_new_%s', i.indexrelid)) AS nq
+      FROM pg_index i
+     WHERE i.indrelid = ANY (tree) AND NOT (i.indexrelid = ANY (late_idx))
+       AND EXISTS (SELECT 1 FROM unnest(t_rel, t_att) AS cc(r2, a) WHERE cc.r2 = i.indrelid AND cc.a = ANY (i.indkey::int2[]))
+       AND NOT ((SELECT relkind FROM pg_class WHERE oid = i.indexrelid) = 'I'
+                AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u')))
+  LOOP
+    x := x || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid) THEN\n'
+                     '    RAISE EXCEPTION ''index %% is missing or invalid'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
+                     r.nq, r.nq);
+  END LOOP;
+  FOREACH k IN ARRAY ARRAY(SELECT generate_series(1, cardinality(tabs))) LOOP
+    x := x || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L AND convalidated) THEN\n'
+                     '    RAISE EXCEPTION ''the check that the shadow columns of %% are exact is missing or not validated'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
+                     storagelab_internal.bigint_migration_qname(tabs[k]), format('storagelab_eq_%s', mid), storagelab_internal.bigint_migration_qname(tabs[k]));
+  END LOOP;
+  FOR r IN SELECT u.o2, u.rel, u.nn FROM unnest(fk_oid, fk_rel, fk_new) AS u(o2, rel, nn) ORDER BY 1, 2 LOOP
+    x := x || format(E'  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = %L::regclass AND conname = %L AND convalidated = (SELECT convalidated FROM pg_constraint WHERE oid = %s)) THEN\n'
+                     '    RAISE EXCEPTION ''the new foreign key %% is missing or not validated'', %L USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Run phase prepare (again).'';\n  END IF;\n',
+                     storagelab_internal.bigint_migration_qname(r.rel), r.nn, r.o2, r.nn);
+  END LOOP;
+  x := x || E'END\n';
+  s := s || 'DO ' || storagelab_internal.dollar_quote(x) || E';\n';
+  s := s || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries);
+  -- the views the swap drops and re-creates are as they were (one redefined since would be put back)
+  x := storagelab_internal.bigint_migration_view_checks(m.objs);
+  IF x <> '' THEN
+    s := s || 'DO ' || storagelab_internal.dollar_quote(E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n' || x
+                 || E'  IF cardinality(problems) > 0 THEN\n'
+                 || E'    RAISE EXCEPTION ''the database changed since this script was generated''\n'
+                 || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
+                 || E'            HINT = ''Redefine the view as it was and run this phase again (then redefine it after the swap), or roll back (phases rollback_prepare, rollback_expand) and generate the script again.'';\n'
+                 || E'  END IF;\nEND\n') || E';\n';
+  END IF;
+  s := s || storagelab_internal.bigint_migration_plpgsql_check_sql(m.objs, 'before');   -- part 28
+  s := s || E'-- the shadow columns are exact (the trigger kept them; nothing can write now)\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_online_swap_begin(storagelab_internal.bigint_online_model) IS
+  'Phase swap, first part: BEGIN, the state checks, every table locked.';
+
 -- from extension/60_rewrite_swap.sql: storagelab_internal.rewrite_swap
 CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_swap(relids oid[], back boolean)
 RETURNS TABLE (relid oid, statement text)
@@ -12379,6 +12604,23 @@ AS $$
 $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_fingerprint(regclass) IS
   'md5 of everything a rewrite moves (columns and their properties, owner, persistence, indexes, constraints, triggers, rules, policies, privileges, options, comments, publications, dependent objects): compared under a script''s locks with the value recorded when it was written';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.rewrite_tree_fingerprint
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_tree_fingerprint(relation regclass)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT md5(concat_ws(E'\n',
+           (SELECT CASE WHEN count(*) = 1 THEN min(storagelab_internal.rewrite_fingerprint(m.relid::regclass))
+                        ELSE md5(string_agg(m.relid::regclass::text || ' ' || storagelab_internal.rewrite_fingerprint(m.relid::regclass), E'\n'
+                                            ORDER BY m.level, m.relid::regclass::text)) END
+              FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m),
+           (SELECT string_agg(d.create_sql, E'\n' ORDER BY d.depth, d.identity, d.create_sql)
+              FROM storagelab_internal.rewrite_dependents(ARRAY[$1::oid]) d)))
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_tree_fingerprint(regclass) IS
+  'storagelab_internal.rewrite_fingerprint of a table, or of a partitioned table and each of its partitions together, with the definitions of the dependent objects its swap re-creates (storagelab_internal.rewrite_dependents)';
 
 -- from extension/61_layout_migration.sql: storagelab_internal.rewrite_check_unchanged
 CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_check_unchanged(relation text, relid oid, fingerprint text)
