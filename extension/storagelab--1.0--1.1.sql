@@ -13169,3 +13169,36 @@ SELECT CASE WHEN g.narrows THEN 'column_width' ELSE 'alignment' END AS category,
  WHERE g.saved >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.min_saved_size'));
 COMMENT ON VIEW storagelab_internal.findings_layout IS
   'storagelab.findings rows of categories column_width and alignment: one per table_rewrite_plan row, except that the plans of partitions and inheritance children make one row on their topmost parent, with its script (following its own plan, else the changes and order the plans agree on) or the plans to read';
+
+-- ---------------------------------------------------------------------------
+-- alignment_padding: the advice says that statements without a column list
+-- (SELECT *, INSERT ... VALUES, COPY) see the new order.
+-- Copied by hand from extension/50_column_waste.sql (a view); change both.
+CREATE OR REPLACE VIEW storagelab.alignment_padding AS
+SELECT relid::pg_catalog.regclass AS relation,
+       (pages_now - pages_after) * current_setting('block_size')::int8 AS saved_bytes,
+       pg_catalog.pg_size_pretty((pages_now - pages_after) * current_setting('block_size')::int8)
+         AS saved_pretty,
+       round((row_bytes - suggested_row_bytes)::numeric, 2) AS saved_bytes_per_row,
+       CASE WHEN row_bytes IS NOT NULL
+            THEN 'rebuild in suggested_order: SELECT *, INSERT and COPY without a column list see the new order'
+            -- never analyzed: the order can be judged from the catalog, its
+            -- cost cannot
+            ELSE 'not analyzed: run ANALYZE or storagelab.column_profile()' END AS advice,
+       CASE WHEN row_bytes IS NULL THEN NULL
+            WHEN all_exact THEN 'exact' ELSE 'statistics' END AS evidence,
+       round(row_bytes::numeric, 2) AS row_bytes,
+       round(padding_bytes::numeric, 2) AS padding_bytes_per_row,
+       round(suggested_row_bytes::numeric, 2) AS suggested_row_bytes,
+       CASE WHEN row_bytes IS NOT NULL THEN tuples::int8 END AS estimated_rows,
+       pages_now,
+       pages_after,
+       CASE WHEN row_bytes IS NOT NULL THEN 'ok' ELSE 'not analyzed' END AS status,
+       suggested_order,
+       current_order
+  FROM storagelab_internal.table_layouts()
+ -- sizes are there when every column has facts and the row count is known
+ WHERE CASE WHEN row_bytes IS NOT NULL
+            THEN round((row_bytes - suggested_row_bytes)::numeric, 2) > 0
+            ELSE tuples IS DISTINCT FROM 0 AND suggested_order IS DISTINCT FROM current_order END;
+COMMENT ON COLUMN storagelab.alignment_padding.advice IS 'rebuild in suggested_order (statements without a column list see the new order), or run ANALYZE first';
