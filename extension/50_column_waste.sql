@@ -140,7 +140,7 @@ COMMENT ON FUNCTION storagelab_internal.table_layouts() IS
 -- How much evidence a narrowing needs (src/column_rules.c, thin_evidence()).
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('column_waste.min_rows', '1000',
-   'fewest rows (profiled, else reltuples), and fewest non-NULL values, on which column_waste and table_rewrite_plan change a type'),
+   'fewest rows (profiled, else reltuples) and non-NULL values on which column_waste changes a type'),
   ('column_waste.min_distinct', '3',
    'fewest distinct values (pg_statistic) on which an integer column is narrowed'),
   ('column_waste.dense_below', '100',
@@ -291,7 +291,7 @@ SELECT relid::pg_catalog.regclass AS relation,
          AS saved_pretty,
        round((row_bytes - suggested_row_bytes)::numeric, 2) AS saved_bytes_per_row,
        CASE WHEN row_bytes IS NOT NULL
-            THEN 'rebuild with the columns in suggested_order'
+            THEN 'rebuild in suggested_order: SELECT *, INSERT and COPY without a column list see the new order'
             -- never analyzed: the order can be judged from the catalog, its
             -- cost cannot
             ELSE 'not analyzed: run ANALYZE or storagelab.column_profile()' END AS advice,
@@ -317,7 +317,7 @@ COMMENT ON COLUMN storagelab.alignment_padding.relation IS 'the table';
 COMMENT ON COLUMN storagelab.alignment_padding.saved_bytes IS 'pg_relation_size now (as if freshly written) minus after a rebuild in the suggested order: whole pages, with fillfactor, line pointers and page header';
 COMMENT ON COLUMN storagelab.alignment_padding.saved_pretty IS 'saved_bytes, pg_size_pretty';
 COMMENT ON COLUMN storagelab.alignment_padding.saved_bytes_per_row IS 'row_bytes minus suggested_row_bytes';
-COMMENT ON COLUMN storagelab.alignment_padding.advice IS 'rebuild in suggested_order, or run ANALYZE first';
+COMMENT ON COLUMN storagelab.alignment_padding.advice IS 'rebuild in suggested_order (statements without a column list see the new order), or run ANALYZE first';
 COMMENT ON COLUMN storagelab.alignment_padding.evidence IS 'exact when every column comes from column_profile(), else statistics; NULL when not analyzed';
 COMMENT ON COLUMN storagelab.alignment_padding.row_bytes IS 'expected bytes per row on a page in the current order (tuple header, null bitmap, alignment, MAXALIGN; without the 4-byte line pointer)';
 COMMENT ON COLUMN storagelab.alignment_padding.padding_bytes_per_row IS 'the part of row_bytes that is alignment padding';

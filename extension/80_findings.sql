@@ -180,27 +180,95 @@ COMMENT ON VIEW storagelab_internal.findings_toast IS
   'storagelab.findings rows of category toast';
 
 -- column_width and alignment: the table_rewrite_plan rows worth a rewrite.
+-- The plan lists partitions and inheritance children one by one, but the
+-- layout script rebuilds them only with their topmost parent (a partition's
+-- own script is refused): their plans make one finding on that parent.  Its
+-- fix follows the parent's own plan when it has one (an inheritance parent
+-- with rows); else (a partitioned table, an empty parent) it gives the
+-- script the changes and the order the plans agree on; plans that disagree,
+-- or a child of several parents, get the plans to read instead.
 CREATE VIEW storagelab_internal.findings_layout AS
-SELECT CASE WHEN p.column_changes = '[]'::jsonb THEN 'alignment' ELSE 'column_width' END AS category,
-       CASE WHEN p.estimated_saved_bytes
+WITH RECURSIVE plan AS MATERIALIZED (
+  SELECT p.relation::oid AS relid, p.estimated_saved_bytes, p.column_changes, p.column_order,
+         p.evidence
+    FROM storagelab.table_rewrite_plan p
+), up AS (
+  -- each planned table with itself and every ancestor
+  SELECT plan.relid AS leaf, plan.relid AS anc FROM plan
+  UNION
+  SELECT up.leaf, i.inhparent FROM up JOIN pg_catalog.pg_inherits i ON i.inhrelid = up.anc
+), tops AS (
+  -- its topmost ancestors (itself when it has no parent)
+  SELECT up.leaf, up.anc AS root FROM up
+   WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i WHERE i.inhrelid = up.anc)
+), leaf AS (
+  SELECT t.root, pl.relid, pl.estimated_saved_bytes, pl.column_changes, pl.evidence,
+         (SELECT count(*) FROM tops t2 WHERE t2.leaf = t.leaf) AS roots,
+         -- the root's columns in the planned order
+         ARRAY(SELECT u.c FROM pg_catalog.unnest(pl.column_order) WITH ORDINALITY u(c, o)
+                WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+                               WHERE a.attrelid = t.root AND a.attname = u.c AND a.attnum > 0
+                                 AND NOT a.attisdropped)
+                ORDER BY u.o) AS root_order,
+         -- the changes as layout_migration_script's column_types
+         (SELECT coalesce(pg_catalog.jsonb_object_agg(e->>'column_name', e->>'to'), '{}')
+            FROM pg_catalog.jsonb_array_elements(pl.column_changes) e)::text AS types,
+         -- every change is to a column of the root (not a child's own)
+         NOT EXISTS (SELECT 1 FROM pg_catalog.jsonb_array_elements(pl.column_changes) e
+                      WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+                                         WHERE a.attrelid = t.root AND a.attname = e->>'column_name'
+                                           AND a.attnum > 0 AND NOT a.attisdropped)) AS root_changes
+    FROM tops t JOIN plan pl ON pl.relid = t.leaf
+), grouped AS (
+  SELECT l.root, pg_catalog.sum(l.estimated_saved_bytes)::int8 AS saved,
+         pg_catalog.bool_or(l.column_changes <> '[]'::jsonb) AS narrows,
+         CASE WHEN pg_catalog.bool_and(l.evidence = 'exact') THEN 'exact' ELSE 'statistics' END
+           AS evidence,
+         pg_catalog.bool_or(l.relid <> l.root) AS below,
+         pg_catalog.bool_or(l.relid = l.root) AS root_planned,
+         pg_catalog.count(DISTINCT l.root_order) = 1 AND pg_catalog.count(DISTINCT l.types) = 1
+           AND pg_catalog.bool_and(l.root_changes) AND pg_catalog.max(l.roots) = 1 AS agree,
+         pg_catalog.min(l.root_order) AS root_order, pg_catalog.min(l.types) AS types,
+         pg_catalog.array_agg(l.relid ORDER BY l.relid) AS relids
+    FROM leaf l
+   GROUP BY l.root
+)
+SELECT CASE WHEN g.narrows THEN 'column_width' ELSE 'alignment' END AS category,
+       CASE WHEN g.saved
                  >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.saved_warning_size'))
             THEN 'warning' ELSE 'info' END AS severity,
-       p.relation, NULL::name AS column_name,
-       'saved_bytes'::text AS metric, p.estimated_saved_bytes::numeric AS value,
+       g.root::pg_catalog.regclass AS relation, NULL::name AS column_name,
+       'saved_bytes'::text AS metric, g.saved::numeric AS value,
        'bytes'::text AS unit,
-       CASE WHEN p.column_changes = '[]'::jsonb
+       CASE WHEN g.below AND NOT g.root_planned AND NOT g.agree
+            THEN 'its partitions or children plan differently: read their plans, choose for the parent'
+            WHEN NOT g.narrows
             THEN 'column order wastes alignment padding: rebuild in the planned order'
             ELSE 'narrower column types and a new column order shrink every row' END AS message,
-       p.estimated_saved_bytes, NULL::timestamptz AS overflow_at,
-       pg_catalog.format('SELECT storagelab.layout_migration_script(%L);',
-                         pg_catalog.format('%I.%I', n.nspname, c.relname)) AS fix,
-       p.evidence, NULL::int8 AS sample_rows
-  FROM storagelab.table_rewrite_plan p
-  JOIN pg_catalog.pg_class c ON c.oid = p.relation
+       g.saved AS estimated_saved_bytes, NULL::timestamptz AS overflow_at,
+       CASE WHEN g.root_planned
+            THEN pg_catalog.format('SELECT storagelab.layout_migration_script(%L);',
+                                   pg_catalog.format('%I.%I', n.nspname, c.relname))
+            WHEN g.agree AND g.types <> '{}'
+            THEN pg_catalog.format('SELECT storagelab.layout_migration_script(%L, column_types => %L, column_order => %L);',
+                                   pg_catalog.format('%I.%I', n.nspname, c.relname), g.types, g.root_order)
+            WHEN g.agree
+            THEN pg_catalog.format('SELECT storagelab.layout_migration_script(%L, column_order => %L);',
+                                   pg_catalog.format('%I.%I', n.nspname, c.relname), g.root_order)
+            ELSE pg_catalog.format('SELECT relation, column_changes, column_order FROM storagelab.table_rewrite_plan WHERE relation IN (%s);',
+                                   (SELECT pg_catalog.string_agg(pg_catalog.format('%L::regclass',
+                                             pg_catalog.format('%I.%I', ln.nspname, lc.relname)), ', ' ORDER BY r.o)
+                                      FROM pg_catalog.unnest(g.relids) WITH ORDINALITY r(relid, o)
+                                      JOIN pg_catalog.pg_class lc ON lc.oid = r.relid
+                                      JOIN pg_catalog.pg_namespace ln ON ln.oid = lc.relnamespace))
+       END AS fix,
+       g.evidence, NULL::int8 AS sample_rows
+  FROM grouped g
+  JOIN pg_catalog.pg_class c ON c.oid = g.root
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
- WHERE p.estimated_saved_bytes >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.min_saved_size'));
+ WHERE g.saved >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.min_saved_size'));
 COMMENT ON VIEW storagelab_internal.findings_layout IS
-  'storagelab.findings rows of categories column_width and alignment';
+  'storagelab.findings rows of categories column_width and alignment: one per table_rewrite_plan row, except that the plans of partitions and inheritance children make one row on their topmost parent, with its script (following its own plan, else the changes and order the plans agree on) or the plans to read';
 
 CREATE VIEW storagelab.findings AS
 SELECT f.category, f.severity, f.relation, f.column_name, f.metric, f.value, f.unit, f.message,

@@ -14,7 +14,8 @@
 --     the plan did) computes the product in smallint, which overflows when
 --     the rewrite copies the rows or on a later INSERT;
 --   - char(n) -> varchar(n) and text of timestamps with offsets ->
---     timestamptz say what changes (trailing blanks compared, offsets lost).
+--     timestamptz say what changes (trailing blanks compared, offsets lost),
+--     and a new column order what statements without a column list see.
 -- Own database: nothing of it is left for the tests that read every table.
 \set QUIET 1
 \set ON_ERROR_STOP 1
@@ -49,18 +50,21 @@ CREATE TABLE ev.lines (id int8 PRIMARY KEY, qty int8 NOT NULL, price int8 NOT NU
   WITH (autovacuum_enabled = false);
 INSERT INTO ev.lines (id, qty, price, note, n)
 SELECT g, 1 + g % 100, 1 + (g * 7) % 300, 'x', 1 + g % 150 FROM generate_series(1, 6000) g;
+CREATE TABLE ev.padded (a boolean, b int8, c boolean, d int8) WITH (autovacuum_enabled = false);
+INSERT INTO ev.padded SELECT g % 2 = 0, g * 3000000000::int8, true, g * 3000000000::int8
+  FROM generate_series(1, 5000) g;
 CREATE TABLE ev.texts (id int8 PRIMARY KEY, code char(12) NOT NULL, at text NOT NULL)
   WITH (autovacuum_enabled = false);
 INSERT INTO ev.texts SELECT g, 'C' || g % 700,
        to_char(timestamp '2026-01-01' + g * interval '1 minute', 'YYYY-MM-DD HH24:MI:SS')
        || CASE WHEN g % 2 = 0 THEN '+02' ELSE '-05' END
   FROM generate_series(1, 5000) g;
-ANALYZE ev.sparse, ev.amounts, ev.wholes, ev.orders, ev.lines, ev.texts;
+ANALYZE ev.sparse, ev.amounts, ev.wholes, ev.orders, ev.lines, ev.padded, ev.texts;
 -- after ANALYZE, as a sample can miss it: one fractional amount in 20,001
 INSERT INTO ev.amounts VALUES (20001, 12.5, 7);
 
 BEGIN;
-SELECT plan(18);
+SELECT plan(19);
 
 CREATE FUNCTION pg_temp.waste(rel regclass, col name) RETURNS text LANGUAGE sql AS $$
   SELECT coalesce(suggested_type, '-') || ' / ' || advice FROM storagelab.column_waste
@@ -123,6 +127,11 @@ SELECT alike(pg_temp.waste('ev.texts', 'code'),
 SELECT is(pg_temp.waste('ev.texts', 'at'),
           'timestamp with time zone / only timestamps with time zone: the offsets written are not kept',
           'text with offsets -> timestamptz says the offsets are lost');
+
+-- 6. a new order changes what statements without a column list see
+SELECT is((SELECT advice FROM storagelab.alignment_padding WHERE relation = 'ev.padded'::regclass),
+          'rebuild in suggested_order: SELECT *, INSERT and COPY without a column list see the new order',
+          'alignment_padding says that positional statements see the new order');
 
 SELECT * FROM finish();
 ROLLBACK;
