@@ -250,7 +250,9 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT md5(concat_ws(E'\n',
-    (SELECT string_agg(DISTINCT pg_get_indexdef(i.indexrelid), E'\n') FROM pg_index i WHERE i.indrelid = $1),
+    -- with the replica identity index and CLUSTER ON (the swap gives them to the new table's)
+    (SELECT string_agg(DISTINCT concat_ws(' ', pg_get_indexdef(i.indexrelid), i.indisreplident, i.indisclustered), E'\n')
+       FROM pg_index i WHERE i.indrelid = $1),
     (SELECT string_agg(DISTINCT c.conname || ' ' || pg_get_constraintdef(c.oid), E'\n')
        FROM pg_constraint c WHERE c.conrelid = $1 OR c.confrelid = $1),
     (SELECT string_agg(DISTINCT pg_get_triggerdef(t.oid) || ' ' || t.tgenabled::text, E'\n') FROM pg_trigger t WHERE t.tgrelid = $1 AND NOT t.tgisinternal),
