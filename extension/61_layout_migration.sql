@@ -233,8 +233,9 @@ COMMENT ON FUNCTION storagelab_internal.layout_preflight(regclass, jsonb) IS
   'checks every changed column''s values against its new type (storagelab_internal.layout_misfit); raises 22000 naming column and value for the first that does not fit';
 
 -- A fingerprint (md5) of everything a rewrite moves from a table to its
--- copy: columns (with defaults, NOT NULL, identity, storage, collation,
--- statistics targets), owner, persistence, tablespace, access method,
+-- copy: columns (with defaults, NOT NULL, identity and its sequence's
+-- options, storage, collation, statistics targets), owner, persistence,
+-- tablespace, access method,
 -- indexes, constraints, triggers, rules, policies, privileges, row security,
 -- replica identity, storage options, comments, publications, and every
 -- object that depends on the table (views, rules, functions of its row
@@ -266,6 +267,11 @@ AS $$
        FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
       WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped),
     (SELECT string_agg(DISTINCT pg_get_ruledef(r.oid), E'\n') FROM pg_rewrite r WHERE r.ev_class = $1 AND r.rulename <> '_RETURN'),
+    -- identity sequences' options (the new table gets a new sequence with them)
+    (SELECT string_agg(concat_ws(' ', s.seqrelid::regclass, s.seqtypid, s.seqstart, s.seqincrement, s.seqmax, s.seqmin, s.seqcache, s.seqcycle),
+                       E'\n' ORDER BY s.seqrelid)
+       FROM pg_depend d JOIN pg_sequence s ON s.seqrelid = d.objid
+      WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.refobjid = $1 AND d.deptype = 'i'),
     (SELECT string_agg(DISTINCT a.attname || ' ' || a.attacl::text, E'\n')
        FROM pg_attribute a WHERE a.attrelid = $1 AND a.attacl IS NOT NULL),
     (SELECT string_agg(DISTINCT d.objsubid || ' ' || d.description, E'\n')

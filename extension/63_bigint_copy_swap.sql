@@ -245,6 +245,36 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_old_triggers(jsonb, boolean) IS
   'statements disabling the triggers and rules of the old tables of a copy-and-swap rewrite in its swap (the back log''s replay must not fire them), or giving them their states back after a swap back';
 
+-- The check of a rollback after the swap, under its locks: no table of the
+-- rewrite (relations: the original names, now the new tables'; relids: the
+-- old tables, storagelab_old_<OID> since the swap) has a column that its
+-- old table lacks.  The swap back keeps the old tables and the replay
+-- copies into them only their own columns: a column added after the swap
+-- would be dropped with its values.  55000, naming the columns.
+CREATE FUNCTION storagelab_internal.rewrite_check_rollback(relations text[], relids oid[])
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  cols text;
+BEGIN
+  SELECT string_agg(format('%s.%I', r.rel, a.attname), ', ' ORDER BY r.rel, a.attnum) INTO cols
+    FROM unnest(relations, relids) r(rel, old)
+    JOIN pg_attribute a ON a.attrelid = to_regclass(r.rel) AND a.attnum > 0 AND NOT a.attisdropped
+   WHERE to_regclass(r.rel)::oid IS DISTINCT FROM r.old
+     AND NOT EXISTS (SELECT 1 FROM pg_attribute o WHERE o.attrelid = r.old AND o.attname = a.attname AND o.attnum > 0 AND NOT o.attisdropped);
+  IF cols IS NOT NULL THEN
+    RAISE EXCEPTION 'columns were added after the swap: %', cols
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'A rollback gives the old tables back, which lack them: their values would be lost.',
+            HINT = 'Keep the swap (run phases validate and cleanup), or drop those columns and run phase rollback again.';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_check_rollback(text[], oid[]) IS
+  'raises 55000 naming the columns when, after the swap of an online rewrite, a table (its original name) has a column its old table (relids) lacks: the check of a rollback, which would lose them';
+
 -- A DO statement (one transaction) that fails with require_error unless
 -- require (an SQL boolean expression) holds, then says skip_notice instead
 -- when skip_if holds, else runs stmts, retried on lock_timeout or deadlock
@@ -473,8 +503,13 @@ BEGIN
   s := s || E'\\if :ph_cleanup\n'
          || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
          || E'\\endif\n';
-  -- rollback: swap back when swapped, then drop what start created
-  st := ARRAY[locks] || apply_b;
+  -- rollback: swap back when swapped (unless columns were added since), then drop what start created
+  st := ARRAY[locks]
+        || (SELECT format('SELECT storagelab_internal.rewrite_check_rollback(%L, %L)',
+                          array_agg(storagelab_internal.bigint_migration_qname(m.relid) ORDER BY m.level, m.relid),
+                          array_agg(m.relid ORDER BY m.level, m.relid))
+              FROM storagelab_internal.rewrite_members(roots) m)
+        || apply_b;
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;

@@ -8983,6 +8983,7 @@ COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.bigint_copy_swap_tables \
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_dirs \
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_old_triggers \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_check_rollback \
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_phases \
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.bigint_migration_copy_swap_script
 -- (run it again after changing any of them).
@@ -12243,6 +12244,7 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
 -- other tables are dropped in the swap, given back by a swap back (they
 -- refused the clients' deletes until cleanup).  A view or BEGIN ATOMIC
 -- function redefined since generation is refused, not put back as it was.
+-- A rollback after the swap refuses while a column added since exists.
 -- Copied from the install parts by
 --   scripts/upgrade-section.sh stale extension/storagelab--1.0--1.1.sql \
 --     extension/23_bigint_blocking.sql:storagelab_internal.bigint_migration_view_checks \
@@ -12255,6 +12257,7 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
 --     extension/61_layout_migration.sql:storagelab_internal.rewrite_check_created \
 --     extension/61_layout_migration.sql:storagelab_internal.layout_script \
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_old_triggers \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_check_rollback \
 --     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_phases
 -- (run it again after changing any of them).
 -- BEGIN generated section stale
@@ -12591,6 +12594,11 @@ AS $$
        FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
       WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped),
     (SELECT string_agg(DISTINCT pg_get_ruledef(r.oid), E'\n') FROM pg_rewrite r WHERE r.ev_class = $1 AND r.rulename <> '_RETURN'),
+    -- identity sequences' options (the new table gets a new sequence with them)
+    (SELECT string_agg(concat_ws(' ', s.seqrelid::regclass, s.seqtypid, s.seqstart, s.seqincrement, s.seqmax, s.seqmin, s.seqcache, s.seqcycle),
+                       E'\n' ORDER BY s.seqrelid)
+       FROM pg_depend d JOIN pg_sequence s ON s.seqrelid = d.objid
+      WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.refobjid = $1 AND d.deptype = 'i'),
     (SELECT string_agg(DISTINCT a.attname || ' ' || a.attacl::text, E'\n')
        FROM pg_attribute a WHERE a.attrelid = $1 AND a.attacl IS NOT NULL),
     (SELECT string_agg(DISTINCT d.objsubid || ' ' || d.description, E'\n')
@@ -12851,6 +12859,31 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_old_triggers(jsonb, boolean) IS
   'statements disabling the triggers and rules of the old tables of a copy-and-swap rewrite in its swap (the back log''s replay must not fire them), or giving them their states back after a swap back';
 
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_check_rollback
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_check_rollback(relations text[], relids oid[])
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  cols text;
+BEGIN
+  SELECT string_agg(format('%s.%I', r.rel, a.attname), ', ' ORDER BY r.rel, a.attnum) INTO cols
+    FROM unnest(relations, relids) r(rel, old)
+    JOIN pg_attribute a ON a.attrelid = to_regclass(r.rel) AND a.attnum > 0 AND NOT a.attisdropped
+   WHERE to_regclass(r.rel)::oid IS DISTINCT FROM r.old
+     AND NOT EXISTS (SELECT 1 FROM pg_attribute o WHERE o.attrelid = r.old AND o.attname = a.attname AND o.attnum > 0 AND NOT o.attisdropped);
+  IF cols IS NOT NULL THEN
+    RAISE EXCEPTION 'columns were added after the swap: %', cols
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'A rollback gives the old tables back, which lack them: their values would be lost.',
+            HINT = 'Keep the swap (run phases validate and cleanup), or drop those columns and run phase rollback again.';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_check_rollback(text[], oid[]) IS
+  'raises 55000 naming the columns when, after the swap of an online rewrite, a table (its original name) has a column its old table (relids) lacks: the check of a rollback, which would lose them';
+
 -- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_phases
 CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
                                                           back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}',
@@ -12977,8 +13010,13 @@ BEGIN
   s := s || E'\\if :ph_cleanup\n'
          || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
          || E'\\endif\n';
-  -- rollback: swap back when swapped, then drop what start created
-  st := ARRAY[locks] || apply_b;
+  -- rollback: swap back when swapped (unless columns were added since), then drop what start created
+  st := ARRAY[locks]
+        || (SELECT format('SELECT storagelab_internal.rewrite_check_rollback(%L, %L)',
+                          array_agg(storagelab_internal.bigint_migration_qname(m.relid) ORDER BY m.level, m.relid),
+                          array_agg(m.relid ORDER BY m.level, m.relid))
+              FROM storagelab_internal.rewrite_members(roots) m)
+        || apply_b;
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
