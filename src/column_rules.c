@@ -266,6 +266,25 @@ distinct_values(const ColumnInfo *c, double rows)
 }
 
 /*
+ * named_as_identifier
+ *		Whether a column name reads as an identifier: id, or ending in _id
+ *		(any case), or camelCase ending in Id (userId).
+ */
+static bool
+named_as_identifier(const char *name)
+{
+	size_t		len = strlen(name);
+
+	if (len < 2)
+		return false;
+	if (pg_strcasecmp(name + len - 2, "id") != 0)
+		return false;
+	return len == 2 || name[len - 3] == '_' ||
+		(name[len - 2] == 'I' && name[len - 1] == 'd' && name[len - 3] >= 'a' &&
+		 name[len - 3] <= 'z');
+}
+
+/*
  * thin_evidence
  *		Why the data is too thin to narrow the column by the rule, in words
  *		without numbers (they are settings), or NULL when it is enough:
@@ -273,6 +292,11 @@ distinct_values(const ColumnInfo *c, double rows)
  *		  nothing about the values the application will write), or fewer
  *		  non-NULL values than min_rows (five values in a column of 5,000
  *		  mostly NULL rows are a handful too);
+ *		- integer ranges (rules 1-4, 6-8) of a column named as an identifier
+ *		  (id, *_id, camelCase *Id): ids grow with the rows they count or
+ *		  refer to, whether or not a sequence or a foreign key says so (an
+ *		  events.user_id without a foreign key, an id the application
+ *		  assigns), so today's range shows nothing of tomorrow's;
  *		- integral numerics (rules 3, 4) from statistics: ANALYZE's sample
  *		  holding only integers does not show that the table does, and the
  *		  cast to an integer type rounds a fraction without an error;
@@ -296,6 +320,9 @@ thin_evidence(const ColumnInfo *c, int rule, double tuples, bool have_bounds,
 		return "too few rows to judge the values (setting column_waste.min_rows)";
 	if (!c->null_frac_null && rows * (1.0 - c->null_frac) < e->min_rows)
 		return "too few non-NULL values to judge them (setting column_waste.min_rows)";
+	if (rule_narrows_range(rule) && named_as_identifier(NameStr(c->attname)))
+		return "named as an identifier: ids grow with the rows they count; "
+			"narrow it with column_types if its source stays small";
 	if ((rule == 3 || rule == 4) && c->source != FS_EXACT)
 		return "integers only in ANALYZE's sample: a cast rounds any fraction it missed; "
 			"run storagelab.column_profile()";

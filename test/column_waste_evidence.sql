@@ -10,6 +10,9 @@
 --   - an order number assigned by the application (UNIQUE, no sequence),
 --     1001 to 7000: a key that grows like any key, never narrowed; the same
 --     values in a column that is no key still are;
+--   - events.user_id and "accountId" without a foreign key (1 to 5000):
+--     named as identifiers, they grow with the rows they refer to; a column
+--     with the same values and another name is still narrowed;
 --   - a total generated from qty * price: narrowing both to smallint (as
 --     the plan did) computes the product in smallint, which overflows when
 --     the rewrite copies the rows or on a later INSERT;
@@ -50,6 +53,11 @@ CREATE TABLE ev.lines (id int8 PRIMARY KEY, qty int8 NOT NULL, price int8 NOT NU
   WITH (autovacuum_enabled = false);
 INSERT INTO ev.lines (id, qty, price, note, n)
 SELECT g, 1 + g % 100, 1 + (g * 7) % 300, 'x', 1 + g % 150 FROM generate_series(1, 6000) g;
+CREATE TABLE ev.events (id int8 PRIMARY KEY, user_id int8 NOT NULL, "accountId" int8 NOT NULL,
+                        n int8 NOT NULL, q int4 NOT NULL)
+  WITH (autovacuum_enabled = false);
+INSERT INTO ev.events SELECT g, 1 + g % 5000, 1 + g % 5000, 1 + g % 5000, g * 100000
+  FROM generate_series(1, 6000) g;
 CREATE TABLE ev.padded (a boolean, b int8, c boolean, d int8) WITH (autovacuum_enabled = false);
 INSERT INTO ev.padded SELECT g % 2 = 0, g * 3000000000::int8, true, g * 3000000000::int8
   FROM generate_series(1, 5000) g;
@@ -59,12 +67,12 @@ INSERT INTO ev.texts SELECT g, 'C' || g % 700,
        to_char(timestamp '2026-01-01' + g * interval '1 minute', 'YYYY-MM-DD HH24:MI:SS')
        || CASE WHEN g % 2 = 0 THEN '+02' ELSE '-05' END
   FROM generate_series(1, 5000) g;
-ANALYZE ev.sparse, ev.amounts, ev.wholes, ev.orders, ev.lines, ev.padded, ev.texts;
+ANALYZE ev.sparse, ev.amounts, ev.wholes, ev.orders, ev.events, ev.lines, ev.padded, ev.texts;
 -- after ANALYZE, as a sample can miss it: one fractional amount in 20,001
 INSERT INTO ev.amounts VALUES (20001, 12.5, 7);
 
 BEGIN;
-SELECT plan(19);
+SELECT plan(22);
 
 CREATE FUNCTION pg_temp.waste(rel regclass, col name) RETURNS text LANGUAGE sql AS $$
   SELECT coalesce(suggested_type, '-') || ' / ' || advice FROM storagelab.column_waste
@@ -108,6 +116,15 @@ SELECT is(pg_temp.changed('ev.orders'), '{copy_no:smallint}',
 SELECT is((SELECT why FROM storagelab_internal.protected_columns
             WHERE relid = 'ev.orders'::regclass AND attnum = 2), 'unique key',
           'protected_columns says why');
+
+-- 3b. identifiers by name
+SELECT is(pg_temp.waste('ev.events', 'user_id'),
+          '- / named as an identifier: ids grow with the rows they count; narrow it with column_types if its source stays small',
+          'user_id without a foreign key: not narrowed, and the advice says why');
+SELECT is(pg_temp.waste('ev.events', 'accountId'),
+          '- / named as an identifier: ids grow with the rows they count; narrow it with column_types if its source stays small',
+          'camelCase accountId: the same');
+SELECT is(pg_temp.changed('ev.events'), '{n:smallint}', 'events: the plan narrows only the column that is no identifier');
 
 -- 4. the inputs of a generated column
 SELECT is(pg_temp.changed('ev.lines'), '{n:smallint}',
