@@ -378,7 +378,7 @@ rule_words(int rule, const ColumnInfo *c, Datum lo, Datum hi, double trimmed,
 							   los, his, types[rule]);
 			break;
 		case 5:
-			*reason = pstrdup("only UUIDs");
+			*reason = pstrdup("only UUIDs: read back as uuid prints them (lowercase, hyphenated)");
 			break;
 		case 6:
 		case 7:
@@ -386,13 +386,13 @@ rule_words(int rule, const ColumnInfo *c, Datum lo, Datum hi, double trimmed,
 			*reason = psprintf("only integers, from %s to %s", los, his);
 			break;
 		case 9:
-			*reason = pstrdup("only booleans");
+			*reason = pstrdup("only booleans: read back as true or false, however they were written");
 			break;
 		case 10:
 			*reason = pstrdup("only dates (YYYY-MM-DD)");
 			break;
 		case 11:
-			*reason = pstrdup("only timestamps without time zone");
+			*reason = pstrdup("only timestamps without time zone: read back as YYYY-MM-DD HH:MM:SS");
 			break;
 		case 12:
 			*reason = pstrdup("only timestamps with time zone: the offsets written are not kept");

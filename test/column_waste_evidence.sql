@@ -18,6 +18,8 @@
 --     the rewrite copies the rows or on a later INSERT;
 --   - char(n) -> varchar(n) and text of timestamps with offsets ->
 --     timestamptz say what changes (trailing blanks compared, offsets lost),
+--     as do text -> boolean, uuid and timestamp (read back as the type
+--     prints them: 'TRUE' as true, upper-case UUIDs in lowercase),
 --     and a new column order what statements without a column list see.
 -- Own database: nothing of it is left for the tests that read every table.
 \set QUIET 1
@@ -58,21 +60,28 @@ CREATE TABLE ev.events (id int8 PRIMARY KEY, user_id int8 NOT NULL, "accountId" 
   WITH (autovacuum_enabled = false);
 INSERT INTO ev.events SELECT g, 1 + g % 5000, 1 + g % 5000, 1 + g % 5000, g * 100000
   FROM generate_series(1, 6000) g;
+CREATE TABLE ev.flags (id int8 PRIMARY KEY, n int4 NOT NULL, flag text NOT NULL)
+  WITH (autovacuum_enabled = false);
+INSERT INTO ev.flags SELECT g, g * 100000, CASE WHEN g % 3 = 0 THEN 'TRUE' ELSE 'FALSE' END
+  FROM generate_series(1, 5000) g;
 CREATE TABLE ev.padded (a boolean, b int8, c boolean, d int8) WITH (autovacuum_enabled = false);
 INSERT INTO ev.padded SELECT g % 2 = 0, g * 3000000000::int8, true, g * 3000000000::int8
   FROM generate_series(1, 5000) g;
-CREATE TABLE ev.texts (id int8 PRIMARY KEY, code char(12) NOT NULL, at text NOT NULL)
+CREATE TABLE ev.texts (id int8 PRIMARY KEY, code char(12) NOT NULL, at text NOT NULL,
+                       ext text NOT NULL, seen text NOT NULL)
   WITH (autovacuum_enabled = false);
 INSERT INTO ev.texts SELECT g, 'C' || g % 700,
        to_char(timestamp '2026-01-01' + g * interval '1 minute', 'YYYY-MM-DD HH24:MI:SS')
-       || CASE WHEN g % 2 = 0 THEN '+02' ELSE '-05' END
+       || CASE WHEN g % 2 = 0 THEN '+02' ELSE '-05' END,
+       upper(md5(g::text)::uuid::text),
+       to_char(timestamp '2026-01-01' + g * interval '1 minute', 'YYYY-MM-DD"T"HH24:MI')
   FROM generate_series(1, 5000) g;
-ANALYZE ev.sparse, ev.amounts, ev.wholes, ev.orders, ev.events, ev.lines, ev.padded, ev.texts;
+ANALYZE ev.sparse, ev.amounts, ev.wholes, ev.orders, ev.events, ev.lines, ev.flags, ev.padded, ev.texts;
 -- after ANALYZE, as a sample can miss it: one fractional amount in 20,001
 INSERT INTO ev.amounts VALUES (20001, 12.5, 7);
 
 BEGIN;
-SELECT plan(22);
+SELECT plan(25);
 
 CREATE FUNCTION pg_temp.waste(rel regclass, col name) RETURNS text LANGUAGE sql AS $$
   SELECT coalesce(suggested_type, '-') || ' / ' || advice FROM storagelab.column_waste
@@ -149,6 +158,16 @@ SELECT is(pg_temp.waste('ev.texts', 'at'),
 SELECT is((SELECT advice FROM storagelab.alignment_padding WHERE relation = 'ev.padded'::regclass),
           'rebuild in suggested_order: SELECT *, INSERT and COPY without a column list see the new order',
           'alignment_padding says that positional statements see the new order');
+
+SELECT is(pg_temp.waste('ev.flags', 'flag'),
+          'boolean / only booleans: read back as true or false, however they were written',
+          'TRUE/FALSE text -> boolean says the spelling is not kept');
+SELECT is(pg_temp.waste('ev.texts', 'ext'),
+          'uuid / only UUIDs: read back as uuid prints them (lowercase, hyphenated)',
+          'upper-case UUID text -> uuid says how they read back');
+SELECT is(pg_temp.waste('ev.texts', 'seen'),
+          'timestamp without time zone / only timestamps without time zone: read back as YYYY-MM-DD HH:MM:SS',
+          'T-separated text -> timestamp says how they read back');
 
 SELECT * FROM finish();
 ROLLBACK;
