@@ -22,8 +22,9 @@
 # STORAGELAB_VALGRIND_SUPP (a suppression file to use instead of
 # PostgreSQL's), STORAGELAB_VALGRIND_SCOPE: "all" (default: every suite) or
 # "c" (what CI runs: the suites that run storagelab's C code, i.e. all but
-# the PL/pgSQL migration generators' pgTAP files, test/bigint_migration* and
-# test/layout_migration*, and the TAP scripts test/*.sh, whose fuzzing,
+# the PL/pgSQL migration generators' pgTAP files, test/bigint_migration*,
+# test/layout_migration* and test/migration_*, and the TAP scripts
+# test/*.sh, whose fuzzing,
 # standby and pgbench runs take hours under valgrind).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
