@@ -199,11 +199,11 @@ WITH RECURSIVE plan AS MATERIALIZED (
   SELECT up.leaf, i.inhparent FROM up JOIN pg_catalog.pg_inherits i ON i.inhrelid = up.anc
 ), tops AS (
   -- its topmost ancestors (itself when it has no parent)
-  SELECT up.leaf, up.anc AS root FROM up
+  SELECT up.leaf, up.anc AS root, pg_catalog.count(*) OVER (PARTITION BY up.leaf) AS roots FROM up
    WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i WHERE i.inhrelid = up.anc)
 ), leaf AS (
   SELECT t.root, pl.relid, pl.estimated_saved_bytes, pl.column_changes, pl.evidence,
-         (SELECT count(*) FROM tops t2 WHERE t2.leaf = t.leaf) AS roots,
+         t.roots,
          -- the root's columns in the planned order
          ARRAY(SELECT u.c FROM pg_catalog.unnest(pl.column_order) WITH ORDINALITY u(c, o)
                 WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
