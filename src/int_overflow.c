@@ -49,7 +49,9 @@
 #include "access/relation.h"
 #include "access/relscan.h"
 #include "access/skey.h"
+#include "access/table.h"
 #include "access/tableam.h"
+#include "access/transam.h"
 #include "access/visibilitymap.h"
 #include "access/xact.h"
 #include "access/xlog.h"
@@ -67,8 +69,10 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
+#include "storage/sinval.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rls.h"
 #include "utils/rel.h"
@@ -173,14 +177,14 @@ open_conditionally(Oid relid, const char **status)
 /*
  * read_sequence_tuple
  *		last_value and is_called from the one tuple of a sequence's page in buf
- *		(pinned, not locked); seqname names the sequence in errors.
+ *		(pinned, not locked); seqid names the sequence in errors.
  *
  * Takes a share lock on the buffer, reads the tuple the way sequence.c lays
  * it out, and unlocks and releases the buffer.  Never writes the page
  * (unlike nextval(), it does not clear a stale xmax).
  */
 static void
-read_sequence_tuple(Buffer buf, const char *seqname,
+read_sequence_tuple(Buffer buf, Oid seqid,
 					int64 *last_value, bool *is_called)
 {
 	Page		page;
@@ -191,14 +195,20 @@ read_sequence_tuple(Buffer buf, const char *seqname,
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	if (PageGetMaxOffsetNumber(page) < FirstOffsetNumber)
+	{
+		UnlockReleaseBuffer(buf);
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("sequence \"%s\" has no tuple on its page", seqname)));
+				 errmsg("sequence \"%s\" has no tuple on its page", get_rel_name(seqid))));
+	}
 	lp = PageGetItemId(page, FirstOffsetNumber);
 	if (!ItemIdIsNormal(lp))
+	{
+		UnlockReleaseBuffer(buf);
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("sequence \"%s\" has an invalid line pointer", seqname)));
+				 errmsg("sequence \"%s\" has an invalid line pointer", get_rel_name(seqid))));
+	}
 	tuphdr = (HeapTupleHeader) PageGetItem(page, lp);
 	seq = (Form_pg_sequence_data) ((char *) tuphdr + tuphdr->t_hoff);
 	*last_value = seq->last_value;
@@ -250,7 +260,6 @@ storagelab_sequence_state(Oid relid, bool known_sequence,
 	char		relkind;
 	HeapTuple	classtup;
 	Form_pg_class classform;
-	NameData	seqname;
 	char		relpersistence;
 	Oid			relnamespace;
 	Oid			relfilenode;
@@ -295,7 +304,6 @@ storagelab_sequence_state(Oid relid, bool known_sequence,
 	relnamespace = classform->relnamespace;
 	relfilenode = classform->relfilenode;
 	reltablespace = classform->reltablespace;
-	namestrcpy(&seqname, NameStr(classform->relname));
 	ReleaseSysCache(classtup);
 
 	/*
@@ -317,8 +325,7 @@ storagelab_sequence_state(Oid relid, bool known_sequence,
 		/* Our own temporary sequence: local buffers, through the relcache. */
 		Relation	rel = relation_open(relid, NoLock);
 
-		read_sequence_tuple(ReadBuffer(rel, 0), NameStr(seqname),
-							last_value, is_called);
+		read_sequence_tuple(ReadBuffer(rel, 0), relid, last_value, is_called);
 		relation_close(rel, NoLock);
 	}
 	else
@@ -332,7 +339,7 @@ storagelab_sequence_state(Oid relid, bool known_sequence,
 		read_sequence_tuple(ReadBufferWithoutRelcache(locator, MAIN_FORKNUM, 0,
 													  RBM_NORMAL, NULL,
 													  relpersistence == RELPERSISTENCE_PERMANENT),
-							NameStr(seqname), last_value, is_called);
+							relid, last_value, is_called);
 
 		/*
 		 * Release its file now, not at the end of the transaction: the view
@@ -770,6 +777,44 @@ locator_of(Form_pg_class form)
 }
 
 /*
+ * read_btree_ends
+ *		The first and the last visible non-NULL key, in index order, of the
+ *		btree at index_locator over the heap at heap_locator (both of the
+ *		persistence permanent says, the key of type keytype: int2, int4 or
+ *		int8), read by relfilenode with the transaction's snapshot.  Returns
+ *		false when an end leaf holds none, or could not be read: the caller
+ *		then asks an index scan.  The caller holds AccessShareLock on both;
+ *		their files are released before returning (storage manager entries
+ *		would otherwise stay to the end of the transaction on PostgreSQL 15
+ *		and 16).
+ */
+static bool
+read_btree_ends(RelFileLocator index_locator, RelFileLocator heap_locator,
+				bool permanent, Oid keytype, int64 *first, int64 *last)
+{
+	int16		keylen = keytype == INT2OID ? 2 : keytype == INT4OID ? 4 : 8;
+	Snapshot	snapshot;
+	LeafEntry  *entries;
+	bool		found;
+
+	entries = palloc(sizeof(LeafEntry) * MaxTIDsPerBTreePage);
+	snapshot = RegisterSnapshot(ActiveSnapshotSet() ? GetActiveSnapshot() :
+								GetTransactionSnapshot());
+	found = btree_end_value(index_locator, heap_locator, permanent, keylen,
+							keytype, snapshot, ForwardScanDirection, entries,
+							first) &&
+		btree_end_value(index_locator, heap_locator, permanent, keylen,
+						keytype, snapshot, BackwardScanDirection, entries,
+						last);
+	UnregisterSnapshot(snapshot);
+	pfree(entries);
+
+	smgrclose(storagelab_smgropen_shared(index_locator));
+	smgrclose(storagelab_smgropen_shared(heap_locator));
+	return found;
+}
+
+/*
  * index_bounds_without_relcache
  *		storagelab_index_bounds()'s answer for a btree index over an integer
  *		column of a heap table, without opening either.
@@ -797,9 +842,6 @@ index_bounds_without_relcache(Oid indexid, Oid heapid, const char **status,
 	bool		eligible = true;
 	bool		permanent;
 	Oid			keytype = InvalidOid;
-	int16		keylen = 0;
-	Snapshot	snapshot;
-	LeafEntry  *entries;
 	bool		found;
 
 	if (!ConditionalLockRelationOid(heapid, AccessShareLock))
@@ -867,7 +909,6 @@ index_bounds_without_relcache(Oid indexid, Oid heapid, const char **status,
 			ReleaseSysCache(tup);
 		}
 		eligible = keytype == INT2OID || keytype == INT4OID || keytype == INT8OID;
-		keylen = keytype == INT2OID ? 2 : keytype == INT4OID ? 4 : 8;
 	}
 	if (!eligible)
 	{
@@ -877,21 +918,8 @@ index_bounds_without_relcache(Oid indexid, Oid heapid, const char **status,
 	}
 
 	permanent = heap_persistence == RELPERSISTENCE_PERMANENT;
-	entries = palloc(sizeof(LeafEntry) * MaxTIDsPerBTreePage);
-	snapshot = RegisterSnapshot(ActiveSnapshotSet() ? GetActiveSnapshot() :
-								GetTransactionSnapshot());
-	found = btree_end_value(index_locator, heap_locator, permanent, keylen,
-							keytype, snapshot, ForwardScanDirection, entries,
-							min_value) &&
-		btree_end_value(index_locator, heap_locator, permanent, keylen,
-						keytype, snapshot, BackwardScanDirection, entries,
-						max_value);
-	UnregisterSnapshot(snapshot);
-	pfree(entries);
-
-	/* Release the files now, not at the end of the transaction. */
-	smgrclose(storagelab_smgropen_shared(index_locator));
-	smgrclose(storagelab_smgropen_shared(heap_locator));
+	found = read_btree_ends(index_locator, heap_locator, permanent, keytype,
+							min_value, max_value);
 
 	UnlockRelationOid(indexid, AccessShareLock);
 	UnlockRelationOid(heapid, AccessShareLock);
@@ -1260,4 +1288,287 @@ storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
 	dmin = Int64GetDatum(minv);
 	dmax = Int64GetDatum(maxv);
 	PG_RETURN_DATUM(form_result(fcinfo, &dmin, &dmax, status));
+}
+
+/*
+ * The view's probes: the same answers as the functions above, from the
+ * pg_class rows the catalog walk has read (SlClass, SlIndex) instead of
+ * catalog-cache lookups.  The catalog cache keeps every entry it loads to
+ * the end of the session: one pg_class row per table, sequence and index of
+ * a large database was 130 MB at 100,000 tables.
+ *
+ * The walk's rows are those of its catalog snapshot.  A probe that locks a
+ * relation uses them when no invalidation message has arrived since the
+ * walk (read_at, SharedInvalidMessageCounter before the walk): a transaction
+ * that changed a relation's row sends its messages before releasing its
+ * lock, and taking our lock processes them, so an unchanged counter means
+ * that the rows are still the committed ones.  Otherwise it reads the row
+ * again (a sequence: by index scan, no cache entry) or answers as above
+ * (an index).
+ */
+
+/*
+ * storagelab_class_from_tuple
+ *		Fill c from a pg_class tuple (desc: pg_class's tuple descriptor); a
+ *		non-NULL relacl is copied into the current memory context.
+ */
+void
+storagelab_class_from_tuple(SlClass *c, HeapTuple classtup, TupleDesc desc)
+{
+	Form_pg_class form = (Form_pg_class) GETSTRUCT(classtup);
+	bool		isnull;
+	Datum		d;
+
+	c->relid = form->oid;
+	c->relowner = form->relowner;
+	c->relnamespace = form->relnamespace;
+	c->relfilenode = form->relfilenode;
+	c->reltablespace = form->reltablespace;
+	c->relam = form->relam;
+	c->relkind = form->relkind;
+	c->relpersistence = form->relpersistence;
+	c->relrowsecurity = form->relrowsecurity;
+	c->relhassubclass = form->relhassubclass;
+	d = heap_getattr(classtup, Anum_pg_class_relacl, desc, &isnull);
+	c->relacl = isnull ? NULL : DatumGetAclPCopy(d);
+}
+
+/*
+ * class_reread
+ *		The pg_class row of relid as it is now (after a lock, which processed
+ *		invalidations), by an index scan of pg_class under the catalog
+ *		snapshot: no catalog-cache entry.  False when it is gone.
+ */
+static bool
+class_reread(Oid relid, SlClass *out)
+{
+	Relation	catalog = table_open(RelationRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		found;
+
+	ScanKeyInit(&key, Anum_pg_class_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(catalog, ClassOidIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	found = HeapTupleIsValid(tup);
+	if (found)
+		storagelab_class_from_tuple(out, tup, RelationGetDescr(catalog));
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+	return found;
+}
+
+/*
+ * storagelab_class_allows
+ *		Whether the current user holds any privilege of mode on relation c:
+ *		pg_class_aclcheck()'s rules (superuser, the ACL or the owner's
+ *		default one, role membership through aclmask(), pg_read_all_data for
+ *		SELECT) on the walk's row.  Relations with a system OID, where
+ *		PostgreSQL restricts some rights further, are left to
+ *		pg_class_aclcheck_ext().
+ */
+bool
+storagelab_class_allows(const SlClass *c, AclMode mode)
+{
+	Oid			roleid = GetUserId();
+	Acl		   *acl;
+	AclMode		result;
+
+	if (c->relid < FirstNormalObjectId)
+	{
+		bool		is_missing = false;
+
+		return pg_class_aclcheck_ext(c->relid, roleid, mode, &is_missing) == ACLCHECK_OK;
+	}
+	if (superuser_arg(roleid))
+		return true;
+	acl = c->relacl != NULL ? c->relacl :
+		acldefault(c->relkind == RELKIND_SEQUENCE ? OBJECT_SEQUENCE : OBJECT_TABLE,
+				   c->relowner);
+	result = aclmask(acl, roleid, c->relowner, mode, ACLMASK_ANY);
+	if (acl != c->relacl)
+		pfree(acl);
+	if (result == 0 && (mode & ACL_SELECT) != 0 &&
+		has_privs_of_role(roleid, ROLE_PG_READ_ALL_DATA))
+		result = ACL_SELECT;
+	return result != 0;
+}
+
+/*
+ * storagelab_column_allows
+ *		Whether the current user holds any privilege of mode on a column of
+ *		relation c whose attacl the walk read (NULL: none granted on the
+ *		column), by pg_attribute_aclcheck()'s rules.
+ */
+bool
+storagelab_column_allows(const SlClass *c, const Acl *attacl, AclMode mode)
+{
+	if (attacl == NULL)
+		return false;
+	return aclmask(attacl, GetUserId(), c->relowner, mode, ACLMASK_ANY) != 0;
+}
+
+/*
+ * sequence_readable
+ *		storagelab_sequence_state()'s privilege rule on the row c: SELECT or
+ *		USAGE on the sequence, or the privileges of pg_read_all_stats.
+ */
+static bool
+sequence_readable(const SlClass *c)
+{
+	return storagelab_class_allows(c, ACL_SELECT | ACL_USAGE) ||
+		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+}
+
+/*
+ * storagelab_sequence_state_known
+ *		storagelab_sequence_state() of the sequence whose pg_class row the
+ *		walk read as seq (before read_at), with the same statuses, lock and
+ *		rules, and no catalog-cache lookup while no invalidation arrived.
+ *		The session's own temporary sequences go through
+ *		storagelab_sequence_state().
+ */
+const char *
+storagelab_sequence_state_known(const SlClass *seq, uint64 read_at,
+								int64 *last_value, bool *is_called)
+{
+	SlClass		cur = *seq;
+	RelFileLocator locator;
+
+	if (seq->relid < FirstNormalObjectId ||
+		seq->relpersistence == RELPERSISTENCE_TEMP)
+		return storagelab_sequence_state(seq->relid, true, last_value, is_called);
+
+	/* Privileges before the lock, as storagelab_sequence_state() does. */
+	if (!sequence_readable(seq))
+		return SL_STATUS_UNREADABLE;
+	if (!ConditionalLockRelationOid(seq->relid, SEQUENCE_READ_LOCK))
+		return SL_STATUS_LOCKED;
+	if (SharedInvalidMessageCounter != read_at)
+	{
+		/* Catalogs changed since the walk: the committed row, checked again. */
+		if (!class_reread(seq->relid, &cur))
+		{
+			UnlockRelationOid(seq->relid, SEQUENCE_READ_LOCK);
+			return SL_STATUS_UNAVAILABLE;
+		}
+		if (!sequence_readable(&cur))
+		{
+			UnlockRelationOid(seq->relid, SEQUENCE_READ_LOCK);
+			return SL_STATUS_UNREADABLE;
+		}
+	}
+
+	if (cur.relkind != RELKIND_SEQUENCE || !OidIsValid(cur.relfilenode) ||
+		cur.relpersistence == RELPERSISTENCE_TEMP ||
+		(cur.relpersistence == RELPERSISTENCE_UNLOGGED && RecoveryInProgress()))
+	{
+		UnlockRelationOid(seq->relid, SEQUENCE_READ_LOCK);
+		if (cur.relkind == RELKIND_SEQUENCE &&
+			cur.relpersistence == RELPERSISTENCE_TEMP)
+			return storagelab_sequence_state(seq->relid, true, last_value, is_called);
+		return SL_STATUS_UNAVAILABLE;
+	}
+
+	storagelab_set_rel_file_locator(locator,
+									OidIsValid(cur.reltablespace) ?
+									cur.reltablespace : MyDatabaseTableSpace,
+									MyDatabaseId, cur.relfilenode);
+	read_sequence_tuple(ReadBufferWithoutRelcache(locator, MAIN_FORKNUM, 0,
+												  RBM_NORMAL, NULL,
+												  cur.relpersistence == RELPERSISTENCE_PERMANENT),
+						seq->relid, last_value, is_called);
+	smgrclose(storagelab_smgropen_shared(locator));
+	UnlockRelationOid(seq->relid, SEQUENCE_READ_LOCK);
+	return SL_STATUS_OK;
+}
+
+/*
+ * storagelab_index_bounds_known
+ *		storagelab_index_bounds() of the btree index whose rows the walk read
+ *		as index, leading with column attnum (column ACL attacl, integer base
+ *		type keytype) of heap: the same statuses, locks and privilege rules,
+ *		with no catalog-cache lookup when both ends are read by relfilenode
+ *		and no invalidation arrived since the walk (read_at).  Otherwise
+ *		(another kind of table, a temporary or changed one, an end without a
+ *		visible entry) it answers through storagelab_index_bounds().
+ */
+const char *
+storagelab_index_bounds_known(const SlClass *heap, AttrNumber attnum,
+							  const Acl *attacl, Oid keytype,
+							  const SlIndex *index, uint64 read_at,
+							  int64 *min_value, int64 *max_value)
+{
+	RelFileLocator heap_locator;
+	RelFileLocator index_locator;
+	int64		first = 0;
+	int64		last = 0;
+	bool		found;
+
+	(void) attnum;
+	/* SELECT on the table or on the key column, before any lock. */
+	if (heap->relid >= FirstNormalObjectId &&
+		!storagelab_class_allows(heap, ACL_SELECT) &&
+		!storagelab_column_allows(heap, attacl, ACL_SELECT))
+		return SL_STATUS_UNREADABLE;
+
+	if (heap->relid < FirstNormalObjectId ||
+		heap->relam != HEAP_TABLE_AM_OID || !OidIsValid(heap->relfilenode) ||
+		!OidIsValid(index->relfilenode) ||
+		index->relpersistence != heap->relpersistence ||
+		!(heap->relpersistence == RELPERSISTENCE_PERMANENT ||
+		  (heap->relpersistence == RELPERSISTENCE_UNLOGGED && !RecoveryInProgress())) ||
+		!(keytype == INT2OID || keytype == INT4OID || keytype == INT8OID))
+		return storagelab_index_bounds(index->relid, min_value, max_value);
+
+	if (!ConditionalLockRelationOid(heap->relid, AccessShareLock))
+		return SL_STATUS_LOCKED;
+	if (!ConditionalLockRelationOid(index->relid, AccessShareLock))
+	{
+		UnlockRelationOid(heap->relid, AccessShareLock);
+		return SL_STATUS_LOCKED;
+	}
+	found = SharedInvalidMessageCounter == read_at;
+	if (found)
+	{
+		storagelab_set_rel_file_locator(heap_locator,
+										OidIsValid(heap->reltablespace) ?
+										heap->reltablespace : MyDatabaseTableSpace,
+										MyDatabaseId, heap->relfilenode);
+		storagelab_set_rel_file_locator(index_locator,
+										OidIsValid(index->reltablespace) ?
+										index->reltablespace : MyDatabaseTableSpace,
+										MyDatabaseId, index->relfilenode);
+		found = read_btree_ends(index_locator, heap_locator,
+								heap->relpersistence == RELPERSISTENCE_PERMANENT,
+								keytype, &first, &last);
+	}
+	UnlockRelationOid(index->relid, AccessShareLock);
+	UnlockRelationOid(heap->relid, AccessShareLock);
+	if (!found)
+		return storagelab_index_bounds(index->relid, min_value, max_value);
+	*min_value = index->descending ? last : first;
+	*max_value = index->descending ? first : last;
+	return SL_STATUS_OK;
+}
+
+/*
+ * storagelab_stats_access_known
+ *		storagelab_stats_access() on the walk's row of the table (rel) and
+ *		the column's ACL (attacl): "ok" or "unreadable", by the rules of the
+ *		pg_stats view, and *inherited the same.
+ */
+const char *
+storagelab_stats_access_known(const SlClass *rel, const Acl *attacl,
+							  bool *inherited)
+{
+	*inherited = rel->relkind == RELKIND_PARTITIONED_TABLE || rel->relhassubclass;
+	if ((!storagelab_class_allows(rel, ACL_SELECT) &&
+		 !storagelab_column_allows(rel, attacl, ACL_SELECT)) ||
+		(rel->relrowsecurity &&
+		 check_enable_rls(rel->relid, InvalidOid, true) == RLS_ENABLED))
+		return SL_STATUS_UNREADABLE;
+	return SL_STATUS_OK;
 }

@@ -10,6 +10,7 @@
 #define STORAGELAB_INT_OVERFLOW_H
 
 #include "access/htup.h"
+#include "utils/acl.h"
 
 /*
  * Status strings of the probes (documented in doc/int_overflow.md), defined once in
@@ -46,5 +47,56 @@ extern const char *storagelab_stats_access(Oid relid, AttrNumber attnum,
 										   bool *inherited);
 extern bool storagelab_stats_tuple_bounds(HeapTuple statstup,
 										  int64 *min_value, int64 *max_value);
+
+/*
+ * What the view's catalog walk read of a relation's pg_class row, so that
+ * its probes look nothing up in the catalog cache: the cache keeps every
+ * entry to the end of the session (0.5 kB per relation).
+ */
+typedef struct SlClass
+{
+	Oid			relid;
+	Oid			relowner;
+	Oid			relnamespace;
+	Oid			relfilenode;
+	Oid			reltablespace;
+	Oid			relam;
+	char		relkind;
+	char		relpersistence;
+	bool		relrowsecurity;
+	bool		relhassubclass;
+	Acl		   *relacl;			/* NULL: the default privileges */
+} SlClass;
+
+/* A btree index as the walk read it (pg_class and pg_index). */
+typedef struct SlIndex
+{
+	Oid			relid;
+	Oid			relfilenode;
+	Oid			reltablespace;
+	char		relpersistence;
+	bool		descending;		/* its first column is DESC */
+} SlIndex;
+
+extern void storagelab_class_from_tuple(SlClass *c, HeapTuple classtup,
+										TupleDesc desc);
+extern bool storagelab_class_allows(const SlClass *c, AclMode mode);
+extern bool storagelab_column_allows(const SlClass *c, const Acl *attacl,
+									 AclMode mode);
+extern const char *storagelab_sequence_state_known(const SlClass *seq,
+												   uint64 read_at,
+												   int64 *last_value,
+												   bool *is_called);
+extern const char *storagelab_index_bounds_known(const SlClass *heap,
+												 AttrNumber attnum,
+												 const Acl *attacl,
+												 Oid keytype,
+												 const SlIndex *index,
+												 uint64 read_at,
+												 int64 *min_value,
+												 int64 *max_value);
+extern const char *storagelab_stats_access_known(const SlClass *rel,
+												 const Acl *attacl,
+												 bool *inherited);
 
 #endif							/* STORAGELAB_INT_OVERFLOW_H */

@@ -46,6 +46,8 @@
 #include "catalog/pg_sequence.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
+#include "storage/sinval.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -60,7 +62,7 @@ typedef struct IoState
 {
 	HTAB	   *nsps;			/* Oid -> IoNsp */
 	HTAB	   *rels;			/* Oid -> IoRel */
-	HTAB	   *btrees;			/* Oid of btree indexes */
+	HTAB	   *btrees;			/* Oid -> SlIndex of btree indexes */
 	HTAB	   *parents;		/* Oid -> IoParents */
 	HTAB	   *parentset;		/* Oid of every parent */
 	HTAB	   *rootatts;		/* IoRootAtt */
@@ -70,6 +72,7 @@ typedef struct IoState
 	HTAB	   *seqs;			/* Oid -> IoSeq */
 	HTAB	   *attrdefs;		/* Oid -> IoAttrDef */
 	List	   *fkpairs;		/* IoFkPair */
+	uint64		read_at;		/* SharedInvalidMessageCounter before the walk */
 } IoState;
 
 typedef struct IoNsp
@@ -205,10 +208,14 @@ type_rank(Oid basetype)
 static void
 scan_pg_class(IoState *st)
 {
-	Relation	catalog = table_open(RelationRelationId, AccessShareLock);
-	SysScanDesc scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
+	Relation	catalog;
+	SysScanDesc scan;
 	HeapTuple	tup;
 
+	/* Before the catalog snapshot: see int_overflow.c on read_at. */
+	st->read_at = SharedInvalidMessageCounter;
+	catalog = table_open(RelationRelationId, AccessShareLock);
+	scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		Form_pg_class form = (Form_pg_class) GETSTRUCT(tup);
@@ -229,9 +236,25 @@ scan_pg_class(IoState *st)
 			rel->relkind = form->relkind;
 			rel->nspname = &nsp->nspname;
 			rel->relname = form->relname;
+			storagelab_class_from_tuple(&rel->cls, tup, RelationGetDescr(catalog));
+		}
+		else if (form->relkind == RELKIND_SEQUENCE)
+		{
+			IoSeq	   *seq = hash_search(st->seqs, &form->oid, HASH_ENTER, NULL);
+
+			memset((char *) seq + sizeof(Oid), 0, sizeof(IoSeq) - sizeof(Oid));
+			seq->has_class = true;
+			storagelab_class_from_tuple(&seq->cls, tup, RelationGetDescr(catalog));
 		}
 		else if (form->relkind == RELKIND_INDEX && form->relam == BTREE_AM_OID)
-			hash_search(st->btrees, &form->oid, HASH_ENTER, NULL);
+		{
+			SlIndex    *index = hash_search(st->btrees, &form->oid, HASH_ENTER, NULL);
+
+			index->relfilenode = form->relfilenode;
+			index->reltablespace = form->reltablespace;
+			index->relpersistence = form->relpersistence;
+			index->descending = false;
+		}
 	}
 	systable_endscan(scan);
 	table_close(catalog, AccessShareLock);
@@ -334,6 +357,7 @@ static void
 scan_pg_attribute(IoState *st)
 {
 	Relation	catalog = table_open(AttributeRelationId, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(catalog);
 	SysScanDesc scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
 	HeapTuple	tup;
 	Oid			last_relid = InvalidOid;
@@ -383,8 +407,16 @@ scan_pg_attribute(IoState *st)
 		col->attname = form->attname;
 		col->inherited = form->attinhcount > 0;
 		col->row = NULL;
-		col->indexid = InvalidOid;
+		col->index = NULL;
 		col->next_leaf = NULL;
+		col->attacl = NULL;
+		if (!heap_attisnull(tup, Anum_pg_attribute_attacl, desc))
+		{
+			bool		isnull;
+
+			col->attacl = DatumGetAclPCopy(heap_getattr(tup, Anum_pg_attribute_attacl,
+													  desc, &isnull));
+		}
 	}
 	systable_endscan(scan);
 	table_close(catalog, AccessShareLock);
@@ -476,8 +508,11 @@ scan_pg_sequence(IoState *st)
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		Form_pg_sequence form = (Form_pg_sequence) GETSTRUCT(tup);
-		IoSeq	   *seq = hash_search(st->seqs, &form->seqrelid, HASH_ENTER, NULL);
+		bool		found;
+		IoSeq	   *seq = hash_search(st->seqs, &form->seqrelid, HASH_ENTER, &found);
 
+		if (!found)
+			memset((char *) seq + sizeof(Oid), 0, sizeof(IoSeq) - sizeof(Oid));
 		seq->start = form->seqstart;
 		seq->increment = form->seqincrement;
 		seq->max = form->seqmax;
@@ -680,6 +715,7 @@ static void
 scan_pg_index(IoState *st)
 {
 	Relation	catalog = table_open(IndexRelationId, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(catalog);
 	SysScanDesc scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
 	HeapTuple	tup;
 
@@ -688,6 +724,7 @@ scan_pg_index(IoState *st)
 		Form_pg_index form = (Form_pg_index) GETSTRUCT(tup);
 		IoKey		key;
 		IoCol	   *col;
+		SlIndex    *index;
 		bool		better;
 
 		if (!form->indisvalid || !form->indisready || !form->indislive ||
@@ -696,20 +733,25 @@ scan_pg_index(IoState *st)
 		key = make_key(form->indrelid, form->indkey.values[0]);
 		col = hash_search(st->cols, &key, HASH_FIND, NULL);
 		if (col == NULL ||
-			hash_search(st->btrees, &form->indexrelid, HASH_FIND, NULL) == NULL ||
+			(index = hash_search(st->btrees, &form->indexrelid, HASH_FIND, NULL)) == NULL ||
 			!heap_attisnull(tup, Anum_pg_index_indpred, NULL))
 			continue;
-		if (!OidIsValid(col->indexid))
+		if (col->index == NULL)
 			better = true;
 		else if (form->indisunique != col->index_unique)
 			better = form->indisunique;
 		else if (form->indnatts != col->index_natts)
 			better = form->indnatts < col->index_natts;
 		else
-			better = form->indexrelid < col->indexid;
+			better = form->indexrelid < col->index->relid;
 		if (better)
 		{
-			col->indexid = form->indexrelid;
+			bool		isnull;
+			Datum		d = heap_getattr(tup, Anum_pg_index_indoption, desc, &isnull);
+
+			index->descending = !isnull &&
+				(((int2vector *) DatumGetPointer(d))->values[0] & INDOPTION_DESC) != 0;
+			col->index = index;
 			col->index_unique = form->indisunique;
 			col->index_natts = form->indnatts;
 		}
@@ -743,7 +785,7 @@ row_cmp(const void *a, const void *b)
  *		OID and column number; *nrows is set to their number.
  */
 IoRow **
-storagelab_int_overflow_rows(long *nrows)
+storagelab_int_overflow_rows(long *nrows, uint64 *read_at)
 {
 	IoState		st;
 	IoRow	  **rows;
@@ -754,7 +796,7 @@ storagelab_int_overflow_rows(long *nrows)
 	memset(&st, 0, sizeof(st));
 	st.nsps = make_hash("int_overflow namespaces", sizeof(Oid), sizeof(IoNsp), 64);
 	st.rels = make_hash("int_overflow relations", sizeof(Oid), sizeof(IoRel), 1024);
-	st.btrees = make_hash("int_overflow btrees", sizeof(Oid), sizeof(Oid), 1024);
+	st.btrees = make_hash("int_overflow btrees", sizeof(Oid), sizeof(SlIndex), 1024);
 	st.parents = make_hash("int_overflow parents", sizeof(Oid), sizeof(IoParents), 64);
 	st.parentset = make_hash("int_overflow parent set", sizeof(Oid), sizeof(Oid), 64);
 	st.rootatts = make_hash("int_overflow root columns",
@@ -782,5 +824,6 @@ storagelab_int_overflow_rows(long *nrows)
 	while ((row = hash_seq_search(&hs)) != NULL)
 		rows[i++] = row;
 	qsort(rows, *nrows, sizeof(IoRow *), row_cmp);
+	*read_at = st.read_at;
 	return rows;
 }

@@ -12,6 +12,8 @@
 
 #include "nodes/pg_list.h"
 
+#include "int_overflow.h"
+
 /* A column of a relation: the key of the column and row hash tables. */
 typedef struct IoKey
 {
@@ -36,6 +38,7 @@ typedef struct IoRel
 	char		relkind;
 	NameData   *nspname;		/* points into the IoNsp entry */
 	NameData	relname;
+	SlClass		cls;			/* its pg_class row, for the probes */
 } IoRel;
 
 /* A sequence: pg_sequence's parameters, and its state once read. */
@@ -47,6 +50,8 @@ typedef struct IoSeq
 	int64		max;
 	int64		min;
 	bool		cycle;
+	bool		has_class;		/* cls is its pg_class row */
+	SlClass		cls;
 	bool		read;			/* state below is valid */
 	const char *status;
 	int64		last_value;
@@ -66,7 +71,8 @@ typedef struct IoCol
 	bool		inherited;		/* attinhcount > 0 */
 	IoKey		rowkey;			/* the row it belongs to */
 	struct IoRow *row;			/* that row, when it is reported */
-	Oid			indexid;		/* btree index leading with it, if any */
+	Acl		   *attacl;			/* its column privileges, NULL if none */
+	SlIndex    *index;			/* btree index leading with it, if any */
 	bool		index_unique;
 	int16		index_natts;
 	struct IoCol *next_leaf;	/* the next leaf column of its row */
@@ -133,6 +139,6 @@ typedef struct IoRow
  * per reported column, a hash entry for the column and one for the row, and
  * a small allocation per sequence feeding it (some 0.4 kB in all).
  */
-extern IoRow **storagelab_int_overflow_rows(long *nrows);
+extern IoRow **storagelab_int_overflow_rows(long *nrows, uint64 *read_at);
 
 #endif							/* STORAGELAB_INT_OVERFLOW_CATALOG_H */

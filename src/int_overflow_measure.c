@@ -114,7 +114,7 @@ new_meas(IoSource source)
  * usable index measurement.
  */
 static void
-measure_row(IoRow *row, MemoryContext probecxt)
+measure_row(IoRow *row, uint64 read_at, MemoryContext probecxt)
 {
 	ListCell   *lc;
 	IoCol	   *leaf;
@@ -130,9 +130,14 @@ measure_row(IoRow *row, MemoryContext probecxt)
 		{
 			MemoryContext old = MemoryContextSwitchTo(probecxt);
 
-			rs->seq->status = storagelab_sequence_state(rs->seq->seqid, true,
-														&rs->seq->last_value,
-														&rs->seq->is_called);
+			if (rs->seq->has_class)
+				rs->seq->status = storagelab_sequence_state_known(&rs->seq->cls, read_at,
+																  &rs->seq->last_value,
+																  &rs->seq->is_called);
+			else
+				rs->seq->status = storagelab_sequence_state(rs->seq->seqid, true,
+															&rs->seq->last_value,
+															&rs->seq->is_called);
 			rs->seq->read = true;
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(probecxt);
@@ -153,7 +158,7 @@ measure_row(IoRow *row, MemoryContext probecxt)
 	all_indexed = row->leaves != NULL;
 	for (leaf = row->leaves; leaf != NULL; leaf = leaf->next_leaf)
 	{
-		if (!OidIsValid(leaf->indexid))
+		if (leaf->index == NULL)
 			all_indexed = false;
 	}
 	if (row->leaves != NULL)
@@ -173,11 +178,14 @@ measure_row(IoRow *row, MemoryContext probecxt)
 			int64		lmax = 0;
 			MemoryContext old;
 
-			if (!OidIsValid(leaf->indexid))
+			if (leaf->index == NULL)
 				continue;
 			CHECK_FOR_INTERRUPTS();
 			old = MemoryContextSwitchTo(probecxt);
-			status = storagelab_index_bounds(leaf->indexid, &lmin, &lmax);
+			status = storagelab_index_bounds_known(&leaf->rel->cls, leaf->key.attnum,
+												   leaf->attacl, leaf->basetype,
+												   leaf->index, read_at,
+												   &lmin, &lmax);
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(probecxt);
 
@@ -229,8 +237,8 @@ measure_row(IoRow *row, MemoryContext probecxt)
 		const char *status;
 
 		CHECK_FOR_INTERRUPTS();
-		status = storagelab_stats_access(row->key.relid, row->key.attnum,
-										 &inherited);
+		status = storagelab_stats_access_known(&row->col->rel->cls,
+											   row->col->attacl, &inherited);
 		if (status == SL_STATUS_OK)
 		{
 			/* the whole tree's statistics first, as pg_stats shows them */
@@ -750,6 +758,7 @@ storagelab_int_overflow_measurements(PG_FUNCTION_ARGS)
 	IoRow	   *row;
 	long		nrows;
 	long		i;
+	uint64		read_at;
 	Datum		empty_array;
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -762,7 +771,7 @@ storagelab_int_overflow_measurements(PG_FUNCTION_ARGS)
 	probecxt = AllocSetContextCreate(workcxt, "int_overflow probe",
 									 ALLOCSET_DEFAULT_SIZES);
 
-	rows = storagelab_int_overflow_rows(&nrows);
+	rows = storagelab_int_overflow_rows(&nrows, &read_at);
 
 	empty_array = PointerGetDatum(construct_empty_array(TEXTOID));
 
@@ -779,7 +788,7 @@ storagelab_int_overflow_measurements(PG_FUNCTION_ARGS)
 	{
 		CHECK_FOR_INTERRUPTS();
 		if (rows[i]->narrow_ref)
-			measure_row(rows[i], probecxt);
+			measure_row(rows[i], read_at, probecxt);
 	}
 
 	rowcxt = AllocSetContextCreate(workcxt, "int_overflow row",
@@ -794,7 +803,7 @@ storagelab_int_overflow_measurements(PG_FUNCTION_ARGS)
 
 		MemoryContextSwitchTo(rowcxt);
 		if (!row->narrow_ref)
-			measure_row(row, probecxt);
+			measure_row(row, read_at, probecxt);
 		emit_best(rsinfo, row, empty_array);
 		MemoryContextSwitchTo(workcxt);
 		if (!row->narrow_ref)

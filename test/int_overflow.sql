@@ -1,7 +1,7 @@
 -- pgTAP: storagelab.int_overflow, sequences and identity columns placed near
 -- their limits with setval, descending and cycling ones included.
 BEGIN;
-SELECT plan(52);
+SELECT plan(56);
 
 CREATE SCHEMA io;
 CREATE TEMP TABLE v ON COMMIT DROP AS SELECT * FROM storagelab.int_overflow WITH NO DATA;
@@ -323,6 +323,58 @@ SELECT results_eq(
   $$SELECT current_value, status FROM io_as_reader WHERE rel = 'io.ss'$$,
   $$VALUES (32000::numeric, 'ok')$$,
   'granted sequences are read');
+-- The view checks privileges on the rows its catalog walk read, not through
+-- the catalog cache: the same rules for column privileges, roles granted
+-- through another role, pg_read_all_stats (sequences), pg_read_all_data and
+-- row-level security.
+CREATE ROLE io_group;
+CREATE ROLE io_viewer IN ROLE io_group, pg_read_all_stats;
+CREATE ROLE io_alldata IN ROLE pg_read_all_data;
+GRANT USAGE ON SCHEMA io TO io_group, io_alldata;
+GRANT SELECT (v) ON io.ix TO io_group;
+CREATE TABLE io.rls (n int);
+INSERT INTO io.rls SELECT g FROM generate_series(1, 50) g;
+ANALYZE io.rls;
+ALTER TABLE io.rls ENABLE ROW LEVEL SECURITY;
+GRANT SELECT ON io.rls TO io_group;
+GRANT EXECUTE ON FUNCTION storagelab_internal.int_overflow_sequence_state(regclass),
+                          storagelab_internal.int_overflow_index_bounds(regclass),
+                          storagelab_internal.int_overflow_stats_bounds(regclass, smallint)
+  TO io_group, io_alldata;
+SET ROLE io_viewer;
+CREATE TEMP TABLE io_as_viewer AS
+  SELECT relation::text AS rel, column_name::text AS col, current_value, status
+    FROM storagelab.int_overflow WHERE relation::text LIKE 'io.%';
+CREATE TEMP TABLE io_c_viewer AS
+  SELECT row_rel, row_attnum, source, cur, status FROM storagelab_internal.int_overflow_measurements();
+CREATE TEMP TABLE io_r_viewer AS
+  SELECT row_rel, row_attnum, source, cur, status FROM pg_temp.int_overflow_sql_reference();
+RESET ROLE;
+SET ROLE io_alldata;
+CREATE TEMP TABLE io_c_alldata AS
+  SELECT row_rel, row_attnum, source, cur, status FROM storagelab_internal.int_overflow_measurements();
+CREATE TEMP TABLE io_r_alldata AS
+  SELECT row_rel, row_attnum, source, cur, status FROM pg_temp.int_overflow_sql_reference();
+RESET ROLE;
+SELECT results_eq(
+  $$SELECT * FROM io_c_viewer WHERE row_rel::regclass::text LIKE 'io.%' AND row_rel <> 'io.dom2'::regclass
+     ORDER BY 1, 2$$,
+  $$SELECT * FROM io_r_viewer WHERE row_rel::regclass::text LIKE 'io.%' ORDER BY 1, 2$$,
+  'a role with a column privilege through another role, pg_read_all_stats and an RLS table: the C walk returns the former SQL''s rows');
+SELECT results_eq(
+  $$SELECT * FROM io_c_alldata WHERE row_rel::regclass::text LIKE 'io.%' AND row_rel <> 'io.dom2'::regclass
+     ORDER BY 1, 2$$,
+  $$SELECT * FROM io_r_alldata WHERE row_rel::regclass::text LIKE 'io.%' ORDER BY 1, 2$$,
+  'a member of pg_read_all_data: the C walk returns the former SQL''s rows');
+SELECT is(
+  (SELECT string_agg(format('%s.%s %s %s', rel, col, current_value IS NOT NULL, status), ', '
+                     ORDER BY rel, col)
+     FROM io_as_viewer WHERE rel || '.' || col IN ('io.s.id', 'io.ix.v', 'io.ix.w', 'io.rls.n')),
+  'io.ix.v t ok, io.ix.w f unreadable, io.rls.n f unreadable, io.s.id t ok',
+  'the column privilege of a granted role reads the index; pg_read_all_stats reads the sequence; row-level security hides statistics');
+SELECT is((SELECT string_agg(DISTINCT row_rel::regclass::text, ', ') FROM io_c_alldata
+            WHERE row_rel::regclass::text LIKE 'io.%' AND status = 'unreadable'),
+          'io.rls', 'pg_read_all_data reads every sequence, index and statistics but those row-level security hides');
 SELECT is((SELECT s::text FROM storagelab_internal.int_overflow_sequence_state('io.shared') s),
           '(1500000000,t,ok)',
           'int_overflow_sequence_state(): last_value and is_called');
