@@ -44,6 +44,7 @@
 #include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_sequence.h"
+#include "catalog/pg_statistic.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "storage/sinval.h"
@@ -52,6 +53,7 @@
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "compat.h"
@@ -68,12 +70,20 @@ typedef struct IoState
 	HTAB	   *rootatts;		/* IoRootAtt */
 	HTAB	   *types;			/* Oid -> IoType */
 	HTAB	   *cols;			/* IoKey -> IoCol */
-	HTAB	   *rows;			/* IoKey -> IoRow */
 	HTAB	   *seqs;			/* Oid -> IoSeq */
 	HTAB	   *attrdefs;		/* Oid -> IoAttrDef */
 	List	   *fkpairs;		/* IoFkPair */
 	uint64		read_at;		/* SharedInvalidMessageCounter before the walk */
+	MemoryContext scratch;		/* lookup tables freed before returning */
+	char	   *store;			/* walk_alloc()'s current block */
+	Size		store_free;		/* bytes left in it */
+	IoRow	  **rows;			/* every row, in creation order */
+	long		nrows;
+	long		rows_size;		/* room in rows */
 } IoState;
+
+/* Size of walk_alloc()'s blocks. */
+#define IO_STORE_BLOCK	(256 * 1024)
 
 typedef struct IoNsp
 {
@@ -113,14 +123,64 @@ typedef struct IoAttrDef
  *		A dynahash table in the current memory context.
  */
 static HTAB *
-make_hash(const char *name, Size keysize, Size entrysize, long nelem)
+make_hash(const char *name, Size keysize, Size entrysize, long nelem,
+		  MemoryContext cxt)
 {
 	HASHCTL		ctl;
 
 	ctl.keysize = keysize;
 	ctl.entrysize = entrysize;
-	ctl.hcxt = CurrentMemoryContext;
+	ctl.hcxt = cxt;
 	return hash_create(name, nelem, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+/*
+ * walk_alloc
+ *		size bytes (MAXALIGNed when aligned) from the walk's storage: blocks
+ *		of the current memory context carved in order, without a header per
+ *		allocation.  Never freed one by one.
+ */
+static void *
+walk_alloc(IoState *st, Size size, bool aligned)
+{
+	char	   *p;
+
+	if (aligned)
+	{
+		Size		pad = (Size) (MAXALIGN((uintptr_t) st->store) - (uintptr_t) st->store);
+
+		if (st->store_free >= pad)
+		{
+			st->store += pad;
+			st->store_free -= pad;
+		}
+		size = MAXALIGN(size);
+	}
+	if (st->store_free < size)
+	{
+		Size		block = Max(size, IO_STORE_BLOCK);
+
+		st->store = palloc(block);
+		st->store_free = block;
+	}
+	p = st->store;
+	st->store += size;
+	st->store_free -= size;
+	return p;
+}
+
+/*
+ * walk_name
+ *		A copy of a name in the walk's storage, its length plus one byte.
+ */
+static const char *
+walk_name(IoState *st, const NameData *name)
+{
+	Size		len = strlen(NameStr(*name)) + 1;
+	char	   *p = walk_alloc(st, len, false);
+
+	memcpy(p, NameStr(*name), len);
+	return p;
 }
 
 /*
@@ -278,10 +338,14 @@ scan_pg_inherits(IoState *st)
 		IoParents  *p;
 		bool		found;
 
+		MemoryContext old;
+
 		p = hash_search(st->parents, &form->inhrelid, HASH_ENTER, &found);
 		if (!found)
 			p->parents = NIL;
+		old = MemoryContextSwitchTo(st->scratch);
 		p->parents = lappend_oid(p->parents, form->inhparent);
+		MemoryContextSwitchTo(old);
 		hash_search(st->parentset, &form->inhparent, HASH_ENTER, NULL);
 	}
 	systable_endscan(scan);
@@ -300,14 +364,14 @@ is_root(IoState *st, Oid relid)
 }
 
 /*
- * tree_root
+ * tree_root_in_scratch
  *		The root of the tree relid is a partition or child of: the closest
  *		ancestor without a parent (the lowest OID among equally close ones,
  *		which only multiple inheritance can produce), or InvalidOid when relid
  *		has no parent.  Gives up beyond 100 levels, as the SQL it replaces did.
  */
 static Oid
-tree_root(IoState *st, Oid relid)
+tree_root_in_scratch(IoState *st, Oid relid)
 {
 	List	   *level;
 	int			depth;
@@ -346,6 +410,21 @@ tree_root(IoState *st, Oid relid)
 		level = next;
 	}
 	return InvalidOid;
+}
+
+/*
+ * tree_root
+ *		tree_root_in_scratch(), its lists allocated in the walk's scratch
+ *		context.
+ */
+static Oid
+tree_root(IoState *st, Oid relid)
+{
+	MemoryContext old = MemoryContextSwitchTo(st->scratch);
+	Oid			root = tree_root_in_scratch(st, relid);
+
+	MemoryContextSwitchTo(old);
+	return root;
 }
 
 /*
@@ -404,7 +483,7 @@ scan_pg_attribute(IoState *st)
 		col->rel = rel;
 		col->atttypid = form->atttypid;
 		col->basetype = basetype;
-		col->attname = form->attname;
+		col->attname = walk_name(st, &form->attname);
 		col->inherited = form->attinhcount > 0;
 		col->row = NULL;
 		col->index = NULL;
@@ -423,6 +502,61 @@ scan_pg_attribute(IoState *st)
 }
 
 /*
+ * new_row
+ *		The row of col, its own column, in the walk's storage.
+ */
+static IoRow *
+new_row(IoState *st, IoCol *col)
+{
+	IoRow	   *row = walk_alloc(st, sizeof(IoRow), true);
+
+	memset(row, 0, sizeof(IoRow));
+	row->key = col->key;
+	row->col = col;
+	col->row = row;
+	if (st->nrows == st->rows_size)
+	{
+		st->rows_size *= 2;
+		st->rows = repalloc(st->rows, sizeof(IoRow *) * st->rows_size);
+	}
+	st->rows[st->nrows++] = row;
+	return row;
+}
+
+/*
+ * root_column
+ *		For a column inherited from the root of its tree (every column of a
+ *		partition), the root's column of the same name, when that is an
+ *		integer column of a reported relation; NULL otherwise.  *mapped says
+ *		whether the column belongs to the root's row at all (a root with a
+ *		column of that name).
+ */
+static IoCol *
+root_column(IoState *st, IoCol *col, bool *mapped)
+{
+	Oid			root;
+	IoRootAtt	probe;
+	IoRootAtt  *ra;
+	IoKey		key;
+
+	*mapped = false;
+	if (!col->inherited)
+		return NULL;
+	root = tree_root(st, col->key.relid);
+	if (!OidIsValid(root))
+		return NULL;
+	MemSet(&probe, 0, sizeof(probe));
+	probe.relid = root;
+	namestrcpy(&probe.attname, col->attname);
+	ra = hash_search(st->rootatts, &probe, HASH_FIND, NULL);
+	if (ra == NULL)
+		return NULL;
+	*mapped = true;
+	key = make_key(root, ra->attnum);
+	return hash_search(st->cols, &key, HASH_FIND, NULL);
+}
+
+/*
  * assign_rows
  *		Map every column to its row: a column inherited from the root of its
  *		tree (every column of a partition) to the root's column of the same
@@ -434,58 +568,32 @@ assign_rows(IoState *st)
 {
 	HASH_SEQ_STATUS hs;
 	IoCol	   *col;
+	bool		mapped;
 
+	/* The rows: columns of their own (a root's columns are not inherited). */
 	hash_seq_init(&hs, st->cols);
 	while ((col = hash_seq_search(&hs)) != NULL)
 	{
-		col->rowkey = col->key;
-		if (col->inherited)
+		if (!col->inherited)
+			new_row(st, col);
+		else
 		{
-			Oid			root = tree_root(st, col->key.relid);
-
-			if (OidIsValid(root))
-			{
-				IoRootAtt	probe;
-				IoRootAtt  *ra;
-
-				MemSet(&probe, 0, sizeof(probe));
-				probe.relid = root;
-				probe.attname = col->attname;
-				ra = hash_search(st->rootatts, &probe, HASH_FIND, NULL);
-				if (ra != NULL)
-					col->rowkey = make_key(root, ra->attnum);
-			}
-		}
-		if (col->rowkey.relid == col->key.relid &&
-			col->rowkey.attnum == col->key.attnum)
-		{
-			IoRow	   *row = hash_search(st->rows, &col->key, HASH_ENTER, NULL);
-
-			memset((char *) row + sizeof(IoKey), 0, sizeof(IoRow) - sizeof(IoKey));
-			row->col = col;
-			switch (col->basetype)
-			{
-				case INT2OID:
-					row->type_min = PG_INT16_MIN;
-					row->type_max = PG_INT16_MAX;
-					break;
-				case INT4OID:
-					row->type_min = PG_INT32_MIN;
-					row->type_max = PG_INT32_MAX;
-					break;
-				default:
-					row->type_min = PG_INT64_MIN;
-					row->type_max = PG_INT64_MAX;
-					break;
-			}
+			(void) root_column(st, col, &mapped);
+			if (!mapped)
+				new_row(st, col);
 		}
 	}
 
-	/* Rows exist now: link the columns, gather the leaves. */
+	/* Rows exist now: link the inherited columns, gather the leaves. */
 	hash_seq_init(&hs, st->cols);
 	while ((col = hash_seq_search(&hs)) != NULL)
 	{
-		col->row = hash_search(st->rows, &col->rowkey, HASH_FIND, NULL);
+		if (col->row == NULL)
+		{
+			IoCol	   *rootcol = root_column(st, col, &mapped);
+
+			col->row = rootcol != NULL ? rootcol->row : NULL;
+		}
 		if (col->row != NULL && col->rel->relkind == RELKIND_RELATION)
 		{
 			col->next_leaf = col->row->leaves;
@@ -535,20 +643,20 @@ add_row_seq(IoState *st, Oid relid, AttrNumber attnum, IoSeq *seq, bool identity
 	IoKey		key = make_key(relid, attnum);
 	IoCol	   *col = hash_search(st->cols, &key, HASH_FIND, NULL);
 	IoRowSeq   *rs;
-	ListCell   *lc;
+	IoRowSeq  **tail;
 
 	if (col == NULL || col->row == NULL)
 		return;
-	foreach(lc, col->row->seqs)
+	for (tail = &col->row->seqs; *tail != NULL; tail = &(*tail)->next)
 	{
-		rs = lfirst(lc);
-		if (rs->seq == seq && rs->identity == identity)
+		if ((*tail)->seq == seq && (*tail)->identity == identity)
 			return;
 	}
-	rs = palloc(sizeof(IoRowSeq));
+	rs = walk_alloc(st, sizeof(IoRowSeq), true);
 	rs->seq = seq;
 	rs->identity = identity;
-	col->row->seqs = lappend(col->row->seqs, rs);
+	rs->next = NULL;
+	*tail = rs;
 }
 
 /*
@@ -762,6 +870,59 @@ scan_pg_index(IoState *st)
 
 
 /*
+ * scan_pg_statistic
+ *		The bounds of the pg_statistic rows of the rows whose statistics the
+ *		measurement may read (io_needs_statistics()), in one sequential scan:
+ *		the whole tree's row for a parent (partitioned, or with inheritance
+ *		children) when there is one, else the table's own, as pg_stats shows
+ *		them first.  Looking each column up in the syscache instead filled the
+ *		catalog cache with an entry per column (half a kB each, kept to the
+ *		end of the session).  Access is checked when the bounds are used
+ *		(storagelab_stats_access_known(), the rules of pg_stats).  One
+ *		tuple's arrays at a time in a context reset after each.
+ */
+static void
+scan_pg_statistic(IoState *st)
+{
+	MemoryContext tuplecxt = AllocSetContextCreate(st->scratch,
+												   "int_overflow statistics tuple",
+												   ALLOCSET_SMALL_SIZES);
+	Relation	catalog = table_open(StatisticRelationId, AccessShareLock);
+	SysScanDesc scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
+	HeapTuple	tup;
+
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_statistic form = (Form_pg_statistic) GETSTRUCT(tup);
+		IoKey		key = make_key(form->starelid, form->staattnum);
+		IoCol	   *col;
+		IoRow	   *row;
+		bool		parent;
+		MemoryContext old;
+
+		CHECK_FOR_INTERRUPTS();
+		col = hash_search(st->cols, &key, HASH_FIND, NULL);
+		if (col == NULL || (row = col->row) == NULL || row->col != col ||
+			!io_needs_statistics(row))
+			continue;
+		parent = col->rel->cls.relkind == RELKIND_PARTITIONED_TABLE ||
+			col->rel->cls.relhassubclass;
+		/* the tree's row for a parent; the own row unless the tree's is held */
+		if (form->stainherit ? !parent : row->stats_inherited)
+			continue;
+		old = MemoryContextSwitchTo(tuplecxt);
+		row->stats_tuple = true;
+		row->stats_inherited = form->stainherit;
+		row->stats_found = storagelab_stats_tuple_bounds(tup, &row->stats_min,
+														 &row->stats_max);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(tuplecxt);
+	}
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+}
+
+/*
  * row_cmp
  *		qsort comparator of rows: by relation OID, then column number.
  */
@@ -788,24 +949,30 @@ IoRow **
 storagelab_int_overflow_rows(long *nrows, uint64 *read_at)
 {
 	IoState		st;
-	IoRow	  **rows;
-	IoRow	   *row;
-	HASH_SEQ_STATUS hs;
-	long		i = 0;
+	MemoryContext keep = CurrentMemoryContext;
 
 	memset(&st, 0, sizeof(st));
-	st.nsps = make_hash("int_overflow namespaces", sizeof(Oid), sizeof(IoNsp), 64);
-	st.rels = make_hash("int_overflow relations", sizeof(Oid), sizeof(IoRel), 1024);
-	st.btrees = make_hash("int_overflow btrees", sizeof(Oid), sizeof(SlIndex), 1024);
-	st.parents = make_hash("int_overflow parents", sizeof(Oid), sizeof(IoParents), 64);
-	st.parentset = make_hash("int_overflow parent set", sizeof(Oid), sizeof(Oid), 64);
+	st.scratch = AllocSetContextCreate(keep, "int_overflow walk lookups",
+									   ALLOCSET_DEFAULT_SIZES);
+	/* kept: the rows point into these */
+	st.nsps = make_hash("int_overflow namespaces", sizeof(Oid), sizeof(IoNsp), 64, keep);
+	st.rels = make_hash("int_overflow relations", sizeof(Oid), sizeof(IoRel), 1024, keep);
+	st.btrees = make_hash("int_overflow btrees", sizeof(Oid), sizeof(SlIndex), 1024, keep);
+	st.cols = make_hash("int_overflow columns", sizeof(IoKey), sizeof(IoCol), 4096, keep);
+	st.seqs = make_hash("int_overflow sequences", sizeof(Oid), sizeof(IoSeq), 1024, keep);
+	/* freed before returning */
+	st.parents = make_hash("int_overflow parents", sizeof(Oid), sizeof(IoParents), 64,
+						   st.scratch);
+	st.parentset = make_hash("int_overflow parent set", sizeof(Oid), sizeof(Oid), 64,
+							 st.scratch);
 	st.rootatts = make_hash("int_overflow root columns",
-							offsetof(IoRootAtt, attnum), sizeof(IoRootAtt), 64);
-	st.types = make_hash("int_overflow types", sizeof(Oid), sizeof(IoType), 64);
-	st.cols = make_hash("int_overflow columns", sizeof(IoKey), sizeof(IoCol), 4096);
-	st.rows = make_hash("int_overflow rows", sizeof(IoKey), sizeof(IoRow), 4096);
-	st.seqs = make_hash("int_overflow sequences", sizeof(Oid), sizeof(IoSeq), 1024);
-	st.attrdefs = make_hash("int_overflow defaults", sizeof(Oid), sizeof(IoAttrDef), 1024);
+							offsetof(IoRootAtt, attnum), sizeof(IoRootAtt), 64,
+							st.scratch);
+	st.types = make_hash("int_overflow types", sizeof(Oid), sizeof(IoType), 64, st.scratch);
+	st.attrdefs = make_hash("int_overflow defaults", sizeof(Oid), sizeof(IoAttrDef), 1024,
+							st.scratch);
+	st.rows_size = 1024;
+	st.rows = palloc(sizeof(IoRow *) * st.rows_size);
 
 	/* Order matters: each scan joins against what the earlier ones found. */
 	scan_pg_class(&st);
@@ -817,13 +984,11 @@ storagelab_int_overflow_rows(long *nrows, uint64 *read_at)
 	scan_pg_depend(&st);
 	scan_pg_constraint(&st);
 	scan_pg_index(&st);
+	scan_pg_statistic(&st);
 
-	*nrows = hash_get_num_entries(st.rows);
-	rows = palloc(sizeof(IoRow *) * Max(*nrows, 1));
-	hash_seq_init(&hs, st.rows);
-	while ((row = hash_seq_search(&hs)) != NULL)
-		rows[i++] = row;
-	qsort(rows, *nrows, sizeof(IoRow *), row_cmp);
+	MemoryContextDelete(st.scratch);
+	qsort(st.rows, st.nrows, sizeof(IoRow *), row_cmp);
+	*nrows = st.nrows;
 	*read_at = st.read_at;
-	return rows;
+	return st.rows;
 }

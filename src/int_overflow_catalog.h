@@ -10,6 +10,7 @@
 #ifndef STORAGELAB_INT_OVERFLOW_CATALOG_H
 #define STORAGELAB_INT_OVERFLOW_CATALOG_H
 
+#include "catalog/pg_type_d.h"
 #include "nodes/pg_list.h"
 
 #include "int_overflow.h"
@@ -60,22 +61,21 @@ typedef struct IoSeq
 
 struct IoRow;
 
-/* An integer column of an IoRel. */
+/* An integer column of an IoRel (the columns hash table's entry). */
 typedef struct IoCol
 {
 	IoKey		key;			/* hash key */
 	IoRel	   *rel;
 	Oid			atttypid;
 	Oid			basetype;		/* int2, int4 or int8 */
-	NameData	attname;
-	bool		inherited;		/* attinhcount > 0 */
-	IoKey		rowkey;			/* the row it belongs to */
-	struct IoRow *row;			/* that row, when it is reported */
+	const char *attname;		/* in the walk's name storage */
+	struct IoRow *row;			/* its row, when it is reported */
 	Acl		   *attacl;			/* its column privileges, NULL if none */
 	SlIndex    *index;			/* btree index leading with it, if any */
+	struct IoCol *next_leaf;	/* the next leaf column of its row */
+	bool		inherited;		/* attinhcount > 0 */
 	bool		index_unique;
 	int16		index_natts;
-	struct IoCol *next_leaf;	/* the next leaf column of its row */
 } IoCol;
 
 /* A sequence feeding a row, and how (sequence or identity). */
@@ -83,6 +83,7 @@ typedef struct IoRowSeq
 {
 	IoSeq	   *seq;
 	bool		identity;
+	struct IoRowSeq *next;		/* the row's next one */
 } IoRowSeq;
 
 /* One measurement of a row (a sequence, index ends, statistics). */
@@ -108,36 +109,73 @@ typedef struct IoFkPair
 	Oid			ref_basetype;
 } IoFkPair;
 
-/* A reported column (the own column of a table, or a tree's root column). */
+/*
+ * A reported column (the own column of a table, or a tree's root column).
+ * Rows are allocated side by side in the walk's storage (no hash table, no
+ * allocation header each): 88 bytes per row.
+ */
 typedef struct IoRow
 {
-	IoKey		key;			/* hash key */
+	IoKey		key;
 	IoCol	   *col;
-	int64		type_min;
-	int64		type_max;
 	IoCol	   *leaves;			/* columns of its leaf tables (relkind r),
 								 * chained by next_leaf: no list per row */
-	List	   *seqs;			/* IoRowSeq */
+	IoRowSeq   *seqs;			/* chained by next */
 	List	   *narrow_refs;	/* IoRow: wider keys this column references */
 	List	   *referenced_by;	/* IoFkPair where this row is the key */
-	bool		narrow_ref;		/* a narrower FK column references it */
 	List	   *own;			/* IoMeas of its own */
+	/*
+	 * The bounds of its pg_statistic row: the whole tree's for a parent
+	 * (partitioned, or with inheritance children) when there is one, else
+	 * the table's own, as pg_stats shows them first.
+	 */
+	int64		stats_min;
+	int64		stats_max;
+	bool		stats_tuple;	/* such a row exists */
+	bool		stats_inherited;	/* and it is the tree's */
+	bool		stats_found;	/* and has integer bounds */
+	bool		narrow_ref;		/* a narrower FK column references it */
 	bool		leaf_unreadable;	/* an index probe said unreadable */
 	bool		stats_unreadable;
-	/* its pg_statistic rows, [stainherit] (int_overflow_measure.c) */
-	bool		stats_tuple[2];	/* the row exists */
-	bool		stats_found[2];	/* and has integer bounds: */
-	int64		stats_min[2];
-	int64		stats_max[2];
 	bool		visited;		/* scratch flag of referencing_columns() */
 } IoRow;
 
+/* The range of a row's integer type. */
+static inline int64
+io_type_min(const IoRow *row)
+{
+	return row->col->basetype == INT2OID ? PG_INT16_MIN :
+		row->col->basetype == INT4OID ? PG_INT32_MIN : PG_INT64_MIN;
+}
+
+static inline int64
+io_type_max(const IoRow *row)
+{
+	return row->col->basetype == INT2OID ? PG_INT16_MAX :
+		row->col->basetype == INT4OID ? PG_INT32_MAX : PG_INT64_MAX;
+}
+
+/*
+ * needs_statistics
+ *		Whether the measurement may read row's statistics: an int2/int4
+ *		column without a sequence, or a key narrower columns reference.
+ */
+static inline bool
+io_needs_statistics(const IoRow *row)
+{
+	return row->seqs == NULL &&
+		(row->col->basetype != INT8OID || row->narrow_ref);
+}
+
 /*
  * The reported rows of the database, sorted by relation OID and column
- * number, with their columns, sequences, leaves and foreign keys (not yet
- * measured: IoRow.own is empty).  Allocated in the current memory context;
- * per reported column, a hash entry for the column and one for the row, and
- * a small allocation per sequence feeding it (some 0.4 kB in all).
+ * number, with their columns, sequences, leaves, foreign keys and
+ * statistics bounds (not yet measured: IoRow.own is empty); *read_at is
+ * SharedInvalidMessageCounter before the walk (see int_overflow.c).
+ * Allocated in the current memory context: per integer column an entry of
+ * the column hash table, per reported column a row, per sequence feeding
+ * it a link (some 0.2 kB in all); the walk's lookup tables are freed
+ * before returning.
  */
 extern IoRow **storagelab_int_overflow_rows(long *nrows, uint64 *read_at);
 

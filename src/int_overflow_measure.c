@@ -69,13 +69,6 @@ typedef int128 io_wide;
 typedef long double io_wide;
 #endif
 
-/* A row, by its key (read_statistics()'s lookup table). */
-typedef struct IoRowRef
-{
-	IoKey		key;
-	IoRow	   *row;
-} IoRowRef;
-
 /* The result of usage(): one measurement against one row. */
 typedef struct IoUsage
 {
@@ -116,14 +109,13 @@ new_meas(IoSource source)
 static void
 measure_row(IoRow *row, uint64 read_at, MemoryContext probecxt)
 {
-	ListCell   *lc;
+	IoRowSeq   *rs;
 	IoCol	   *leaf;
 	bool		all_indexed;
 	bool		index_ok = false;
 
-	foreach(lc, row->seqs)
+	for (rs = row->seqs; rs != NULL; rs = rs->next)
 	{
-		IoRowSeq   *rs = lfirst(lc);
 		IoMeas	   *m;
 
 		if (!rs->seq->read)
@@ -150,7 +142,7 @@ measure_row(IoRow *row, uint64 read_at, MemoryContext probecxt)
 		row->own = lappend(row->own, m);
 	}
 
-	if (row->seqs != NIL ||
+	if (row->seqs != NULL ||
 		(row->col->basetype == INT8OID && !row->narrow_ref))
 		return;
 
@@ -241,16 +233,14 @@ measure_row(IoRow *row, uint64 read_at, MemoryContext probecxt)
 											   row->col->attacl, &inherited);
 		if (status == SL_STATUS_OK)
 		{
-			/* the whole tree's statistics first, as pg_stats shows them */
-			int			k = (inherited && row->stats_tuple[1]) ? 1 : 0;
-
-			if (row->stats_found[k])
+			/* the whole tree's statistics first (scan_pg_statistic()) */
+			if (row->stats_found)
 			{
 				IoMeas	   *m = new_meas(IO_STATISTICS);
 
 				m->has_values = true;
-				m->min_value = row->stats_min[k];
-				m->max_value = row->stats_max[k];
+				m->min_value = row->stats_min;
+				m->max_value = row->stats_max;
 				m->exact = false;
 				m->status = "estimate";
 				row->own = lappend(row->own, m);
@@ -259,90 +249,6 @@ measure_row(IoRow *row, uint64 read_at, MemoryContext probecxt)
 		else if (status == SL_STATUS_UNREADABLE)
 			row->stats_unreadable = true;
 	}
-}
-
-/*
- * needs_statistics
- *		Whether measure_row() may read row's statistics: an int2/int4 column
- *		without a sequence, or a key narrower columns reference.
- */
-static bool
-needs_statistics(IoRow *row)
-{
-	return row->seqs == NIL &&
-		(row->col->basetype != INT8OID || row->narrow_ref);
-}
-
-/*
- * read_statistics
- *		The bounds of every pg_statistic row of a column measure_row() may
- *		need, in one sequential scan of pg_statistic.
- *
- * Looking each column up in the syscache instead filled the catalog cache
- * with one entry per column (about half a kB each, kept for the rest of the
- * session: 90 MB at 100,000 tables) and, on a session's first call, cost
- * an index scan per column.  One scan reads each row once; access is
- * checked per column when the bounds are used (storagelab_stats_access(),
- * the rules of pg_stats).  Memory: one tuple's arrays at a time, in
- * probecxt.
- */
-static void
-read_statistics(IoRow **rows, long nrows, MemoryContext probecxt)
-{
-	HASHCTL		ctl;
-	HTAB	   *wanted;
-	Relation	catalog;
-	SysScanDesc scan;
-	HeapTuple	tup;
-	long		i;
-
-	ctl.keysize = sizeof(IoKey);
-	ctl.entrysize = sizeof(IoRowRef);
-	ctl.hcxt = CurrentMemoryContext;
-	wanted = hash_create("int_overflow statistics", Max(nrows, 64), &ctl,
-						 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	for (i = 0; i < nrows; i++)
-	{
-		if (needs_statistics(rows[i]))
-		{
-			IoRowRef   *ref = hash_search(wanted, &rows[i]->key, HASH_ENTER, NULL);
-
-			ref->row = rows[i];
-		}
-	}
-	if (hash_get_num_entries(wanted) == 0)
-	{
-		hash_destroy(wanted);
-		return;
-	}
-
-	catalog = table_open(StatisticRelationId, AccessShareLock);
-	scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
-	while (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		Form_pg_statistic form = (Form_pg_statistic) GETSTRUCT(tup);
-		IoKey		key;
-		IoRowRef   *ref;
-		int			k = form->stainherit ? 1 : 0;
-		MemoryContext old;
-
-		CHECK_FOR_INTERRUPTS();
-		key.relid = form->starelid;
-		key.attnum = form->staattnum;
-		ref = hash_search(wanted, &key, HASH_FIND, NULL);
-		if (ref == NULL)
-			continue;
-		old = MemoryContextSwitchTo(probecxt);
-		ref->row->stats_tuple[k] = true;
-		ref->row->stats_found[k] =
-			storagelab_stats_tuple_bounds(tup, &ref->row->stats_min[k],
-										  &ref->row->stats_max[k]);
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(probecxt);
-	}
-	systable_endscan(scan);
-	table_close(catalog, AccessShareLock);
-	hash_destroy(wanted);
 }
 
 /*
@@ -430,14 +336,14 @@ usage(IoRow *row, IoMeas *m)
 	if (m->seq != NULL)
 	{
 		IoSeq	   *s = m->seq;
-		int64		lo = Max(s->min, row->type_min);
-		int64		hi = Min(s->max, row->type_max);
+		int64		lo = Max(s->min, io_type_min(row));
+		int64		hi = Min(s->max, io_type_max(row));
 		int64		base = Min(Max(s->start, lo), hi);
 
 		u.has_lim = true;
 		u.lim = s->increment > 0 ? hi : lo;
 		u.has_cycles = true;
-		u.cycles = s->cycle && s->max <= row->type_max && s->min >= row->type_min;
+		u.cycles = s->cycle && s->max <= io_type_max(row) && s->min >= io_type_min(row);
 		if (m->status == SL_STATUS_OK)
 		{
 			u.has_cur = true;
@@ -453,12 +359,12 @@ usage(IoRow *row, IoMeas *m)
 	{
 		bool		toward_min;
 
-		toward_min = (double) m->min_value / (double) row->type_min >
-			Max((double) m->max_value / (double) row->type_max, 0.0);
+		toward_min = (double) m->min_value / (double) io_type_min(row) >
+			Max((double) m->max_value / (double) io_type_max(row), 0.0);
 		u.has_cur = true;
 		u.cur = toward_min ? m->min_value : m->max_value;
 		u.has_lim = true;
-		u.lim = toward_min ? row->type_min : row->type_max;
+		u.lim = toward_min ? io_type_min(row) : io_type_max(row);
 		u.used = used_thousandths(u.cur, u.lim);
 	}
 	return u;
@@ -496,7 +402,7 @@ qualified_column_name(IoRow *row)
 {
 	return psprintf("%s.%s.%s", quote_identifier(NameStr(*row->col->rel->nspname)),
 					quote_identifier(NameStr(row->col->rel->relname)),
-					quote_identifier(NameStr(row->col->attname)));
+					quote_identifier(row->col->attname));
 }
 
 /*
@@ -607,13 +513,15 @@ emit_row(ReturnSetInfo *rsinfo, IoRow *row, IoMeas *m, IoUsage *u,
 	Datum		values[IO_NCOLUMNS];
 	bool		nulls[IO_NCOLUMNS];
 	IoCol	   *col = row->col;
+	NameData	attname;
 
 	memset(nulls, true, sizeof(nulls));
 	values[0] = ObjectIdGetDatum(row->key.relid);
 	values[1] = Int16GetDatum((int16) row->key.attnum);
 	values[2] = NameGetDatum(col->rel->nspname);
 	values[3] = NameGetDatum(&col->rel->relname);
-	values[4] = NameGetDatum(&col->attname);
+	namestrcpy(&attname, col->attname);
+	values[4] = NameGetDatum(&attname);
 	values[5] = ObjectIdGetDatum(col->atttypid);
 	nulls[0] = nulls[1] = nulls[2] = nulls[3] = nulls[4] = nulls[5] = false;
 
@@ -775,8 +683,6 @@ storagelab_int_overflow_measurements(PG_FUNCTION_ARGS)
 
 	empty_array = PointerGetDatum(construct_empty_array(TEXTOID));
 
-	read_statistics(rows, nrows, probecxt);
-
 	/*
 	 * Keys that narrower foreign-key columns reference first: those borrow
 	 * their measurements, which are kept to the end.  Every other row is
@@ -798,7 +704,7 @@ storagelab_int_overflow_measurements(PG_FUNCTION_ARGS)
 		row = rows[i];
 		CHECK_FOR_INTERRUPTS();
 		/* bigint columns are listed only when a sequence feeds them */
-		if (row->col->basetype == INT8OID && row->seqs == NIL)
+		if (row->col->basetype == INT8OID && row->seqs == NULL)
 			continue;
 
 		MemoryContextSwitchTo(rowcxt);
