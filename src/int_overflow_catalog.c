@@ -21,11 +21,16 @@
  *	  inheritance children) and, for each, the btree index to read;
  *	- foreign-key column pairs between rows.
  *
- * Each catalog (pg_class, pg_inherits, pg_attribute, pg_sequence,
- * pg_attrdef, pg_depend, pg_constraint, pg_index) is read once with a
+ * Each catalog (pg_class, pg_inherits, pg_sequence, pg_attrdef, pg_depend,
+ * pg_constraint, pg_attribute, pg_index, pg_statistic) is read once with a
  * sequential system-table scan under the catalog snapshot, and joined in
- * hash tables: the cost is linear in the size of the catalogs.  Nothing here
- * takes a lock on a user relation, reads one, or writes anything.
+ * hash tables: the cost is linear in the size of the catalogs.  Sequences
+ * and foreign keys are read before the columns, so that only the bigint
+ * columns they need are kept.  The pg_class rows of the reported tables,
+ * of the sequences and of the btree indexes are kept for the probes
+ * (SlClass, SlIndex: privileges and relfilenodes without a catalog-cache
+ * lookup).  Nothing here takes a lock on a user relation, reads one, or
+ * writes anything.
  *
  *-------------------------------------------------------------------------
  */
@@ -59,6 +64,21 @@
 #include "compat.h"
 #include "int_overflow_catalog.h"
 
+/* A sequence feeding a column, found before the columns are read. */
+typedef struct IoLink
+{
+	IoKey		key;
+	IoSeq	   *seq;
+	bool		identity;
+} IoLink;
+
+/* A foreign-key column pair, found before the columns are read. */
+typedef struct IoKeyPair
+{
+	IoKey		key;			/* the referencing column */
+	IoKey		ref;			/* the referenced column */
+} IoKeyPair;
+
 /* Everything the walk collects, and its lookup tables. */
 typedef struct IoState
 {
@@ -72,7 +92,13 @@ typedef struct IoState
 	HTAB	   *cols;			/* IoKey -> IoCol */
 	HTAB	   *seqs;			/* Oid -> IoSeq */
 	HTAB	   *attrdefs;		/* Oid -> IoAttrDef */
-	List	   *fkpairs;		/* IoFkPair */
+	HTAB	   *wanted;			/* IoKey of bigint columns to keep */
+	IoLink	   *links;			/* sequences feeding columns, to apply */
+	long		nlinks;
+	long		links_size;
+	IoKeyPair  *fks;			/* foreign-key column pairs, to apply */
+	long		nfks;
+	long		fks_size;
 	uint64		read_at;		/* SharedInvalidMessageCounter before the walk */
 	MemoryContext scratch;		/* lookup tables freed before returning */
 	char	   *store;			/* walk_alloc()'s current block */
@@ -295,7 +321,7 @@ scan_pg_class(IoState *st)
 			rel = hash_search(st->rels, &form->oid, HASH_ENTER, NULL);
 			rel->relkind = form->relkind;
 			rel->nspname = &nsp->nspname;
-			rel->relname = form->relname;
+			rel->relname = walk_name(st, &form->relname);
 			storagelab_class_from_tuple(&rel->cls, tup, RelationGetDescr(catalog));
 		}
 		else if (form->relkind == RELKIND_SEQUENCE)
@@ -479,6 +505,10 @@ scan_pg_attribute(IoState *st)
 		if (!OidIsValid(basetype))
 			continue;
 		key = make_key(form->attrelid, form->attnum);
+		/* bigint: only where a sequence or a foreign key needs it (or a tree) */
+		if (basetype == INT8OID && form->attinhcount == 0 && !root &&
+			hash_search(st->wanted, &key, HASH_FIND, NULL) == NULL)
+			continue;
 		col = hash_search(st->cols, &key, HASH_ENTER, NULL);
 		col->rel = rel;
 		col->atttypid = form->atttypid;
@@ -634,13 +664,12 @@ scan_pg_sequence(IoState *st)
 
 /*
  * add_row_seq
- *		Record that seq feeds the column relid.attnum (if it is a reported
- *		integer column), once per sequence and kind.
+ *		Record that seq feeds the column key (if it is a reported integer
+ *		column), once per sequence and kind.
  */
 static void
-add_row_seq(IoState *st, Oid relid, AttrNumber attnum, IoSeq *seq, bool identity)
+add_row_seq(IoState *st, IoKey key, IoSeq *seq, bool identity)
 {
-	IoKey		key = make_key(relid, attnum);
 	IoCol	   *col = hash_search(st->cols, &key, HASH_FIND, NULL);
 	IoRowSeq   *rs;
 	IoRowSeq  **tail;
@@ -684,6 +713,45 @@ scan_pg_attrdef(IoState *st)
 }
 
 /*
+ * want_column
+ *		Keep the column key when it is a bigint one (scan_pg_attribute()
+ *		leaves out the others: a bigint column is reported only when a
+ *		sequence feeds it, and measured only when a narrower foreign-key
+ *		column references it).
+ */
+static void
+want_column(IoState *st, Oid relid, AttrNumber attnum)
+{
+	IoKey		key = make_key(relid, attnum);
+
+	hash_search(st->wanted, &key, HASH_ENTER, NULL);
+}
+
+/*
+ * pending_link
+ *		Record that seq feeds the column relid.attnum, applied by
+ *		add_row_seq() once the rows exist, in the order found.
+ */
+static void
+pending_link(IoState *st, Oid relid, AttrNumber attnum, IoSeq *seq, bool identity)
+{
+	IoLink	   *link;
+
+	if (st->nlinks == st->links_size)
+	{
+		st->links_size = Max(st->links_size * 2, 1024);
+		st->links = st->links == NULL ?
+			MemoryContextAlloc(st->scratch, sizeof(IoLink) * st->links_size) :
+			repalloc(st->links, sizeof(IoLink) * st->links_size);
+	}
+	link = &st->links[st->nlinks++];
+	link->key = make_key(relid, attnum);
+	link->seq = seq;
+	link->identity = identity;
+	want_column(st, relid, attnum);
+}
+
+/*
  * scan_pg_depend
  *		The sequences feeding columns, from dependencies only (default text is
  *		never parsed): a sequence's 'a' (serial, OWNED BY) or 'i' (identity)
@@ -711,8 +779,8 @@ scan_pg_depend(IoState *st)
 		{
 			seq = hash_search(st->seqs, &form->objid, HASH_FIND, NULL);
 			if (seq != NULL)
-				add_row_seq(st, form->refobjid, form->refobjsubid, seq,
-							form->deptype == DEPENDENCY_INTERNAL);
+				pending_link(st, form->refobjid, form->refobjsubid, seq,
+							 form->deptype == DEPENDENCY_INTERNAL);
 		}
 		else if (form->classid == AttrDefaultRelationId &&
 				 form->deptype == DEPENDENCY_NORMAL)
@@ -724,7 +792,7 @@ scan_pg_depend(IoState *st)
 				continue;
 			ad = hash_search(st->attrdefs, &form->objid, HASH_FIND, NULL);
 			if (ad != NULL)
-				add_row_seq(st, ad->adrelid, ad->adnum, seq, false);
+				pending_link(st, ad->adrelid, ad->adnum, seq, false);
 		}
 	}
 	systable_endscan(scan);
@@ -759,10 +827,9 @@ int2_array(HeapTuple tup, int attnum, TupleDesc desc, int *n)
 
 /*
  * scan_pg_constraint
- *		Foreign keys, one pair per column, between rows.  Constraints that
- *		PostgreSQL clones onto partitions (conparentid set) are left out: the
- *		parent's constraint stands for them.  A column narrower than the key
- *		it references borrows the key's measurements.
+ *		Foreign keys, one pair per column (applied by apply_foreign_keys()).
+ *		Constraints that PostgreSQL clones onto partitions (conparentid set)
+ *		are left out: the parent's constraint stands for them.
  */
 static void
 scan_pg_constraint(IoState *st)
@@ -787,30 +854,69 @@ scan_pg_constraint(IoState *st)
 		confkey = int2_array(tup, Anum_pg_constraint_confkey, desc, &nf);
 		for (i = 0; i < n && i < nf; i++)
 		{
-			IoKey		ck = make_key(form->conrelid, conkey[i]);
-			IoKey		rk = make_key(form->confrelid, confkey[i]);
-			IoCol	   *cc = hash_search(st->cols, &ck, HASH_FIND, NULL);
-			IoCol	   *rc = hash_search(st->cols, &rk, HASH_FIND, NULL);
-			IoFkPair   *fk;
+			IoKeyPair  *pair;
 
-			if (cc == NULL || rc == NULL || cc->row == NULL || rc->row == NULL)
-				continue;
-			fk = palloc(sizeof(IoFkPair));
-			fk->row = cc->row;
-			fk->ref = rc->row;
-			fk->basetype = cc->basetype;
-			fk->ref_basetype = rc->basetype;
-			st->fkpairs = lappend(st->fkpairs, fk);
-			rc->row->referenced_by = lappend(rc->row->referenced_by, fk);
-			if (type_rank(cc->basetype) < type_rank(rc->basetype))
+			if (st->nfks == st->fks_size)
 			{
-				cc->row->narrow_refs = lappend(cc->row->narrow_refs, rc->row);
-				rc->row->narrow_ref = true;
+				st->fks_size = Max(st->fks_size * 2, 256);
+				st->fks = st->fks == NULL ?
+					MemoryContextAlloc(st->scratch, sizeof(IoKeyPair) * st->fks_size) :
+					repalloc(st->fks, sizeof(IoKeyPair) * st->fks_size);
 			}
+			pair = &st->fks[st->nfks++];
+			pair->key = make_key(form->conrelid, conkey[i]);
+			pair->ref = make_key(form->confrelid, confkey[i]);
+			want_column(st, form->confrelid, confkey[i]);
 		}
 	}
 	systable_endscan(scan);
 	table_close(catalog, AccessShareLock);
+}
+
+/*
+ * apply_links
+ *		The sequences scan_pg_depend() found, on the rows of their columns.
+ */
+static void
+apply_links(IoState *st)
+{
+	long		i;
+
+	for (i = 0; i < st->nlinks; i++)
+		add_row_seq(st, st->links[i].key, st->links[i].seq, st->links[i].identity);
+}
+
+/*
+ * apply_foreign_keys
+ *		The pairs scan_pg_constraint() found, between the rows of integer
+ *		columns.  A column narrower than the key it references borrows the
+ *		key's measurements.
+ */
+static void
+apply_foreign_keys(IoState *st)
+{
+	long		i;
+
+	for (i = 0; i < st->nfks; i++)
+	{
+		IoCol	   *cc = hash_search(st->cols, &st->fks[i].key, HASH_FIND, NULL);
+		IoCol	   *rc = hash_search(st->cols, &st->fks[i].ref, HASH_FIND, NULL);
+		IoFkPair   *fk;
+
+		if (cc == NULL || rc == NULL || cc->row == NULL || rc->row == NULL)
+			continue;
+		fk = palloc(sizeof(IoFkPair));
+		fk->row = cc->row;
+		fk->ref = rc->row;
+		fk->basetype = cc->basetype;
+		fk->ref_basetype = rc->basetype;
+		rc->row->referenced_by = lappend(rc->row->referenced_by, fk);
+		if (type_rank(cc->basetype) < type_rank(rc->basetype))
+		{
+			cc->row->narrow_refs = lappend(cc->row->narrow_refs, rc->row);
+			rc->row->narrow_ref = true;
+		}
+	}
 }
 
 /*
@@ -971,18 +1077,22 @@ storagelab_int_overflow_rows(long *nrows, uint64 *read_at)
 	st.types = make_hash("int_overflow types", sizeof(Oid), sizeof(IoType), 64, st.scratch);
 	st.attrdefs = make_hash("int_overflow defaults", sizeof(Oid), sizeof(IoAttrDef), 1024,
 							st.scratch);
+	st.wanted = make_hash("int_overflow bigint columns", sizeof(IoKey), sizeof(IoKey), 1024,
+						  st.scratch);
 	st.rows_size = 1024;
 	st.rows = palloc(sizeof(IoRow *) * st.rows_size);
 
 	/* Order matters: each scan joins against what the earlier ones found. */
 	scan_pg_class(&st);
 	scan_pg_inherits(&st);
-	scan_pg_attribute(&st);
-	assign_rows(&st);
 	scan_pg_sequence(&st);
 	scan_pg_attrdef(&st);
 	scan_pg_depend(&st);
 	scan_pg_constraint(&st);
+	scan_pg_attribute(&st);
+	assign_rows(&st);
+	apply_links(&st);
+	apply_foreign_keys(&st);
 	scan_pg_index(&st);
 	scan_pg_statistic(&st);
 

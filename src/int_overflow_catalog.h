@@ -38,7 +38,7 @@ typedef struct IoRel
 	Oid			relid;			/* hash key */
 	char		relkind;
 	NameData   *nspname;		/* points into the IoNsp entry */
-	NameData	relname;
+	const char *relname;		/* in the walk's name storage */
 	SlClass		cls;			/* its pg_class row, for the probes */
 } IoRel;
 

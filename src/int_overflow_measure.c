@@ -401,7 +401,7 @@ static char *
 qualified_column_name(IoRow *row)
 {
 	return psprintf("%s.%s.%s", quote_identifier(NameStr(*row->col->rel->nspname)),
-					quote_identifier(NameStr(row->col->rel->relname)),
+					quote_identifier(row->col->rel->relname),
 					quote_identifier(row->col->attname));
 }
 
@@ -513,13 +513,15 @@ emit_row(ReturnSetInfo *rsinfo, IoRow *row, IoMeas *m, IoUsage *u,
 	Datum		values[IO_NCOLUMNS];
 	bool		nulls[IO_NCOLUMNS];
 	IoCol	   *col = row->col;
+	NameData	relname;
 	NameData	attname;
 
 	memset(nulls, true, sizeof(nulls));
 	values[0] = ObjectIdGetDatum(row->key.relid);
 	values[1] = Int16GetDatum((int16) row->key.attnum);
 	values[2] = NameGetDatum(col->rel->nspname);
-	values[3] = NameGetDatum(&col->rel->relname);
+	namestrcpy(&relname, col->rel->relname);
+	values[3] = NameGetDatum(&relname);
 	namestrcpy(&attname, col->attname);
 	values[4] = NameGetDatum(&attname);
 	values[5] = ObjectIdGetDatum(col->atttypid);

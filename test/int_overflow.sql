@@ -1,7 +1,7 @@
 -- pgTAP: storagelab.int_overflow, sequences and identity columns placed near
 -- their limits with setval, descending and cycling ones included.
 BEGIN;
-SELECT plan(56);
+SELECT plan(57);
 
 CREATE SCHEMA io;
 CREATE TEMP TABLE v ON COMMIT DROP AS SELECT * FROM storagelab.int_overflow WITH NO DATA;
@@ -185,6 +185,17 @@ SELECT results_eq(
       FROM storagelab.int_overflow WHERE relation = 'io.k4'::regclass$$,
   $$VALUES ('foreign key', 'io.p8_id_seq', 3000000000::numeric, 2147483647::numeric, 100.000::numeric, 'critical')$$,
   'int4 FK to a bigint key: the referenced key''s value measured against the child''s type');
+
+-- a bigint key without a sequence: the walk keeps only the bigint columns a
+-- sequence or a foreign key needs, and this one is needed for its child
+CREATE TABLE io.p8n (id bigint PRIMARY KEY);
+INSERT INTO io.p8n VALUES (1), (5000000000);
+CREATE TABLE io.k4n (pid int REFERENCES io.p8n);
+SELECT results_eq(
+  $$SELECT source, current_value, limit_value, severity FROM storagelab.int_overflow
+     WHERE relation = 'io.k4n'::regclass$$,
+  $$VALUES ('foreign key', 5000000000::numeric, 2147483647::numeric, 'critical')$$,
+  'int4 FK to a bigint key without sequence: the key''s index maximum against int4');
 
 CREATE TABLE io.p4 (id int PRIMARY KEY);
 INSERT INTO io.p4 VALUES (1), (30000);
