@@ -363,7 +363,6 @@ scan_pg_inherits(IoState *st)
 		Form_pg_inherits form = (Form_pg_inherits) GETSTRUCT(tup);
 		IoParents  *p;
 		bool		found;
-
 		MemoryContext old;
 
 		p = hash_search(st->parents, &form->inhrelid, HASH_ENTER, &found);
