@@ -73,6 +73,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rls.h"
 #include "utils/rel.h"
@@ -1298,14 +1299,88 @@ storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
  * a large database was 130 MB at 100,000 tables.
  *
  * The walk's rows are those of its catalog snapshot.  A probe that locks a
- * relation uses them when no invalidation message has arrived since the
- * walk (read_at, SharedInvalidMessageCounter before the walk): a transaction
- * that changed a relation's row sends its messages before releasing its
- * lock, and taking our lock processes them, so an unchanged counter means
- * that the rows are still the committed ones.  Otherwise it reads the row
- * again (a sequence: by index scan, no cache entry) or answers as above
+ * relation uses them unless an invalidation of them has arrived since the
+ * walk: a transaction that changed a relation's row sends its messages
+ * before releasing its lock, and taking our lock processes them.  No message
+ * at all since the walk (read_at, SharedInvalidMessageCounter before it) is
+ * the common case; otherwise the pg_class and pg_index rows invalidated
+ * since the walk are known by their catalog-cache hash values (a syscache
+ * callback, storagelab_class_watch_begin()), so that the invalidations of
+ * other relations (autovacuum's statistics updates of pg_class, DDL
+ * elsewhere) do not count.  A probe whose rows were invalidated reads the
+ * row again (a sequence: by index scan, no cache entry) or answers as above
  * (an index).
  */
+
+/*
+ * The pg_class (RELOID) and pg_index (INDEXRELID) rows invalidated since
+ * storagelab_class_watch_begin(): (cache id, hash value) pairs, up to
+ * SL_MAX_CLASS_INVALS; beyond that, or after a cache reset, every row counts
+ * as invalidated.
+ */
+#define SL_MAX_CLASS_INVALS 256
+static bool class_watch_registered = false;
+static int	n_class_invals = 0;
+static bool class_invals_overflow = false;
+static uint64 class_invals[SL_MAX_CLASS_INVALS];
+
+/*
+ * class_inval_callback
+ *		Syscache callback of RELOID and INDEXRELID: note the row's hash
+ *		value (0: the whole cache, after a reset).
+ */
+static void
+class_inval_callback(Datum arg, int cacheid, uint32 hashvalue)
+{
+	if (hashvalue == 0 || n_class_invals >= SL_MAX_CLASS_INVALS)
+		class_invals_overflow = true;
+	else
+		class_invals[n_class_invals++] = ((uint64) cacheid << 32) | hashvalue;
+}
+
+/*
+ * storagelab_class_watch_begin
+ *		Start noting the pg_class and pg_index rows invalidated from now on
+ *		(the callbacks are registered once per backend: they cannot be
+ *		removed).  The walk calls it before it reads pg_class.
+ */
+void
+storagelab_class_watch_begin(void)
+{
+	if (!class_watch_registered)
+	{
+		CacheRegisterSyscacheCallback(RELOID, class_inval_callback, (Datum) 0);
+		CacheRegisterSyscacheCallback(INDEXRELID, class_inval_callback, (Datum) 0);
+		class_watch_registered = true;
+	}
+	n_class_invals = 0;
+	class_invals_overflow = false;
+}
+
+/*
+ * row_invalidated
+ *		Whether the row of key in syscache cacheid was invalidated since
+ *		storagelab_class_watch_begin() (or may have been).
+ */
+static bool
+row_invalidated(int cacheid, Oid key)
+{
+	uint64		want;
+	int			i;
+
+	if (class_invals_overflow)
+		return true;
+	if (n_class_invals == 0)
+		return false;
+	want = ((uint64) cacheid << 32) |
+		GetSysCacheHashValue1(cacheid, ObjectIdGetDatum(key));
+	for (i = 0; i < n_class_invals; i++)
+	{
+		if (class_invals[i] == want)
+			return true;
+	}
+	return false;
+}
 
 /*
  * storagelab_class_from_tuple
@@ -1446,9 +1521,10 @@ storagelab_sequence_state_known(const SlClass *seq, uint64 read_at,
 		return SL_STATUS_UNREADABLE;
 	if (!ConditionalLockRelationOid(seq->relid, SEQUENCE_READ_LOCK))
 		return SL_STATUS_LOCKED;
-	if (SharedInvalidMessageCounter != read_at)
+	if (SharedInvalidMessageCounter != read_at &&
+		(!class_watch_registered || row_invalidated(RELOID, seq->relid)))
 	{
-		/* Catalogs changed since the walk: the committed row, checked again. */
+		/* Its row changed since the walk: the committed row, checked again. */
 		if (!class_reread(seq->relid, &cur))
 		{
 			UnlockRelationOid(seq->relid, SEQUENCE_READ_LOCK);
@@ -1491,7 +1567,7 @@ storagelab_sequence_state_known(const SlClass *seq, uint64 read_at,
  *		as index, leading with column attnum (column ACL attacl, integer base
  *		type keytype) of heap: the same statuses, locks and privilege rules,
  *		with no catalog-cache lookup when both ends are read by relfilenode
- *		and no invalidation arrived since the walk (read_at).  Otherwise
+ *		and none of their rows was invalidated since the walk.  Otherwise
  *		(another kind of table, a temporary or changed one, an end without a
  *		visible entry) it answers through storagelab_index_bounds().
  */
@@ -1530,7 +1606,11 @@ storagelab_index_bounds_known(const SlClass *heap, AttrNumber attnum,
 		UnlockRelationOid(heap->relid, AccessShareLock);
 		return SL_STATUS_LOCKED;
 	}
-	found = SharedInvalidMessageCounter == read_at;
+	found = SharedInvalidMessageCounter == read_at ||
+		(class_watch_registered &&
+		 !row_invalidated(RELOID, heap->relid) &&
+		 !row_invalidated(RELOID, index->relid) &&
+		 !row_invalidated(INDEXRELID, index->relid));
 	if (found)
 	{
 		storagelab_set_rel_file_locator(heap_locator,

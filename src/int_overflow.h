@@ -78,6 +78,7 @@ typedef struct SlIndex
 	bool		descending;		/* its first column is DESC */
 } SlIndex;
 
+extern void storagelab_class_watch_begin(void);
 extern void storagelab_class_from_tuple(SlClass *c, HeapTuple classtup,
 										TupleDesc desc);
 extern bool storagelab_class_allows(const SlClass *c, AclMode mode);

@@ -299,6 +299,7 @@ scan_pg_class(IoState *st)
 	HeapTuple	tup;
 
 	/* Before the catalog snapshot: see int_overflow.c on read_at. */
+	storagelab_class_watch_begin();
 	st->read_at = SharedInvalidMessageCounter;
 	catalog = table_open(RelationRelationId, AccessShareLock);
 	scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
