@@ -190,7 +190,12 @@ CREATE VIEW storagelab.bytea_storage AS
                    c.oid, a.attname, storagelab_internal.setting('toast.view_sample_rows')::integer)
            WHERE l.status = 'ok'
           OFFSET 0) p ON true
-   WHERE a.atttypid = 'bytea'::regtype
+   WHERE a.atttypid IN (  -- bytea, and domains over it (over those too)
+           WITH RECURSIVE bt(oid) AS (
+             SELECT 'bytea'::regtype::oid
+             UNION
+             SELECT ty.oid FROM pg_type ty JOIN bt ON ty.typbasetype = bt.oid WHERE ty.typtype = 'd'
+           ) SELECT bt.oid FROM bt)
      AND c.relkind IN ('r', 'm')
      AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'heap')
      -- an unlogged table has no data on a standby
@@ -201,7 +206,7 @@ CREATE VIEW storagelab.bytea_storage AS
 COMMENT ON VIEW storagelab.bytea_storage IS
   'every bytea column the caller may SELECT from: advice, sizes and the headline figures of a sampled toast_profile() (at most toast.view_sample_rows rows and value prefixes per column; a table locked by another session has status locked, not waited for; unlogged tables are left out on a standby); needs pg_stat_scan_tables';
 COMMENT ON COLUMN storagelab.bytea_storage.relation IS 'the table or materialized view (partitions are listed one by one)';
-COMMENT ON COLUMN storagelab.bytea_storage.column_name IS 'the bytea column';
+COMMENT ON COLUMN storagelab.bytea_storage.column_name IS 'the bytea column (or column of a domain over bytea)';
 COMMENT ON COLUMN storagelab.bytea_storage.advice IS 'SET STORAGE EXTERNAL / EXTENDED, SET COMPRESSION lz4, or keep, with the reason (figures in the other columns)';
 COMMENT ON COLUMN storagelab.bytea_storage.storage IS 'storage strategy: extended, external, main or plain';
 COMMENT ON COLUMN storagelab.bytea_storage.effective_compression IS 'method new values get: compression, else default_toast_compression';
@@ -245,7 +250,9 @@ DECLARE
   lock_to     text := storagelab_internal.setting('scripts.lock_timeout');
   retries     int  := storagelab_internal.setting('scripts.lock_retries')::int;
   typ         text;
+  base_typ    oid;
   rewrite_expr text;
+  set_list    text;            -- the rewrite's SET clause
   rewrite_cond text;
   col         text := quote_ident(column_name);
   out         text;
@@ -273,9 +280,18 @@ BEGIN
             HINT = 'Pass the name of one of the table''s columns, as stored (case-sensitive).';
   END IF;
   typ := format_type(att.atttypid, NULL);
+  -- A domain is handled as the type it is built on (domains over domains
+  -- too): the rewrite's value is of that type and is assigned back to the
+  -- domain column, which checks the domain's constraints.
+  WITH RECURSIVE d(oid, base) AS (
+    SELECT ty.oid, ty.typbasetype FROM pg_type ty WHERE ty.oid = att.atttypid
+    UNION ALL
+    SELECT ty.oid, ty.typbasetype FROM pg_type ty JOIN d ON ty.oid = d.base
+  )
+  SELECT d.oid INTO base_typ FROM d WHERE d.base = 0;
   -- Names are interpolated into comment lines too: there, line breaks in a
   -- (quoted) name become spaces, so that no name can end a comment.
-  rewrite_expr := CASE att.atttypid
+  rewrite_expr := CASE base_typ
     WHEN 'bytea'::regtype   THEN format('%s || ''''::bytea', col)
     WHEN 'text'::regtype    THEN format('%s || ''''::text', col)
     WHEN 'varchar'::regtype THEN format('%s || ''''::text', col)
@@ -284,8 +300,27 @@ BEGIN
   IF rewrite_expr IS NULL THEN
     RAISE EXCEPTION 'column "%" of relation "%" has type %, which storage_migration_script() does not handle', column_name, relation, typ
       USING ERRCODE = 'datatype_mismatch',
-            DETAIL = 'Supported types are bytea, text, character varying and jsonb.',
+            DETAIL = 'Supported types are bytea, text, character varying and jsonb, and domains over them.',
             HINT = 'Write ALTER TABLE ... ALTER COLUMN ... SET STORAGE by hand for other types.';
+  END IF;
+  set_list := format('%s = %s', col, rewrite_expr);
+  IF att.attgenerated <> '' THEN
+    -- A generated column cannot be assigned: assigning the columns its
+    -- expression reads to themselves makes PostgreSQL compute it anew (a new
+    -- value, stored as the new setting says).
+    SELECT string_agg(format('%1$I = %1$I', r.attname), ', ' ORDER BY r.attnum) INTO set_list
+      FROM pg_attrdef ad
+      JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
+      JOIN pg_attribute r ON r.attrelid = dep.refobjid AND r.attnum = dep.refobjsubid
+     WHERE ad.adrelid = relation AND ad.adnum = att.attnum
+       AND dep.refclassid = 'pg_class'::regclass AND dep.refobjid = relation
+       AND dep.refobjsubid > 0 AND dep.refobjsubid <> att.attnum AND NOT r.attisdropped;
+    IF att.attgenerated <> 's' OR (rewrite_existing AND set_list IS NULL) THEN
+      RAISE EXCEPTION 'column "%" of relation "%" is a generated column whose values storage_migration_script() cannot rewrite', column_name, relation
+        USING ERRCODE = 'feature_not_supported',
+              DETAIL = 'Only a stored generated column whose expression reads other columns is rewritten: the script assigns those columns to themselves.',
+              HINT = 'Write ALTER TABLE ... ALTER COLUMN ... SET STORAGE by hand.';
+    END IF;
   END IF;
 
   -- The DO blocks below are dollar-quoted; names must not end them early.
@@ -318,10 +353,15 @@ BEGIN
 
   rewrite_cond := CASE
     WHEN target = 'external' THEN format('pg_catalog.pg_column_compression(%s) IS NOT NULL', col)
+    -- pg_column_size(), not octet_length(): it takes any type (jsonb has no
+    -- octet_length) and, like octet_length(), reads a value's header only.
+    -- An uncompressed value's stored size is its length plus its header; a
+    -- value compressed with the other method differs from the target at
+    -- any size.
     WHEN method IS NOT NULL THEN format(
-      '(pg_catalog.pg_column_compression(%1$s) IS DISTINCT FROM %2$L AND pg_catalog.octet_length(%1$s) >= %3$s)',
+      '(pg_catalog.pg_column_compression(%1$s) IS DISTINCT FROM %2$L AND (pg_catalog.pg_column_compression(%1$s) IS NOT NULL OR pg_catalog.pg_column_size(%1$s) >= %3$s))',
       col, method, 2032)
-    ELSE format('(pg_catalog.pg_column_compression(%1$s) IS NULL AND pg_catalog.octet_length(%1$s) >= %2$s)', col, 2032)
+    ELSE format('(pg_catalog.pg_column_compression(%1$s) IS NULL AND pg_catalog.pg_column_size(%1$s) >= %2$s)', col, 2032)
     END;
 
   out := format(E'-- storagelab %s: storage migration script\n'
@@ -423,12 +463,12 @@ BEGIN
       '  WHILE first_page <= last_page LOOP\n',
       t.r::text)
       || storagelab_internal.retry_loop(format(
-           E'        UPDATE ONLY %1$s SET %2$s = %3$s\n'
+           E'        UPDATE ONLY %1$s SET %2$s\n'
            '         WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
            '           AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid\n'
-           '           AND %4$s;\n'
+           '           AND %3$s;\n'
            '        GET DIAGNOSTICS n = ROW_COUNT;\n',
-           t.r, col, rewrite_expr, rewrite_cond), retries,
+           t.r, set_list, rewrite_cond), retries,
            'Other sessions keep rows of the table locked: run the script again; rewritten values are skipped.')
       || format(
       E'    COMMIT;\n'
