@@ -240,12 +240,16 @@ END
 $fn$;
 
 -- Hazards inside one function: PL/pgSQL variables declared smallint or
--- integer (or arrays of them) that receive the converted value (v := value,
--- or SELECT/RETURNING ... INTO with the value at the variable's position),
--- and a smallint or integer return type receiving it (RETURN value in
--- PL/pgSQL; an output column of a SQL function's statements).  "The value"
--- is an expression bigint_migration_arg_class recognises.  Both fail only
--- past 2^31: the assignment casts.
+-- integer (or arrays of them), OUT/INOUT/TABLE parameters among them, that
+-- receive the converted value (v := value, or SELECT/RETURNING ... INTO
+-- with the value at the variable's position), and result columns of type
+-- smallint or integer receiving it: the return type (RETURN value, RETURN
+-- NEXT value), a column of RETURNS TABLE, OUT parameters or a composite
+-- type (CREATE TYPE ... AS) at the value's position in a PL/pgSQL RETURN
+-- QUERY or a SQL function's output.  "The value" is an expression
+-- bigint_migration_arg_class recognises.  Assignments fail only past 2^31
+-- (the assignment casts); RETURN QUERY fails at once (42804: the query's
+-- column type must match the declared one exactly).
 CREATE FUNCTION storagelab_internal.bigint_migration_value_hazards(fn oid, src text, carrier text, stmt_filter text, caller text, via text)
 RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
@@ -256,13 +260,36 @@ DECLARE
   -- per statement: the variables assigned, and the values at the same positions
   a_var  text[] := '{}';
   a_val  text[] := '{}';
+  -- values at result positions: position, value, 'query' (RETURN QUERY) or 'assign'
+  r_pos  int[] := '{}';
+  r_val  text[] := '{}';
+  r_how  text[] := '{}';
+  -- the result columns: names and types (one unnamed column for a scalar return type)
+  res_name text[];
+  res_type oid[];
   st     text;
   m      text[];
   tg     text[];
   it     text[];
   k      int;
   v      record;
+  o      storagelab.bigint_migration_object;
 BEGIN
+  SELECT array_agg(coalesce(p.proargnames[u.ord], '') ORDER BY u.ord), array_agg(u.t ORDER BY u.ord)
+    INTO res_name, res_type
+    FROM pg_proc p, unnest(p.proallargtypes) WITH ORDINALITY AS u(t, ord)
+   WHERE p.oid = fn AND p.proargmodes[u.ord] IN ('o', 'b', 't');
+  IF res_type IS NULL THEN
+    SELECT CASE WHEN k.relkind = 'c' THEN array_agg(a.attname::text ORDER BY a.attnum) ELSE ARRAY[''] END,
+           CASE WHEN k.relkind = 'c' THEN array_agg(a.atttypid ORDER BY a.attnum) ELSE ARRAY[p.prorettype] END
+      INTO res_name, res_type
+      FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype
+      LEFT JOIN pg_class k ON k.oid = t.typrelid
+      LEFT JOIN pg_attribute a ON a.attrelid = k.oid AND a.attnum > 0 AND NOT a.attisdropped
+     WHERE p.oid = fn
+     GROUP BY k.relkind, p.prorettype;
+  END IF;
+
   FOREACH st IN ARRAY string_to_array(src, ';') LOOP
     CONTINUE WHEN st !~ carrier OR (stmt_filter IS NOT NULL AND st !~ stmt_filter);
     st := regexp_replace(st, '\s+', ' ', 'g');
@@ -279,17 +306,29 @@ BEGIN
         a_var := a_var || tg[k]; a_val := a_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
       END LOOP;
     END IF;
-    -- what a function returns
+    -- what a function returns: the items of its output at their positions
+    m := NULL;
     IF lang = 'plpgsql' THEN
-      m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(.*)$');
-      IF m IS NOT NULL AND m[2] !~ '^(query|next)\M' THEN
-        a_var := a_var || '(return)'::text; a_val := a_val || regexp_replace(m[2], '[\s"]+', '', 'g');
+      m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$');
+      IF m IS NOT NULL AND m[3] ~ '^query\s+(select|with)\M' THEN
+        m := regexp_match(m[3], '\mselect\s+(.*?)(\s+(from|where|group|order|limit|union|except|intersect)\M.*)?$');
+        IF m IS NOT NULL THEN
+          it := storagelab_internal.bigint_migration_split(regexp_replace(m[1], '^(distinct|all)\s+', ''));
+          FOR k IN 1 .. cardinality(it) LOOP
+            r_pos := r_pos || k; r_how := r_how || 'query'::text;
+            r_val := r_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
+          END LOOP;
+        END IF;
+      ELSIF m IS NOT NULL AND m[3] !~ '^query\M' AND btrim(m[3]) <> '' THEN
+        r_pos := r_pos || 1; r_how := r_how || 'assign'::text; r_val := r_val || regexp_replace(m[3], '[\s"]+', '', 'g');
       END IF;
     ELSE
       m := regexp_match(st, '\m(select|returning)\s+(.*?)(\s+(from|where|group|order|limit)\M.*)?$');
       IF m IS NOT NULL THEN
-        FOREACH st IN ARRAY storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', '')) LOOP
-          a_var := a_var || '(return)'::text; a_val := a_val || regexp_replace(regexp_replace(st, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
+        it := storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''));
+        FOR k IN 1 .. cardinality(it) LOOP
+          r_pos := r_pos || k; r_how := r_how || 'assign'::text;
+          r_val := r_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
         END LOOP;
       END IF;
     END IF;
@@ -297,28 +336,51 @@ BEGIN
 
   IF lang = 'plpgsql' THEN
     FOR v IN
-      SELECT DISTINCT m1[1] AS name, m1[3] || CASE WHEN m1[4] IS NULL THEN '' ELSE '[]' END AS typ
+      SELECT DISTINCT m1[1] AS name, m1[3] || CASE WHEN m1[4] IS NULL THEN '' ELSE '[]' END AS typ, false AS param
         FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
              unnest(string_to_array(blk.b[1], ';')) AS d(decl),
              regexp_match(d.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?(integer|int4|int|smallint|int2)\s*(\[\s*\])?(\s|$|:|not\M|default\M)') AS m1
+      UNION
+      -- OUT and INOUT parameters are variables of the function too
+      SELECT lower(u.n), format_type(u.t, NULL), true
+        FROM unnest(res_name, res_type) AS u(n, t)
+       WHERE u.n <> '' AND (SELECT p.proallargtypes IS NOT NULL FROM pg_proc p WHERE p.oid = fn)
+         AND u.t IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
        ORDER BY 1
     LOOP
       IF EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
                   WHERE a.var = v.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]')) THEN
         RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
-          fn, 0, format('variable %s (%s)', v.name, replace(replace(v.typ, 'int4', 'integer'), 'int2', 'smallint')),
+          fn, 0, format('%s %s (%s)', CASE WHEN v.param THEN 'OUT parameter' ELSE 'variable' END, v.name,
+                        replace(replace(v.typ, 'int4', 'integer'), 'int2', 'smallint')),
           caller, 'past 2^31', via);
       END IF;
     END LOOP;
   END IF;
-  IF EXISTS (SELECT 1 FROM pg_proc p WHERE p.oid = fn AND p.proallargtypes IS NULL
-                AND p.prorettype IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype))
-     AND EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
-                  WHERE a.var = '(return)' AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]')) THEN
-    RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
-      fn, 0, format('return type %s', (SELECT format_type(prorettype, NULL) FROM pg_proc WHERE oid = fn)),
-      caller, 'past 2^31', via);
-  END IF;
+  -- result columns: an integer column at a position where the output has the value
+  FOR v IN
+    SELECT r.pos, r.how, res_name[r.pos] AS name, res_type[r.pos] AS typ,
+           storagelab_internal.bigint_migration_arg_class(r.val, carrier) AS cls
+      FROM unnest(r_pos, r_val, r_how) AS r(pos, val, how)
+     WHERE r.pos <= cardinality(res_type)
+       AND res_type[r.pos] IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
+       AND storagelab_internal.bigint_migration_arg_class(r.val, carrier) IS NOT NULL
+     ORDER BY r.pos, r.how DESC
+  LOOP
+    CONTINUE WHEN (v.cls = 'bigint[]') <> (v.typ IN ('int2[]'::regtype, 'int4[]'::regtype));
+    o := storagelab_internal.bigint_migration_hazard_row(
+      fn, 0, CASE WHEN cardinality(res_type) = 1 AND res_name[1] = '' THEN format('return type %s', format_type(v.typ, NULL))
+                  ELSE format('result column %s%s (%s)', v.pos, coalesce(' ' || quote_ident(nullif(v.name, '')), ''), format_type(v.typ, NULL)) END,
+      caller, CASE WHEN v.how = 'query' AND v.cls <> 'cast' THEN 'immediately' ELSE 'past 2^31' END, via);
+    IF o.hazard_fails = 'immediately' THEN
+      -- not a call that no longer resolves: the query's row no longer matches the declared one
+      o.sqlstate := '42804';
+      o.handling := format('returns %s from %s in RETURN QUERY where the function declares %s: every call fails at once (structure of query does not match function result type)',
+                           via, caller, format_type(v.typ, NULL));
+      o.hint := 'declare the result column bigint (its callers then receive bigint), or cast the value in the query; storagelab does not change result types';
+    END IF;
+    RETURN NEXT o;
+  END LOOP;
 END
 $fn$;
 
@@ -508,7 +570,7 @@ BEGIN
       seen := seen || format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller);
       res := res || h;
       -- a widened function passes its (now bigint) parameter on
-      IF h.hazard_fails = 'immediately' AND q_lvl[i] < 8 AND storagelab_internal.bigint_migration_widenable(h.objid)
+      IF h.hazard_fails = 'immediately' AND h.objsubid > 0 AND q_lvl[i] < 8 AND storagelab_internal.bigint_migration_widenable(h.objid)
          AND format('%s:%s', h.objid, h.objsubid) <> ALL (seen) THEN
         seen := seen || format('%s:%s', h.objid, h.objsubid);
         q_fn := q_fn || h.objid; q_src := q_src || NULL::text; q_filter := q_filter || NULL::text;
@@ -527,7 +589,7 @@ BEGIN
   RETURN QUERY
     SELECT w.*
       FROM (SELECT x.objid, array_agg(DISTINCT x.objsubid) AS argnos FROM unnest(res) x
-             WHERE x.hazard_fails = 'immediately' AND storagelab_internal.bigint_migration_widenable(x.objid)
+             WHERE x.hazard_fails = 'immediately' AND x.objsubid > 0 AND storagelab_internal.bigint_migration_widenable(x.objid)
              GROUP BY x.objid) g,
            LATERAL storagelab_internal.bigint_migration_widened_row(g.objid, g.argnos, objs) w;
 END
@@ -546,7 +608,8 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   det  text;
-  fns  text;
+  fns  text;   -- functions whose parameters must widen
+  rets text;   -- functions whose result columns must widen (not done by storagelab)
 BEGIN
   IF function_hazards IS NULL THEN
     RAISE EXCEPTION 'function_hazards must not be NULL' USING ERRCODE = 'null_value_not_allowed',
@@ -556,22 +619,30 @@ BEGIN
       HINT = 'Valid values are ''refuse'', ''widen'' and ''accept''.';
   END IF;
   SELECT string_agg(x.identity || ' ' || x.handling, E'\n' ORDER BY x.identity, x.hazard_caller),
-         string_agg(DISTINCT x.objid::regprocedure::text, ', ')
-    INTO det, fns
+         string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.objsubid > 0),
+         string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.objsubid = 0)
+    INTO det, fns, rets
     FROM unnest(objs) x WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately';
   IF function_hazards = 'refuse' AND det IS NOT NULL THEN
     RAISE EXCEPTION 'the migration would break functions that receive the converted values'
       USING ERRCODE = 'dependent_objects_still_exist',
             DETAIL = det,
-            HINT = format('Generate the script with function_hazards => ''widen'' to re-create %s with bigint parameters in the same transaction, '
-                          'or with function_hazards => ''accept'' to change them yourself.', fns);
+            HINT = CASE WHEN rets IS NULL
+                        THEN format('Generate the script with function_hazards => ''widen'' to re-create %s with bigint parameters in the same transaction, '
+                                    'or with function_hazards => ''accept'' to change them yourself.', fns)
+                        ELSE format('Declare the result columns of %s bigint (or cast the value in the query) by hand, then generate the script again; '
+                                    'or generate it with function_hazards => ''accept'' and change them in the same maintenance window.', rets) END;
   END IF;
   IF function_hazards = 'widen' THEN
     SELECT string_agg(d, E'\n' ORDER BY d) INTO det FROM (
       SELECT x.identity || ' (called by ' || x.hazard_caller || '): storagelab cannot re-create it (built in, in an extension, not PL/pgSQL or SQL, or with a SQL-standard body)' AS d
         FROM unnest(objs) x
-       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately'
+       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately' AND x.objsubid > 0
          AND NOT storagelab_internal.bigint_migration_widenable(x.objid)
+      UNION ALL
+      SELECT x.identity || ' (' || x.hazard_caller || '): widening changes parameters only, not what a function returns'
+        FROM unnest(objs) x
+       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately' AND x.objsubid = 0
       UNION ALL
       SELECT x.blocker FROM unnest(objs) x WHERE x.kind = 'widened_function' AND x.blocker IS NOT NULL) y;
     IF det IS NOT NULL THEN
@@ -714,7 +785,7 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_hazard_row(oid, int, te
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_call_hazards(text, text, text, text, text) IS
   'function hazards in the calls of one source: the converted value passed to a smallint/integer parameter';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_value_hazards(oid, text, text, text, text, text) IS
-  'function hazards inside one function: smallint/integer PL/pgSQL variables and return types that receive the converted value';
+  'function hazards inside one function: smallint/integer PL/pgSQL variables, OUT parameters, return types and result columns (RETURNS TABLE, composite types, RETURN QUERY) that receive the converted value';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_split(text) IS
   'a list split at its top-level commas, items trimmed';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_converted(storagelab.bigint_migration_object[]) IS

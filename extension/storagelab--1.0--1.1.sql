@@ -13286,3 +13286,320 @@ SELECT relid::pg_catalog.regclass AS relation,
             THEN round((row_bytes - suggested_row_bytes)::numeric, 2) > 0
             ELSE tuples IS DISTINCT FROM 0 AND suggested_order IS DISTINCT FROM current_order END;
 COMMENT ON COLUMN storagelab.alignment_padding.advice IS 'rebuild in suggested_order (statements without a column list see the new order), or run ANALYZE first';
+
+-- Function hazards in what functions return: integer result columns (RETURNS
+-- TABLE, OUT parameters, composite types; RETURN QUERY fails at once) and
+-- OUT parameters assigned the converted value.  Copied from the install
+-- parts by
+--   scripts/upgrade-section.sh hazard_results extension/storagelab--1.0--1.1.sql \
+--     extension/28_bigint_hazards.sql:storagelab_internal.bigint_migration_value_hazards \
+--     extension/28_bigint_hazards.sql:storagelab_internal.bigint_migration_function_hazards \
+--     extension/28_bigint_hazards.sql:storagelab_internal.bigint_migration_apply_hazards
+-- (run it again after changing any of them; the comment after the section is
+-- copied by hand: that file keeps its comments together at its end).
+-- BEGIN generated section hazard_results
+-- from extension/28_bigint_hazards.sql: storagelab_internal.bigint_migration_value_hazards
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_value_hazards(fn oid, src text, carrier text, stmt_filter text, caller text, via text)
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  lang   name := (SELECT l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.oid = fn);
+  -- per statement: the variables assigned, and the values at the same positions
+  a_var  text[] := '{}';
+  a_val  text[] := '{}';
+  -- values at result positions: position, value, 'query' (RETURN QUERY) or 'assign'
+  r_pos  int[] := '{}';
+  r_val  text[] := '{}';
+  r_how  text[] := '{}';
+  -- the result columns: names and types (one unnamed column for a scalar return type)
+  res_name text[];
+  res_type oid[];
+  st     text;
+  m      text[];
+  tg     text[];
+  it     text[];
+  k      int;
+  v      record;
+  o      storagelab.bigint_migration_object;
+BEGIN
+  SELECT array_agg(coalesce(p.proargnames[u.ord], '') ORDER BY u.ord), array_agg(u.t ORDER BY u.ord)
+    INTO res_name, res_type
+    FROM pg_proc p, unnest(p.proallargtypes) WITH ORDINALITY AS u(t, ord)
+   WHERE p.oid = fn AND p.proargmodes[u.ord] IN ('o', 'b', 't');
+  IF res_type IS NULL THEN
+    SELECT CASE WHEN k.relkind = 'c' THEN array_agg(a.attname::text ORDER BY a.attnum) ELSE ARRAY[''] END,
+           CASE WHEN k.relkind = 'c' THEN array_agg(a.atttypid ORDER BY a.attnum) ELSE ARRAY[p.prorettype] END
+      INTO res_name, res_type
+      FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype
+      LEFT JOIN pg_class k ON k.oid = t.typrelid
+      LEFT JOIN pg_attribute a ON a.attrelid = k.oid AND a.attnum > 0 AND NOT a.attisdropped
+     WHERE p.oid = fn
+     GROUP BY k.relkind, p.prorettype;
+  END IF;
+
+  FOREACH st IN ARRAY string_to_array(src, ';') LOOP
+    CONTINUE WHEN st !~ carrier OR (stmt_filter IS NOT NULL AND st !~ stmt_filter);
+    st := regexp_replace(st, '\s+', ' ', 'g');
+    m := regexp_match(st, '(^|[^a-z0-9_$.])([a-z_][a-z0-9_$]*)\s*:=\s*(.*)$');
+    IF m IS NOT NULL THEN
+      a_var := a_var || m[2]; a_val := a_val || regexp_replace(m[3], '[\s"]+', '', 'g');
+    END IF;
+    -- SELECT items INTO targets [FROM ...], or ... RETURNING items INTO targets
+    m := regexp_match(st, '\m(select|returning)\s+(.*?)\s+into\s+(strict\s+)?(.*?)(\s+from\M.*)?$');
+    IF m IS NOT NULL THEN
+      it := storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''));
+      tg := storagelab_internal.bigint_migration_split(m[4]);
+      FOR k IN 1 .. least(cardinality(it), cardinality(tg)) LOOP
+        a_var := a_var || tg[k]; a_val := a_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
+      END LOOP;
+    END IF;
+    -- what a function returns: the items of its output at their positions
+    m := NULL;
+    IF lang = 'plpgsql' THEN
+      m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$');
+      IF m IS NOT NULL AND m[3] ~ '^query\s+(select|with)\M' THEN
+        m := regexp_match(m[3], '\mselect\s+(.*?)(\s+(from|where|group|order|limit|union|except|intersect)\M.*)?$');
+        IF m IS NOT NULL THEN
+          it := storagelab_internal.bigint_migration_split(regexp_replace(m[1], '^(distinct|all)\s+', ''));
+          FOR k IN 1 .. cardinality(it) LOOP
+            r_pos := r_pos || k; r_how := r_how || 'query'::text;
+            r_val := r_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
+          END LOOP;
+        END IF;
+      ELSIF m IS NOT NULL AND m[3] !~ '^query\M' AND btrim(m[3]) <> '' THEN
+        r_pos := r_pos || 1; r_how := r_how || 'assign'::text; r_val := r_val || regexp_replace(m[3], '[\s"]+', '', 'g');
+      END IF;
+    ELSE
+      m := regexp_match(st, '\m(select|returning)\s+(.*?)(\s+(from|where|group|order|limit)\M.*)?$');
+      IF m IS NOT NULL THEN
+        it := storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''));
+        FOR k IN 1 .. cardinality(it) LOOP
+          r_pos := r_pos || k; r_how := r_how || 'assign'::text;
+          r_val := r_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
+        END LOOP;
+      END IF;
+    END IF;
+  END LOOP;
+
+  IF lang = 'plpgsql' THEN
+    FOR v IN
+      SELECT DISTINCT m1[1] AS name, m1[3] || CASE WHEN m1[4] IS NULL THEN '' ELSE '[]' END AS typ, false AS param
+        FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
+             unnest(string_to_array(blk.b[1], ';')) AS d(decl),
+             regexp_match(d.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?(integer|int4|int|smallint|int2)\s*(\[\s*\])?(\s|$|:|not\M|default\M)') AS m1
+      UNION
+      -- OUT and INOUT parameters are variables of the function too
+      SELECT lower(u.n), format_type(u.t, NULL), true
+        FROM unnest(res_name, res_type) AS u(n, t)
+       WHERE u.n <> '' AND (SELECT p.proallargtypes IS NOT NULL FROM pg_proc p WHERE p.oid = fn)
+         AND u.t IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
+       ORDER BY 1
+    LOOP
+      IF EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
+                  WHERE a.var = v.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]')) THEN
+        RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
+          fn, 0, format('%s %s (%s)', CASE WHEN v.param THEN 'OUT parameter' ELSE 'variable' END, v.name,
+                        replace(replace(v.typ, 'int4', 'integer'), 'int2', 'smallint')),
+          caller, 'past 2^31', via);
+      END IF;
+    END LOOP;
+  END IF;
+  -- result columns: an integer column at a position where the output has the value
+  FOR v IN
+    SELECT r.pos, r.how, res_name[r.pos] AS name, res_type[r.pos] AS typ,
+           storagelab_internal.bigint_migration_arg_class(r.val, carrier) AS cls
+      FROM unnest(r_pos, r_val, r_how) AS r(pos, val, how)
+     WHERE r.pos <= cardinality(res_type)
+       AND res_type[r.pos] IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
+       AND storagelab_internal.bigint_migration_arg_class(r.val, carrier) IS NOT NULL
+     ORDER BY r.pos, r.how DESC
+  LOOP
+    CONTINUE WHEN (v.cls = 'bigint[]') <> (v.typ IN ('int2[]'::regtype, 'int4[]'::regtype));
+    o := storagelab_internal.bigint_migration_hazard_row(
+      fn, 0, CASE WHEN cardinality(res_type) = 1 AND res_name[1] = '' THEN format('return type %s', format_type(v.typ, NULL))
+                  ELSE format('result column %s%s (%s)', v.pos, coalesce(' ' || quote_ident(nullif(v.name, '')), ''), format_type(v.typ, NULL)) END,
+      caller, CASE WHEN v.how = 'query' AND v.cls <> 'cast' THEN 'immediately' ELSE 'past 2^31' END, via);
+    IF o.hazard_fails = 'immediately' THEN
+      -- not a call that no longer resolves: the query's row no longer matches the declared one
+      o.sqlstate := '42804';
+      o.handling := format('returns %s from %s in RETURN QUERY where the function declares %s: every call fails at once (structure of query does not match function result type)',
+                           via, caller, format_type(v.typ, NULL));
+      o.hint := 'declare the result column bigint (its callers then receive bigint), or cast the value in the query; storagelab does not change result types';
+    END IF;
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+
+-- from extension/28_bigint_hazards.sql: storagelab_internal.bigint_migration_function_hazards
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_function_hazards(objs storagelab.bigint_migration_object[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  res      storagelab.bigint_migration_object[] := '{}';
+  h        storagelab.bigint_migration_object;
+  r        record;
+  q_fn     oid[] := '{}';   -- work: function (NULL for a view),
+  q_src    text[] := '{}';  --   scrubbed text,
+  q_car    text[] := '{}';  --   carrier expression,
+  q_filter text[] := '{}';  --   statement filter,
+  q_caller text[] := '{}';  --   who hands the value over,
+  q_via    text[] := '{}';  --   what the value is,
+  q_lvl    int[] := '{}';
+  seen     text[] := '{}';
+  i        int := 0;
+BEGIN
+  -- (a) trigger functions of the converted tables
+  FOR r IN
+    WITH conv AS (SELECT * FROM storagelab_internal.bigint_migration_converted(objs))
+    SELECT t.tgfoid, format('trigger %I on %s', t.tgname, storagelab_internal.bigint_migration_qname(t.tgrelid)) AS caller,
+           (SELECT string_agg(storagelab_internal.bigint_migration_re(c.attname), '|' ORDER BY c.attname) FROM conv c WHERE c.relid = t.tgrelid) AS cols,
+           (SELECT string_agg(format('NEW.%I', c.attname), ', ' ORDER BY c.attname) FROM conv c WHERE c.relid = t.tgrelid) AS via
+      FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_language l ON l.oid = p.prolang
+     WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND l.lanname = 'plpgsql'
+       AND t.tgrelid IN (SELECT relid FROM conv)
+     ORDER BY 2
+  LOOP
+    q_fn := q_fn || r.tgfoid; q_src := q_src || NULL::text; q_car := q_car || ('(new|old)\.(' || r.cols || ')');
+    q_filter := q_filter || NULL::text; q_caller := q_caller || r.caller; q_via := q_via || r.via; q_lvl := q_lvl || 0;
+  END LOOP;
+  -- (b) functions that name a converted table, (c) views of the model
+  FOR r IN
+    WITH conv AS (SELECT * FROM storagelab_internal.bigint_migration_converted(objs)),
+    tabs AS (
+      SELECT c.relid, storagelab_internal.bigint_migration_re(k.relname) AS rel_re,
+             string_agg(storagelab_internal.bigint_migration_re(c.attname), '|' ORDER BY c.attname) AS cols,
+             string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(c.relid), c.attname), ', ' ORDER BY c.attname) AS via
+        FROM conv c JOIN pg_class k ON k.oid = c.relid GROUP BY c.relid, k.relname),
+    funcs AS MATERIALIZED (   -- each source scrubbed once
+      SELECT p.oid, storagelab_internal.bigint_migration_scrub(p.prosrc) AS src
+        FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+       WHERE l.lanname IN ('plpgsql', 'sql') AND p.prosqlbody IS NULL AND p.prokind IN ('f', 'p')
+         AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'))
+    SELECT f.oid AS fn, f.src, t.cols, '(^|[^a-z0-9_$])' || t.rel_re || '($|[^a-z0-9_$])' AS filter,
+           format('function %s', f.oid::regprocedure) AS caller, t.via
+      FROM funcs f JOIN tabs t ON f.src ~ ('(^|[^a-z0-9_$])' || t.rel_re || '($|[^a-z0-9_$])')
+    UNION ALL
+    SELECT NULL, storagelab_internal.bigint_migration_scrub(pg_get_viewdef(x.objid)), t.cols, NULL, x.identity, t.via
+      FROM unnest(objs) x
+      JOIN LATERAL (SELECT string_agg(DISTINCT storagelab_internal.bigint_migration_re(c.attname), '|') AS cols,
+                           string_agg(DISTINCT format('%s.%I', storagelab_internal.bigint_migration_qname(c.relid), c.attname), ', ') AS via
+                      FROM pg_rewrite w JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid
+                      JOIN conv c ON c.relid = d.refobjid AND c.attname = (SELECT attname FROM pg_attribute WHERE attrelid = d.refobjid AND attnum = d.refobjsubid)
+                     WHERE w.ev_class = x.objid) t ON t.cols IS NOT NULL
+     WHERE x.kind IN ('view', 'materialized_view')
+     ORDER BY 5
+  LOOP
+    q_fn := q_fn || r.fn; q_src := q_src || r.src; q_car := q_car || ('([a-z_][a-z0-9_$]*\.)?(' || r.cols || ')');
+    q_filter := q_filter || r.filter; q_caller := q_caller || r.caller; q_via := q_via || r.via; q_lvl := q_lvl || 0;
+  END LOOP;
+
+  WHILE i < cardinality(q_fn) AND i < 10000 LOOP
+    i := i + 1;
+    IF q_src[i] IS NULL THEN
+      q_src[i] := storagelab_internal.bigint_migration_scrub((SELECT prosrc FROM pg_proc WHERE oid = q_fn[i]));
+    END IF;
+    -- PL/pgSQL variables declared table.column%TYPE of a converted column
+    -- become bigint with it: they carry the value too
+    q_car[i] := q_car[i] || coalesce((SELECT string_agg('|' || storagelab_internal.bigint_migration_re(m[2]), '')
+                                        FROM regexp_matches(q_src[i], '(^|[;\s])([a-z_][a-z0-9_$]*)\s+[a-z_][a-z0-9_$.]*\.([a-z_][a-z0-9_$]*)%type', 'g') AS m
+                                       WHERE ('new.' || m[3]) ~ ('^(' || q_car[i] || ')$')), '');
+    FOR h IN
+      SELECT * FROM storagelab_internal.bigint_migration_call_hazards(q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i])
+      UNION ALL
+      SELECT * FROM storagelab_internal.bigint_migration_value_hazards(q_fn[i], q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i])
+       WHERE q_fn[i] IS NOT NULL
+    LOOP
+      CONTINUE WHEN format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller) = ANY (seen);
+      seen := seen || format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller);
+      res := res || h;
+      -- a widened function passes its (now bigint) parameter on
+      IF h.hazard_fails = 'immediately' AND h.objsubid > 0 AND q_lvl[i] < 8 AND storagelab_internal.bigint_migration_widenable(h.objid)
+         AND format('%s:%s', h.objid, h.objsubid) <> ALL (seen) THEN
+        seen := seen || format('%s:%s', h.objid, h.objsubid);
+        q_fn := q_fn || h.objid; q_src := q_src || NULL::text; q_filter := q_filter || NULL::text;
+        q_car := q_car || (SELECT '(' || coalesce(storagelab_internal.bigint_migration_re(nullif(p.proargnames[h.objsubid], '')) || '|', '')
+                                  || '\$' || h.objsubid || ')'
+                             FROM pg_proc p WHERE p.oid = h.objid);
+        q_caller := q_caller || format('function %s', h.objid::regprocedure);
+        q_via := q_via || format('its parameter %s once widened', h.objsubid);
+        q_lvl := q_lvl || (q_lvl[i] + 1);
+      END IF;
+    END LOOP;
+  END LOOP;
+
+  RETURN QUERY SELECT * FROM unnest(res);
+  -- one widening row per function that fails at once and can be re-created
+  RETURN QUERY
+    SELECT w.*
+      FROM (SELECT x.objid, array_agg(DISTINCT x.objsubid) AS argnos FROM unnest(res) x
+             WHERE x.hazard_fails = 'immediately' AND x.objsubid > 0 AND storagelab_internal.bigint_migration_widenable(x.objid)
+             GROUP BY x.objid) g,
+           LATERAL storagelab_internal.bigint_migration_widened_row(g.objid, g.argnos, objs) w;
+END
+$fn$;
+
+-- from extension/28_bigint_hazards.sql: storagelab_internal.bigint_migration_apply_hazards
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_apply_hazards(objs storagelab.bigint_migration_object[], function_hazards text)
+RETURNS storagelab.bigint_migration_object[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  det  text;
+  fns  text;   -- functions whose parameters must widen
+  rets text;   -- functions whose result columns must widen (not done by storagelab)
+BEGIN
+  IF function_hazards IS NULL THEN
+    RAISE EXCEPTION 'function_hazards must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+      HINT = 'Use function_hazards => ''refuse'' (the default), ''widen'' or ''accept''.';
+  ELSIF function_hazards NOT IN ('refuse', 'widen', 'accept') THEN
+    RAISE EXCEPTION 'invalid function_hazards "%"', function_hazards USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'Valid values are ''refuse'', ''widen'' and ''accept''.';
+  END IF;
+  SELECT string_agg(x.identity || ' ' || x.handling, E'\n' ORDER BY x.identity, x.hazard_caller),
+         string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.objsubid > 0),
+         string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.objsubid = 0)
+    INTO det, fns, rets
+    FROM unnest(objs) x WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately';
+  IF function_hazards = 'refuse' AND det IS NOT NULL THEN
+    RAISE EXCEPTION 'the migration would break functions that receive the converted values'
+      USING ERRCODE = 'dependent_objects_still_exist',
+            DETAIL = det,
+            HINT = CASE WHEN rets IS NULL
+                        THEN format('Generate the script with function_hazards => ''widen'' to re-create %s with bigint parameters in the same transaction, '
+                                    'or with function_hazards => ''accept'' to change them yourself.', fns)
+                        ELSE format('Declare the result columns of %s bigint (or cast the value in the query) by hand, then generate the script again; '
+                                    'or generate it with function_hazards => ''accept'' and change them in the same maintenance window.', rets) END;
+  END IF;
+  IF function_hazards = 'widen' THEN
+    SELECT string_agg(d, E'\n' ORDER BY d) INTO det FROM (
+      SELECT x.identity || ' (called by ' || x.hazard_caller || '): storagelab cannot re-create it (built in, in an extension, not PL/pgSQL or SQL, or with a SQL-standard body)' AS d
+        FROM unnest(objs) x
+       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately' AND x.objsubid > 0
+         AND NOT storagelab_internal.bigint_migration_widenable(x.objid)
+      UNION ALL
+      SELECT x.identity || ' (' || x.hazard_caller || '): widening changes parameters only, not what a function returns'
+        FROM unnest(objs) x
+       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately' AND x.objsubid = 0
+      UNION ALL
+      SELECT x.blocker FROM unnest(objs) x WHERE x.kind = 'widened_function' AND x.blocker IS NOT NULL) y;
+    IF det IS NOT NULL THEN
+      RAISE EXCEPTION 'cannot widen every function that the converted values would break'
+        USING ERRCODE = 'dependent_objects_still_exist', DETAIL = det,
+              HINT = 'Cast the argument in the caller, or change these functions by hand, then generate the script again.';
+    END IF;
+    RETURN objs;
+  END IF;
+  RETURN ARRAY(SELECT x FROM unnest(objs) x WHERE x.kind <> 'widened_function');
+END
+$fn$;
+
+-- END generated section hazard_results
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_value_hazards(oid, text, text, text, text, text) IS
+  'function hazards inside one function: smallint/integer PL/pgSQL variables, OUT parameters, return types and result columns (RETURNS TABLE, composite types, RETURN QUERY) that receive the converted value';
