@@ -202,7 +202,9 @@ CREATE VIEW storagelab.bytea_storage AS
      AND NOT (c.relpersistence = 'u' AND pg_is_in_recovery())
      AND (c.relpersistence <> 't' OR c.relnamespace = pg_my_temp_schema())
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
-     AND has_table_privilege(c.oid, 'SELECT');
+     AND has_table_privilege(c.oid, 'SELECT')
+     -- as pg_stats: no profile of rows a policy hides from the caller
+     AND NOT (c.relrowsecurity AND row_security_active(c.oid));
 COMMENT ON VIEW storagelab.bytea_storage IS
   'every bytea column the caller may SELECT from: advice, sizes and the headline figures of a sampled toast_profile() (at most toast.view_sample_rows rows and value prefixes per column; a table locked by another session has status locked, not waited for; unlogged tables are left out on a standby); needs pg_stat_scan_tables';
 COMMENT ON COLUMN storagelab.bytea_storage.relation IS 'the table or materialized view (partitions are listed one by one)';

@@ -696,7 +696,9 @@ CREATE VIEW storagelab.bytea_storage AS
      AND NOT (c.relpersistence = 'u' AND pg_is_in_recovery())
      AND (c.relpersistence <> 't' OR c.relnamespace = pg_my_temp_schema())
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
-     AND has_table_privilege(c.oid, 'SELECT');
+     AND has_table_privilege(c.oid, 'SELECT')
+     -- as pg_stats: no profile of rows a policy hides from the caller
+     AND NOT (c.relrowsecurity AND row_security_active(c.oid));
 COMMENT ON VIEW storagelab.bytea_storage IS
   'every bytea column the caller may SELECT from: advice, sizes and the headline figures of a sampled toast_profile() (at most toast.view_sample_rows rows and value prefixes per column; a table locked by another session has status locked, not waited for; unlogged tables are left out on a standby); needs pg_stat_scan_tables';
 COMMENT ON COLUMN storagelab.bytea_storage.relation IS 'the table or materialized view (partitions are listed one by one)';
@@ -1238,8 +1240,10 @@ LANGUAGE plpgsql VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
-  -- a table locked by another session is skipped, not waited for
+  -- a table locked by another session is skipped, not waited for; one
+  -- whose policies hide rows from the caller too (toast_census refuses it)
   IF pg_has_role('pg_stat_scan_tables', 'USAGE')
+     AND NOT row_security_active(relation)
      AND storagelab_internal.toast_lock_nowait(relation) = 'ok' THEN
     SELECT c.rows_scanned, c.sampled, c.large_values, c.large_incompressible
       INTO rows_scanned, sampled, large_values, large_incompressible
@@ -1248,7 +1252,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.findings_toast_sample(regclass, name, integer) IS
-  'toast_census() counts for storagelab.findings: NULLs when the caller lacks pg_stat_scan_tables or the table is locked';
+  'toast_census() counts for storagelab.findings: NULLs when the caller lacks pg_stat_scan_tables, the table is locked or row-level security is active for the caller';
 
 -- visibility: the visibility map of the tables whose statistics show pages
 -- that are not all-visible (or that were loaded and never analyzed), and

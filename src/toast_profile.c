@@ -70,6 +70,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
@@ -581,6 +582,23 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 
 	rel = storagelab_open_heap_relation(relid, SL_ALLOW_TABLE | SL_ALLOW_MATVIEW,
 										"toast_profile");
+
+	/*
+	 * The census reads every row's value, also those a policy hides from the
+	 * caller: its sizes and content types describe data, as pg_stats does,
+	 * which hides a table's statistics under active row-level security too.
+	 */
+	if (check_enable_rls(relid, InvalidOid, false) == RLS_ENABLED)
+	{
+		const char *name = pstrdup(RelationGetRelationName(rel));
+
+		relation_close(rel, AccessShareLock);
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("row-level security is active for table \"%s\"", name),
+				 errdetail("toast_profile() reads the values of every row, also those its policies hide from this role."),
+				 errhint("Run toast_profile() as the table owner or as a role with BYPASSRLS.")));
+	}
 
 	attnum = get_attnum(relid, colname);
 	if (attnum == InvalidAttrNumber)
