@@ -384,6 +384,93 @@ BEGIN
 END
 $fn$;
 
+-- Hazards in what one function writes: INSERT INTO t (cols) VALUES (...) or
+-- SELECT ..., INSERT INTO t VALUES/SELECT (t's columns in order) and UPDATE
+-- t SET col = ..., where the converted value goes into a smallint or integer
+-- column (or an array of them) of a table outside the migration: an audit
+-- or log table without a foreign key.  The write fails past 2^31 (the
+-- assignment cast).  The table is found by name (and schema when the source
+-- gives one); every table of that name that has such a column is listed.
+CREATE FUNCTION storagelab_internal.bigint_migration_write_hazards(fn oid, src text, carrier text, stmt_filter text, caller text, via text,
+                                                                  objs storagelab.bigint_migration_object[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  st    text;
+  m     text[];
+  tname text;
+  cols  text[];
+  vals  text[];
+  k     int;
+  depth int;
+  t     record;
+  o     storagelab.bigint_migration_object;
+BEGIN
+  FOREACH st IN ARRAY string_to_array(src, ';') LOOP
+    CONTINUE WHEN st !~ carrier OR (stmt_filter IS NOT NULL AND st !~ stmt_filter);
+    st := regexp_replace(st, '\s+', ' ', 'g');
+    cols := NULL; vals := NULL;
+    m := regexp_match(st, '\minsert into ([a-z_][a-z0-9_$]*(\.[a-z_][a-z0-9_$]*)?)( as [a-z_][a-z0-9_$]*)? ?(\(([^()]*)\))? ?(overriding [a-z]+ value )?(values ?\((.*)|select (.*))$');
+    IF m IS NOT NULL THEN
+      tname := m[1];
+      cols := CASE WHEN m[5] IS NOT NULL THEN storagelab_internal.bigint_migration_split(regexp_replace(m[5], '[\s"]+', '', 'g')) END;
+      IF m[8] IS NOT NULL THEN
+        -- the first row of VALUES: up to its closing parenthesis
+        depth := 1; k := 0;
+        WHILE depth > 0 AND k < length(m[8]) LOOP
+          k := k + 1;
+          depth := depth + CASE substr(m[8], k, 1) WHEN '(' THEN 1 WHEN ')' THEN -1 ELSE 0 END;
+        END LOOP;
+        vals := storagelab_internal.bigint_migration_split(left(m[8], k - 1));
+      ELSE
+        vals := storagelab_internal.bigint_migration_split(regexp_replace(
+                  (regexp_match(m[9], '^(distinct |all )?(.*?)( (from|where|group|order|limit|on conflict|returning)\M.*)?$'))[2], '\s+as\s+[a-z_0-9$]+(,|$)', '\1', 'g'));
+      END IF;
+    ELSE
+      m := regexp_match(st, '\mupdate (only )?([a-z_][a-z0-9_$]*(\.[a-z_][a-z0-9_$]*)?)( as)?( [a-z_][a-z0-9_$]*)? set (.*?)( (from|where|returning)\M.*)?$');
+      IF m IS NOT NULL THEN
+        tname := m[2];
+        SELECT array_agg(split_part(x, '=', 1) ORDER BY n), array_agg(substr(x, strpos(x, '=') + 1) ORDER BY n) INTO cols, vals
+          FROM unnest(storagelab_internal.bigint_migration_split(m[6])) WITH ORDINALITY AS u(x, n)
+         WHERE x ~ '^[a-z_][a-z0-9_$]*\s*=';
+        cols := ARRAY(SELECT btrim(c) FROM unnest(cols) c);
+      END IF;
+    END IF;
+    CONTINUE WHEN vals IS NULL;
+    FOR k IN 1 .. cardinality(vals) LOOP
+      vals[k] := regexp_replace(vals[k], '[\s"]+', '', 'g');
+      CONTINUE WHEN storagelab_internal.bigint_migration_arg_class(vals[k], carrier) IS DISTINCT FROM 'bigint'
+                AND storagelab_internal.bigint_migration_arg_class(vals[k], carrier) IS DISTINCT FROM 'bigint[]';
+      FOR t IN
+        SELECT c.oid AS relid, a.attname, a.atttypid
+          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+         WHERE c.relname = split_part(tname, '.', -1) AND (tname !~ '\.' OR n.nspname = split_part(tname, '.', 1))
+           AND c.relkind IN ('r', 'p', 'f')
+           AND CASE WHEN cols IS NULL
+                    THEN a.attnum = (SELECT b.attnum FROM pg_attribute b WHERE b.attrelid = c.oid AND b.attnum > 0 AND NOT b.attisdropped
+                                      ORDER BY b.attnum OFFSET k - 1 LIMIT 1)
+                    ELSE a.attname = cols[k] END
+           AND a.atttypid = ANY (CASE WHEN storagelab_internal.bigint_migration_arg_class(vals[k], carrier) = 'bigint[]'
+                                      THEN ARRAY['int2[]'::regtype, 'int4[]'::regtype]::oid[]
+                                      ELSE ARRAY['int2'::regtype, 'int4'::regtype]::oid[] END)
+           AND NOT EXISTS (SELECT 1 FROM storagelab_internal.bigint_migration_converted(objs) v WHERE v.relid = c.oid AND v.attname = a.attname)
+         ORDER BY 1
+      LOOP
+        o := storagelab_internal.bigint_migration_hazard_row(
+          fn, 0, format('writes column %s.%I (%s)', storagelab_internal.bigint_migration_qname(t.relid), t.attname, format_type(t.atttypid, NULL)),
+          caller, 'past 2^31', via);
+        o.hint := format('convert %s.%I to bigint too (in the same script: bigint_migration_group_script() with both columns), or cast in the writer',
+                         storagelab_internal.bigint_migration_qname(t.relid), t.attname);
+        RETURN NEXT o;
+      END LOOP;
+    END LOOP;
+  END LOOP;
+END
+$fn$;
+
 -- The columns of a model that change type: smallint or integer now.
 CREATE FUNCTION storagelab_internal.bigint_migration_converted(objs storagelab.bigint_migration_object[])
 RETURNS TABLE (relid oid, attname name)
@@ -564,6 +651,9 @@ BEGIN
       SELECT * FROM storagelab_internal.bigint_migration_call_hazards(q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i])
       UNION ALL
       SELECT * FROM storagelab_internal.bigint_migration_value_hazards(q_fn[i], q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i])
+       WHERE q_fn[i] IS NOT NULL
+      UNION ALL
+      SELECT * FROM storagelab_internal.bigint_migration_write_hazards(q_fn[i], q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i], objs)
        WHERE q_fn[i] IS NOT NULL
     LOOP
       CONTINUE WHEN format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller) = ANY (seen);
@@ -786,6 +876,8 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_call_hazards(text, text
   'function hazards in the calls of one source: the converted value passed to a smallint/integer parameter';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_value_hazards(oid, text, text, text, text, text) IS
   'function hazards inside one function: smallint/integer PL/pgSQL variables, OUT parameters, return types and result columns (RETURNS TABLE, composite types, RETURN QUERY) that receive the converted value';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_write_hazards(oid, text, text, text, text, text, storagelab.bigint_migration_object[]) IS
+  'function hazards in what one function writes: the converted value inserted or updated into a smallint/integer column of a table outside the migration';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_split(text) IS
   'a list split at its top-level commas, items trimmed';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_converted(storagelab.bigint_migration_object[]) IS

@@ -1,7 +1,9 @@
--- pgTAP: function hazards in what functions return, on a shop schema whose
--- API functions return the converted key (customers.id, referenced by
--- orders.customer_id): RETURNS TABLE, OUT parameters, a composite result
--- type, PL/pgSQL RETURN QUERY and RETURN NEXT.  After ALTER COLUMN TYPE
+-- pgTAP: function hazards in what functions return and write, on a shop
+-- schema whose API functions return the converted key (customers.id,
+-- referenced by orders.customer_id): RETURNS TABLE, OUT parameters, a
+-- composite result type, PL/pgSQL RETURN QUERY and RETURN NEXT; and whose
+-- audit trigger and statistics job copy it into integer columns of tables
+-- without a foreign key (outside the migration).  After ALTER COLUMN TYPE
 -- bigint, a PL/pgSQL RETURN QUERY whose column is declared integer fails at
 -- every call (42804); the other forms cast, and fail once the values pass
 -- 2^31 (22003).  The model must find those and nothing in the functions
@@ -42,6 +44,22 @@ CREATE FUNCTION public.last_buyer() RETURNS SETOF int LANGUAGE plpgsql AS
 $$ DECLARE r record; BEGIN FOR r IN SELECT o.customer_id FROM public.orders o ORDER BY o.id DESC LIMIT 1 LOOP RETURN NEXT r.customer_id; END LOOP; END $$;
 -- correct after the migration: the table's own row type, bigint columns,
 -- a key that is not converted, and an explicit cast (listed past 2^31 only)
+-- writers into integer columns outside the migration (past 2^31)
+CREATE TABLE public.order_audit (order_id int, customer_id int, note text);
+CREATE TABLE public.customer_stats (customer_id int PRIMARY KEY, orders int);
+CREATE FUNCTION public.orders_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO public.order_audit (order_id, customer_id, note) VALUES (NEW.id, NEW.customer_id, format('total %s', NEW.total));
+  INSERT INTO public.order_audit (order_id, note) VALUES (NEW.id, 'no customer');
+  UPDATE public.customer_stats SET orders = orders + 1 WHERE customer_id = NEW.customer_id;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER orders_audit AFTER INSERT ON public.orders FOR EACH ROW EXECUTE FUNCTION public.orders_audit();
+CREATE FUNCTION public.rebuild_stats() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM public.customer_stats;
+  INSERT INTO public.customer_stats SELECT o.customer_id, count(*) FROM public.orders o GROUP BY 1;
+END $$;
 CREATE FUNCTION public.orders_rows(c bigint) RETURNS SETOF public.orders LANGUAGE plpgsql AS
 $$ BEGIN RETURN QUERY SELECT * FROM public.orders o WHERE o.customer_id = c; END $$;
 CREATE FUNCTION public.orders_wide(c bigint) RETURNS TABLE (order_id int, customer bigint) LANGUAGE plpgsql AS
@@ -60,7 +78,7 @@ EXCEPTION WHEN OTHERS THEN
   RETURN st || ': ' || h;
 END $$;
 
-SELECT plan(9);
+SELECT plan(11);
 
 SELECT set_eq(
   $$SELECT objid::regprocedure::text, hazard_target, hazard_fails, sqlstate
@@ -71,8 +89,10 @@ SELECT set_eq(
            ('customer_of(integer)', 'OUT parameter cid (integer)', 'past 2^31', '22003'),
            ('refs()', 'result column 2 customer_id (integer)', 'past 2^31', '22003'),
            ('last_buyer()', 'return type integer', 'past 2^31', '22003'),
-           ('orders_cast(bigint)', 'result column 2 customer (integer)', 'past 2^31', '22003')$$,
-  'the model finds the integer result columns that receive the key: RETURN QUERY (at once), RETURNS TABLE, OUT, a composite type, RETURN NEXT (past 2^31); nothing in the functions that stay correct');
+           ('orders_cast(bigint)', 'result column 2 customer (integer)', 'past 2^31', '22003'),
+           ('orders_audit()', 'writes column public.order_audit.customer_id (integer)', 'past 2^31', '22003'),
+           ('rebuild_stats()', 'writes column public.customer_stats.customer_id (integer)', 'past 2^31', '22003')$$,
+  'the model finds the integer result columns that receive the key: RETURN QUERY (at once), RETURNS TABLE, OUT, a composite type, RETURN NEXT; and the integer columns outside the migration it is written into (past 2^31); nothing in the functions that stay correct');
 SELECT is((SELECT count(*) FROM storagelab.bigint_migration_objects('public.customers', 'id') WHERE kind = 'widened_function'), 0::bigint,
           'no widened_function row: widening changes parameters, not result types');
 SELECT matches(public.error_of($$SELECT storagelab.bigint_migration_script('public.customers', 'id')$$),
@@ -89,7 +109,12 @@ SELECT is(ARRAY[public.error_of('SELECT * FROM public.orders_of(5)'), public.err
           ARRAY['42804: ', '42804: '],
           'the RETURN QUERY hazards fail at every call, with small keys (42804), as the model said');
 INSERT INTO public.customers (id, name) VALUES (3000000000, 'big');
+SELECT is(public.error_of($$INSERT INTO public.orders (id, customer_id, total) VALUES (1000, 3000000000, 1e9)$$), '22003: ',
+          'the audit trigger fails once a key passes 2^31 (22003): order_audit.customer_id is integer');
+DROP TRIGGER orders_audit ON public.orders;
 INSERT INTO public.orders (id, customer_id, total) VALUES (1000, 3000000000, 1e9);
+SELECT is(public.error_of('SELECT public.rebuild_stats()'), '22003: ',
+          'so does the statistics job: customer_stats.customer_id is integer');
 SELECT is(ARRAY[public.error_of('SELECT * FROM public.top_customers(1)'), public.error_of('SELECT * FROM public.customer_of(1000)'),
                 public.error_of('SELECT * FROM public.refs()'), public.error_of('SELECT * FROM public.last_buyer()'),
                 public.error_of('SELECT * FROM public.orders_cast(3000000000)')],
