@@ -108,6 +108,13 @@ BEGIN
              AND p.lz4_available AND p.pglz_values > 0
              AND p.large_compressed >= 0.2 * p.large_values THEN
           'SET COMPRESSION lz4: lz4 compresses and decompresses several times faster than pglz'
+        -- the reasons to keep a setting, the state the advice above leads to
+        WHEN p.storage = 'external'
+             AND p.large_incompressible >= 0.8 * p.large_values THEN
+          'keep: most large values are compressed already, and EXTERNAL stores them as they are'
+        WHEN p.storage IN ('extended', 'main')
+             AND p.large_incompressible <= 0.2 * p.large_values THEN
+          'keep: the large values are compressible, and the column compresses new ones'
         ELSE
           'keep: the large values mix compressed and compressible content'
         END AS advice,

@@ -3,7 +3,7 @@
 -- toastinfo is a test oracle packaged for some majors only (none for 19 yet):
 -- without it, the 16 checks that need it are skipped, the others still run.
 BEGIN;
-SELECT plan(47);
+SELECT plan(49);
 -- The same compression on every major (19 defaults to lz4 where built with it).
 SET LOCAL default_toast_compression = pglz;
 SELECT NOT EXISTS (SELECT FROM pg_available_extensions WHERE name = 'toastinfo') AS no_toastinfo \gset
@@ -280,6 +280,17 @@ SELECT ok(evidence = 'sampled' AND sample_rows BETWEEN 50 AND 50 + 40,
   FROM storagelab.bytea_storage WHERE relation = 'toast_many'::regclass;
 SELECT ok(advice ~ '^SET STORAGE EXTERNAL', 'bytea_storage carries the advice')
   FROM storagelab.bytea_storage WHERE relation = 'toast_images'::regclass;
+
+-- Once an advice is followed, keep says why (it said "mix" for both).
+ALTER TABLE toast_images ALTER COLUMN v SET STORAGE EXTERNAL;
+UPDATE toast_images SET v = v || '';
+SELECT is(advice, 'keep: most large values are compressed already, and EXTERNAL stores them as they are',
+          'images stored EXTERNAL as advised: keep, they are compressed already')
+  FROM storagelab.toast_profile('toast_images', 'v');
+ALTER TABLE toast_docs ALTER COLUMN t SET STORAGE EXTENDED;
+SELECT is(advice, 'keep: the large values are compressible, and the column compresses new ones',
+          'compressible documents in an EXTENDED column: keep, new values are compressed')
+  FROM storagelab.toast_profile('toast_docs', 't');
 
 SELECT * FROM finish();
 ROLLBACK;
