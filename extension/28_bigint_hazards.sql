@@ -239,6 +239,45 @@ BEGIN
 END
 $fn$;
 
+-- The result columns of function fn, in order: its OUT, INOUT and TABLE
+-- parameters; else the attributes of its composite return type when that
+-- is a type made by CREATE TYPE ... AS (a table's row type changes with the
+-- table); else its return type, as one column with an empty name.
+CREATE FUNCTION storagelab_internal.function_result_columns(fn oid)
+RETURNS TABLE (pos int, name text, typ oid)
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT row_number() OVER (ORDER BY u.ord)::int, coalesce(p.proargnames[u.ord], ''), u.t
+    FROM pg_proc p, unnest(p.proallargtypes) WITH ORDINALITY AS u(t, ord)
+   WHERE p.oid = $1 AND p.proargmodes[u.ord] IN ('o', 'b', 't')
+  UNION ALL
+  SELECT row_number() OVER (ORDER BY a.attnum)::int, a.attname::text, a.atttypid
+    FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype JOIN pg_class k ON k.oid = t.typrelid AND k.relkind = 'c'
+    JOIN pg_attribute a ON a.attrelid = k.oid AND a.attnum > 0 AND NOT a.attisdropped
+   WHERE p.oid = $1 AND p.proallargtypes IS NULL
+  UNION ALL
+  SELECT 1, '', p.prorettype
+    FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype
+   WHERE p.oid = $1 AND p.proallargtypes IS NULL
+     AND NOT EXISTS (SELECT 1 FROM pg_class k WHERE k.oid = t.typrelid AND k.relkind = 'c')
+$$;
+
+-- The items of each PL/pgSQL RETURN QUERY SELECT in a scrubbed source, by
+-- position (blanks removed, column aliases dropped), with the statement.
+CREATE FUNCTION storagelab_internal.return_query_items(src text)
+RETURNS TABLE (stmt int, pos int, item text)
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT s.n::int, i.k::int,
+         regexp_replace(regexp_replace(i.item, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g')
+    FROM unnest(string_to_array($1, ';')) WITH ORDINALITY AS s(st, n),
+         regexp_match(regexp_replace(s.st, '\s+', ' ', 'g'),
+                      '(^|[^a-z0-9_$.])return\s+query\s+(with\M.*?\)\s*)?select\s+(distinct\s+|all\s+)?(.*?)(\s+(from|where|group|order|limit|union|except|intersect)\M.*)?$') AS m,
+         unnest(storagelab_internal.bigint_migration_split(m[4])) WITH ORDINALITY AS i(item, k)
+$$;
+
 -- Hazards inside one function: PL/pgSQL variables declared smallint or
 -- integer (or arrays of them), OUT/INOUT/TABLE parameters among them, that
 -- receive the converted value (v := value, or SELECT/RETURNING ... INTO
@@ -275,20 +314,8 @@ DECLARE
   v      record;
   o      storagelab.bigint_migration_object;
 BEGIN
-  SELECT array_agg(coalesce(p.proargnames[u.ord], '') ORDER BY u.ord), array_agg(u.t ORDER BY u.ord)
-    INTO res_name, res_type
-    FROM pg_proc p, unnest(p.proallargtypes) WITH ORDINALITY AS u(t, ord)
-   WHERE p.oid = fn AND p.proargmodes[u.ord] IN ('o', 'b', 't');
-  IF res_type IS NULL THEN
-    SELECT CASE WHEN k.relkind = 'c' THEN array_agg(a.attname::text ORDER BY a.attnum) ELSE ARRAY[''] END,
-           CASE WHEN k.relkind = 'c' THEN array_agg(a.atttypid ORDER BY a.attnum) ELSE ARRAY[p.prorettype] END
-      INTO res_name, res_type
-      FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype
-      LEFT JOIN pg_class k ON k.oid = t.typrelid
-      LEFT JOIN pg_attribute a ON a.attrelid = k.oid AND a.attnum > 0 AND NOT a.attisdropped
-     WHERE p.oid = fn
-     GROUP BY k.relkind, p.prorettype;
-  END IF;
+  SELECT array_agg(c.name ORDER BY c.pos), array_agg(c.typ ORDER BY c.pos) INTO res_name, res_type
+    FROM storagelab_internal.function_result_columns(fn) c;
 
   FOREACH st IN ARRAY string_to_array(src, ';') LOOP
     CONTINUE WHEN st !~ carrier OR (stmt_filter IS NOT NULL AND st !~ stmt_filter);
@@ -310,16 +337,11 @@ BEGIN
     m := NULL;
     IF lang = 'plpgsql' THEN
       m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$');
-      IF m IS NOT NULL AND m[3] ~ '^query\s+(select|with)\M' THEN
-        m := regexp_match(m[3], '\mselect\s+(.*?)(\s+(from|where|group|order|limit|union|except|intersect)\M.*)?$');
-        IF m IS NOT NULL THEN
-          it := storagelab_internal.bigint_migration_split(regexp_replace(m[1], '^(distinct|all)\s+', ''));
-          FOR k IN 1 .. cardinality(it) LOOP
-            r_pos := r_pos || k; r_how := r_how || 'query'::text;
-            r_val := r_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
-          END LOOP;
-        END IF;
-      ELSIF m IS NOT NULL AND m[3] !~ '^query\M' AND btrim(m[3]) <> '' THEN
+      IF m IS NOT NULL AND m[3] ~ '^query\M' THEN
+        FOR v IN SELECT q.pos, q.item FROM storagelab_internal.return_query_items(st) q ORDER BY q.pos LOOP
+          r_pos := r_pos || v.pos; r_val := r_val || v.item; r_how := r_how || 'query'::text;
+        END LOOP;
+      ELSIF m IS NOT NULL AND btrim(m[3]) <> '' THEN
         r_pos := r_pos || 1; r_how := r_how || 'assign'::text; r_val := r_val || regexp_replace(m[3], '[\s"]+', '', 'g');
       END IF;
     ELSE
@@ -878,6 +900,10 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_value_hazards(oid, text
   'function hazards inside one function: smallint/integer PL/pgSQL variables, OUT parameters, return types and result columns (RETURNS TABLE, composite types, RETURN QUERY) that receive the converted value';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_write_hazards(oid, text, text, text, text, text, storagelab.bigint_migration_object[]) IS
   'function hazards in what one function writes: the converted value inserted or updated into a smallint/integer column of a table outside the migration';
+COMMENT ON FUNCTION storagelab_internal.function_result_columns(oid) IS
+  'the result columns of a function in order: OUT/INOUT/TABLE parameters, else the attributes of a CREATE TYPE composite return type, else the return type';
+COMMENT ON FUNCTION storagelab_internal.return_query_items(text) IS
+  'the select-list items of each PL/pgSQL RETURN QUERY SELECT in a scrubbed source, by position';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_split(text) IS
   'a list split at its top-level commas, items trimmed';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_converted(storagelab.bigint_migration_object[]) IS
@@ -936,7 +962,9 @@ COMMENT ON FUNCTION storagelab_internal.type_change_accepts(oid, oid, boolean) I
 -- hazard: the value passed to a function (or an ARRAY[] of it) no overload
 -- of which takes the new type while one took the old, or compared (=, <>,
 -- <, ...) with a parameter or declared variable when no operator takes the
--- new type with it while one took the old.  Both fail at once (42883).
+-- new type with it while one took the old (42883), or returned by a
+-- PL/pgSQL RETURN QUERY in a result column declared with the old type
+-- (42804).  All fail at once.
 -- One row per function that reads a changed column, hazard NULL when none
 -- was found in it.
 CREATE FUNCTION storagelab_internal.type_change_function_hazards(relation regclass, changes jsonb)
@@ -1061,6 +1089,19 @@ BEGIN
         found_one := true;
         RETURN NEXT;
       END LOOP;
+      -- RETURN QUERY: each column of the query must have the declared type exactly
+      FOR k IN
+        SELECT DISTINCT q.pos, c.name
+          FROM storagelab_internal.return_query_items(array_to_string(stmts, ';')) q
+          JOIN storagelab_internal.function_result_columns(r.f) c ON c.pos = q.pos
+         WHERE q.item ~ ('^\(*(' || car || ')\)*$') AND c.typ = o_t
+         ORDER BY 1
+      LOOP
+        hazard := format('returns %s (%s) in RETURN QUERY as result column %s%s, declared %s: every call fails (structure of query does not match function result type)',
+                         column_name, new_type, k.pos, coalesce(' ' || quote_ident(nullif(k.name, '')), ''), old_type);
+        found_one := true;
+        RETURN NEXT;
+      END LOOP;
       IF NOT found_one THEN
         hazard := NULL;
         RETURN NEXT;
@@ -1070,4 +1111,4 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.type_change_function_hazards(regclass, jsonb) IS
-  'functions reading retyped columns of a table (trigger functions with NEW/OLD, functions naming the table), each with the calls and comparisons that no function or operator takes with the new type (fail at once), hazard NULL when none';
+  'functions reading retyped columns of a table (trigger functions with NEW/OLD, functions naming the table), each with the calls and comparisons that no function or operator takes with the new type and the RETURN QUERY columns declared with the old type (fail at once), hazard NULL when none';

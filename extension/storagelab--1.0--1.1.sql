@@ -13301,16 +13301,56 @@ COMMENT ON COLUMN storagelab.alignment_padding.advice IS 'rebuild in suggested_o
 -- Function hazards in what functions return: integer result columns (RETURNS
 -- TABLE, OUT parameters, composite types; RETURN QUERY fails at once) and
 -- OUT parameters assigned the converted value; and in what they write:
--- integer columns of tables outside the migration (audit and log tables).  Copied from the install
+-- integer columns of tables outside the migration (audit and log tables).
+-- Layout type changes: a RETURN QUERY column declared with the old type.  Copied from the install
 -- parts by
 --   scripts/upgrade-section.sh hazard_results extension/storagelab--1.0--1.1.sql \
+--     extension/28_bigint_hazards.sql:storagelab_internal.function_result_columns \
+--     extension/28_bigint_hazards.sql:storagelab_internal.return_query_items \
 --     extension/28_bigint_hazards.sql:storagelab_internal.bigint_migration_value_hazards \
 --     extension/28_bigint_hazards.sql:storagelab_internal.bigint_migration_write_hazards \
 --     extension/28_bigint_hazards.sql:storagelab_internal.bigint_migration_function_hazards \
---     extension/28_bigint_hazards.sql:storagelab_internal.bigint_migration_apply_hazards
+--     extension/28_bigint_hazards.sql:storagelab_internal.bigint_migration_apply_hazards \
+--     extension/28_bigint_hazards.sql:storagelab_internal.type_change_function_hazards \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_function_check
 -- (run it again after changing any of them; the comment after the section is
 -- copied by hand: that file keeps its comments together at its end).
 -- BEGIN generated section hazard_results
+-- from extension/28_bigint_hazards.sql: storagelab_internal.function_result_columns
+CREATE OR REPLACE FUNCTION storagelab_internal.function_result_columns(fn oid)
+RETURNS TABLE (pos int, name text, typ oid)
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT row_number() OVER (ORDER BY u.ord)::int, coalesce(p.proargnames[u.ord], ''), u.t
+    FROM pg_proc p, unnest(p.proallargtypes) WITH ORDINALITY AS u(t, ord)
+   WHERE p.oid = $1 AND p.proargmodes[u.ord] IN ('o', 'b', 't')
+  UNION ALL
+  SELECT row_number() OVER (ORDER BY a.attnum)::int, a.attname::text, a.atttypid
+    FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype JOIN pg_class k ON k.oid = t.typrelid AND k.relkind = 'c'
+    JOIN pg_attribute a ON a.attrelid = k.oid AND a.attnum > 0 AND NOT a.attisdropped
+   WHERE p.oid = $1 AND p.proallargtypes IS NULL
+  UNION ALL
+  SELECT 1, '', p.prorettype
+    FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype
+   WHERE p.oid = $1 AND p.proallargtypes IS NULL
+     AND NOT EXISTS (SELECT 1 FROM pg_class k WHERE k.oid = t.typrelid AND k.relkind = 'c')
+$$;
+
+-- from extension/28_bigint_hazards.sql: storagelab_internal.return_query_items
+CREATE OR REPLACE FUNCTION storagelab_internal.return_query_items(src text)
+RETURNS TABLE (stmt int, pos int, item text)
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT s.n::int, i.k::int,
+         regexp_replace(regexp_replace(i.item, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g')
+    FROM unnest(string_to_array($1, ';')) WITH ORDINALITY AS s(st, n),
+         regexp_match(regexp_replace(s.st, '\s+', ' ', 'g'),
+                      '(^|[^a-z0-9_$.])return\s+query\s+(with\M.*?\)\s*)?select\s+(distinct\s+|all\s+)?(.*?)(\s+(from|where|group|order|limit|union|except|intersect)\M.*)?$') AS m,
+         unnest(storagelab_internal.bigint_migration_split(m[4])) WITH ORDINALITY AS i(item, k)
+$$;
+
 -- from extension/28_bigint_hazards.sql: storagelab_internal.bigint_migration_value_hazards
 CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_value_hazards(fn oid, src text, carrier text, stmt_filter text, caller text, via text)
 RETURNS SETOF storagelab.bigint_migration_object
@@ -13337,20 +13377,8 @@ DECLARE
   v      record;
   o      storagelab.bigint_migration_object;
 BEGIN
-  SELECT array_agg(coalesce(p.proargnames[u.ord], '') ORDER BY u.ord), array_agg(u.t ORDER BY u.ord)
-    INTO res_name, res_type
-    FROM pg_proc p, unnest(p.proallargtypes) WITH ORDINALITY AS u(t, ord)
-   WHERE p.oid = fn AND p.proargmodes[u.ord] IN ('o', 'b', 't');
-  IF res_type IS NULL THEN
-    SELECT CASE WHEN k.relkind = 'c' THEN array_agg(a.attname::text ORDER BY a.attnum) ELSE ARRAY[''] END,
-           CASE WHEN k.relkind = 'c' THEN array_agg(a.atttypid ORDER BY a.attnum) ELSE ARRAY[p.prorettype] END
-      INTO res_name, res_type
-      FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype
-      LEFT JOIN pg_class k ON k.oid = t.typrelid
-      LEFT JOIN pg_attribute a ON a.attrelid = k.oid AND a.attnum > 0 AND NOT a.attisdropped
-     WHERE p.oid = fn
-     GROUP BY k.relkind, p.prorettype;
-  END IF;
+  SELECT array_agg(c.name ORDER BY c.pos), array_agg(c.typ ORDER BY c.pos) INTO res_name, res_type
+    FROM storagelab_internal.function_result_columns(fn) c;
 
   FOREACH st IN ARRAY string_to_array(src, ';') LOOP
     CONTINUE WHEN st !~ carrier OR (stmt_filter IS NOT NULL AND st !~ stmt_filter);
@@ -13372,16 +13400,11 @@ BEGIN
     m := NULL;
     IF lang = 'plpgsql' THEN
       m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$');
-      IF m IS NOT NULL AND m[3] ~ '^query\s+(select|with)\M' THEN
-        m := regexp_match(m[3], '\mselect\s+(.*?)(\s+(from|where|group|order|limit|union|except|intersect)\M.*)?$');
-        IF m IS NOT NULL THEN
-          it := storagelab_internal.bigint_migration_split(regexp_replace(m[1], '^(distinct|all)\s+', ''));
-          FOR k IN 1 .. cardinality(it) LOOP
-            r_pos := r_pos || k; r_how := r_how || 'query'::text;
-            r_val := r_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
-          END LOOP;
-        END IF;
-      ELSIF m IS NOT NULL AND m[3] !~ '^query\M' AND btrim(m[3]) <> '' THEN
+      IF m IS NOT NULL AND m[3] ~ '^query\M' THEN
+        FOR v IN SELECT q.pos, q.item FROM storagelab_internal.return_query_items(st) q ORDER BY q.pos LOOP
+          r_pos := r_pos || v.pos; r_val := r_val || v.item; r_how := r_how || 'query'::text;
+        END LOOP;
+      ELSIF m IS NOT NULL AND btrim(m[3]) <> '' THEN
         r_pos := r_pos || 1; r_how := r_how || 'assign'::text; r_val := r_val || regexp_replace(m[3], '[\s"]+', '', 'g');
       END IF;
     ELSE
@@ -13697,8 +13720,181 @@ BEGIN
 END
 $fn$;
 
+-- from extension/28_bigint_hazards.sql: storagelab_internal.type_change_function_hazards
+CREATE OR REPLACE FUNCTION storagelab_internal.type_change_function_hazards(relation regclass, changes jsonb)
+RETURNS TABLE (fn regprocedure, caller text, column_name text, old_type text, new_type text, hazard text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  e      jsonb;
+  o_t    oid;
+  n_t    oid;
+  r      record;
+  k      record;
+  v      record;
+  src    text;
+  car    text;
+  stmts  text[];
+  found_one boolean;
+  ops    text := '(=|<>|!=|<=|>=|<|>)';
+  opnd   text := '(\$[0-9]+|[a-z_][a-z0-9_$]*)';
+BEGIN
+  FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
+    o_t := to_regtype(e->>'from'); n_t := to_regtype(e->>'to');
+    CONTINUE WHEN o_t IS NULL OR n_t IS NULL OR o_t = n_t;
+    column_name := e->>'column_name'; old_type := format_type(o_t, NULL); new_type := format_type(n_t, NULL);
+    FOR r IN
+      -- trigger functions of the table and of its partitions or children
+      SELECT DISTINCT t.tgfoid AS f, format('trigger %I on %s', t.tgname, storagelab_internal.bigint_migration_qname(t.tgrelid)) AS who,
+             '(?:new|old)\.(?:' || storagelab_internal.bigint_migration_re(e->>'column_name') || ')' AS carrier, NULL::text AS filter
+        FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_language l ON l.oid = p.prolang
+       WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND l.lanname = 'plpgsql'
+         AND t.tgrelid IN (SELECT m.relid FROM storagelab_internal.rewrite_members(ARRAY[relation::oid]) m)
+      UNION
+      -- functions whose statements name the table
+      SELECT p.oid, format('function %s', p.oid::regprocedure),
+             '(?:[a-z_][a-z0-9_$]*\.)?(?:' || storagelab_internal.bigint_migration_re(e->>'column_name') || ')',
+             '(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])'
+        FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang, pg_class k2
+       WHERE k2.oid = relation AND l.lanname IN ('plpgsql', 'sql') AND p.prosqlbody IS NULL AND p.prokind IN ('f', 'p')
+         AND p.prorettype <> 'trigger'::regtype
+         AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+         AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])')
+      ORDER BY 2
+    LOOP
+      src := storagelab_internal.bigint_migration_scrub((SELECT p.prosrc FROM pg_proc p WHERE p.oid = r.f));
+      car := r.carrier;
+      -- PL/pgSQL variables declared table.column%TYPE of the column carry the value too
+      car := car || coalesce((SELECT string_agg('|' || storagelab_internal.bigint_migration_re(m[2]), '')
+                                FROM regexp_matches(src, '(^|[;\s])([a-z_][a-z0-9_$]*)\s+[a-z_][a-z0-9_$.]*\.([a-z_][a-z0-9_$]*)%type', 'g') AS m
+                               WHERE m[3] = lower(e->>'column_name')), '');
+      stmts := ARRAY(SELECT s FROM unnest(string_to_array(src, ';')) s WHERE r.filter IS NULL OR s ~ r.filter);
+      CONTINUE WHEN NOT EXISTS (SELECT 1 FROM unnest(stmts) s WHERE s ~ ('(^|[^a-z0-9_$.])(' || car || ')($|[^a-z0-9_$])'));
+      fn := r.f; caller := r.who; found_one := false;
+      -- calls
+      FOR k IN
+        SELECT DISTINCT c.fname, c.nargs, c.argno, storagelab_internal.bigint_migration_arg_class(c.arg, car) = 'bigint[]' AS arr
+          FROM storagelab_internal.bigint_migration_calls(array_to_string(stmts, ';')) c
+         WHERE storagelab_internal.bigint_migration_arg_class(c.arg, car) IN ('bigint', 'bigint[]')
+         ORDER BY 1, 3
+      LOOP
+        CONTINUE WHEN EXISTS (
+          SELECT 1 FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
+           WHERE f.proname = split_part(k.fname, '.', -1) AND (k.fname !~ '\.' OR n.nspname = split_part(k.fname, '.', 1))
+             AND f.pronargs >= k.nargs AND f.pronargs - f.pronargdefaults <= k.nargs AND f.prokind IN ('f', 'p')
+             AND storagelab_internal.type_change_accepts(f.proargtypes[k.argno - 1], n_t, k.arr));
+        FOR v IN
+          SELECT f.oid::regprocedure AS callee FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
+           WHERE f.proname = split_part(k.fname, '.', -1) AND (k.fname !~ '\.' OR n.nspname = split_part(k.fname, '.', 1))
+             AND f.pronargs >= k.nargs AND f.pronargs - f.pronargdefaults <= k.nargs AND f.prokind IN ('f', 'p')
+             AND storagelab_internal.type_change_accepts(f.proargtypes[k.argno - 1], o_t, k.arr)
+           ORDER BY f.oid
+        LOOP
+          hazard := format('passes %s (%s) as argument %s of %s: no function of that name takes %s%s', column_name,
+                           new_type || CASE WHEN k.arr THEN '[]' ELSE '' END, k.argno, v.callee,
+                           new_type, CASE WHEN k.arr THEN '[]' ELSE '' END);
+          found_one := true;
+          RETURN NEXT;
+        END LOOP;
+      END LOOP;
+      -- comparisons with a parameter or a declared variable
+      FOR k IN
+        WITH params AS (
+          SELECT '$' || u.n AS name, u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n) WHERE p.oid = r.f
+          UNION ALL
+          SELECT lower(p.proargnames[u.n]), u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n)
+           WHERE p.oid = r.f AND p.proallargtypes IS NULL AND coalesce(p.proargnames[u.n], '') <> ''
+          UNION ALL
+          SELECT d[1], to_regtype(btrim(d[3]))
+            FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
+                 unnest(string_to_array(blk.b[1], ';')) AS x(decl),
+                 regexp_match(x.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?([a-z_][a-z0-9_ ]*?(\([0-9, ]+\))?)\s*(:=|default\M|not\s+null\M|$)') AS d
+           WHERE to_regtype(btrim(d[3])) IS NOT NULL),
+        cmp AS (
+          SELECT m[3] AS op, m[4] AS other, true AS value_left
+            FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])(' || car || ')\s*' || ops || '\s*' || opnd || '($|[^a-z0-9_$.(:])', 'g') m
+          UNION ALL
+          SELECT m[3], m[2], false
+            FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])' || opnd || '\s*' || ops || '\s*(' || car || ')($|[^a-z0-9_$.(:])', 'g') m)
+        SELECT DISTINCT c.op, c.other, c.value_left, p.t
+          FROM cmp c JOIN params p ON p.name = c.other
+         WHERE c.other !~ ('^(' || car || ')$')
+         ORDER BY 2, 1
+      LOOP
+        CONTINUE WHEN k.t IS NULL OR EXISTS (
+          SELECT 1 FROM pg_operator o
+           WHERE o.oprname = replace(k.op, '!=', '<>')
+             AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, n_t, false)
+                                         AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
+                      ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
+                           AND storagelab_internal.type_change_accepts(o.oprright, n_t, false) END);
+        CONTINUE WHEN NOT EXISTS (
+          SELECT 1 FROM pg_operator o
+           WHERE o.oprname = replace(k.op, '!=', '<>')
+             AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, o_t, false)
+                                         AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
+                      ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
+                           AND storagelab_internal.type_change_accepts(o.oprright, o_t, false) END);
+        hazard := format('compares %s (%s) with %s (%s): no operator %s', column_name, new_type, k.other, format_type(k.t, NULL),
+                         CASE WHEN k.value_left THEN format('%s %s %s', new_type, k.op, format_type(k.t, NULL))
+                              ELSE format('%s %s %s', format_type(k.t, NULL), k.op, new_type) END);
+        found_one := true;
+        RETURN NEXT;
+      END LOOP;
+      -- RETURN QUERY: each column of the query must have the declared type exactly
+      FOR k IN
+        SELECT DISTINCT q.pos, c.name
+          FROM storagelab_internal.return_query_items(array_to_string(stmts, ';')) q
+          JOIN storagelab_internal.function_result_columns(r.f) c ON c.pos = q.pos
+         WHERE q.item ~ ('^\(*(' || car || ')\)*$') AND c.typ = o_t
+         ORDER BY 1
+      LOOP
+        hazard := format('returns %s (%s) in RETURN QUERY as result column %s%s, declared %s: every call fails (structure of query does not match function result type)',
+                         column_name, new_type, k.pos, coalesce(' ' || quote_ident(nullif(k.name, '')), ''), old_type);
+        found_one := true;
+        RETURN NEXT;
+      END LOOP;
+      IF NOT found_one THEN
+        hazard := NULL;
+        RETURN NEXT;
+      END IF;
+    END LOOP;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.type_change_function_hazards(regclass, jsonb) IS
+  'functions reading retyped columns of a table (trigger functions with NEW/OLD, functions naming the table), each with the calls and comparisons that no function or operator takes with the new type and the RETURN QUERY columns declared with the old type (fail at once), hazard NULL when none';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_function_check
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_function_check(relation regclass, changes jsonb)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  det text;
+BEGIN
+  SELECT string_agg(format('%s (%s): %s', h.fn, h.caller, h.hazard), E'\n' ORDER BY h.fn::text, h.hazard) INTO det
+    FROM storagelab_internal.type_change_function_hazards(relation, changes) h
+   WHERE h.hazard IS NOT NULL;
+  IF det IS NOT NULL THEN
+    RAISE EXCEPTION 'the type changes would break functions that use the changed columns of %', relation
+      USING ERRCODE = 'dependent_objects_still_exist', DETAIL = det,
+            HINT = 'Change those functions first (cast the value where it is passed, compared or returned, add an overload for the new type, or declare the result column with it), or give the column its current type in column_types.';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_function_check(regclass, jsonb) IS
+  'refuses (2BP01, naming them) a layout plan whose type changes break functions that read the changed columns: calls and comparisons no function or operator takes with the new type, RETURN QUERY columns declared with the old type';
+
 -- END generated section hazard_results
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_value_hazards(oid, text, text, text, text, text) IS
   'function hazards inside one function: smallint/integer PL/pgSQL variables, OUT parameters, return types and result columns (RETURNS TABLE, composite types, RETURN QUERY) that receive the converted value';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_write_hazards(oid, text, text, text, text, text, storagelab.bigint_migration_object[]) IS
   'function hazards in what one function writes: the converted value inserted or updated into a smallint/integer column of a table outside the migration';
+COMMENT ON FUNCTION storagelab_internal.function_result_columns(oid) IS
+  'the result columns of a function in order: OUT/INOUT/TABLE parameters, else the attributes of a CREATE TYPE composite return type, else the return type';
+COMMENT ON FUNCTION storagelab_internal.return_query_items(text) IS
+  'the select-list items of each PL/pgSQL RETURN QUERY SELECT in a scrubbed source, by position';
