@@ -11851,8 +11851,13 @@ BEGIN
                          '-- new setting (%s), 1,000 pages per transaction.  Takes ROW EXCLUSIVE on the\n'
                          '-- table and row locks on the rewritten rows; fires UPDATE triggers; writes WAL and\n'
                          '-- dead row versions (the table and its TOAST table grow until VACUUM).  Resumable:\n'
-                         '-- run it again and values already rewritten are skipped.\n',
-                         step, translate(col, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), translate(rewrite_cond, E'\n\r', '  '));
+                         '-- run it again and values already rewritten are skipped%s\n',
+                         step, translate(col, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), translate(rewrite_cond, E'\n\r', '  '),
+                         -- a value compression does not shrink is stored uncompressed
+                         -- again: it still looks like one to rewrite
+                         CASE WHEN target = 'external' THEN '.' ELSE
+                           E', except those that stay\n-- uncompressed (content compressed already, or that compression does not shrink):\n'
+                           '-- they look unchanged, and every run rewrites them again.' END);
     out := out || format(
       E'DO $rewrite$\nDECLARE\n'
       '  batch_pages constant bigint := 1000;\n'
