@@ -719,7 +719,7 @@ COMMENT ON COLUMN storagelab.bytea_storage.table_bytes IS 'size of the table''s 
 COMMENT ON COLUMN storagelab.bytea_storage.table_pretty IS 'table_bytes, pg_size_pretty';
 COMMENT ON COLUMN storagelab.bytea_storage.evidence IS 'sampled (part of the table''s pages read) or exact (all of them)';
 COMMENT ON COLUMN storagelab.bytea_storage.sample_rows IS 'rows profiled';
-COMMENT ON COLUMN storagelab.bytea_storage.large_values IS 'profiled values of at least ~2 kB (TOAST_TUPLE_THRESHOLD), the ones storage settings affect';
+COMMENT ON COLUMN storagelab.bytea_storage.large_values IS 'profiled values of at least ~2 kB (TOAST_TUPLE_THRESHOLD) or stored compressed or out of line, the ones storage settings affect';
 COMMENT ON COLUMN storagelab.bytea_storage.large_incompressible IS 'large values whose content is already compressed (magic bytes) or has a high-entropy prefix';
 COMMENT ON COLUMN storagelab.bytea_storage.pglz_values IS 'profiled values compressed with pglz';
 COMMENT ON COLUMN storagelab.bytea_storage.lz4_values IS 'profiled values compressed with lz4';

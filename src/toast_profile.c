@@ -87,8 +87,9 @@ PG_FUNCTION_INFO_V1(storagelab_toast_lock_nowait);
 
 /*
  * A value whose octet_length reaches this is "large": big enough that
- * PostgreSQL tries to compress it or move it out of line (about 2 kB with
- * 8 kB pages).
+ * PostgreSQL tries to compress it or move it out of line whatever the rest
+ * of its row (about 2 kB with 8 kB pages).  Smaller values stored
+ * compressed or out of line count as large too (census_value()).
  */
 #define LARGE_VALUE_BYTES	TOAST_TUPLE_THRESHOLD
 
@@ -265,7 +266,15 @@ census_value(ToastCensus *census, Datum datum, CensusBuffers *bufs,
 	/* The same numbers as toast_raw_datum_size() - VARHDRSZ and toast_datum_size(). */
 	Assert(raw == (int64) toast_raw_datum_size(datum) - VARHDRSZ);
 	Assert(stored == (int64) toast_datum_size(datum));
-	large = raw >= LARGE_VALUE_BYTES;
+	/*
+	 * Large: big enough for the toaster to act on alone, or acted on already.
+	 * A row over TOAST_TUPLE_THRESHOLD has its values compressed or moved out
+	 * of line, biggest first, until it fits: in a wide row (three text
+	 * columns of 1-2 kB, say) values far under the threshold are compressed
+	 * too, and storage settings decide how.
+	 */
+	large = raw >= LARGE_VALUE_BYTES || compressed ||
+		VARATT_IS_EXTERNAL_ONDISK(value);
 	census->raw_bytes += raw;
 	census->stored_bytes += stored;
 	if (large)
