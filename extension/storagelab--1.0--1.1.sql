@@ -11715,11 +11715,12 @@ BEGIN
       JOIN pg_attribute r ON r.attrelid = dep.refobjid AND r.attnum = dep.refobjsubid
      WHERE ad.adrelid = relation AND ad.adnum = att.attnum
        AND dep.refclassid = 'pg_class'::regclass AND dep.refobjid = relation
-       AND dep.refobjsubid > 0 AND dep.refobjsubid <> att.attnum AND NOT r.attisdropped;
+       AND dep.refobjsubid > 0 AND dep.refobjsubid <> att.attnum AND NOT r.attisdropped
+       AND r.attidentity <> 'a';  -- GENERATED ALWAYS AS IDENTITY can only be set to DEFAULT
     IF att.attgenerated <> 's' OR (rewrite_existing AND set_list IS NULL) THEN
       RAISE EXCEPTION 'column "%" of relation "%" is a generated column whose values storage_migration_script() cannot rewrite', column_name, relation
         USING ERRCODE = 'feature_not_supported',
-              DETAIL = 'Only a stored generated column whose expression reads other columns is rewritten: the script assigns those columns to themselves.',
+              DETAIL = 'Only a stored generated column whose expression reads other columns (not identity columns GENERATED ALWAYS) is rewritten: the script assigns those columns to themselves.',
               HINT = 'Write ALTER TABLE ... ALTER COLUMN ... SET STORAGE by hand.';
     END IF;
   END IF;

@@ -36,13 +36,19 @@ INSERT INTO docs SELECT g, jsonb_build_object('body', repeat('document text ' ||
 CREATE TABLE gen (id int PRIMARY KEY, b bytea,
                   g bytea GENERATED ALWAYS AS (b || '\x00'::bytea) STORED,
                   k bytea GENERATED ALWAYS AS ('\x01'::bytea) STORED);
+-- generated from an identity column GENERATED ALWAYS (UPDATE can only set it
+-- to DEFAULT, which would renumber the rows) and another column
+CREATE TABLE gen_id (id int GENERATED ALWAYS AS IDENTITY, b bytea,
+                     g bytea GENERATED ALWAYS AS (int4send(id) || b) STORED,
+                     h bytea GENERATED ALWAYS AS (int4send(id)) STORED);
+INSERT INTO gen_id (b) SELECT convert_to(repeat('identity ' || g, 600), 'UTF8') FROM generate_series(1, 20) g;
 INSERT INTO gen (id, b) SELECT g, convert_to(repeat('generated ' || g, 600), 'UTF8') FROM generate_series(1, 50) g;
 CREATE TABLE sums AS
   SELECT (SELECT md5(string_agg(md5("Img") || md5(thumb), ',' ORDER BY id)) FROM "Photo Store") AS photos,
          (SELECT md5(string_agg(md5(doc::text), ',' ORDER BY id)) FROM docs) AS docs,
          (SELECT md5(string_agg(md5(b) || md5(g), ',' ORDER BY id)) FROM gen) AS gen;
 
-SELECT plan(13);
+SELECT plan(15);
 
 SELECT is((SELECT string_agg(column_name, ',' ORDER BY column_name) FROM storagelab.bytea_storage
             WHERE relation = '"Photo Store"'::regclass),
@@ -82,6 +88,12 @@ SELECT is((SELECT md5(string_agg(md5(b) || md5(g), ',' ORDER BY id)) FROM gen), 
           '... the data is the same');
 SELECT throws_ok($$SELECT storagelab.storage_migration_script('gen', 'k', 'external', true)$$, '0A000', NULL,
                  'a generated column whose expression reads no column cannot be rewritten: 0A000');
+SELECT storagelab.storage_migration_script('gen_id', 'g', 'external', true) \g (format=unaligned tuples_only=on) :tmp/gen_id.sql
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -d :DBNAME -f :tmp/gen_id.sql > :tmp/gen_id.out 2>&1; echo $?`
+SELECT is(:'rc'::text || ' ' || (SELECT count(*) FILTER (WHERE pg_column_compression(g) IS NULL AND g = int4send(id) || b) FROM gen_id),
+          '0 20', 'a generated column that reads an identity column GENERATED ALWAYS: the script runs, assigns only the other column');
+SELECT throws_ok($$SELECT storagelab.storage_migration_script('gen_id', 'h', 'external', true)$$, '0A000', NULL,
+                 'one that reads only an identity column GENERATED ALWAYS cannot be rewritten: 0A000');
 
 SELECT * FROM finish();
 \c :origdb
