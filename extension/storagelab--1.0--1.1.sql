@@ -1326,8 +1326,14 @@ WITH cfg AS MATERIALIZED (
     FROM pg_catalog.pg_attribute a
     JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-   WHERE a.atttypid = 'pg_catalog.bytea'::pg_catalog.regtype AND a.attnum > 0
-     AND NOT a.attisdropped AND a.attstorage IN ('x', 'm')
+   WHERE a.atttypid IN (  -- bytea, and domains over it (over those too)
+           WITH RECURSIVE bt(oid) AS (
+             SELECT 'pg_catalog.bytea'::pg_catalog.regtype::pg_catalog.oid
+             UNION
+             SELECT ty.oid FROM pg_catalog.pg_type ty JOIN bt ON ty.typbasetype = bt.oid
+              WHERE ty.typtype = 'd'
+           ) SELECT bt.oid FROM bt)
+     AND a.attnum > 0 AND NOT a.attisdropped AND a.attstorage IN ('x', 'm')
      AND c.relkind = 'r' AND c.reltoastrelid <> 0 AND c.relpersistence <> 't'
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab', 'storagelab_internal')
      AND pg_catalog.pg_has_role('pg_stat_scan_tables', 'USAGE')

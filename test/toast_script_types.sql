@@ -43,18 +43,25 @@ CREATE TABLE gen_id (id int GENERATED ALWAYS AS IDENTITY, b bytea,
                      h bytea GENERATED ALWAYS AS (int4send(id)) STORED);
 INSERT INTO gen_id (b) SELECT convert_to(repeat('identity ' || g, 600), 'UTF8') FROM generate_series(1, 20) g;
 INSERT INTO gen (id, b) SELECT g, convert_to(repeat('generated ' || g, 600), 'UTF8') FROM generate_series(1, 50) g;
+-- already-compressed content (random bytes) in a domain column, stored EXTENDED
+CREATE TABLE scans (id int PRIMARY KEY, raw image_data);
+INSERT INTO scans SELECT g, (SELECT string_agg(decode(md5(g::text || ':' || i), 'hex'), ''::bytea)
+                               FROM generate_series(1, 300) i) FROM generate_series(1, 60) g;
+INSERT INTO storagelab.settings VALUES ('findings.toast_min_size', '8kB');
 CREATE TABLE sums AS
   SELECT (SELECT md5(string_agg(md5("Img") || md5(thumb), ',' ORDER BY id)) FROM "Photo Store") AS photos,
          (SELECT md5(string_agg(md5(doc::text), ',' ORDER BY id)) FROM docs) AS docs,
          (SELECT md5(string_agg(md5(b) || md5(g), ',' ORDER BY id)) FROM gen) AS gen;
 
-SELECT plan(15);
+SELECT plan(16);
 
 SELECT is((SELECT string_agg(column_name, ',' ORDER BY column_name) FROM storagelab.bytea_storage
             WHERE relation = '"Photo Store"'::regclass),
           'Img,thumb', 'bytea_storage lists the columns of a domain over bytea and of a domain over that domain');
 SELECT is((SELECT count(*) FROM "Photo Store" WHERE pg_column_compression("Img") = 'pglz'), 50::bigint,
           'the domain column''s values are pglz-compressed before');
+SELECT is((SELECT string_agg(category || ' ' || column_name, ',') FROM storagelab.findings WHERE relation = 'scans'::regclass),
+          'toast raw', 'findings samples a domain-over-bytea column too (already-compressed content stored EXTENDED)');
 
 -- 1. a domain over bytea to EXTERNAL, rewriting the values
 SELECT lives_ok($$SELECT storagelab.storage_migration_script('"Photo Store"', 'Img', 'external', true)$$,
