@@ -13910,3 +13910,392 @@ COMMENT ON FUNCTION storagelab_internal.function_result_columns(oid) IS
   'the result columns of a function in order: OUT/INOUT/TABLE parameters, else the attributes of a CREATE TYPE composite return type, else the return type';
 COMMENT ON FUNCTION storagelab_internal.return_query_items(text) IS
   'the select-list items of each PL/pgSQL RETURN QUERY SELECT in a scrubbed source, by position';
+
+-- Mode online converts a partition-key column (a new partitioned table with
+-- a bigint key); phase index of a copy-and-swap script knows it has run by
+-- the indexes and NOT VALID CHECK constraints it builds (a component of
+-- tables without keys skipped it).  Copied from the install parts by
+--   scripts/upgrade-section.sh partition_key extension/storagelab--1.0--1.1.sql \
+--     extension/22_bigint_objects.sql:storagelab_internal.bigint_migration_table_blockers \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_phases \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.bigint_migration_copy_swap_script
+-- (run it again after changing any of them).
+-- BEGIN generated section partition_key
+-- from extension/22_bigint_objects.sql: storagelab_internal.bigint_migration_table_blockers
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_table_blockers(crel oid[], catt int2[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o       storagelab.bigint_migration_object;
+  r       record;
+  q       record;
+  v_sql   text;
+BEGIN
+  FOR r IN
+    SELECT DISTINCT c.oid AS relid, c.reloftype, c.reltype, storagelab_internal.bigint_migration_qname(c.oid) AS qn
+      FROM unnest(crel) AS x(relid) JOIN pg_class c ON c.oid = x.relid
+  LOOP
+    IF r.reloftype <> 0 THEN
+      o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
+      o.blocker := format('table %s is a typed table (OF %s); its column types come from the type', r.qn, r.reloftype::regtype);
+      o.sqlstate := '0A000';
+      o.hint := 'Detach it from the type (ALTER TABLE ... NOT OF), convert, and change the type by hand.';
+      RETURN NEXT o;
+    END IF;
+    FOR q IN
+      SELECT a.attrelid, a.attname
+        FROM pg_attribute a
+       WHERE a.atttypid IN (SELECT r.reltype UNION SELECT t.typarray FROM pg_type t WHERE t.oid = r.reltype
+                            UNION SELECT t.oid FROM pg_type t WHERE t.typbasetype = r.reltype)
+         AND a.attnum > 0 AND NOT a.attisdropped
+    LOOP
+      o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
+      o.blocker := format('the row type of %s is used by column %s.%I', r.qn, storagelab_internal.bigint_migration_qname(q.attrelid), q.attname);
+      o.sqlstate := '0A000';
+      o.hint := 'PostgreSQL cannot change a row type that is stored in another table or view column; drop or change that column first.';
+      RETURN NEXT o;
+    END LOOP;
+  END LOOP;
+  FOR r IN
+    SELECT x.relid, x.attnum, a.attname, storagelab_internal.bigint_migration_qname(x.relid) AS qn
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
+     WHERE EXISTS (SELECT 1 FROM pg_partitioned_table p
+                    WHERE p.partrelid = x.relid AND x.attnum = ANY (p.partattrs::int2[]))
+        OR EXISTS (SELECT 1 FROM pg_depend d
+                    WHERE d.classid = 'pg_class'::regclass AND d.objid = x.relid AND d.objsubid = x.attnum
+                      AND d.refclassid = 'pg_class'::regclass AND d.refobjid = x.relid AND d.refobjsubid = 0
+                      AND d.deptype = 'i')
+  LOOP
+    o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('%s.%I', r.qn, r.attname);
+    o.blocker := format('column %s.%I is part of the partition key of %s', r.qn, r.attname, r.qn);
+    o.sqlstate := '0A000';
+    o.hint := 'A partition-key column cannot be converted in place: use mode ''online'', which builds a new partitioned table with a bigint key and moves the data into it.';
+    o.handling := 'partition key';   -- a blocker of ALTER COLUMN TYPE only: copy and swap builds new tables
+    RETURN NEXT o;
+  END LOOP;
+
+  -- A column inherited from parents in separate inheritance trees
+  -- (multiple inheritance): ALTER COLUMN TYPE on one parent fails with
+  -- "cannot alter inherited column", whatever the order.
+  FOR r IN
+    WITH RECURSIVE up(child, anc) AS (
+      SELECT i.inhrelid, i.inhparent FROM pg_inherits i
+       WHERE i.inhrelid IN (SELECT x.relid FROM unnest(crel) AS x(relid))
+      UNION
+      SELECT up.child, i.inhparent FROM up JOIN pg_inherits i ON i.inhrelid = up.anc
+    )
+    SELECT x.relid, a.attname, storagelab_internal.bigint_migration_qname(x.relid) AS qn,
+           string_agg(DISTINCT storagelab_internal.bigint_migration_qname(up.anc), ', ') AS roots
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum AND a.attinhcount > 1
+      JOIN up ON up.child = x.relid AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = up.anc)
+     GROUP BY x.relid, a.attname
+    HAVING count(DISTINCT up.anc) > 1
+  LOOP
+    o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('%s.%I', r.qn, r.attname);
+    o.blocker := format('column %s.%I is inherited from several inheritance trees (%s); ALTER COLUMN TYPE on one parent cannot change it',
+                        r.qn, r.attname, r.roots);
+    o.sqlstate := '0A000';
+    o.hint := 'Detach the table from all but one parent (ALTER TABLE ... NO INHERIT), convert, and attach it again (INHERIT).';
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_table_blockers(oid[], int2[]) IS
+  'Blockers on the tables themselves: typed tables, row types stored elsewhere, partition keys, multiple inheritance.';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_phases
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
+                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}',
+                                                          swap_end text[] DEFAULT '{}')
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  fwd     jsonb := storagelab_internal.rewrite_online_dirs(tables, false);
+  back    jsonb := storagelab_internal.rewrite_online_dirs(tables, true);
+  d       jsonb;
+  retries int := storagelab_internal.setting('scripts.lock_retries')::int;
+  created text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(fwd) x);
+  -- the logs carry the migration id: a second script for the same tables (same names) is refused
+  tag     text := format('storagelab copy-and-swap migration %s', mid);
+  ours    text := (SELECT string_agg(format('obj_description(to_regclass(%L), %L) IS NOT DISTINCT FROM %L', x->>'log', 'pg_class', tag), ' AND ')
+                     FROM jsonb_array_elements(fwd) x);
+  others  text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL OR to_regclass(%L) IS NOT NULL', x->>'target', x->>'log'), ' OR ')
+                     FROM jsonb_array_elements(fwd) x);
+  swapped text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(back) x);
+  copied  text := format('(SELECT count(*) FROM storagelab.bigint_migration_progress p WHERE p.migration = %L AND p.done) = %s',
+                         mid, jsonb_array_length(fwd));
+  indexed text;
+  locks   text;
+  s       text := '';
+  apply_f text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x);
+  apply_b text[] := ARRAY[format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back)];
+  st      text[];
+  roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
+  validate text := '';
+  guard   text;
+  -- each table's fingerprint now: start and swap refuse when it changed (what was added since would be dropped)
+  unchanged text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_check_unchanged(%L, %s, %L)', t->>'relation',
+                                          to_regclass(t->>'relation')::oid,
+                                          storagelab_internal.rewrite_tree_fingerprint(to_regclass(t->>'relation')))
+                              FROM jsonb_array_elements(tables) WITH ORDINALITY u(t, n) ORDER BY n);
+BEGIN
+  -- a partitioned table without partitions has no rows to copy, log or replay
+  IF EXISTS (SELECT 1 FROM unnest(roots) r WHERE NOT EXISTS (
+               SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)) THEN
+    RAISE EXCEPTION 'the online rewrite needs a table that holds rows'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = (SELECT format('The partitioned table %s has no partitions.', string_agg(r::regclass::text, ', '))
+                        FROM unnest(roots) r
+                       WHERE NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)),
+            HINT = 'Use the blocking mode.';
+  END IF;
+  -- phase index has run when every index it builds exists (the copy of each valid index of every old
+  -- table and partition, named by rewrite_index_name) and every NOT VALID CHECK constraint it adds
+  indexed := coalesce((SELECT string_agg(c, ' AND ' ORDER BY c) FROM (
+                 SELECT format('to_regclass(%L) IS NOT NULL', format('%I.%I', n.nspname, storagelab_internal.rewrite_index_name(i.indexrelid))) AS c
+                   FROM storagelab_internal.rewrite_members(roots) m
+                   JOIN pg_index i ON i.indrelid = m.relid AND i.indisvalid
+                   JOIN pg_class x ON x.oid = i.indexrelid JOIN pg_namespace n ON n.oid = x.relnamespace
+                 UNION ALL
+                 SELECT format('EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = to_regclass(%L) AND k.conname = %L)',
+                               format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', m.relid)), k.conname)
+                   FROM storagelab_internal.rewrite_members(roots) m
+                   JOIN pg_constraint k ON k.conrelid = m.relid AND k.contype = 'c' AND NOT k.convalidated AND k.coninhcount = 0
+                   JOIN pg_class x ON x.oid = m.relid JOIN pg_namespace n ON n.oid = x.relnamespace) q), 'true');
+  -- a publication of all tables or of these schemas would publish the new tables and logs: refused by every phase that writes them
+  guard := storagelab_internal.rewrite_online_publication_guard(ARRAY(
+             SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
+               JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1));
+  -- the component, the new tables, the tables whose foreign keys the swap re-points and those the old tables'
+  -- foreign keys reference (the swap drops those keys, which drops their triggers there), locked in one statement
+  -- (a partitioned table's lock covers its partitions)
+  locks := format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', (SELECT string_agg(x, ', ' ORDER BY x) FROM (
+             SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
+             UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to'
+             UNION SELECT storagelab_internal.bigint_migration_qname(k.confrelid)
+                     FROM storagelab_internal.rewrite_foreign_keys(roots) f JOIN pg_constraint k ON k.oid = f.conoid
+                    WHERE f.direction = 'from'
+                      AND k.confrelid NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(roots) m)) y));
+  -- start
+  st := unchanged || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
+  END LOOP;
+  -- nothing (an event trigger) added objects to the new tables and logs as they were created
+  st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', roots,
+                     ARRAY(SELECT x->>'log' FROM jsonb_array_elements(fwd) x));
+  s := s || E'\\if :ph_start\n' || guard
+         || storagelab_internal.rewrite_online_do(st, created || ' AND ' || ours, 'phase start has run already', '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', retries)
+         || E'\\endif\n';
+  -- copy
+  s := s || E'\\if :ph_copy\n' || guard
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', created || ' AND ' || ours, 'run phase start of this script first', 0)
+         || format(E'CALL storagelab.rewrite_online_copy(%L, %L, %s, %s, ''0'');\n\\endif\n', mid, fwd,
+                   extract(epoch FROM storagelab_internal.setting('bigint_migration.copy_batch_time')::interval) * 1000,
+                   storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int);
+  -- index: the log applied once (no index yet: a hash join), then the indexes
+  st := apply_f || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
+  s := s || E'\\if :ph_index\n' || guard
+         || storagelab_internal.rewrite_online_do(st, '(' || indexed || ' AND ' || copied || ') OR (' || swapped || ')', 'phase index has run already',
+                                                  copied, 'the copy is not complete: run phase copy first', retries)
+         || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(fwd) x)
+         || E'\\endif\n';
+  -- replay
+  s := s || E'\\if :ph_replay\n' || guard
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', indexed || ' AND ' || copied, 'run phases copy and index first', 0)
+         || format(E'CALL storagelab.rewrite_online_replay(%L, %L, %s, 10000, ''1 hour'');\n\\endif\n', mid, fwd,
+                   1000 * jsonb_array_length(fwd));
+  -- swap
+  st := ARRAY[locks] || apply_f;
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
+  END LOOP;
+  -- under the locks, the log triggers gone: the tables are as they were when the script was written
+  st := st || unchanged || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', swap_pre, swap_post)
+           || storagelab_internal.rewrite_online_old_triggers(tables, false) || swap_end;
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d);
+  END LOOP;
+  st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', '{}'::oid[],
+                     ARRAY(SELECT x->>'log' FROM jsonb_array_elements(back) x));
+  s := s || E'\\if :ph_swap\n' || guard
+         || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
+                                                  '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)
+         || E'\\endif\n';
+  -- validate
+  FOR d IN SELECT to_jsonb(r.statement) FROM storagelab_internal.rewrite_statements(tables, 'validate') r ORDER BY r.ord LOOP
+    validate := validate || storagelab_internal.retry_block(ARRAY[d #>> '{}'], retries);
+  END LOOP;
+  s := s || E'\\if :ph_validate\n' || validate || E'\\endif\n';
+  -- cleanup
+  st := '{}';
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x UNION ALL SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'cleanup') r ORDER BY r.ord)
+           || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  s := s || E'\\if :ph_cleanup\n'
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
+         || E'\\endif\n';
+  -- rollback: swap back when swapped (unless columns were added since), then drop what start created
+  st := ARRAY[locks]
+        || (SELECT format('SELECT storagelab_internal.rewrite_check_rollback(%L, %L)',
+                          array_agg(storagelab_internal.bigint_migration_qname(m.relid) ORDER BY m.level, m.relid),
+                          array_agg(m.relid ORDER BY m.level, m.relid))
+              FROM storagelab_internal.rewrite_members(roots) m)
+        || apply_b;
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
+  END LOOP;
+  st := st || storagelab_internal.rewrite_online_swap_statements(tables, 'swap_back', back_pre, back_post)
+           || storagelab_internal.rewrite_online_old_triggers(tables, true);
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  s := s || E'\\if :ph_rollback\n'
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'not swapped: nothing to swap back',
+                                                  '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration is rewriting these tables: roll back with its script', retries);
+  st := '{}';
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  -- one statement: the new tables may reference each other after a swap back
+  -- (every table of a tree: inheritance children are not dropped with their parent)
+  st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid)), ', '))
+                 FROM storagelab_internal.rewrite_members(roots) m JOIN pg_class c ON c.oid = m.relid
+                 JOIN pg_namespace n ON n.oid = c.relnamespace);
+  st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  -- the foreign keys a swap back re-pointed NOT VALID, validated (of those that were valid; a no-op before a swap)
+  s := s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration is rewriting these tables: roll back with its script', retries)
+         || validate || E'\\endif\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[], text[]) IS
+  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects, and at the end of the swap (swap_end)';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.bigint_migration_copy_swap_script
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[],
+                                                                      relations regclass[], column_names name[],
+                                                                      function_hazards text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  tables    jsonb;
+  mid       text;
+  s         text;
+  swap_pre  text[] := '{}';
+  swap_post text[] := '{}';
+  back_pre  text[] := '{}';
+  back_post text[] := '{}';
+  swap_end  text[] := '{}';
+BEGIN
+  -- a partition-key column blocks ALTER COLUMN TYPE, not a new table
+  PERFORM storagelab_internal.bigint_migration_refuse(
+    ARRAY(SELECT x FROM unnest(objs) x WHERE x.kind <> 'blocker' OR x.handling IS DISTINCT FROM 'partition key'), '{}', 'blocking');
+  objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
+  -- in the swap, around the dependent objects: the functions to widen
+  -- (checked unchanged since generation, dropped, created with bigint
+  -- parameters) and the sequences' types; in the swap back, the reverse
+  IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
+    SELECT array_agg(x.drop_sql ORDER BY x.identity),
+           array_agg(x.create_sql ORDER BY x.identity),
+           array_agg(format('DROP %s %s', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.hazard_target) ORDER BY x.identity),
+           array_agg(pg_get_functiondef(x.objid) || E';\n'
+                     || format(E'ALTER ROUTINE %s OWNER TO %I;\n', x.objid::regprocedure, pg_get_userbyid(p.proowner))
+                     || storagelab_internal.bigint_migration_acl_sql('ROUTINE', x.objid::regprocedure::text, p.proacl, p.proowner)
+                     || CASE WHEN obj_description(x.objid, 'pg_proc') IS NULL THEN ''
+                             ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', x.objid::regprocedure, obj_description(x.objid, 'pg_proc')) END
+                     ORDER BY x.identity)
+      INTO swap_pre, swap_post, back_pre, back_post
+      FROM unnest(objs) x JOIN pg_proc p ON p.oid = x.objid
+     WHERE x.kind = 'widened_function';
+  END IF;
+  swap_post := swap_post || ARRAY(SELECT x.create_sql FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
+  -- first in the swap's own statements: the functions to widen are unchanged since generation (55000),
+  -- and, with plpgsql_check installed, the errors of the PL/pgSQL functions that use these tables;
+  -- last: no new error (22000, the swap rolls back)   (part 28)
+  swap_pre := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'before'), '')], NULL) || swap_pre;
+  swap_end := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'after'), '')], NULL);
+  back_post := back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.bigint_migration_qname(x.objid), format_type(q.seqtypid, NULL))
+                                    FROM unnest(objs) x JOIN pg_sequence q ON q.seqrelid = x.objid
+                                   WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
+  IF to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NULL THEN
+    RAISE EXCEPTION 'mode online needs the rewrite engine, which this installation lacks'
+      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''shadow'' or ''blocking''.';
+  END IF;
+  -- a child's own column would not be converted with its parent's (the engine keeps a child's own columns' types)
+  FOR s IN
+    SELECT format('%s.%I', x.relation, x.column_name)
+      FROM unnest(objs) x JOIN pg_attribute a ON a.attrelid = x.relation AND a.attname = x.column_name
+     WHERE x.kind = 'column' AND a.attinhcount = 0 AND EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = x.relation)
+     ORDER BY 1 LIMIT 1
+  LOOP
+    RAISE EXCEPTION 'mode online does not convert a column of an inheritance child that its parent lacks'
+      USING ERRCODE = 'feature_not_supported', DETAIL = format('Column %s.', s),
+            HINT = 'Use mode ''blocking'' or ''shadow''.';
+  END LOOP;
+  tables := storagelab_internal.bigint_copy_swap_tables(objs);
+  -- a publication of all tables, or of a schema of these tables, would publish the new tables and the logs
+  -- (the subscribers lack them: their apply stops at the first copied row)
+  IF cardinality(storagelab_internal.rewrite_online_publications(ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t))) > 0 THEN
+    RAISE EXCEPTION 'a publication FOR ALL TABLES or FOR TABLES IN SCHEMA would publish the new tables and change logs of an online migration'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = format('Publications: %s.', (SELECT string_agg(quote_ident(x), ', ')
+                       FROM unnest(storagelab_internal.rewrite_online_publications(ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t))) x)),
+            HINT = 'Name the published tables instead (ALTER PUBLICATION ... SET TABLE ...), or use mode ''blocking''.';
+  END IF;
+  mid := 'slcs' || substr(md5(tables::text || now()::text), 1, 10);
+  s := format(E'-- storagelab %s: INT to BIGINT migration (mode online: copy and swap), migration id %s\n',
+              (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)
+    || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
+          (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(u.r), u.c), ', ')
+             FROM unnest(relations, column_names) AS u(r, c))) || E'\n'
+    || E'-- Tables rebuilt as new tables beside the old ones (one copy of them on disk until cleanup):\n'
+    || (SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(t->>'relation') || E'\n', '') FROM jsonb_array_elements(tables) t)
+    || coalesce((SELECT E'-- Sequences made bigint in the swap (their type given back by a swap back):\n'
+                        || string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(x.objid)) || E'\n', '' ORDER BY x.identity)
+                   FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL), '')
+    || E'--\n-- Run one phase at a time, in this order (each can be run again after a failure):\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new tables, change logs and triggers (brief SHARE ROW EXCLUSIVE, retried)\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); -v backfill_batches=N stops after N batches; resumes\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=index    -f <this file>  -- indexes of the new tables (locks only them), ANALYZE\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=replay   -f <this file>  -- the change log applied until it is small\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE (lock_timeout, retried)\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=validate -f <this file>  -- foreign keys added NOT VALID in the swap validated\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old tables and the logs\n'
+    || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
+    || E'-- Subscribers of a publication of these tables: ALTER SUBSCRIPTION ... REFRESH PUBLICATION WITH (copy_data = false).\n'
+    || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n'
+    || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards)   -- part 28
+    || E'\n\\set ON_ERROR_STOP on\n'
+    || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
+    || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
+    || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+    || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+    || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
+    || (SELECT 'SELECT ' || string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ') || E' \\gset\n'
+          FROM unnest(ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback']) p)
+    || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
+    || E'\\if :ph_bad\n'
+    || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n') || E';\n\\endif\n\n';
+  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid, swap_pre, swap_post, back_pre, back_post, swap_end);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
+  'the INT->BIGINT script in mode online (alias copy_swap): the component rebuilt by the rewrite engine beside the old tables, copied in batches, kept in step by change logs, swapped in one short transaction; phases start to cleanup, and rollback';
+
+-- END generated section partition_key
