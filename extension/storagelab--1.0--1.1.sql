@@ -580,7 +580,9 @@ BEGIN
     SELECT CASE a.attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
                              WHEN 'm' THEN 'main' WHEN 'p' THEN 'plain' END AS storage,
            CASE a.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END AS compression,
-           c.reltoastrelid
+           c.reltoastrelid,
+           -- ALTER TABLE refuses system catalogs (pg_largeobject, say)
+           c.relnamespace = 'pg_catalog'::regnamespace AS is_catalog
       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
      WHERE a.attrelid = $1 AND a.attname = $2 AND NOT a.attisdropped
   ), p AS (
@@ -610,6 +612,8 @@ BEGIN
     FROM p,
     LATERAL (
       SELECT CASE
+        WHEN p.is_catalog THEN
+          'keep: a system catalog, whose storage and compression cannot be changed'
         WHEN p.large_values = 0 THEN
           'keep: no value reaches the ~2 kB TOAST threshold'
         WHEN p.storage IN ('extended', 'main')
@@ -633,7 +637,7 @@ BEGIN
           'keep: the large values mix compressed and compressible content'
         END AS advice,
         CASE
-        WHEN p.large_values = 0 THEN 'none'
+        WHEN p.is_catalog OR p.large_values = 0 THEN 'none'
         WHEN p.storage IN ('extended', 'main')
              AND p.large_incompressible >= 0.8 * p.large_values THEN
           'writes skip compressing; substr() reads only its chunks; existing values change when rewritten'

@@ -3,7 +3,7 @@
 -- toastinfo is a test oracle packaged for some majors only (none for 19 yet):
 -- without it, the 16 checks that need it are skipped, the others still run.
 BEGIN;
-SELECT plan(51);
+SELECT plan(52);
 -- The same compression on every major (19 defaults to lz4 where built with it).
 SET LOCAL default_toast_compression = pglz;
 SELECT NOT EXISTS (SELECT FROM pg_available_extensions WHERE name = 'toastinfo') AS no_toastinfo \gset
@@ -291,6 +291,13 @@ SELECT is(large_values || ' ' || large_compressed || ' ' || pglz_values, '200 20
   FROM storagelab.toast_profile('toast_wide', 'body');
 SELECT ok(advice !~ 'no value reaches', 'their advice does not say that no value reaches the threshold: ' || advice)
   FROM storagelab.toast_profile('toast_wide', 'body');
+
+-- Large objects: pg_largeobject holds them in 2 kB bytea pages, compressed;
+-- a system catalog cannot be altered, so nothing is advised.
+SELECT lo_from_bytea(0, convert_to(repeat('large object text ', 2000), 'UTF8')) IS NOT NULL AS lo_created \gset
+SELECT is(advice || ' / ' || expected_effect, 'keep: a system catalog, whose storage and compression cannot be changed / none',
+          'a system catalog (pg_largeobject.data, compressed large objects): keep, no ALTER advised')
+  FROM storagelab.toast_profile('pg_largeobject', 'data');
 
 -- Once an advice is followed, keep says why (it said "mix" for both).
 ALTER TABLE toast_images ALTER COLUMN v SET STORAGE EXTERNAL;
