@@ -309,11 +309,12 @@ BEGIN
     WHEN 'text'::regtype    THEN format('%s || ''''::text', col)
     WHEN 'varchar'::regtype THEN format('%s || ''''::text', col)
     WHEN 'jsonb'::regtype   THEN format('%s::text::jsonb', col)
+    WHEN 'json'::regtype    THEN format('%s::text::json', col)   -- json keeps its text as it is
     END;
   IF rewrite_expr IS NULL THEN
     RAISE EXCEPTION 'column "%" of relation "%" has type %, which storage_migration_script() does not handle', column_name, relation, typ
       USING ERRCODE = 'datatype_mismatch',
-            DETAIL = 'Supported types are bytea, text, character varying and jsonb, and domains over them.',
+            DETAIL = 'Supported types are bytea, text, character varying, json and jsonb, and domains over them.',
             HINT = 'Write ALTER TABLE ... ALTER COLUMN ... SET STORAGE by hand for other types.';
   END IF;
   set_list := format('%s = %s', col, rewrite_expr);
