@@ -130,7 +130,8 @@ BEGIN
     o.identity := format('%s.%I', r.qn, r.attname);
     o.blocker := format('column %s.%I is part of the partition key of %s', r.qn, r.attname, r.qn);
     o.sqlstate := '0A000';
-    o.hint := 'A partition-key column cannot be converted in place: create a new partitioned table with a bigint key and move the data into it.';
+    o.hint := 'A partition-key column cannot be converted in place: use mode ''online'', which builds a new partitioned table with a bigint key and moves the data into it.';
+    o.handling := 'partition key';   -- a blocker of ALTER COLUMN TYPE only: copy and swap builds new tables
     RETURN NEXT o;
   END LOOP;
 

@@ -239,13 +239,56 @@ BEGIN
 END
 $fn$;
 
+-- The result columns of function fn, in order: its OUT, INOUT and TABLE
+-- parameters; else the attributes of its composite return type when that
+-- is a type made by CREATE TYPE ... AS (a table's row type changes with the
+-- table); else its return type, as one column with an empty name.
+CREATE FUNCTION storagelab_internal.function_result_columns(fn oid)
+RETURNS TABLE (pos int, name text, typ oid)
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT row_number() OVER (ORDER BY u.ord)::int, coalesce(p.proargnames[u.ord], ''), u.t
+    FROM pg_proc p, unnest(p.proallargtypes) WITH ORDINALITY AS u(t, ord)
+   WHERE p.oid = $1 AND p.proargmodes[u.ord] IN ('o', 'b', 't')
+  UNION ALL
+  SELECT row_number() OVER (ORDER BY a.attnum)::int, a.attname::text, a.atttypid
+    FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype JOIN pg_class k ON k.oid = t.typrelid AND k.relkind = 'c'
+    JOIN pg_attribute a ON a.attrelid = k.oid AND a.attnum > 0 AND NOT a.attisdropped
+   WHERE p.oid = $1 AND p.proallargtypes IS NULL
+  UNION ALL
+  SELECT 1, '', p.prorettype
+    FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype
+   WHERE p.oid = $1 AND p.proallargtypes IS NULL
+     AND NOT EXISTS (SELECT 1 FROM pg_class k WHERE k.oid = t.typrelid AND k.relkind = 'c')
+$$;
+
+-- The items of each PL/pgSQL RETURN QUERY SELECT in a scrubbed source, by
+-- position (blanks removed, column aliases dropped), with the statement.
+CREATE FUNCTION storagelab_internal.return_query_items(src text)
+RETURNS TABLE (stmt int, pos int, item text)
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT s.n::int, i.k::int,
+         regexp_replace(regexp_replace(i.item, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g')
+    FROM unnest(string_to_array($1, ';')) WITH ORDINALITY AS s(st, n),
+         regexp_match(regexp_replace(s.st, '\s+', ' ', 'g'),
+                      '(^|[^a-z0-9_$.])return\s+query\s+(with\M.*?\)\s*)?select\s+(distinct\s+|all\s+)?(.*?)(\s+(from|where|group|order|limit|union|except|intersect)\M.*)?$') AS m,
+         unnest(storagelab_internal.bigint_migration_split(m[4])) WITH ORDINALITY AS i(item, k)
+$$;
+
 -- Hazards inside one function: PL/pgSQL variables declared smallint or
--- integer (or arrays of them) that receive the converted value (v := value,
--- or SELECT/RETURNING ... INTO with the value at the variable's position),
--- and a smallint or integer return type receiving it (RETURN value in
--- PL/pgSQL; an output column of a SQL function's statements).  "The value"
--- is an expression bigint_migration_arg_class recognises.  Both fail only
--- past 2^31: the assignment casts.
+-- integer (or arrays of them), OUT/INOUT/TABLE parameters among them, that
+-- receive the converted value (v := value, or SELECT/RETURNING ... INTO
+-- with the value at the variable's position), and result columns of type
+-- smallint or integer receiving it: the return type (RETURN value, RETURN
+-- NEXT value), a column of RETURNS TABLE, OUT parameters or a composite
+-- type (CREATE TYPE ... AS) at the value's position in a PL/pgSQL RETURN
+-- QUERY or a SQL function's output.  "The value" is an expression
+-- bigint_migration_arg_class recognises.  Assignments fail only past 2^31
+-- (the assignment casts); RETURN QUERY fails at once (42804: the query's
+-- column type must match the declared one exactly).
 CREATE FUNCTION storagelab_internal.bigint_migration_value_hazards(fn oid, src text, carrier text, stmt_filter text, caller text, via text)
 RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
@@ -256,13 +299,24 @@ DECLARE
   -- per statement: the variables assigned, and the values at the same positions
   a_var  text[] := '{}';
   a_val  text[] := '{}';
+  -- values at result positions: position, value, 'query' (RETURN QUERY) or 'assign'
+  r_pos  int[] := '{}';
+  r_val  text[] := '{}';
+  r_how  text[] := '{}';
+  -- the result columns: names and types (one unnamed column for a scalar return type)
+  res_name text[];
+  res_type oid[];
   st     text;
   m      text[];
   tg     text[];
   it     text[];
   k      int;
   v      record;
+  o      storagelab.bigint_migration_object;
 BEGIN
+  SELECT array_agg(c.name ORDER BY c.pos), array_agg(c.typ ORDER BY c.pos) INTO res_name, res_type
+    FROM storagelab_internal.function_result_columns(fn) c;
+
   FOREACH st IN ARRAY string_to_array(src, ';') LOOP
     CONTINUE WHEN st !~ carrier OR (stmt_filter IS NOT NULL AND st !~ stmt_filter);
     st := regexp_replace(st, '\s+', ' ', 'g');
@@ -279,17 +333,24 @@ BEGIN
         a_var := a_var || tg[k]; a_val := a_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
       END LOOP;
     END IF;
-    -- what a function returns
+    -- what a function returns: the items of its output at their positions
+    m := NULL;
     IF lang = 'plpgsql' THEN
-      m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(.*)$');
-      IF m IS NOT NULL AND m[2] !~ '^(query|next)\M' THEN
-        a_var := a_var || '(return)'::text; a_val := a_val || regexp_replace(m[2], '[\s"]+', '', 'g');
+      m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$');
+      IF m IS NOT NULL AND m[3] ~ '^query\M' THEN
+        FOR v IN SELECT q.pos, q.item FROM storagelab_internal.return_query_items(st) q ORDER BY q.pos LOOP
+          r_pos := r_pos || v.pos; r_val := r_val || v.item; r_how := r_how || 'query'::text;
+        END LOOP;
+      ELSIF m IS NOT NULL AND btrim(m[3]) <> '' THEN
+        r_pos := r_pos || 1; r_how := r_how || 'assign'::text; r_val := r_val || regexp_replace(m[3], '[\s"]+', '', 'g');
       END IF;
     ELSE
       m := regexp_match(st, '\m(select|returning)\s+(.*?)(\s+(from|where|group|order|limit)\M.*)?$');
       IF m IS NOT NULL THEN
-        FOREACH st IN ARRAY storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', '')) LOOP
-          a_var := a_var || '(return)'::text; a_val := a_val || regexp_replace(regexp_replace(st, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
+        it := storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''));
+        FOR k IN 1 .. cardinality(it) LOOP
+          r_pos := r_pos || k; r_how := r_how || 'assign'::text;
+          r_val := r_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
         END LOOP;
       END IF;
     END IF;
@@ -297,28 +358,138 @@ BEGIN
 
   IF lang = 'plpgsql' THEN
     FOR v IN
-      SELECT DISTINCT m1[1] AS name, m1[3] || CASE WHEN m1[4] IS NULL THEN '' ELSE '[]' END AS typ
+      SELECT DISTINCT m1[1] AS name, m1[3] || CASE WHEN m1[4] IS NULL THEN '' ELSE '[]' END AS typ, false AS param
         FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
              unnest(string_to_array(blk.b[1], ';')) AS d(decl),
              regexp_match(d.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?(integer|int4|int|smallint|int2)\s*(\[\s*\])?(\s|$|:|not\M|default\M)') AS m1
+      UNION
+      -- OUT and INOUT parameters are variables of the function too
+      SELECT lower(u.n), format_type(u.t, NULL), true
+        FROM unnest(res_name, res_type) AS u(n, t)
+       WHERE u.n <> '' AND (SELECT p.proallargtypes IS NOT NULL FROM pg_proc p WHERE p.oid = fn)
+         AND u.t IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
        ORDER BY 1
     LOOP
       IF EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
                   WHERE a.var = v.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]')) THEN
         RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
-          fn, 0, format('variable %s (%s)', v.name, replace(replace(v.typ, 'int4', 'integer'), 'int2', 'smallint')),
+          fn, 0, format('%s %s (%s)', CASE WHEN v.param THEN 'OUT parameter' ELSE 'variable' END, v.name,
+                        replace(replace(v.typ, 'int4', 'integer'), 'int2', 'smallint')),
           caller, 'past 2^31', via);
       END IF;
     END LOOP;
   END IF;
-  IF EXISTS (SELECT 1 FROM pg_proc p WHERE p.oid = fn AND p.proallargtypes IS NULL
-                AND p.prorettype IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype))
-     AND EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
-                  WHERE a.var = '(return)' AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]')) THEN
-    RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
-      fn, 0, format('return type %s', (SELECT format_type(prorettype, NULL) FROM pg_proc WHERE oid = fn)),
-      caller, 'past 2^31', via);
-  END IF;
+  -- result columns: an integer column at a position where the output has the value
+  FOR v IN
+    SELECT r.pos, r.how, res_name[r.pos] AS name, res_type[r.pos] AS typ,
+           storagelab_internal.bigint_migration_arg_class(r.val, carrier) AS cls
+      FROM unnest(r_pos, r_val, r_how) AS r(pos, val, how)
+     WHERE r.pos <= cardinality(res_type)
+       AND res_type[r.pos] IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
+       AND storagelab_internal.bigint_migration_arg_class(r.val, carrier) IS NOT NULL
+     ORDER BY r.pos, r.how DESC
+  LOOP
+    CONTINUE WHEN (v.cls = 'bigint[]') <> (v.typ IN ('int2[]'::regtype, 'int4[]'::regtype));
+    o := storagelab_internal.bigint_migration_hazard_row(
+      fn, 0, CASE WHEN cardinality(res_type) = 1 AND res_name[1] = '' THEN format('return type %s', format_type(v.typ, NULL))
+                  ELSE format('result column %s%s (%s)', v.pos, coalesce(' ' || quote_ident(nullif(v.name, '')), ''), format_type(v.typ, NULL)) END,
+      caller, CASE WHEN v.how = 'query' AND v.cls <> 'cast' THEN 'immediately' ELSE 'past 2^31' END, via);
+    IF o.hazard_fails = 'immediately' THEN
+      -- not a call that no longer resolves: the query's row no longer matches the declared one
+      o.sqlstate := '42804';
+      o.handling := format('returns %s from %s in RETURN QUERY where the function declares %s: every call fails at once (structure of query does not match function result type)',
+                           via, caller, format_type(v.typ, NULL));
+      o.hint := 'declare the result column bigint (its callers then receive bigint), or cast the value in the query; storagelab does not change result types';
+    END IF;
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+
+-- Hazards in what one function writes: INSERT INTO t (cols) VALUES (...) or
+-- SELECT ..., INSERT INTO t VALUES/SELECT (t's columns in order) and UPDATE
+-- t SET col = ..., where the converted value goes into a smallint or integer
+-- column (or an array of them) of a table outside the migration: an audit
+-- or log table without a foreign key.  The write fails past 2^31 (the
+-- assignment cast).  The table is found by name (and schema when the source
+-- gives one); every table of that name that has such a column is listed.
+CREATE FUNCTION storagelab_internal.bigint_migration_write_hazards(fn oid, src text, carrier text, stmt_filter text, caller text, via text,
+                                                                  objs storagelab.bigint_migration_object[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  st    text;
+  m     text[];
+  tname text;
+  cols  text[];
+  vals  text[];
+  k     int;
+  depth int;
+  t     record;
+  o     storagelab.bigint_migration_object;
+BEGIN
+  FOREACH st IN ARRAY string_to_array(src, ';') LOOP
+    CONTINUE WHEN st !~ carrier OR (stmt_filter IS NOT NULL AND st !~ stmt_filter);
+    st := regexp_replace(st, '\s+', ' ', 'g');
+    cols := NULL; vals := NULL;
+    m := regexp_match(st, '\minsert into ([a-z_][a-z0-9_$]*(\.[a-z_][a-z0-9_$]*)?)( as [a-z_][a-z0-9_$]*)? ?(\(([^()]*)\))? ?(overriding [a-z]+ value )?(values ?\((.*)|select (.*))$');
+    IF m IS NOT NULL THEN
+      tname := m[1];
+      cols := CASE WHEN m[5] IS NOT NULL THEN storagelab_internal.bigint_migration_split(regexp_replace(m[5], '[\s"]+', '', 'g')) END;
+      IF m[8] IS NOT NULL THEN
+        -- the first row of VALUES: up to its closing parenthesis
+        depth := 1; k := 0;
+        WHILE depth > 0 AND k < length(m[8]) LOOP
+          k := k + 1;
+          depth := depth + CASE substr(m[8], k, 1) WHEN '(' THEN 1 WHEN ')' THEN -1 ELSE 0 END;
+        END LOOP;
+        vals := storagelab_internal.bigint_migration_split(left(m[8], k - 1));
+      ELSE
+        vals := storagelab_internal.bigint_migration_split(regexp_replace(
+                  (regexp_match(m[9], '^(distinct |all )?(.*?)( (from|where|group|order|limit|on conflict|returning)\M.*)?$'))[2], '\s+as\s+[a-z_0-9$]+(,|$)', '\1', 'g'));
+      END IF;
+    ELSE
+      m := regexp_match(st, '\mupdate (only )?([a-z_][a-z0-9_$]*(\.[a-z_][a-z0-9_$]*)?)( as)?( [a-z_][a-z0-9_$]*)? set (.*?)( (from|where|returning)\M.*)?$');
+      IF m IS NOT NULL THEN
+        tname := m[2];
+        SELECT array_agg(split_part(x, '=', 1) ORDER BY n), array_agg(substr(x, strpos(x, '=') + 1) ORDER BY n) INTO cols, vals
+          FROM unnest(storagelab_internal.bigint_migration_split(m[6])) WITH ORDINALITY AS u(x, n)
+         WHERE x ~ '^[a-z_][a-z0-9_$]*\s*=';
+        cols := ARRAY(SELECT btrim(c) FROM unnest(cols) c);
+      END IF;
+    END IF;
+    CONTINUE WHEN vals IS NULL;
+    FOR k IN 1 .. cardinality(vals) LOOP
+      vals[k] := regexp_replace(vals[k], '[\s"]+', '', 'g');
+      CONTINUE WHEN storagelab_internal.bigint_migration_arg_class(vals[k], carrier) IS DISTINCT FROM 'bigint'
+                AND storagelab_internal.bigint_migration_arg_class(vals[k], carrier) IS DISTINCT FROM 'bigint[]';
+      FOR t IN
+        SELECT c.oid AS relid, a.attname, a.atttypid
+          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+         WHERE c.relname = split_part(tname, '.', -1) AND (tname !~ '\.' OR n.nspname = split_part(tname, '.', 1))
+           AND c.relkind IN ('r', 'p', 'f')
+           AND CASE WHEN cols IS NULL
+                    THEN a.attnum = (SELECT b.attnum FROM pg_attribute b WHERE b.attrelid = c.oid AND b.attnum > 0 AND NOT b.attisdropped
+                                      ORDER BY b.attnum OFFSET k - 1 LIMIT 1)
+                    ELSE a.attname = cols[k] END
+           AND a.atttypid = ANY (CASE WHEN storagelab_internal.bigint_migration_arg_class(vals[k], carrier) = 'bigint[]'
+                                      THEN ARRAY['int2[]'::regtype, 'int4[]'::regtype]::oid[]
+                                      ELSE ARRAY['int2'::regtype, 'int4'::regtype]::oid[] END)
+           AND NOT EXISTS (SELECT 1 FROM storagelab_internal.bigint_migration_converted(objs) v WHERE v.relid = c.oid AND v.attname = a.attname)
+         ORDER BY 1
+      LOOP
+        o := storagelab_internal.bigint_migration_hazard_row(
+          fn, 0, format('writes column %s.%I (%s)', storagelab_internal.bigint_migration_qname(t.relid), t.attname, format_type(t.atttypid, NULL)),
+          caller, 'past 2^31', via);
+        o.hint := format('convert %s.%I to bigint too (in the same script: bigint_migration_group_script() with both columns), or cast in the writer',
+                         storagelab_internal.bigint_migration_qname(t.relid), t.attname);
+        RETURN NEXT o;
+      END LOOP;
+    END LOOP;
+  END LOOP;
 END
 $fn$;
 
@@ -503,12 +674,15 @@ BEGIN
       UNION ALL
       SELECT * FROM storagelab_internal.bigint_migration_value_hazards(q_fn[i], q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i])
        WHERE q_fn[i] IS NOT NULL
+      UNION ALL
+      SELECT * FROM storagelab_internal.bigint_migration_write_hazards(q_fn[i], q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i], objs)
+       WHERE q_fn[i] IS NOT NULL
     LOOP
       CONTINUE WHEN format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller) = ANY (seen);
       seen := seen || format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller);
       res := res || h;
       -- a widened function passes its (now bigint) parameter on
-      IF h.hazard_fails = 'immediately' AND q_lvl[i] < 8 AND storagelab_internal.bigint_migration_widenable(h.objid)
+      IF h.hazard_fails = 'immediately' AND h.objsubid > 0 AND q_lvl[i] < 8 AND storagelab_internal.bigint_migration_widenable(h.objid)
          AND format('%s:%s', h.objid, h.objsubid) <> ALL (seen) THEN
         seen := seen || format('%s:%s', h.objid, h.objsubid);
         q_fn := q_fn || h.objid; q_src := q_src || NULL::text; q_filter := q_filter || NULL::text;
@@ -527,7 +701,7 @@ BEGIN
   RETURN QUERY
     SELECT w.*
       FROM (SELECT x.objid, array_agg(DISTINCT x.objsubid) AS argnos FROM unnest(res) x
-             WHERE x.hazard_fails = 'immediately' AND storagelab_internal.bigint_migration_widenable(x.objid)
+             WHERE x.hazard_fails = 'immediately' AND x.objsubid > 0 AND storagelab_internal.bigint_migration_widenable(x.objid)
              GROUP BY x.objid) g,
            LATERAL storagelab_internal.bigint_migration_widened_row(g.objid, g.argnos, objs) w;
 END
@@ -546,7 +720,8 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   det  text;
-  fns  text;
+  fns  text;   -- functions whose parameters must widen
+  rets text;   -- functions whose result columns must widen (not done by storagelab)
 BEGIN
   IF function_hazards IS NULL THEN
     RAISE EXCEPTION 'function_hazards must not be NULL' USING ERRCODE = 'null_value_not_allowed',
@@ -556,22 +731,30 @@ BEGIN
       HINT = 'Valid values are ''refuse'', ''widen'' and ''accept''.';
   END IF;
   SELECT string_agg(x.identity || ' ' || x.handling, E'\n' ORDER BY x.identity, x.hazard_caller),
-         string_agg(DISTINCT x.objid::regprocedure::text, ', ')
-    INTO det, fns
+         string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.objsubid > 0),
+         string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.objsubid = 0)
+    INTO det, fns, rets
     FROM unnest(objs) x WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately';
   IF function_hazards = 'refuse' AND det IS NOT NULL THEN
     RAISE EXCEPTION 'the migration would break functions that receive the converted values'
       USING ERRCODE = 'dependent_objects_still_exist',
             DETAIL = det,
-            HINT = format('Generate the script with function_hazards => ''widen'' to re-create %s with bigint parameters in the same transaction, '
-                          'or with function_hazards => ''accept'' to change them yourself.', fns);
+            HINT = CASE WHEN rets IS NULL
+                        THEN format('Generate the script with function_hazards => ''widen'' to re-create %s with bigint parameters in the same transaction, '
+                                    'or with function_hazards => ''accept'' to change them yourself.', fns)
+                        ELSE format('Declare the result columns of %s bigint (or cast the value in the query) by hand, then generate the script again; '
+                                    'or generate it with function_hazards => ''accept'' and change them in the same maintenance window.', rets) END;
   END IF;
   IF function_hazards = 'widen' THEN
     SELECT string_agg(d, E'\n' ORDER BY d) INTO det FROM (
       SELECT x.identity || ' (called by ' || x.hazard_caller || '): storagelab cannot re-create it (built in, in an extension, not PL/pgSQL or SQL, or with a SQL-standard body)' AS d
         FROM unnest(objs) x
-       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately'
+       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately' AND x.objsubid > 0
          AND NOT storagelab_internal.bigint_migration_widenable(x.objid)
+      UNION ALL
+      SELECT x.identity || ' (' || x.hazard_caller || '): widening changes parameters only, not what a function returns'
+        FROM unnest(objs) x
+       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately' AND x.objsubid = 0
       UNION ALL
       SELECT x.blocker FROM unnest(objs) x WHERE x.kind = 'widened_function' AND x.blocker IS NOT NULL) y;
     IF det IS NOT NULL THEN
@@ -714,7 +897,13 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_hazard_row(oid, int, te
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_call_hazards(text, text, text, text, text) IS
   'function hazards in the calls of one source: the converted value passed to a smallint/integer parameter';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_value_hazards(oid, text, text, text, text, text) IS
-  'function hazards inside one function: smallint/integer PL/pgSQL variables and return types that receive the converted value';
+  'function hazards inside one function: smallint/integer PL/pgSQL variables, OUT parameters, return types and result columns (RETURNS TABLE, composite types, RETURN QUERY) that receive the converted value';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_write_hazards(oid, text, text, text, text, text, storagelab.bigint_migration_object[]) IS
+  'function hazards in what one function writes: the converted value inserted or updated into a smallint/integer column of a table outside the migration';
+COMMENT ON FUNCTION storagelab_internal.function_result_columns(oid) IS
+  'the result columns of a function in order: OUT/INOUT/TABLE parameters, else the attributes of a CREATE TYPE composite return type, else the return type';
+COMMENT ON FUNCTION storagelab_internal.return_query_items(text) IS
+  'the select-list items of each PL/pgSQL RETURN QUERY SELECT in a scrubbed source, by position';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_split(text) IS
   'a list split at its top-level commas, items trimmed';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_converted(storagelab.bigint_migration_object[]) IS
@@ -773,7 +962,9 @@ COMMENT ON FUNCTION storagelab_internal.type_change_accepts(oid, oid, boolean) I
 -- hazard: the value passed to a function (or an ARRAY[] of it) no overload
 -- of which takes the new type while one took the old, or compared (=, <>,
 -- <, ...) with a parameter or declared variable when no operator takes the
--- new type with it while one took the old.  Both fail at once (42883).
+-- new type with it while one took the old (42883), or returned by a
+-- PL/pgSQL RETURN QUERY in a result column declared with the old type
+-- (42804).  All fail at once.
 -- One row per function that reads a changed column, hazard NULL when none
 -- was found in it.
 CREATE FUNCTION storagelab_internal.type_change_function_hazards(relation regclass, changes jsonb)
@@ -898,6 +1089,19 @@ BEGIN
         found_one := true;
         RETURN NEXT;
       END LOOP;
+      -- RETURN QUERY: each column of the query must have the declared type exactly
+      FOR k IN
+        SELECT DISTINCT q.pos, c.name
+          FROM storagelab_internal.return_query_items(array_to_string(stmts, ';')) q
+          JOIN storagelab_internal.function_result_columns(r.f) c ON c.pos = q.pos
+         WHERE q.item ~ ('^\(*(' || car || ')\)*$') AND c.typ = o_t
+         ORDER BY 1
+      LOOP
+        hazard := format('returns %s (%s) in RETURN QUERY as result column %s%s, declared %s: every call fails (structure of query does not match function result type)',
+                         column_name, new_type, k.pos, coalesce(' ' || quote_ident(nullif(k.name, '')), ''), old_type);
+        found_one := true;
+        RETURN NEXT;
+      END LOOP;
       IF NOT found_one THEN
         hazard := NULL;
         RETURN NEXT;
@@ -907,4 +1111,4 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.type_change_function_hazards(regclass, jsonb) IS
-  'functions reading retyped columns of a table (trigger functions with NEW/OLD, functions naming the table), each with the calls and comparisons that no function or operator takes with the new type (fail at once), hazard NULL when none';
+  'functions reading retyped columns of a table (trigger functions with NEW/OLD, functions naming the table), each with the calls and comparisons that no function or operator takes with the new type and the RETURN QUERY columns declared with the old type (fail at once), hazard NULL when none';

@@ -66,7 +66,9 @@ BEGIN
     SELECT CASE a.attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
                              WHEN 'm' THEN 'main' WHEN 'p' THEN 'plain' END AS storage,
            CASE a.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END AS compression,
-           c.reltoastrelid
+           c.reltoastrelid,
+           -- ALTER TABLE refuses system catalogs (pg_largeobject, say)
+           c.relnamespace = 'pg_catalog'::regnamespace AS is_catalog
       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
      WHERE a.attrelid = $1 AND a.attname = $2 AND NOT a.attisdropped
   ), p AS (
@@ -96,6 +98,8 @@ BEGIN
     FROM p,
     LATERAL (
       SELECT CASE
+        WHEN p.is_catalog THEN
+          'keep: a system catalog, whose storage and compression cannot be changed'
         WHEN p.large_values = 0 THEN
           'keep: no value reaches the ~2 kB TOAST threshold'
         WHEN p.storage IN ('extended', 'main')
@@ -108,11 +112,18 @@ BEGIN
              AND p.lz4_available AND p.pglz_values > 0
              AND p.large_compressed >= 0.2 * p.large_values THEN
           'SET COMPRESSION lz4: lz4 compresses and decompresses several times faster than pglz'
+        -- the reasons to keep a setting, the state the advice above leads to
+        WHEN p.storage = 'external'
+             AND p.large_incompressible >= 0.8 * p.large_values THEN
+          'keep: most large values are compressed already, and EXTERNAL stores them as they are'
+        WHEN p.storage IN ('extended', 'main')
+             AND p.large_incompressible <= 0.2 * p.large_values THEN
+          'keep: the large values are compressible, and the column compresses new ones'
         ELSE
           'keep: the large values mix compressed and compressible content'
         END AS advice,
         CASE
-        WHEN p.large_values = 0 THEN 'none'
+        WHEN p.is_catalog OR p.large_values = 0 THEN 'none'
         WHEN p.storage IN ('extended', 'main')
              AND p.large_incompressible >= 0.8 * p.large_values THEN
           'writes skip compressing; substr() reads only its chunks; existing values change when rewritten'
@@ -190,18 +201,25 @@ CREATE VIEW storagelab.bytea_storage AS
                    c.oid, a.attname, storagelab_internal.setting('toast.view_sample_rows')::integer)
            WHERE l.status = 'ok'
           OFFSET 0) p ON true
-   WHERE a.atttypid = 'bytea'::regtype
+   WHERE a.atttypid IN (  -- bytea, and domains over it (over those too)
+           WITH RECURSIVE bt(oid) AS (
+             SELECT 'bytea'::regtype::oid
+             UNION
+             SELECT ty.oid FROM pg_type ty JOIN bt ON ty.typbasetype = bt.oid WHERE ty.typtype = 'd'
+           ) SELECT bt.oid FROM bt)
      AND c.relkind IN ('r', 'm')
      AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'heap')
      -- an unlogged table has no data on a standby
      AND NOT (c.relpersistence = 'u' AND pg_is_in_recovery())
      AND (c.relpersistence <> 't' OR c.relnamespace = pg_my_temp_schema())
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
-     AND has_table_privilege(c.oid, 'SELECT');
+     AND has_table_privilege(c.oid, 'SELECT')
+     -- as pg_stats: no profile of rows a policy hides from the caller
+     AND NOT (c.relrowsecurity AND row_security_active(c.oid));
 COMMENT ON VIEW storagelab.bytea_storage IS
   'every bytea column the caller may SELECT from: advice, sizes and the headline figures of a sampled toast_profile() (at most toast.view_sample_rows rows and value prefixes per column; a table locked by another session has status locked, not waited for; unlogged tables are left out on a standby); needs pg_stat_scan_tables';
 COMMENT ON COLUMN storagelab.bytea_storage.relation IS 'the table or materialized view (partitions are listed one by one)';
-COMMENT ON COLUMN storagelab.bytea_storage.column_name IS 'the bytea column';
+COMMENT ON COLUMN storagelab.bytea_storage.column_name IS 'the bytea column (or column of a domain over bytea)';
 COMMENT ON COLUMN storagelab.bytea_storage.advice IS 'SET STORAGE EXTERNAL / EXTENDED, SET COMPRESSION lz4, or keep, with the reason (figures in the other columns)';
 COMMENT ON COLUMN storagelab.bytea_storage.storage IS 'storage strategy: extended, external, main or plain';
 COMMENT ON COLUMN storagelab.bytea_storage.effective_compression IS 'method new values get: compression, else default_toast_compression';
@@ -211,7 +229,7 @@ COMMENT ON COLUMN storagelab.bytea_storage.table_bytes IS 'size of the table''s 
 COMMENT ON COLUMN storagelab.bytea_storage.table_pretty IS 'table_bytes, pg_size_pretty';
 COMMENT ON COLUMN storagelab.bytea_storage.evidence IS 'sampled (part of the table''s pages read) or exact (all of them)';
 COMMENT ON COLUMN storagelab.bytea_storage.sample_rows IS 'rows profiled';
-COMMENT ON COLUMN storagelab.bytea_storage.large_values IS 'profiled values of at least ~2 kB (TOAST_TUPLE_THRESHOLD), the ones storage settings affect';
+COMMENT ON COLUMN storagelab.bytea_storage.large_values IS 'profiled values of at least ~2 kB (TOAST_TUPLE_THRESHOLD) or stored compressed or out of line, the ones storage settings affect';
 COMMENT ON COLUMN storagelab.bytea_storage.large_incompressible IS 'large values whose content is already compressed (magic bytes) or has a high-entropy prefix';
 COMMENT ON COLUMN storagelab.bytea_storage.pglz_values IS 'profiled values compressed with pglz';
 COMMENT ON COLUMN storagelab.bytea_storage.lz4_values IS 'profiled values compressed with lz4';
@@ -245,7 +263,9 @@ DECLARE
   lock_to     text := storagelab_internal.setting('scripts.lock_timeout');
   retries     int  := storagelab_internal.setting('scripts.lock_retries')::int;
   typ         text;
+  base_typ    oid;
   rewrite_expr text;
+  set_list    text;            -- the rewrite's SET clause
   rewrite_cond text;
   col         text := quote_ident(column_name);
   out         text;
@@ -273,19 +293,49 @@ BEGIN
             HINT = 'Pass the name of one of the table''s columns, as stored (case-sensitive).';
   END IF;
   typ := format_type(att.atttypid, NULL);
+  -- A domain is handled as the type it is built on (domains over domains
+  -- too): the rewrite's value is of that type and is assigned back to the
+  -- domain column, which checks the domain's constraints.
+  WITH RECURSIVE d(oid, base) AS (
+    SELECT ty.oid, ty.typbasetype FROM pg_type ty WHERE ty.oid = att.atttypid
+    UNION ALL
+    SELECT ty.oid, ty.typbasetype FROM pg_type ty JOIN d ON ty.oid = d.base
+  )
+  SELECT d.oid INTO base_typ FROM d WHERE d.base = 0;
   -- Names are interpolated into comment lines too: there, line breaks in a
   -- (quoted) name become spaces, so that no name can end a comment.
-  rewrite_expr := CASE att.atttypid
+  rewrite_expr := CASE base_typ
     WHEN 'bytea'::regtype   THEN format('%s || ''''::bytea', col)
     WHEN 'text'::regtype    THEN format('%s || ''''::text', col)
     WHEN 'varchar'::regtype THEN format('%s || ''''::text', col)
     WHEN 'jsonb'::regtype   THEN format('%s::text::jsonb', col)
+    WHEN 'json'::regtype    THEN format('%s::text::json', col)   -- json keeps its text as it is
     END;
   IF rewrite_expr IS NULL THEN
     RAISE EXCEPTION 'column "%" of relation "%" has type %, which storage_migration_script() does not handle', column_name, relation, typ
       USING ERRCODE = 'datatype_mismatch',
-            DETAIL = 'Supported types are bytea, text, character varying and jsonb.',
+            DETAIL = 'Supported types are bytea, text, character varying, json and jsonb, and domains over them.',
             HINT = 'Write ALTER TABLE ... ALTER COLUMN ... SET STORAGE by hand for other types.';
+  END IF;
+  set_list := format('%s = %s', col, rewrite_expr);
+  IF att.attgenerated <> '' THEN
+    -- A generated column cannot be assigned: assigning the columns its
+    -- expression reads to themselves makes PostgreSQL compute it anew (a new
+    -- value, stored as the new setting says).
+    SELECT string_agg(format('%1$I = %1$I', r.attname), ', ' ORDER BY r.attnum) INTO set_list
+      FROM pg_attrdef ad
+      JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
+      JOIN pg_attribute r ON r.attrelid = dep.refobjid AND r.attnum = dep.refobjsubid
+     WHERE ad.adrelid = relation AND ad.adnum = att.attnum
+       AND dep.refclassid = 'pg_class'::regclass AND dep.refobjid = relation
+       AND dep.refobjsubid > 0 AND dep.refobjsubid <> att.attnum AND NOT r.attisdropped
+       AND r.attidentity <> 'a';  -- GENERATED ALWAYS AS IDENTITY can only be set to DEFAULT
+    IF att.attgenerated <> 's' OR (rewrite_existing AND set_list IS NULL) THEN
+      RAISE EXCEPTION 'column "%" of relation "%" is a generated column whose values storage_migration_script() cannot rewrite', column_name, relation
+        USING ERRCODE = 'feature_not_supported',
+              DETAIL = 'Only a stored generated column whose expression reads other columns (not identity columns GENERATED ALWAYS) is rewritten: the script assigns those columns to themselves.',
+              HINT = 'Write ALTER TABLE ... ALTER COLUMN ... SET STORAGE by hand.';
+    END IF;
   END IF;
 
   -- The DO blocks below are dollar-quoted; names must not end them early.
@@ -318,10 +368,15 @@ BEGIN
 
   rewrite_cond := CASE
     WHEN target = 'external' THEN format('pg_catalog.pg_column_compression(%s) IS NOT NULL', col)
+    -- pg_column_size(), not octet_length(): it takes any type (jsonb has no
+    -- octet_length) and, like octet_length(), reads a value's header only.
+    -- An uncompressed value's stored size is its length plus its header; a
+    -- value compressed with the other method differs from the target at
+    -- any size.
     WHEN method IS NOT NULL THEN format(
-      '(pg_catalog.pg_column_compression(%1$s) IS DISTINCT FROM %2$L AND pg_catalog.octet_length(%1$s) >= %3$s)',
+      '(pg_catalog.pg_column_compression(%1$s) IS DISTINCT FROM %2$L AND (pg_catalog.pg_column_compression(%1$s) IS NOT NULL OR pg_catalog.pg_column_size(%1$s) >= %3$s))',
       col, method, 2032)
-    ELSE format('(pg_catalog.pg_column_compression(%1$s) IS NULL AND pg_catalog.octet_length(%1$s) >= %2$s)', col, 2032)
+    ELSE format('(pg_catalog.pg_column_compression(%1$s) IS NULL AND pg_catalog.pg_column_size(%1$s) >= %2$s)', col, 2032)
     END;
 
   out := format(E'-- storagelab %s: storage migration script\n'
@@ -410,8 +465,13 @@ BEGIN
                          '-- new setting (%s), 1,000 pages per transaction.  Takes ROW EXCLUSIVE on the\n'
                          '-- table and row locks on the rewritten rows; fires UPDATE triggers; writes WAL and\n'
                          '-- dead row versions (the table and its TOAST table grow until VACUUM).  Resumable:\n'
-                         '-- run it again and values already rewritten are skipped.\n',
-                         step, translate(col, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), translate(rewrite_cond, E'\n\r', '  '));
+                         '-- run it again and values already rewritten are skipped%s\n',
+                         step, translate(col, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), translate(rewrite_cond, E'\n\r', '  '),
+                         -- a value compression does not shrink is stored uncompressed
+                         -- again: it still looks like one to rewrite
+                         CASE WHEN target = 'external' THEN '.' ELSE
+                           E', except those that stay\n-- uncompressed (content compressed already, or that compression does not shrink):\n'
+                           '-- they look unchanged, and every run rewrites them again.' END);
     out := out || format(
       E'DO $rewrite$\nDECLARE\n'
       '  batch_pages constant bigint := 1000;\n'
@@ -423,12 +483,12 @@ BEGIN
       '  WHILE first_page <= last_page LOOP\n',
       t.r::text)
       || storagelab_internal.retry_loop(format(
-           E'        UPDATE ONLY %1$s SET %2$s = %3$s\n'
+           E'        UPDATE ONLY %1$s SET %2$s\n'
            '         WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
            '           AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid\n'
-           '           AND %4$s;\n'
+           '           AND %3$s;\n'
            '        GET DIAGNOSTICS n = ROW_COUNT;\n',
-           t.r, col, rewrite_expr, rewrite_cond), retries,
+           t.r, set_list, rewrite_cond), retries,
            'Other sessions keep rows of the table locked: run the script again; rewritten values are skipped.')
       || format(
       E'    COMMIT;\n'

@@ -435,8 +435,9 @@ COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
 
 -- Refuses a type change that breaks a function reading the column
 -- (storagelab_internal.type_change_function_hazards, part 28): a call or a
--- comparison that no function or operator takes with the new type fails at
--- once after the change.  2BP01, every such function named in the detail.
+-- comparison that no function or operator takes with the new type, or a
+-- RETURN QUERY column declared with the old type, fails at once after the
+-- change.  2BP01, every such function named in the detail.
 CREATE FUNCTION storagelab_internal.layout_function_check(relation regclass, changes jsonb)
 RETURNS void
 LANGUAGE plpgsql STABLE
@@ -451,12 +452,12 @@ BEGIN
   IF det IS NOT NULL THEN
     RAISE EXCEPTION 'the type changes would break functions that use the changed columns of %', relation
       USING ERRCODE = 'dependent_objects_still_exist', DETAIL = det,
-            HINT = 'Change those functions first (cast the value where it is passed or compared, or add an overload for the new type), or give the column its current type in column_types.';
+            HINT = 'Change those functions first (cast the value where it is passed, compared or returned, add an overload for the new type, or declare the result column with it), or give the column its current type in column_types.';
   END IF;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_function_check(regclass, jsonb) IS
-  'refuses (2BP01, naming them) a layout plan whose type changes break functions that read the changed columns: calls and comparisons no function or operator takes with the new type';
+  'refuses (2BP01, naming them) a layout plan whose type changes break functions that read the changed columns: calls and comparisons no function or operator takes with the new type, RETURN QUERY columns declared with the old type';
 
 -- Header lines: the functions that read the changed columns, checked.
 CREATE FUNCTION storagelab_internal.layout_function_header(relation regclass, changes jsonb)

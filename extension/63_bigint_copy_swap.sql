@@ -400,8 +400,7 @@ DECLARE
   swapped text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(back) x);
   copied  text := format('(SELECT count(*) FROM storagelab.bigint_migration_progress p WHERE p.migration = %L AND p.done) = %s',
                          mid, jsonb_array_length(fwd));
-  indexed text := (SELECT string_agg(format('EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = to_regclass(%L))', x->>'target'), ' AND ')
-                     FROM jsonb_array_elements(fwd) x WHERE x->'key' <> 'null');
+  indexed text;
   locks   text;
   s       text := '';
   apply_f text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x);
@@ -426,7 +425,19 @@ BEGIN
                        WHERE NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)),
             HINT = 'Use the blocking mode.';
   END IF;
-  indexed := coalesce(indexed, 'true');
+  -- phase index has run when every index it builds exists (the copy of each valid index of every old
+  -- table and partition, named by rewrite_index_name) and every NOT VALID CHECK constraint it adds
+  indexed := coalesce((SELECT string_agg(c, ' AND ' ORDER BY c) FROM (
+                 SELECT format('to_regclass(%L) IS NOT NULL', format('%I.%I', n.nspname, storagelab_internal.rewrite_index_name(i.indexrelid))) AS c
+                   FROM storagelab_internal.rewrite_members(roots) m
+                   JOIN pg_index i ON i.indrelid = m.relid AND i.indisvalid
+                   JOIN pg_class x ON x.oid = i.indexrelid JOIN pg_namespace n ON n.oid = x.relnamespace
+                 UNION ALL
+                 SELECT format('EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = to_regclass(%L) AND k.conname = %L)',
+                               format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', m.relid)), k.conname)
+                   FROM storagelab_internal.rewrite_members(roots) m
+                   JOIN pg_constraint k ON k.conrelid = m.relid AND k.contype = 'c' AND NOT k.convalidated AND k.coninhcount = 0
+                   JOIN pg_class x ON x.oid = m.relid JOIN pg_namespace n ON n.oid = x.relnamespace) q), 'true');
   -- a publication of all tables or of these schemas would publish the new tables and logs: refused by every phase that writes them
   guard := storagelab_internal.rewrite_online_publication_guard(ARRAY(
              SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
@@ -561,7 +572,9 @@ DECLARE
   back_post text[] := '{}';
   swap_end  text[] := '{}';
 BEGIN
-  PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
+  -- a partition-key column blocks ALTER COLUMN TYPE, not a new table
+  PERFORM storagelab_internal.bigint_migration_refuse(
+    ARRAY(SELECT x FROM unnest(objs) x WHERE x.kind <> 'blocker' OR x.handling IS DISTINCT FROM 'partition key'), '{}', 'blocking');
   objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
   -- in the swap, around the dependent objects: the functions to widen
   -- (checked unchanged since generation, dropped, created with bigint

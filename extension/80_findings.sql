@@ -72,8 +72,10 @@ LANGUAGE plpgsql VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
-  -- a table locked by another session is skipped, not waited for
+  -- a table locked by another session is skipped, not waited for; one
+  -- whose policies hide rows from the caller too (toast_census refuses it)
   IF pg_has_role('pg_stat_scan_tables', 'USAGE')
+     AND NOT row_security_active(relation)
      AND storagelab_internal.toast_lock_nowait(relation) = 'ok' THEN
     SELECT c.rows_scanned, c.sampled, c.large_values, c.large_incompressible
       INTO rows_scanned, sampled, large_values, large_incompressible
@@ -82,7 +84,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.findings_toast_sample(regclass, name, integer) IS
-  'toast_census() counts for storagelab.findings: NULLs when the caller lacks pg_stat_scan_tables or the table is locked';
+  'toast_census() counts for storagelab.findings: NULLs when the caller lacks pg_stat_scan_tables, the table is locked or row-level security is active for the caller';
 
 -- visibility: the visibility map of the tables whose statistics show pages
 -- that are not all-visible (or that were loaded and never analyzed), and
@@ -149,8 +151,14 @@ WITH cfg AS MATERIALIZED (
     FROM pg_catalog.pg_attribute a
     JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-   WHERE a.atttypid = 'pg_catalog.bytea'::pg_catalog.regtype AND a.attnum > 0
-     AND NOT a.attisdropped AND a.attstorage IN ('x', 'm')
+   WHERE a.atttypid IN (  -- bytea, and domains over it (over those too)
+           WITH RECURSIVE bt(oid) AS (
+             SELECT 'pg_catalog.bytea'::pg_catalog.regtype::pg_catalog.oid
+             UNION
+             SELECT ty.oid FROM pg_catalog.pg_type ty JOIN bt ON ty.typbasetype = bt.oid
+              WHERE ty.typtype = 'd'
+           ) SELECT bt.oid FROM bt)
+     AND a.attnum > 0 AND NOT a.attisdropped AND a.attstorage IN ('x', 'm')
      AND c.relkind = 'r' AND c.reltoastrelid <> 0 AND c.relpersistence <> 't'
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab', 'storagelab_internal')
      AND pg_catalog.pg_has_role('pg_stat_scan_tables', 'USAGE')

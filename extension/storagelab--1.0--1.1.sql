@@ -580,7 +580,9 @@ BEGIN
     SELECT CASE a.attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
                              WHEN 'm' THEN 'main' WHEN 'p' THEN 'plain' END AS storage,
            CASE a.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END AS compression,
-           c.reltoastrelid
+           c.reltoastrelid,
+           -- ALTER TABLE refuses system catalogs (pg_largeobject, say)
+           c.relnamespace = 'pg_catalog'::regnamespace AS is_catalog
       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
      WHERE a.attrelid = $1 AND a.attname = $2 AND NOT a.attisdropped
   ), p AS (
@@ -610,6 +612,8 @@ BEGIN
     FROM p,
     LATERAL (
       SELECT CASE
+        WHEN p.is_catalog THEN
+          'keep: a system catalog, whose storage and compression cannot be changed'
         WHEN p.large_values = 0 THEN
           'keep: no value reaches the ~2 kB TOAST threshold'
         WHEN p.storage IN ('extended', 'main')
@@ -622,11 +626,18 @@ BEGIN
              AND p.lz4_available AND p.pglz_values > 0
              AND p.large_compressed >= 0.2 * p.large_values THEN
           'SET COMPRESSION lz4: lz4 compresses and decompresses several times faster than pglz'
+        -- the reasons to keep a setting, the state the advice above leads to
+        WHEN p.storage = 'external'
+             AND p.large_incompressible >= 0.8 * p.large_values THEN
+          'keep: most large values are compressed already, and EXTERNAL stores them as they are'
+        WHEN p.storage IN ('extended', 'main')
+             AND p.large_incompressible <= 0.2 * p.large_values THEN
+          'keep: the large values are compressible, and the column compresses new ones'
         ELSE
           'keep: the large values mix compressed and compressible content'
         END AS advice,
         CASE
-        WHEN p.large_values = 0 THEN 'none'
+        WHEN p.is_catalog OR p.large_values = 0 THEN 'none'
         WHEN p.storage IN ('extended', 'main')
              AND p.large_incompressible >= 0.8 * p.large_values THEN
           'writes skip compressing; substr() reads only its chunks; existing values change when rewritten'
@@ -684,18 +695,25 @@ CREATE VIEW storagelab.bytea_storage AS
                    c.oid, a.attname, storagelab_internal.setting('toast.view_sample_rows')::integer)
            WHERE l.status = 'ok'
           OFFSET 0) p ON true
-   WHERE a.atttypid = 'bytea'::regtype
+   WHERE a.atttypid IN (  -- bytea, and domains over it (over those too)
+           WITH RECURSIVE bt(oid) AS (
+             SELECT 'bytea'::regtype::oid
+             UNION
+             SELECT ty.oid FROM pg_type ty JOIN bt ON ty.typbasetype = bt.oid WHERE ty.typtype = 'd'
+           ) SELECT bt.oid FROM bt)
      AND c.relkind IN ('r', 'm')
      AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'heap')
      -- an unlogged table has no data on a standby
      AND NOT (c.relpersistence = 'u' AND pg_is_in_recovery())
      AND (c.relpersistence <> 't' OR c.relnamespace = pg_my_temp_schema())
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
-     AND has_table_privilege(c.oid, 'SELECT');
+     AND has_table_privilege(c.oid, 'SELECT')
+     -- as pg_stats: no profile of rows a policy hides from the caller
+     AND NOT (c.relrowsecurity AND row_security_active(c.oid));
 COMMENT ON VIEW storagelab.bytea_storage IS
   'every bytea column the caller may SELECT from: advice, sizes and the headline figures of a sampled toast_profile() (at most toast.view_sample_rows rows and value prefixes per column; a table locked by another session has status locked, not waited for; unlogged tables are left out on a standby); needs pg_stat_scan_tables';
 COMMENT ON COLUMN storagelab.bytea_storage.relation IS 'the table or materialized view (partitions are listed one by one)';
-COMMENT ON COLUMN storagelab.bytea_storage.column_name IS 'the bytea column';
+COMMENT ON COLUMN storagelab.bytea_storage.column_name IS 'the bytea column (or column of a domain over bytea)';
 COMMENT ON COLUMN storagelab.bytea_storage.advice IS 'SET STORAGE EXTERNAL / EXTENDED, SET COMPRESSION lz4, or keep, with the reason (figures in the other columns)';
 COMMENT ON COLUMN storagelab.bytea_storage.storage IS 'storage strategy: extended, external, main or plain';
 COMMENT ON COLUMN storagelab.bytea_storage.effective_compression IS 'method new values get: compression, else default_toast_compression';
@@ -705,7 +723,7 @@ COMMENT ON COLUMN storagelab.bytea_storage.table_bytes IS 'size of the table''s 
 COMMENT ON COLUMN storagelab.bytea_storage.table_pretty IS 'table_bytes, pg_size_pretty';
 COMMENT ON COLUMN storagelab.bytea_storage.evidence IS 'sampled (part of the table''s pages read) or exact (all of them)';
 COMMENT ON COLUMN storagelab.bytea_storage.sample_rows IS 'rows profiled';
-COMMENT ON COLUMN storagelab.bytea_storage.large_values IS 'profiled values of at least ~2 kB (TOAST_TUPLE_THRESHOLD), the ones storage settings affect';
+COMMENT ON COLUMN storagelab.bytea_storage.large_values IS 'profiled values of at least ~2 kB (TOAST_TUPLE_THRESHOLD) or stored compressed or out of line, the ones storage settings affect';
 COMMENT ON COLUMN storagelab.bytea_storage.large_incompressible IS 'large values whose content is already compressed (magic bytes) or has a high-entropy prefix';
 COMMENT ON COLUMN storagelab.bytea_storage.pglz_values IS 'profiled values compressed with pglz';
 COMMENT ON COLUMN storagelab.bytea_storage.lz4_values IS 'profiled values compressed with lz4';
@@ -1233,8 +1251,10 @@ LANGUAGE plpgsql VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
-  -- a table locked by another session is skipped, not waited for
+  -- a table locked by another session is skipped, not waited for; one
+  -- whose policies hide rows from the caller too (toast_census refuses it)
   IF pg_has_role('pg_stat_scan_tables', 'USAGE')
+     AND NOT row_security_active(relation)
      AND storagelab_internal.toast_lock_nowait(relation) = 'ok' THEN
     SELECT c.rows_scanned, c.sampled, c.large_values, c.large_incompressible
       INTO rows_scanned, sampled, large_values, large_incompressible
@@ -1243,7 +1263,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.findings_toast_sample(regclass, name, integer) IS
-  'toast_census() counts for storagelab.findings: NULLs when the caller lacks pg_stat_scan_tables or the table is locked';
+  'toast_census() counts for storagelab.findings: NULLs when the caller lacks pg_stat_scan_tables, the table is locked or row-level security is active for the caller';
 
 -- visibility: the visibility map of the tables whose statistics show pages
 -- that are not all-visible (or that were loaded and never analyzed), and
@@ -1310,8 +1330,14 @@ WITH cfg AS MATERIALIZED (
     FROM pg_catalog.pg_attribute a
     JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-   WHERE a.atttypid = 'pg_catalog.bytea'::pg_catalog.regtype AND a.attnum > 0
-     AND NOT a.attisdropped AND a.attstorage IN ('x', 'm')
+   WHERE a.atttypid IN (  -- bytea, and domains over it (over those too)
+           WITH RECURSIVE bt(oid) AS (
+             SELECT 'pg_catalog.bytea'::pg_catalog.regtype::pg_catalog.oid
+             UNION
+             SELECT ty.oid FROM pg_catalog.pg_type ty JOIN bt ON ty.typbasetype = bt.oid
+              WHERE ty.typtype = 'd'
+           ) SELECT bt.oid FROM bt)
+     AND a.attnum > 0 AND NOT a.attisdropped AND a.attstorage IN ('x', 'm')
      AND c.relkind = 'r' AND c.reltoastrelid <> 0 AND c.relpersistence <> 't'
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab', 'storagelab_internal')
      AND pg_catalog.pg_has_role('pg_stat_scan_tables', 'USAGE')
@@ -11635,7 +11661,9 @@ DECLARE
   lock_to     text := storagelab_internal.setting('scripts.lock_timeout');
   retries     int  := storagelab_internal.setting('scripts.lock_retries')::int;
   typ         text;
+  base_typ    oid;
   rewrite_expr text;
+  set_list    text;            -- the rewrite's SET clause
   rewrite_cond text;
   col         text := quote_ident(column_name);
   out         text;
@@ -11663,19 +11691,49 @@ BEGIN
             HINT = 'Pass the name of one of the table''s columns, as stored (case-sensitive).';
   END IF;
   typ := format_type(att.atttypid, NULL);
+  -- A domain is handled as the type it is built on (domains over domains
+  -- too): the rewrite's value is of that type and is assigned back to the
+  -- domain column, which checks the domain's constraints.
+  WITH RECURSIVE d(oid, base) AS (
+    SELECT ty.oid, ty.typbasetype FROM pg_type ty WHERE ty.oid = att.atttypid
+    UNION ALL
+    SELECT ty.oid, ty.typbasetype FROM pg_type ty JOIN d ON ty.oid = d.base
+  )
+  SELECT d.oid INTO base_typ FROM d WHERE d.base = 0;
   -- Names are interpolated into comment lines too: there, line breaks in a
   -- (quoted) name become spaces, so that no name can end a comment.
-  rewrite_expr := CASE att.atttypid
+  rewrite_expr := CASE base_typ
     WHEN 'bytea'::regtype   THEN format('%s || ''''::bytea', col)
     WHEN 'text'::regtype    THEN format('%s || ''''::text', col)
     WHEN 'varchar'::regtype THEN format('%s || ''''::text', col)
     WHEN 'jsonb'::regtype   THEN format('%s::text::jsonb', col)
+    WHEN 'json'::regtype    THEN format('%s::text::json', col)   -- json keeps its text as it is
     END;
   IF rewrite_expr IS NULL THEN
     RAISE EXCEPTION 'column "%" of relation "%" has type %, which storage_migration_script() does not handle', column_name, relation, typ
       USING ERRCODE = 'datatype_mismatch',
-            DETAIL = 'Supported types are bytea, text, character varying and jsonb.',
+            DETAIL = 'Supported types are bytea, text, character varying, json and jsonb, and domains over them.',
             HINT = 'Write ALTER TABLE ... ALTER COLUMN ... SET STORAGE by hand for other types.';
+  END IF;
+  set_list := format('%s = %s', col, rewrite_expr);
+  IF att.attgenerated <> '' THEN
+    -- A generated column cannot be assigned: assigning the columns its
+    -- expression reads to themselves makes PostgreSQL compute it anew (a new
+    -- value, stored as the new setting says).
+    SELECT string_agg(format('%1$I = %1$I', r.attname), ', ' ORDER BY r.attnum) INTO set_list
+      FROM pg_attrdef ad
+      JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
+      JOIN pg_attribute r ON r.attrelid = dep.refobjid AND r.attnum = dep.refobjsubid
+     WHERE ad.adrelid = relation AND ad.adnum = att.attnum
+       AND dep.refclassid = 'pg_class'::regclass AND dep.refobjid = relation
+       AND dep.refobjsubid > 0 AND dep.refobjsubid <> att.attnum AND NOT r.attisdropped
+       AND r.attidentity <> 'a';  -- GENERATED ALWAYS AS IDENTITY can only be set to DEFAULT
+    IF att.attgenerated <> 's' OR (rewrite_existing AND set_list IS NULL) THEN
+      RAISE EXCEPTION 'column "%" of relation "%" is a generated column whose values storage_migration_script() cannot rewrite', column_name, relation
+        USING ERRCODE = 'feature_not_supported',
+              DETAIL = 'Only a stored generated column whose expression reads other columns (not identity columns GENERATED ALWAYS) is rewritten: the script assigns those columns to themselves.',
+              HINT = 'Write ALTER TABLE ... ALTER COLUMN ... SET STORAGE by hand.';
+    END IF;
   END IF;
 
   -- The DO blocks below are dollar-quoted; names must not end them early.
@@ -11708,10 +11766,15 @@ BEGIN
 
   rewrite_cond := CASE
     WHEN target = 'external' THEN format('pg_catalog.pg_column_compression(%s) IS NOT NULL', col)
+    -- pg_column_size(), not octet_length(): it takes any type (jsonb has no
+    -- octet_length) and, like octet_length(), reads a value's header only.
+    -- An uncompressed value's stored size is its length plus its header; a
+    -- value compressed with the other method differs from the target at
+    -- any size.
     WHEN method IS NOT NULL THEN format(
-      '(pg_catalog.pg_column_compression(%1$s) IS DISTINCT FROM %2$L AND pg_catalog.octet_length(%1$s) >= %3$s)',
+      '(pg_catalog.pg_column_compression(%1$s) IS DISTINCT FROM %2$L AND (pg_catalog.pg_column_compression(%1$s) IS NOT NULL OR pg_catalog.pg_column_size(%1$s) >= %3$s))',
       col, method, 2032)
-    ELSE format('(pg_catalog.pg_column_compression(%1$s) IS NULL AND pg_catalog.octet_length(%1$s) >= %2$s)', col, 2032)
+    ELSE format('(pg_catalog.pg_column_compression(%1$s) IS NULL AND pg_catalog.pg_column_size(%1$s) >= %2$s)', col, 2032)
     END;
 
   out := format(E'-- storagelab %s: storage migration script\n'
@@ -11800,8 +11863,13 @@ BEGIN
                          '-- new setting (%s), 1,000 pages per transaction.  Takes ROW EXCLUSIVE on the\n'
                          '-- table and row locks on the rewritten rows; fires UPDATE triggers; writes WAL and\n'
                          '-- dead row versions (the table and its TOAST table grow until VACUUM).  Resumable:\n'
-                         '-- run it again and values already rewritten are skipped.\n',
-                         step, translate(col, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), translate(rewrite_cond, E'\n\r', '  '));
+                         '-- run it again and values already rewritten are skipped%s\n',
+                         step, translate(col, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), translate(rewrite_cond, E'\n\r', '  '),
+                         -- a value compression does not shrink is stored uncompressed
+                         -- again: it still looks like one to rewrite
+                         CASE WHEN target = 'external' THEN '.' ELSE
+                           E', except those that stay\n-- uncompressed (content compressed already, or that compression does not shrink):\n'
+                           '-- they look unchanged, and every run rewrites them again.' END);
     out := out || format(
       E'DO $rewrite$\nDECLARE\n'
       '  batch_pages constant bigint := 1000;\n'
@@ -11813,12 +11881,12 @@ BEGIN
       '  WHILE first_page <= last_page LOOP\n',
       t.r::text)
       || storagelab_internal.retry_loop(format(
-           E'        UPDATE ONLY %1$s SET %2$s = %3$s\n'
+           E'        UPDATE ONLY %1$s SET %2$s\n'
            '         WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
            '           AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid\n'
-           '           AND %4$s;\n'
+           '           AND %3$s;\n'
            '        GET DIAGNOSTICS n = ROW_COUNT;\n',
-           t.r, col, rewrite_expr, rewrite_cond), retries,
+           t.r, set_list, rewrite_cond), retries,
            'Other sessions keep rows of the table locked: run the script again; rewritten values are skipped.')
       || format(
       E'    COMMIT;\n'
@@ -11954,7 +12022,11 @@ BEGIN
                       ELSE E'-- The old table.\n' END
            || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
                           FROM storagelab_internal.rewrite_statements(tabs, ph) r), '')
-           || CASE ph WHEN 'copy' THEN E'SET LOCAL row_security = on;\n' ELSE '' END
+           || CASE ph WHEN 'copy' THEN E'SET LOCAL row_security = on;\n'
+                      -- nothing (an event trigger) added objects to the new tables as they were created
+                      WHEN 'create' THEN format(E'DO %s;\n', storagelab_internal.dollar_quote(format(
+                                           'BEGIN PERFORM storagelab_internal.rewrite_check_created(%L); END', rels)))
+                      ELSE '' END
            || E'\n';
   END LOOP;
   s := s || storagelab_internal.layout_function_recheck(relation, allch, 'after')
@@ -13242,3 +13314,993 @@ SELECT relid::pg_catalog.regclass AS relation,
             THEN round((row_bytes - suggested_row_bytes)::numeric, 2) > 0
             ELSE tuples IS DISTINCT FROM 0 AND suggested_order IS DISTINCT FROM current_order END;
 COMMENT ON COLUMN storagelab.alignment_padding.advice IS 'rebuild in suggested_order (statements without a column list see the new order), or run ANALYZE first';
+
+-- Function hazards in what functions return: integer result columns (RETURNS
+-- TABLE, OUT parameters, composite types; RETURN QUERY fails at once) and
+-- OUT parameters assigned the converted value; and in what they write:
+-- integer columns of tables outside the migration (audit and log tables).
+-- Layout type changes: a RETURN QUERY column declared with the old type.  Copied from the install
+-- parts by
+--   scripts/upgrade-section.sh hazard_results extension/storagelab--1.0--1.1.sql \
+--     extension/28_bigint_hazards.sql:storagelab_internal.function_result_columns \
+--     extension/28_bigint_hazards.sql:storagelab_internal.return_query_items \
+--     extension/28_bigint_hazards.sql:storagelab_internal.bigint_migration_value_hazards \
+--     extension/28_bigint_hazards.sql:storagelab_internal.bigint_migration_write_hazards \
+--     extension/28_bigint_hazards.sql:storagelab_internal.bigint_migration_function_hazards \
+--     extension/28_bigint_hazards.sql:storagelab_internal.bigint_migration_apply_hazards \
+--     extension/28_bigint_hazards.sql:storagelab_internal.type_change_function_hazards \
+--     extension/61_layout_migration.sql:storagelab_internal.layout_function_check
+-- (run it again after changing any of them; the comment after the section is
+-- copied by hand: that file keeps its comments together at its end).
+-- BEGIN generated section hazard_results
+-- from extension/28_bigint_hazards.sql: storagelab_internal.function_result_columns
+CREATE OR REPLACE FUNCTION storagelab_internal.function_result_columns(fn oid)
+RETURNS TABLE (pos int, name text, typ oid)
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT row_number() OVER (ORDER BY u.ord)::int, coalesce(p.proargnames[u.ord], ''), u.t
+    FROM pg_proc p, unnest(p.proallargtypes) WITH ORDINALITY AS u(t, ord)
+   WHERE p.oid = $1 AND p.proargmodes[u.ord] IN ('o', 'b', 't')
+  UNION ALL
+  SELECT row_number() OVER (ORDER BY a.attnum)::int, a.attname::text, a.atttypid
+    FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype JOIN pg_class k ON k.oid = t.typrelid AND k.relkind = 'c'
+    JOIN pg_attribute a ON a.attrelid = k.oid AND a.attnum > 0 AND NOT a.attisdropped
+   WHERE p.oid = $1 AND p.proallargtypes IS NULL
+  UNION ALL
+  SELECT 1, '', p.prorettype
+    FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype
+   WHERE p.oid = $1 AND p.proallargtypes IS NULL
+     AND NOT EXISTS (SELECT 1 FROM pg_class k WHERE k.oid = t.typrelid AND k.relkind = 'c')
+$$;
+
+-- from extension/28_bigint_hazards.sql: storagelab_internal.return_query_items
+CREATE OR REPLACE FUNCTION storagelab_internal.return_query_items(src text)
+RETURNS TABLE (stmt int, pos int, item text)
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT s.n::int, i.k::int,
+         regexp_replace(regexp_replace(i.item, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g')
+    FROM unnest(string_to_array($1, ';')) WITH ORDINALITY AS s(st, n),
+         regexp_match(regexp_replace(s.st, '\s+', ' ', 'g'),
+                      '(^|[^a-z0-9_$.])return\s+query\s+(with\M.*?\)\s*)?select\s+(distinct\s+|all\s+)?(.*?)(\s+(from|where|group|order|limit|union|except|intersect)\M.*)?$') AS m,
+         unnest(storagelab_internal.bigint_migration_split(m[4])) WITH ORDINALITY AS i(item, k)
+$$;
+
+-- from extension/28_bigint_hazards.sql: storagelab_internal.bigint_migration_value_hazards
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_value_hazards(fn oid, src text, carrier text, stmt_filter text, caller text, via text)
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  lang   name := (SELECT l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.oid = fn);
+  -- per statement: the variables assigned, and the values at the same positions
+  a_var  text[] := '{}';
+  a_val  text[] := '{}';
+  -- values at result positions: position, value, 'query' (RETURN QUERY) or 'assign'
+  r_pos  int[] := '{}';
+  r_val  text[] := '{}';
+  r_how  text[] := '{}';
+  -- the result columns: names and types (one unnamed column for a scalar return type)
+  res_name text[];
+  res_type oid[];
+  st     text;
+  m      text[];
+  tg     text[];
+  it     text[];
+  k      int;
+  v      record;
+  o      storagelab.bigint_migration_object;
+BEGIN
+  SELECT array_agg(c.name ORDER BY c.pos), array_agg(c.typ ORDER BY c.pos) INTO res_name, res_type
+    FROM storagelab_internal.function_result_columns(fn) c;
+
+  FOREACH st IN ARRAY string_to_array(src, ';') LOOP
+    CONTINUE WHEN st !~ carrier OR (stmt_filter IS NOT NULL AND st !~ stmt_filter);
+    st := regexp_replace(st, '\s+', ' ', 'g');
+    m := regexp_match(st, '(^|[^a-z0-9_$.])([a-z_][a-z0-9_$]*)\s*:=\s*(.*)$');
+    IF m IS NOT NULL THEN
+      a_var := a_var || m[2]; a_val := a_val || regexp_replace(m[3], '[\s"]+', '', 'g');
+    END IF;
+    -- SELECT items INTO targets [FROM ...], or ... RETURNING items INTO targets
+    m := regexp_match(st, '\m(select|returning)\s+(.*?)\s+into\s+(strict\s+)?(.*?)(\s+from\M.*)?$');
+    IF m IS NOT NULL THEN
+      it := storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''));
+      tg := storagelab_internal.bigint_migration_split(m[4]);
+      FOR k IN 1 .. least(cardinality(it), cardinality(tg)) LOOP
+        a_var := a_var || tg[k]; a_val := a_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
+      END LOOP;
+    END IF;
+    -- what a function returns: the items of its output at their positions
+    m := NULL;
+    IF lang = 'plpgsql' THEN
+      m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$');
+      IF m IS NOT NULL AND m[3] ~ '^query\M' THEN
+        FOR v IN SELECT q.pos, q.item FROM storagelab_internal.return_query_items(st) q ORDER BY q.pos LOOP
+          r_pos := r_pos || v.pos; r_val := r_val || v.item; r_how := r_how || 'query'::text;
+        END LOOP;
+      ELSIF m IS NOT NULL AND btrim(m[3]) <> '' THEN
+        r_pos := r_pos || 1; r_how := r_how || 'assign'::text; r_val := r_val || regexp_replace(m[3], '[\s"]+', '', 'g');
+      END IF;
+    ELSE
+      m := regexp_match(st, '\m(select|returning)\s+(.*?)(\s+(from|where|group|order|limit)\M.*)?$');
+      IF m IS NOT NULL THEN
+        it := storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''));
+        FOR k IN 1 .. cardinality(it) LOOP
+          r_pos := r_pos || k; r_how := r_how || 'assign'::text;
+          r_val := r_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
+        END LOOP;
+      END IF;
+    END IF;
+  END LOOP;
+
+  IF lang = 'plpgsql' THEN
+    FOR v IN
+      SELECT DISTINCT m1[1] AS name, m1[3] || CASE WHEN m1[4] IS NULL THEN '' ELSE '[]' END AS typ, false AS param
+        FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
+             unnest(string_to_array(blk.b[1], ';')) AS d(decl),
+             regexp_match(d.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?(integer|int4|int|smallint|int2)\s*(\[\s*\])?(\s|$|:|not\M|default\M)') AS m1
+      UNION
+      -- OUT and INOUT parameters are variables of the function too
+      SELECT lower(u.n), format_type(u.t, NULL), true
+        FROM unnest(res_name, res_type) AS u(n, t)
+       WHERE u.n <> '' AND (SELECT p.proallargtypes IS NOT NULL FROM pg_proc p WHERE p.oid = fn)
+         AND u.t IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
+       ORDER BY 1
+    LOOP
+      IF EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
+                  WHERE a.var = v.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]')) THEN
+        RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
+          fn, 0, format('%s %s (%s)', CASE WHEN v.param THEN 'OUT parameter' ELSE 'variable' END, v.name,
+                        replace(replace(v.typ, 'int4', 'integer'), 'int2', 'smallint')),
+          caller, 'past 2^31', via);
+      END IF;
+    END LOOP;
+  END IF;
+  -- result columns: an integer column at a position where the output has the value
+  FOR v IN
+    SELECT r.pos, r.how, res_name[r.pos] AS name, res_type[r.pos] AS typ,
+           storagelab_internal.bigint_migration_arg_class(r.val, carrier) AS cls
+      FROM unnest(r_pos, r_val, r_how) AS r(pos, val, how)
+     WHERE r.pos <= cardinality(res_type)
+       AND res_type[r.pos] IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
+       AND storagelab_internal.bigint_migration_arg_class(r.val, carrier) IS NOT NULL
+     ORDER BY r.pos, r.how DESC
+  LOOP
+    CONTINUE WHEN (v.cls = 'bigint[]') <> (v.typ IN ('int2[]'::regtype, 'int4[]'::regtype));
+    o := storagelab_internal.bigint_migration_hazard_row(
+      fn, 0, CASE WHEN cardinality(res_type) = 1 AND res_name[1] = '' THEN format('return type %s', format_type(v.typ, NULL))
+                  ELSE format('result column %s%s (%s)', v.pos, coalesce(' ' || quote_ident(nullif(v.name, '')), ''), format_type(v.typ, NULL)) END,
+      caller, CASE WHEN v.how = 'query' AND v.cls <> 'cast' THEN 'immediately' ELSE 'past 2^31' END, via);
+    IF o.hazard_fails = 'immediately' THEN
+      -- not a call that no longer resolves: the query's row no longer matches the declared one
+      o.sqlstate := '42804';
+      o.handling := format('returns %s from %s in RETURN QUERY where the function declares %s: every call fails at once (structure of query does not match function result type)',
+                           via, caller, format_type(v.typ, NULL));
+      o.hint := 'declare the result column bigint (its callers then receive bigint), or cast the value in the query; storagelab does not change result types';
+    END IF;
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+
+-- from extension/28_bigint_hazards.sql: storagelab_internal.bigint_migration_write_hazards
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_write_hazards(fn oid, src text, carrier text, stmt_filter text, caller text, via text,
+                                                                  objs storagelab.bigint_migration_object[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  st    text;
+  m     text[];
+  tname text;
+  cols  text[];
+  vals  text[];
+  k     int;
+  depth int;
+  t     record;
+  o     storagelab.bigint_migration_object;
+BEGIN
+  FOREACH st IN ARRAY string_to_array(src, ';') LOOP
+    CONTINUE WHEN st !~ carrier OR (stmt_filter IS NOT NULL AND st !~ stmt_filter);
+    st := regexp_replace(st, '\s+', ' ', 'g');
+    cols := NULL; vals := NULL;
+    m := regexp_match(st, '\minsert into ([a-z_][a-z0-9_$]*(\.[a-z_][a-z0-9_$]*)?)( as [a-z_][a-z0-9_$]*)? ?(\(([^()]*)\))? ?(overriding [a-z]+ value )?(values ?\((.*)|select (.*))$');
+    IF m IS NOT NULL THEN
+      tname := m[1];
+      cols := CASE WHEN m[5] IS NOT NULL THEN storagelab_internal.bigint_migration_split(regexp_replace(m[5], '[\s"]+', '', 'g')) END;
+      IF m[8] IS NOT NULL THEN
+        -- the first row of VALUES: up to its closing parenthesis
+        depth := 1; k := 0;
+        WHILE depth > 0 AND k < length(m[8]) LOOP
+          k := k + 1;
+          depth := depth + CASE substr(m[8], k, 1) WHEN '(' THEN 1 WHEN ')' THEN -1 ELSE 0 END;
+        END LOOP;
+        vals := storagelab_internal.bigint_migration_split(left(m[8], k - 1));
+      ELSE
+        vals := storagelab_internal.bigint_migration_split(regexp_replace(
+                  (regexp_match(m[9], '^(distinct |all )?(.*?)( (from|where|group|order|limit|on conflict|returning)\M.*)?$'))[2], '\s+as\s+[a-z_0-9$]+(,|$)', '\1', 'g'));
+      END IF;
+    ELSE
+      m := regexp_match(st, '\mupdate (only )?([a-z_][a-z0-9_$]*(\.[a-z_][a-z0-9_$]*)?)( as)?( [a-z_][a-z0-9_$]*)? set (.*?)( (from|where|returning)\M.*)?$');
+      IF m IS NOT NULL THEN
+        tname := m[2];
+        SELECT array_agg(split_part(x, '=', 1) ORDER BY n), array_agg(substr(x, strpos(x, '=') + 1) ORDER BY n) INTO cols, vals
+          FROM unnest(storagelab_internal.bigint_migration_split(m[6])) WITH ORDINALITY AS u(x, n)
+         WHERE x ~ '^[a-z_][a-z0-9_$]*\s*=';
+        cols := ARRAY(SELECT btrim(c) FROM unnest(cols) c);
+      END IF;
+    END IF;
+    CONTINUE WHEN vals IS NULL;
+    FOR k IN 1 .. cardinality(vals) LOOP
+      vals[k] := regexp_replace(vals[k], '[\s"]+', '', 'g');
+      CONTINUE WHEN storagelab_internal.bigint_migration_arg_class(vals[k], carrier) IS DISTINCT FROM 'bigint'
+                AND storagelab_internal.bigint_migration_arg_class(vals[k], carrier) IS DISTINCT FROM 'bigint[]';
+      FOR t IN
+        SELECT c.oid AS relid, a.attname, a.atttypid
+          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+         WHERE c.relname = split_part(tname, '.', -1) AND (tname !~ '\.' OR n.nspname = split_part(tname, '.', 1))
+           AND c.relkind IN ('r', 'p', 'f')
+           AND CASE WHEN cols IS NULL
+                    THEN a.attnum = (SELECT b.attnum FROM pg_attribute b WHERE b.attrelid = c.oid AND b.attnum > 0 AND NOT b.attisdropped
+                                      ORDER BY b.attnum OFFSET k - 1 LIMIT 1)
+                    ELSE a.attname = cols[k] END
+           AND a.atttypid = ANY (CASE WHEN storagelab_internal.bigint_migration_arg_class(vals[k], carrier) = 'bigint[]'
+                                      THEN ARRAY['int2[]'::regtype, 'int4[]'::regtype]::oid[]
+                                      ELSE ARRAY['int2'::regtype, 'int4'::regtype]::oid[] END)
+           AND NOT EXISTS (SELECT 1 FROM storagelab_internal.bigint_migration_converted(objs) v WHERE v.relid = c.oid AND v.attname = a.attname)
+         ORDER BY 1
+      LOOP
+        o := storagelab_internal.bigint_migration_hazard_row(
+          fn, 0, format('writes column %s.%I (%s)', storagelab_internal.bigint_migration_qname(t.relid), t.attname, format_type(t.atttypid, NULL)),
+          caller, 'past 2^31', via);
+        o.hint := format('convert %s.%I to bigint too (in the same script: bigint_migration_group_script() with both columns), or cast in the writer',
+                         storagelab_internal.bigint_migration_qname(t.relid), t.attname);
+        RETURN NEXT o;
+      END LOOP;
+    END LOOP;
+  END LOOP;
+END
+$fn$;
+
+-- from extension/28_bigint_hazards.sql: storagelab_internal.bigint_migration_function_hazards
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_function_hazards(objs storagelab.bigint_migration_object[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  res      storagelab.bigint_migration_object[] := '{}';
+  h        storagelab.bigint_migration_object;
+  r        record;
+  q_fn     oid[] := '{}';   -- work: function (NULL for a view),
+  q_src    text[] := '{}';  --   scrubbed text,
+  q_car    text[] := '{}';  --   carrier expression,
+  q_filter text[] := '{}';  --   statement filter,
+  q_caller text[] := '{}';  --   who hands the value over,
+  q_via    text[] := '{}';  --   what the value is,
+  q_lvl    int[] := '{}';
+  seen     text[] := '{}';
+  i        int := 0;
+BEGIN
+  -- (a) trigger functions of the converted tables
+  FOR r IN
+    WITH conv AS (SELECT * FROM storagelab_internal.bigint_migration_converted(objs))
+    SELECT t.tgfoid, format('trigger %I on %s', t.tgname, storagelab_internal.bigint_migration_qname(t.tgrelid)) AS caller,
+           (SELECT string_agg(storagelab_internal.bigint_migration_re(c.attname), '|' ORDER BY c.attname) FROM conv c WHERE c.relid = t.tgrelid) AS cols,
+           (SELECT string_agg(format('NEW.%I', c.attname), ', ' ORDER BY c.attname) FROM conv c WHERE c.relid = t.tgrelid) AS via
+      FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_language l ON l.oid = p.prolang
+     WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND l.lanname = 'plpgsql'
+       AND t.tgrelid IN (SELECT relid FROM conv)
+     ORDER BY 2
+  LOOP
+    q_fn := q_fn || r.tgfoid; q_src := q_src || NULL::text; q_car := q_car || ('(new|old)\.(' || r.cols || ')');
+    q_filter := q_filter || NULL::text; q_caller := q_caller || r.caller; q_via := q_via || r.via; q_lvl := q_lvl || 0;
+  END LOOP;
+  -- (b) functions that name a converted table, (c) views of the model
+  FOR r IN
+    WITH conv AS (SELECT * FROM storagelab_internal.bigint_migration_converted(objs)),
+    tabs AS (
+      SELECT c.relid, storagelab_internal.bigint_migration_re(k.relname) AS rel_re,
+             string_agg(storagelab_internal.bigint_migration_re(c.attname), '|' ORDER BY c.attname) AS cols,
+             string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(c.relid), c.attname), ', ' ORDER BY c.attname) AS via
+        FROM conv c JOIN pg_class k ON k.oid = c.relid GROUP BY c.relid, k.relname),
+    funcs AS MATERIALIZED (   -- each source scrubbed once
+      SELECT p.oid, storagelab_internal.bigint_migration_scrub(p.prosrc) AS src
+        FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+       WHERE l.lanname IN ('plpgsql', 'sql') AND p.prosqlbody IS NULL AND p.prokind IN ('f', 'p')
+         AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'))
+    SELECT f.oid AS fn, f.src, t.cols, '(^|[^a-z0-9_$])' || t.rel_re || '($|[^a-z0-9_$])' AS filter,
+           format('function %s', f.oid::regprocedure) AS caller, t.via
+      FROM funcs f JOIN tabs t ON f.src ~ ('(^|[^a-z0-9_$])' || t.rel_re || '($|[^a-z0-9_$])')
+    UNION ALL
+    SELECT NULL, storagelab_internal.bigint_migration_scrub(pg_get_viewdef(x.objid)), t.cols, NULL, x.identity, t.via
+      FROM unnest(objs) x
+      JOIN LATERAL (SELECT string_agg(DISTINCT storagelab_internal.bigint_migration_re(c.attname), '|') AS cols,
+                           string_agg(DISTINCT format('%s.%I', storagelab_internal.bigint_migration_qname(c.relid), c.attname), ', ') AS via
+                      FROM pg_rewrite w JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid
+                      JOIN conv c ON c.relid = d.refobjid AND c.attname = (SELECT attname FROM pg_attribute WHERE attrelid = d.refobjid AND attnum = d.refobjsubid)
+                     WHERE w.ev_class = x.objid) t ON t.cols IS NOT NULL
+     WHERE x.kind IN ('view', 'materialized_view')
+     ORDER BY 5
+  LOOP
+    q_fn := q_fn || r.fn; q_src := q_src || r.src; q_car := q_car || ('([a-z_][a-z0-9_$]*\.)?(' || r.cols || ')');
+    q_filter := q_filter || r.filter; q_caller := q_caller || r.caller; q_via := q_via || r.via; q_lvl := q_lvl || 0;
+  END LOOP;
+
+  WHILE i < cardinality(q_fn) AND i < 10000 LOOP
+    i := i + 1;
+    IF q_src[i] IS NULL THEN
+      q_src[i] := storagelab_internal.bigint_migration_scrub((SELECT prosrc FROM pg_proc WHERE oid = q_fn[i]));
+    END IF;
+    -- PL/pgSQL variables declared table.column%TYPE of a converted column
+    -- become bigint with it: they carry the value too
+    q_car[i] := q_car[i] || coalesce((SELECT string_agg('|' || storagelab_internal.bigint_migration_re(m[2]), '')
+                                        FROM regexp_matches(q_src[i], '(^|[;\s])([a-z_][a-z0-9_$]*)\s+[a-z_][a-z0-9_$.]*\.([a-z_][a-z0-9_$]*)%type', 'g') AS m
+                                       WHERE ('new.' || m[3]) ~ ('^(' || q_car[i] || ')$')), '');
+    FOR h IN
+      SELECT * FROM storagelab_internal.bigint_migration_call_hazards(q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i])
+      UNION ALL
+      SELECT * FROM storagelab_internal.bigint_migration_value_hazards(q_fn[i], q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i])
+       WHERE q_fn[i] IS NOT NULL
+      UNION ALL
+      SELECT * FROM storagelab_internal.bigint_migration_write_hazards(q_fn[i], q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i], objs)
+       WHERE q_fn[i] IS NOT NULL
+    LOOP
+      CONTINUE WHEN format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller) = ANY (seen);
+      seen := seen || format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller);
+      res := res || h;
+      -- a widened function passes its (now bigint) parameter on
+      IF h.hazard_fails = 'immediately' AND h.objsubid > 0 AND q_lvl[i] < 8 AND storagelab_internal.bigint_migration_widenable(h.objid)
+         AND format('%s:%s', h.objid, h.objsubid) <> ALL (seen) THEN
+        seen := seen || format('%s:%s', h.objid, h.objsubid);
+        q_fn := q_fn || h.objid; q_src := q_src || NULL::text; q_filter := q_filter || NULL::text;
+        q_car := q_car || (SELECT '(' || coalesce(storagelab_internal.bigint_migration_re(nullif(p.proargnames[h.objsubid], '')) || '|', '')
+                                  || '\$' || h.objsubid || ')'
+                             FROM pg_proc p WHERE p.oid = h.objid);
+        q_caller := q_caller || format('function %s', h.objid::regprocedure);
+        q_via := q_via || format('its parameter %s once widened', h.objsubid);
+        q_lvl := q_lvl || (q_lvl[i] + 1);
+      END IF;
+    END LOOP;
+  END LOOP;
+
+  RETURN QUERY SELECT * FROM unnest(res);
+  -- one widening row per function that fails at once and can be re-created
+  RETURN QUERY
+    SELECT w.*
+      FROM (SELECT x.objid, array_agg(DISTINCT x.objsubid) AS argnos FROM unnest(res) x
+             WHERE x.hazard_fails = 'immediately' AND x.objsubid > 0 AND storagelab_internal.bigint_migration_widenable(x.objid)
+             GROUP BY x.objid) g,
+           LATERAL storagelab_internal.bigint_migration_widened_row(g.objid, g.argnos, objs) w;
+END
+$fn$;
+
+-- from extension/28_bigint_hazards.sql: storagelab_internal.bigint_migration_apply_hazards
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_apply_hazards(objs storagelab.bigint_migration_object[], function_hazards text)
+RETURNS storagelab.bigint_migration_object[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  det  text;
+  fns  text;   -- functions whose parameters must widen
+  rets text;   -- functions whose result columns must widen (not done by storagelab)
+BEGIN
+  IF function_hazards IS NULL THEN
+    RAISE EXCEPTION 'function_hazards must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+      HINT = 'Use function_hazards => ''refuse'' (the default), ''widen'' or ''accept''.';
+  ELSIF function_hazards NOT IN ('refuse', 'widen', 'accept') THEN
+    RAISE EXCEPTION 'invalid function_hazards "%"', function_hazards USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'Valid values are ''refuse'', ''widen'' and ''accept''.';
+  END IF;
+  SELECT string_agg(x.identity || ' ' || x.handling, E'\n' ORDER BY x.identity, x.hazard_caller),
+         string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.objsubid > 0),
+         string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.objsubid = 0)
+    INTO det, fns, rets
+    FROM unnest(objs) x WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately';
+  IF function_hazards = 'refuse' AND det IS NOT NULL THEN
+    RAISE EXCEPTION 'the migration would break functions that receive the converted values'
+      USING ERRCODE = 'dependent_objects_still_exist',
+            DETAIL = det,
+            HINT = CASE WHEN rets IS NULL
+                        THEN format('Generate the script with function_hazards => ''widen'' to re-create %s with bigint parameters in the same transaction, '
+                                    'or with function_hazards => ''accept'' to change them yourself.', fns)
+                        ELSE format('Declare the result columns of %s bigint (or cast the value in the query) by hand, then generate the script again; '
+                                    'or generate it with function_hazards => ''accept'' and change them in the same maintenance window.', rets) END;
+  END IF;
+  IF function_hazards = 'widen' THEN
+    SELECT string_agg(d, E'\n' ORDER BY d) INTO det FROM (
+      SELECT x.identity || ' (called by ' || x.hazard_caller || '): storagelab cannot re-create it (built in, in an extension, not PL/pgSQL or SQL, or with a SQL-standard body)' AS d
+        FROM unnest(objs) x
+       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately' AND x.objsubid > 0
+         AND NOT storagelab_internal.bigint_migration_widenable(x.objid)
+      UNION ALL
+      SELECT x.identity || ' (' || x.hazard_caller || '): widening changes parameters only, not what a function returns'
+        FROM unnest(objs) x
+       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately' AND x.objsubid = 0
+      UNION ALL
+      SELECT x.blocker FROM unnest(objs) x WHERE x.kind = 'widened_function' AND x.blocker IS NOT NULL) y;
+    IF det IS NOT NULL THEN
+      RAISE EXCEPTION 'cannot widen every function that the converted values would break'
+        USING ERRCODE = 'dependent_objects_still_exist', DETAIL = det,
+              HINT = 'Cast the argument in the caller, or change these functions by hand, then generate the script again.';
+    END IF;
+    RETURN objs;
+  END IF;
+  RETURN ARRAY(SELECT x FROM unnest(objs) x WHERE x.kind <> 'widened_function');
+END
+$fn$;
+
+-- from extension/28_bigint_hazards.sql: storagelab_internal.type_change_function_hazards
+CREATE OR REPLACE FUNCTION storagelab_internal.type_change_function_hazards(relation regclass, changes jsonb)
+RETURNS TABLE (fn regprocedure, caller text, column_name text, old_type text, new_type text, hazard text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  e      jsonb;
+  o_t    oid;
+  n_t    oid;
+  r      record;
+  k      record;
+  v      record;
+  src    text;
+  car    text;
+  stmts  text[];
+  found_one boolean;
+  ops    text := '(=|<>|!=|<=|>=|<|>)';
+  opnd   text := '(\$[0-9]+|[a-z_][a-z0-9_$]*)';
+BEGIN
+  FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
+    o_t := to_regtype(e->>'from'); n_t := to_regtype(e->>'to');
+    CONTINUE WHEN o_t IS NULL OR n_t IS NULL OR o_t = n_t;
+    column_name := e->>'column_name'; old_type := format_type(o_t, NULL); new_type := format_type(n_t, NULL);
+    FOR r IN
+      -- trigger functions of the table and of its partitions or children
+      SELECT DISTINCT t.tgfoid AS f, format('trigger %I on %s', t.tgname, storagelab_internal.bigint_migration_qname(t.tgrelid)) AS who,
+             '(?:new|old)\.(?:' || storagelab_internal.bigint_migration_re(e->>'column_name') || ')' AS carrier, NULL::text AS filter
+        FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_language l ON l.oid = p.prolang
+       WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND l.lanname = 'plpgsql'
+         AND t.tgrelid IN (SELECT m.relid FROM storagelab_internal.rewrite_members(ARRAY[relation::oid]) m)
+      UNION
+      -- functions whose statements name the table
+      SELECT p.oid, format('function %s', p.oid::regprocedure),
+             '(?:[a-z_][a-z0-9_$]*\.)?(?:' || storagelab_internal.bigint_migration_re(e->>'column_name') || ')',
+             '(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])'
+        FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang, pg_class k2
+       WHERE k2.oid = relation AND l.lanname IN ('plpgsql', 'sql') AND p.prosqlbody IS NULL AND p.prokind IN ('f', 'p')
+         AND p.prorettype <> 'trigger'::regtype
+         AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+         AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])')
+      ORDER BY 2
+    LOOP
+      src := storagelab_internal.bigint_migration_scrub((SELECT p.prosrc FROM pg_proc p WHERE p.oid = r.f));
+      car := r.carrier;
+      -- PL/pgSQL variables declared table.column%TYPE of the column carry the value too
+      car := car || coalesce((SELECT string_agg('|' || storagelab_internal.bigint_migration_re(m[2]), '')
+                                FROM regexp_matches(src, '(^|[;\s])([a-z_][a-z0-9_$]*)\s+[a-z_][a-z0-9_$.]*\.([a-z_][a-z0-9_$]*)%type', 'g') AS m
+                               WHERE m[3] = lower(e->>'column_name')), '');
+      stmts := ARRAY(SELECT s FROM unnest(string_to_array(src, ';')) s WHERE r.filter IS NULL OR s ~ r.filter);
+      CONTINUE WHEN NOT EXISTS (SELECT 1 FROM unnest(stmts) s WHERE s ~ ('(^|[^a-z0-9_$.])(' || car || ')($|[^a-z0-9_$])'));
+      fn := r.f; caller := r.who; found_one := false;
+      -- calls
+      FOR k IN
+        SELECT DISTINCT c.fname, c.nargs, c.argno, storagelab_internal.bigint_migration_arg_class(c.arg, car) = 'bigint[]' AS arr
+          FROM storagelab_internal.bigint_migration_calls(array_to_string(stmts, ';')) c
+         WHERE storagelab_internal.bigint_migration_arg_class(c.arg, car) IN ('bigint', 'bigint[]')
+         ORDER BY 1, 3
+      LOOP
+        CONTINUE WHEN EXISTS (
+          SELECT 1 FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
+           WHERE f.proname = split_part(k.fname, '.', -1) AND (k.fname !~ '\.' OR n.nspname = split_part(k.fname, '.', 1))
+             AND f.pronargs >= k.nargs AND f.pronargs - f.pronargdefaults <= k.nargs AND f.prokind IN ('f', 'p')
+             AND storagelab_internal.type_change_accepts(f.proargtypes[k.argno - 1], n_t, k.arr));
+        FOR v IN
+          SELECT f.oid::regprocedure AS callee FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
+           WHERE f.proname = split_part(k.fname, '.', -1) AND (k.fname !~ '\.' OR n.nspname = split_part(k.fname, '.', 1))
+             AND f.pronargs >= k.nargs AND f.pronargs - f.pronargdefaults <= k.nargs AND f.prokind IN ('f', 'p')
+             AND storagelab_internal.type_change_accepts(f.proargtypes[k.argno - 1], o_t, k.arr)
+           ORDER BY f.oid
+        LOOP
+          hazard := format('passes %s (%s) as argument %s of %s: no function of that name takes %s%s', column_name,
+                           new_type || CASE WHEN k.arr THEN '[]' ELSE '' END, k.argno, v.callee,
+                           new_type, CASE WHEN k.arr THEN '[]' ELSE '' END);
+          found_one := true;
+          RETURN NEXT;
+        END LOOP;
+      END LOOP;
+      -- comparisons with a parameter or a declared variable
+      FOR k IN
+        WITH params AS (
+          SELECT '$' || u.n AS name, u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n) WHERE p.oid = r.f
+          UNION ALL
+          SELECT lower(p.proargnames[u.n]), u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n)
+           WHERE p.oid = r.f AND p.proallargtypes IS NULL AND coalesce(p.proargnames[u.n], '') <> ''
+          UNION ALL
+          SELECT d[1], to_regtype(btrim(d[3]))
+            FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
+                 unnest(string_to_array(blk.b[1], ';')) AS x(decl),
+                 regexp_match(x.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?([a-z_][a-z0-9_ ]*?(\([0-9, ]+\))?)\s*(:=|default\M|not\s+null\M|$)') AS d
+           WHERE to_regtype(btrim(d[3])) IS NOT NULL),
+        cmp AS (
+          SELECT m[3] AS op, m[4] AS other, true AS value_left
+            FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])(' || car || ')\s*' || ops || '\s*' || opnd || '($|[^a-z0-9_$.(:])', 'g') m
+          UNION ALL
+          SELECT m[3], m[2], false
+            FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])' || opnd || '\s*' || ops || '\s*(' || car || ')($|[^a-z0-9_$.(:])', 'g') m)
+        SELECT DISTINCT c.op, c.other, c.value_left, p.t
+          FROM cmp c JOIN params p ON p.name = c.other
+         WHERE c.other !~ ('^(' || car || ')$')
+         ORDER BY 2, 1
+      LOOP
+        CONTINUE WHEN k.t IS NULL OR EXISTS (
+          SELECT 1 FROM pg_operator o
+           WHERE o.oprname = replace(k.op, '!=', '<>')
+             AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, n_t, false)
+                                         AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
+                      ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
+                           AND storagelab_internal.type_change_accepts(o.oprright, n_t, false) END);
+        CONTINUE WHEN NOT EXISTS (
+          SELECT 1 FROM pg_operator o
+           WHERE o.oprname = replace(k.op, '!=', '<>')
+             AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, o_t, false)
+                                         AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
+                      ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
+                           AND storagelab_internal.type_change_accepts(o.oprright, o_t, false) END);
+        hazard := format('compares %s (%s) with %s (%s): no operator %s', column_name, new_type, k.other, format_type(k.t, NULL),
+                         CASE WHEN k.value_left THEN format('%s %s %s', new_type, k.op, format_type(k.t, NULL))
+                              ELSE format('%s %s %s', format_type(k.t, NULL), k.op, new_type) END);
+        found_one := true;
+        RETURN NEXT;
+      END LOOP;
+      -- RETURN QUERY: each column of the query must have the declared type exactly
+      FOR k IN
+        SELECT DISTINCT q.pos, c.name
+          FROM storagelab_internal.return_query_items(array_to_string(stmts, ';')) q
+          JOIN storagelab_internal.function_result_columns(r.f) c ON c.pos = q.pos
+         WHERE q.item ~ ('^\(*(' || car || ')\)*$') AND c.typ = o_t
+         ORDER BY 1
+      LOOP
+        hazard := format('returns %s (%s) in RETURN QUERY as result column %s%s, declared %s: every call fails (structure of query does not match function result type)',
+                         column_name, new_type, k.pos, coalesce(' ' || quote_ident(nullif(k.name, '')), ''), old_type);
+        found_one := true;
+        RETURN NEXT;
+      END LOOP;
+      IF NOT found_one THEN
+        hazard := NULL;
+        RETURN NEXT;
+      END IF;
+    END LOOP;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.type_change_function_hazards(regclass, jsonb) IS
+  'functions reading retyped columns of a table (trigger functions with NEW/OLD, functions naming the table), each with the calls and comparisons that no function or operator takes with the new type and the RETURN QUERY columns declared with the old type (fail at once), hazard NULL when none';
+
+-- from extension/61_layout_migration.sql: storagelab_internal.layout_function_check
+CREATE OR REPLACE FUNCTION storagelab_internal.layout_function_check(relation regclass, changes jsonb)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  det text;
+BEGIN
+  SELECT string_agg(format('%s (%s): %s', h.fn, h.caller, h.hazard), E'\n' ORDER BY h.fn::text, h.hazard) INTO det
+    FROM storagelab_internal.type_change_function_hazards(relation, changes) h
+   WHERE h.hazard IS NOT NULL;
+  IF det IS NOT NULL THEN
+    RAISE EXCEPTION 'the type changes would break functions that use the changed columns of %', relation
+      USING ERRCODE = 'dependent_objects_still_exist', DETAIL = det,
+            HINT = 'Change those functions first (cast the value where it is passed, compared or returned, add an overload for the new type, or declare the result column with it), or give the column its current type in column_types.';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_function_check(regclass, jsonb) IS
+  'refuses (2BP01, naming them) a layout plan whose type changes break functions that read the changed columns: calls and comparisons no function or operator takes with the new type, RETURN QUERY columns declared with the old type';
+
+-- END generated section hazard_results
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_value_hazards(oid, text, text, text, text, text) IS
+  'function hazards inside one function: smallint/integer PL/pgSQL variables, OUT parameters, return types and result columns (RETURNS TABLE, composite types, RETURN QUERY) that receive the converted value';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_write_hazards(oid, text, text, text, text, text, storagelab.bigint_migration_object[]) IS
+  'function hazards in what one function writes: the converted value inserted or updated into a smallint/integer column of a table outside the migration';
+COMMENT ON FUNCTION storagelab_internal.function_result_columns(oid) IS
+  'the result columns of a function in order: OUT/INOUT/TABLE parameters, else the attributes of a CREATE TYPE composite return type, else the return type';
+COMMENT ON FUNCTION storagelab_internal.return_query_items(text) IS
+  'the select-list items of each PL/pgSQL RETURN QUERY SELECT in a scrubbed source, by position';
+
+-- Mode online converts a partition-key column (a new partitioned table with
+-- a bigint key); phase index of a copy-and-swap script knows it has run by
+-- the indexes and NOT VALID CHECK constraints it builds (a component of
+-- tables without keys skipped it).  Copied from the install parts by
+--   scripts/upgrade-section.sh partition_key extension/storagelab--1.0--1.1.sql \
+--     extension/22_bigint_objects.sql:storagelab_internal.bigint_migration_table_blockers \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.rewrite_online_phases \
+--     extension/63_bigint_copy_swap.sql:storagelab_internal.bigint_migration_copy_swap_script
+-- (run it again after changing any of them).
+-- BEGIN generated section partition_key
+-- from extension/22_bigint_objects.sql: storagelab_internal.bigint_migration_table_blockers
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_table_blockers(crel oid[], catt int2[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o       storagelab.bigint_migration_object;
+  r       record;
+  q       record;
+  v_sql   text;
+BEGIN
+  FOR r IN
+    SELECT DISTINCT c.oid AS relid, c.reloftype, c.reltype, storagelab_internal.bigint_migration_qname(c.oid) AS qn
+      FROM unnest(crel) AS x(relid) JOIN pg_class c ON c.oid = x.relid
+  LOOP
+    IF r.reloftype <> 0 THEN
+      o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
+      o.blocker := format('table %s is a typed table (OF %s); its column types come from the type', r.qn, r.reloftype::regtype);
+      o.sqlstate := '0A000';
+      o.hint := 'Detach it from the type (ALTER TABLE ... NOT OF), convert, and change the type by hand.';
+      RETURN NEXT o;
+    END IF;
+    FOR q IN
+      SELECT a.attrelid, a.attname
+        FROM pg_attribute a
+       WHERE a.atttypid IN (SELECT r.reltype UNION SELECT t.typarray FROM pg_type t WHERE t.oid = r.reltype
+                            UNION SELECT t.oid FROM pg_type t WHERE t.typbasetype = r.reltype)
+         AND a.attnum > 0 AND NOT a.attisdropped
+    LOOP
+      o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
+      o.blocker := format('the row type of %s is used by column %s.%I', r.qn, storagelab_internal.bigint_migration_qname(q.attrelid), q.attname);
+      o.sqlstate := '0A000';
+      o.hint := 'PostgreSQL cannot change a row type that is stored in another table or view column; drop or change that column first.';
+      RETURN NEXT o;
+    END LOOP;
+  END LOOP;
+  FOR r IN
+    SELECT x.relid, x.attnum, a.attname, storagelab_internal.bigint_migration_qname(x.relid) AS qn
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
+     WHERE EXISTS (SELECT 1 FROM pg_partitioned_table p
+                    WHERE p.partrelid = x.relid AND x.attnum = ANY (p.partattrs::int2[]))
+        OR EXISTS (SELECT 1 FROM pg_depend d
+                    WHERE d.classid = 'pg_class'::regclass AND d.objid = x.relid AND d.objsubid = x.attnum
+                      AND d.refclassid = 'pg_class'::regclass AND d.refobjid = x.relid AND d.refobjsubid = 0
+                      AND d.deptype = 'i')
+  LOOP
+    o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('%s.%I', r.qn, r.attname);
+    o.blocker := format('column %s.%I is part of the partition key of %s', r.qn, r.attname, r.qn);
+    o.sqlstate := '0A000';
+    o.hint := 'A partition-key column cannot be converted in place: use mode ''online'', which builds a new partitioned table with a bigint key and moves the data into it.';
+    o.handling := 'partition key';   -- a blocker of ALTER COLUMN TYPE only: copy and swap builds new tables
+    RETURN NEXT o;
+  END LOOP;
+
+  -- A column inherited from parents in separate inheritance trees
+  -- (multiple inheritance): ALTER COLUMN TYPE on one parent fails with
+  -- "cannot alter inherited column", whatever the order.
+  FOR r IN
+    WITH RECURSIVE up(child, anc) AS (
+      SELECT i.inhrelid, i.inhparent FROM pg_inherits i
+       WHERE i.inhrelid IN (SELECT x.relid FROM unnest(crel) AS x(relid))
+      UNION
+      SELECT up.child, i.inhparent FROM up JOIN pg_inherits i ON i.inhrelid = up.anc
+    )
+    SELECT x.relid, a.attname, storagelab_internal.bigint_migration_qname(x.relid) AS qn,
+           string_agg(DISTINCT storagelab_internal.bigint_migration_qname(up.anc), ', ') AS roots
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum AND a.attinhcount > 1
+      JOIN up ON up.child = x.relid AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = up.anc)
+     GROUP BY x.relid, a.attname
+    HAVING count(DISTINCT up.anc) > 1
+  LOOP
+    o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
+    o.identity := format('%s.%I', r.qn, r.attname);
+    o.blocker := format('column %s.%I is inherited from several inheritance trees (%s); ALTER COLUMN TYPE on one parent cannot change it',
+                        r.qn, r.attname, r.roots);
+    o.sqlstate := '0A000';
+    o.hint := 'Detach the table from all but one parent (ALTER TABLE ... NO INHERIT), convert, and attach it again (INHERIT).';
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_table_blockers(oid[], int2[]) IS
+  'Blockers on the tables themselves: typed tables, row types stored elsewhere, partition keys, multiple inheritance.';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.rewrite_online_phases
+CREATE OR REPLACE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
+                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}',
+                                                          swap_end text[] DEFAULT '{}')
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  fwd     jsonb := storagelab_internal.rewrite_online_dirs(tables, false);
+  back    jsonb := storagelab_internal.rewrite_online_dirs(tables, true);
+  d       jsonb;
+  retries int := storagelab_internal.setting('scripts.lock_retries')::int;
+  created text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(fwd) x);
+  -- the logs carry the migration id: a second script for the same tables (same names) is refused
+  tag     text := format('storagelab copy-and-swap migration %s', mid);
+  ours    text := (SELECT string_agg(format('obj_description(to_regclass(%L), %L) IS NOT DISTINCT FROM %L', x->>'log', 'pg_class', tag), ' AND ')
+                     FROM jsonb_array_elements(fwd) x);
+  others  text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL OR to_regclass(%L) IS NOT NULL', x->>'target', x->>'log'), ' OR ')
+                     FROM jsonb_array_elements(fwd) x);
+  swapped text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(back) x);
+  copied  text := format('(SELECT count(*) FROM storagelab.bigint_migration_progress p WHERE p.migration = %L AND p.done) = %s',
+                         mid, jsonb_array_length(fwd));
+  indexed text;
+  locks   text;
+  s       text := '';
+  apply_f text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x);
+  apply_b text[] := ARRAY[format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back)];
+  st      text[];
+  roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
+  validate text := '';
+  guard   text;
+  -- each table's fingerprint now: start and swap refuse when it changed (what was added since would be dropped)
+  unchanged text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_check_unchanged(%L, %s, %L)', t->>'relation',
+                                          to_regclass(t->>'relation')::oid,
+                                          storagelab_internal.rewrite_tree_fingerprint(to_regclass(t->>'relation')))
+                              FROM jsonb_array_elements(tables) WITH ORDINALITY u(t, n) ORDER BY n);
+BEGIN
+  -- a partitioned table without partitions has no rows to copy, log or replay
+  IF EXISTS (SELECT 1 FROM unnest(roots) r WHERE NOT EXISTS (
+               SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)) THEN
+    RAISE EXCEPTION 'the online rewrite needs a table that holds rows'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = (SELECT format('The partitioned table %s has no partitions.', string_agg(r::regclass::text, ', '))
+                        FROM unnest(roots) r
+                       WHERE NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)),
+            HINT = 'Use the blocking mode.';
+  END IF;
+  -- phase index has run when every index it builds exists (the copy of each valid index of every old
+  -- table and partition, named by rewrite_index_name) and every NOT VALID CHECK constraint it adds
+  indexed := coalesce((SELECT string_agg(c, ' AND ' ORDER BY c) FROM (
+                 SELECT format('to_regclass(%L) IS NOT NULL', format('%I.%I', n.nspname, storagelab_internal.rewrite_index_name(i.indexrelid))) AS c
+                   FROM storagelab_internal.rewrite_members(roots) m
+                   JOIN pg_index i ON i.indrelid = m.relid AND i.indisvalid
+                   JOIN pg_class x ON x.oid = i.indexrelid JOIN pg_namespace n ON n.oid = x.relnamespace
+                 UNION ALL
+                 SELECT format('EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = to_regclass(%L) AND k.conname = %L)',
+                               format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', m.relid)), k.conname)
+                   FROM storagelab_internal.rewrite_members(roots) m
+                   JOIN pg_constraint k ON k.conrelid = m.relid AND k.contype = 'c' AND NOT k.convalidated AND k.coninhcount = 0
+                   JOIN pg_class x ON x.oid = m.relid JOIN pg_namespace n ON n.oid = x.relnamespace) q), 'true');
+  -- a publication of all tables or of these schemas would publish the new tables and logs: refused by every phase that writes them
+  guard := storagelab_internal.rewrite_online_publication_guard(ARRAY(
+             SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
+               JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1));
+  -- the component, the new tables, the tables whose foreign keys the swap re-points and those the old tables'
+  -- foreign keys reference (the swap drops those keys, which drops their triggers there), locked in one statement
+  -- (a partitioned table's lock covers its partitions)
+  locks := format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', (SELECT string_agg(x, ', ' ORDER BY x) FROM (
+             SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
+             UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to'
+             UNION SELECT storagelab_internal.bigint_migration_qname(k.confrelid)
+                     FROM storagelab_internal.rewrite_foreign_keys(roots) f JOIN pg_constraint k ON k.oid = f.conoid
+                    WHERE f.direction = 'from'
+                      AND k.confrelid NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(roots) m)) y));
+  -- start
+  st := unchanged || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
+  END LOOP;
+  -- nothing (an event trigger) added objects to the new tables and logs as they were created
+  st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', roots,
+                     ARRAY(SELECT x->>'log' FROM jsonb_array_elements(fwd) x));
+  s := s || E'\\if :ph_start\n' || guard
+         || storagelab_internal.rewrite_online_do(st, created || ' AND ' || ours, 'phase start has run already', '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', retries)
+         || E'\\endif\n';
+  -- copy
+  s := s || E'\\if :ph_copy\n' || guard
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', created || ' AND ' || ours, 'run phase start of this script first', 0)
+         || format(E'CALL storagelab.rewrite_online_copy(%L, %L, %s, %s, ''0'');\n\\endif\n', mid, fwd,
+                   extract(epoch FROM storagelab_internal.setting('bigint_migration.copy_batch_time')::interval) * 1000,
+                   storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int);
+  -- index: the log applied once (no index yet: a hash join), then the indexes
+  st := apply_f || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
+  s := s || E'\\if :ph_index\n' || guard
+         || storagelab_internal.rewrite_online_do(st, '(' || indexed || ' AND ' || copied || ') OR (' || swapped || ')', 'phase index has run already',
+                                                  copied, 'the copy is not complete: run phase copy first', retries)
+         || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(fwd) x)
+         || E'\\endif\n';
+  -- replay
+  s := s || E'\\if :ph_replay\n' || guard
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', indexed || ' AND ' || copied, 'run phases copy and index first', 0)
+         || format(E'CALL storagelab.rewrite_online_replay(%L, %L, %s, 10000, ''1 hour'');\n\\endif\n', mid, fwd,
+                   1000 * jsonb_array_length(fwd));
+  -- swap
+  st := ARRAY[locks] || apply_f;
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
+  END LOOP;
+  -- under the locks, the log triggers gone: the tables are as they were when the script was written
+  st := st || unchanged || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', swap_pre, swap_post)
+           || storagelab_internal.rewrite_online_old_triggers(tables, false) || swap_end;
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d);
+  END LOOP;
+  st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', '{}'::oid[],
+                     ARRAY(SELECT x->>'log' FROM jsonb_array_elements(back) x));
+  s := s || E'\\if :ph_swap\n' || guard
+         || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
+                                                  '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)
+         || E'\\endif\n';
+  -- validate
+  FOR d IN SELECT to_jsonb(r.statement) FROM storagelab_internal.rewrite_statements(tables, 'validate') r ORDER BY r.ord LOOP
+    validate := validate || storagelab_internal.retry_block(ARRAY[d #>> '{}'], retries);
+  END LOOP;
+  s := s || E'\\if :ph_validate\n' || validate || E'\\endif\n';
+  -- cleanup
+  st := '{}';
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x UNION ALL SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'cleanup') r ORDER BY r.ord)
+           || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  s := s || E'\\if :ph_cleanup\n'
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
+         || E'\\endif\n';
+  -- rollback: swap back when swapped (unless columns were added since), then drop what start created
+  st := ARRAY[locks]
+        || (SELECT format('SELECT storagelab_internal.rewrite_check_rollback(%L, %L)',
+                          array_agg(storagelab_internal.bigint_migration_qname(m.relid) ORDER BY m.level, m.relid),
+                          array_agg(m.relid ORDER BY m.level, m.relid))
+              FROM storagelab_internal.rewrite_members(roots) m)
+        || apply_b;
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
+  END LOOP;
+  st := st || storagelab_internal.rewrite_online_swap_statements(tables, 'swap_back', back_pre, back_post)
+           || storagelab_internal.rewrite_online_old_triggers(tables, true);
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  s := s || E'\\if :ph_rollback\n'
+         || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'not swapped: nothing to swap back',
+                                                  '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration is rewriting these tables: roll back with its script', retries);
+  st := '{}';
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  -- one statement: the new tables may reference each other after a swap back
+  -- (every table of a tree: inheritance children are not dropped with their parent)
+  st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid)), ', '))
+                 FROM storagelab_internal.rewrite_members(roots) m JOIN pg_class c ON c.oid = m.relid
+                 JOIN pg_namespace n ON n.oid = c.relnamespace);
+  st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  -- the foreign keys a swap back re-pointed NOT VALID, validated (of those that were valid; a no-op before a swap)
+  s := s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
+                                                  'another copy-and-swap migration is rewriting these tables: roll back with its script', retries)
+         || validate || E'\\endif\n';
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[], text[]) IS
+  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects, and at the end of the swap (swap_end)';
+
+-- from extension/63_bigint_copy_swap.sql: storagelab_internal.bigint_migration_copy_swap_script
+CREATE OR REPLACE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[],
+                                                                      relations regclass[], column_names name[],
+                                                                      function_hazards text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  tables    jsonb;
+  mid       text;
+  s         text;
+  swap_pre  text[] := '{}';
+  swap_post text[] := '{}';
+  back_pre  text[] := '{}';
+  back_post text[] := '{}';
+  swap_end  text[] := '{}';
+BEGIN
+  -- a partition-key column blocks ALTER COLUMN TYPE, not a new table
+  PERFORM storagelab_internal.bigint_migration_refuse(
+    ARRAY(SELECT x FROM unnest(objs) x WHERE x.kind <> 'blocker' OR x.handling IS DISTINCT FROM 'partition key'), '{}', 'blocking');
+  objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
+  -- in the swap, around the dependent objects: the functions to widen
+  -- (checked unchanged since generation, dropped, created with bigint
+  -- parameters) and the sequences' types; in the swap back, the reverse
+  IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
+    SELECT array_agg(x.drop_sql ORDER BY x.identity),
+           array_agg(x.create_sql ORDER BY x.identity),
+           array_agg(format('DROP %s %s', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.hazard_target) ORDER BY x.identity),
+           array_agg(pg_get_functiondef(x.objid) || E';\n'
+                     || format(E'ALTER ROUTINE %s OWNER TO %I;\n', x.objid::regprocedure, pg_get_userbyid(p.proowner))
+                     || storagelab_internal.bigint_migration_acl_sql('ROUTINE', x.objid::regprocedure::text, p.proacl, p.proowner)
+                     || CASE WHEN obj_description(x.objid, 'pg_proc') IS NULL THEN ''
+                             ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', x.objid::regprocedure, obj_description(x.objid, 'pg_proc')) END
+                     ORDER BY x.identity)
+      INTO swap_pre, swap_post, back_pre, back_post
+      FROM unnest(objs) x JOIN pg_proc p ON p.oid = x.objid
+     WHERE x.kind = 'widened_function';
+  END IF;
+  swap_post := swap_post || ARRAY(SELECT x.create_sql FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
+  -- first in the swap's own statements: the functions to widen are unchanged since generation (55000),
+  -- and, with plpgsql_check installed, the errors of the PL/pgSQL functions that use these tables;
+  -- last: no new error (22000, the swap rolls back)   (part 28)
+  swap_pre := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'before'), '')], NULL) || swap_pre;
+  swap_end := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'after'), '')], NULL);
+  back_post := back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.bigint_migration_qname(x.objid), format_type(q.seqtypid, NULL))
+                                    FROM unnest(objs) x JOIN pg_sequence q ON q.seqrelid = x.objid
+                                   WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
+  IF to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NULL THEN
+    RAISE EXCEPTION 'mode online needs the rewrite engine, which this installation lacks'
+      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''shadow'' or ''blocking''.';
+  END IF;
+  -- a child's own column would not be converted with its parent's (the engine keeps a child's own columns' types)
+  FOR s IN
+    SELECT format('%s.%I', x.relation, x.column_name)
+      FROM unnest(objs) x JOIN pg_attribute a ON a.attrelid = x.relation AND a.attname = x.column_name
+     WHERE x.kind = 'column' AND a.attinhcount = 0 AND EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = x.relation)
+     ORDER BY 1 LIMIT 1
+  LOOP
+    RAISE EXCEPTION 'mode online does not convert a column of an inheritance child that its parent lacks'
+      USING ERRCODE = 'feature_not_supported', DETAIL = format('Column %s.', s),
+            HINT = 'Use mode ''blocking'' or ''shadow''.';
+  END LOOP;
+  tables := storagelab_internal.bigint_copy_swap_tables(objs);
+  -- a publication of all tables, or of a schema of these tables, would publish the new tables and the logs
+  -- (the subscribers lack them: their apply stops at the first copied row)
+  IF cardinality(storagelab_internal.rewrite_online_publications(ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t))) > 0 THEN
+    RAISE EXCEPTION 'a publication FOR ALL TABLES or FOR TABLES IN SCHEMA would publish the new tables and change logs of an online migration'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = format('Publications: %s.', (SELECT string_agg(quote_ident(x), ', ')
+                       FROM unnest(storagelab_internal.rewrite_online_publications(ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t))) x)),
+            HINT = 'Name the published tables instead (ALTER PUBLICATION ... SET TABLE ...), or use mode ''blocking''.';
+  END IF;
+  mid := 'slcs' || substr(md5(tables::text || now()::text), 1, 10);
+  s := format(E'-- storagelab %s: INT to BIGINT migration (mode online: copy and swap), migration id %s\n',
+              (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)
+    || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
+          (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(u.r), u.c), ', ')
+             FROM unnest(relations, column_names) AS u(r, c))) || E'\n'
+    || E'-- Tables rebuilt as new tables beside the old ones (one copy of them on disk until cleanup):\n'
+    || (SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(t->>'relation') || E'\n', '') FROM jsonb_array_elements(tables) t)
+    || coalesce((SELECT E'-- Sequences made bigint in the swap (their type given back by a swap back):\n'
+                        || string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(x.objid)) || E'\n', '' ORDER BY x.identity)
+                   FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL), '')
+    || E'--\n-- Run one phase at a time, in this order (each can be run again after a failure):\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new tables, change logs and triggers (brief SHARE ROW EXCLUSIVE, retried)\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=copy     -f <this file>  -- batched copy (reads only); -v backfill_batches=N stops after N batches; resumes\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=index    -f <this file>  -- indexes of the new tables (locks only them), ANALYZE\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=replay   -f <this file>  -- the change log applied until it is small\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=swap     -f <this file>  -- one short transaction under ACCESS EXCLUSIVE (lock_timeout, retried)\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=validate -f <this file>  -- foreign keys added NOT VALID in the swap validated\n'
+    || E'--   psql -v ON_ERROR_STOP=1 -v phase=cleanup  -f <this file>  -- drop the old tables and the logs\n'
+    || E'-- Until cleanup, phase=rollback undoes everything (after the swap: swaps back, with the changes made since).\n'
+    || E'-- Subscribers of a publication of these tables: ALTER SUBSCRIPTION ... REFRESH PUBLICATION WITH (copy_data = false).\n'
+    || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n'
+    || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards)   -- part 28
+    || E'\n\\set ON_ERROR_STOP on\n'
+    || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
+    || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
+    || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+    || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+    || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
+    || (SELECT 'SELECT ' || string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ') || E' \\gset\n'
+          FROM unnest(ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback']) p)
+    || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
+    || E'\\if :ph_bad\n'
+    || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n') || E';\n\\endif\n\n';
+  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid, swap_pre, swap_post, back_pre, back_post, swap_end);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
+  'the INT->BIGINT script in mode online (alias copy_swap): the component rebuilt by the rewrite engine beside the old tables, copied in batches, kept in step by change logs, swapped in one short transaction; phases start to cleanup, and rollback';
+
+-- END generated section partition_key

@@ -9,8 +9,9 @@
 # "-- END generated section NAME" of UPGRADE_SCRIPT with the PARTs, in the
 # order given, without their "\echo ... \quit" guard.  A PART is a file
 # (copied whole) or FILE:FUNCTION (only the CREATE FUNCTION or CREATE
-# PROCEDURE FUNCTION(...) statement and the COMMENT after it, as CREATE OR
-# REPLACE).
+# PROCEDURE FUNCTION(...) statement, as CREATE OR REPLACE, and the COMMENT
+# on it when that comes next; a file that keeps its comments together
+# elsewhere gives the statement alone: CREATE OR REPLACE keeps the comment).
 # scripts/upgrade-test.sh proves that the result equals a fresh install.
 set -eu
 name=$1 up=$2
@@ -26,7 +27,15 @@ for part in "$@"; do
 			index($0, "CREATE FUNCTION " fn "(") == 1 || index($0, "CREATE PROCEDURE " fn "(") == 1 {
 				on = 1; sub(/^CREATE /, "CREATE OR REPLACE ")
 			}
+			# after the body: its COMMENT when it follows (blank lines
+			# between), else stop (a file that keeps its comments elsewhere)
+			on && body && !comment {
+				if ($0 ~ /^$/) { blank = blank "\n"; next }
+				if (index($0, "COMMENT ON FUNCTION " fn "(") != 1 && index($0, "COMMENT ON PROCEDURE " fn "(") != 1) exit
+				printf "%s", blank
+			}
 			on { print }
+			on && !body && /^\$[A-Za-z_]*\$;$/ { body = 1 }
 			on && /^COMMENT ON (FUNCTION|PROCEDURE)/ { comment = 1 }
 			on && comment && /;$/ { exit }
 		' "$file"

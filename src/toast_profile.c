@@ -70,6 +70,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
@@ -86,8 +87,9 @@ PG_FUNCTION_INFO_V1(storagelab_toast_lock_nowait);
 
 /*
  * A value whose octet_length reaches this is "large": big enough that
- * PostgreSQL tries to compress it or move it out of line (about 2 kB with
- * 8 kB pages).
+ * PostgreSQL tries to compress it or move it out of line whatever the rest
+ * of its row (about 2 kB with 8 kB pages).  Smaller values stored
+ * compressed or out of line count as large too (census_value()).
  */
 #define LARGE_VALUE_BYTES	TOAST_TUPLE_THRESHOLD
 
@@ -264,7 +266,15 @@ census_value(ToastCensus *census, Datum datum, CensusBuffers *bufs,
 	/* The same numbers as toast_raw_datum_size() - VARHDRSZ and toast_datum_size(). */
 	Assert(raw == (int64) toast_raw_datum_size(datum) - VARHDRSZ);
 	Assert(stored == (int64) toast_datum_size(datum));
-	large = raw >= LARGE_VALUE_BYTES;
+	/*
+	 * Large: big enough for the toaster to act on alone, or acted on already.
+	 * A row over TOAST_TUPLE_THRESHOLD has its values compressed or moved out
+	 * of line, biggest first, until it fits: in a wide row (three text
+	 * columns of 1-2 kB, say) values far under the threshold are compressed
+	 * too, and storage settings decide how.
+	 */
+	large = raw >= LARGE_VALUE_BYTES || compressed ||
+		VARATT_IS_EXTERNAL_ONDISK(value);
 	census->raw_bytes += raw;
 	census->stored_bytes += stored;
 	if (large)
@@ -581,6 +591,23 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 
 	rel = storagelab_open_heap_relation(relid, SL_ALLOW_TABLE | SL_ALLOW_MATVIEW,
 										"toast_profile");
+
+	/*
+	 * The census reads every row's value, also those a policy hides from the
+	 * caller: its sizes and content types describe data, as pg_stats does,
+	 * which hides a table's statistics under active row-level security too.
+	 */
+	if (check_enable_rls(relid, InvalidOid, false) == RLS_ENABLED)
+	{
+		const char *name = pstrdup(RelationGetRelationName(rel));
+
+		relation_close(rel, AccessShareLock);
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("row-level security is active for table \"%s\"", name),
+				 errdetail("toast_profile() reads the values of every row, also those its policies hide from this role."),
+				 errhint("Run toast_profile() as the table owner or as a role with BYPASSRLS.")));
+	}
 
 	attnum = get_attnum(relid, colname);
 	if (attnum == InvalidAttrNumber)

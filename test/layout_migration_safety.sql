@@ -18,7 +18,9 @@
 --   5. functions that use a retyped column: a trigger function calling a
 --      helper f(integer) with NEW.qty (qty to smallint runs, then INSERTs
 --      run the trigger; qty to bigint is refused), SQL functions comparing
---      ref with a text parameter (ref text to uuid refused; a comparison the
+--      ref with a text parameter (ref text to uuid refused; a PL/pgSQL
+--      function returning qty by RETURN QUERY as integer (qty to smallint
+--      refused; the same function made after it fails with 42804); a comparison the
 --      textual reading misses caught by the script's validator check under
 --      its locks, rolled back; once the functions cast, the script runs and
 --      the functions find their rows).
@@ -54,7 +56,7 @@ CREATE FUNCTION snap.cols(rel regclass) RETURNS text LANGUAGE sql AS $$
     FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
 $$;
 
-SELECT plan(37);
+SELECT plan(39);
 
 -- 1. locks
 CREATE SCHEMA lk;
@@ -210,6 +212,14 @@ SELECT matches(snap.error_of($$SELECT storagelab.layout_migration_script('fh.ord
                '^2BP01 \| [^|]* \| fh.order_by_ref\(text\) \(function fh.order_by_ref\(text\)\): compares ref \(uuid\) with \$1 \(text\): no operator uuid = text',
                'text -> uuid of a column an SQL function compares with a text parameter: refused, naming it');
 
+-- qty integer -> smallint under a PL/pgSQL function returning it by RETURN QUERY as integer: refused
+CREATE FUNCTION fh.qty_of(i int8) RETURNS TABLE (order_id int8, q integer) LANGUAGE plpgsql STABLE
+  AS $$ BEGIN RETURN QUERY SELECT o.id, o.qty FROM fh.orders o WHERE o.id = i; END $$;
+SELECT matches(snap.error_of($$SELECT storagelab.layout_migration_script('fh.orders', column_types => '{"qty": "smallint"}')$$),
+               '^2BP01 \| [^|]* \| fh.qty_of\(bigint\) \(function fh.qty_of\(bigint\)\): returns qty \(smallint\) in RETURN QUERY as result column 2 q, declared integer',
+               'integer -> smallint of a column a PL/pgSQL function returns by RETURN QUERY in an integer column: refused, naming it');
+DROP FUNCTION fh.qty_of(int8);
+
 -- qty integer -> smallint: check_qty(integer) takes a smallint; the script runs and the trigger works
 SELECT storagelab.layout_migration_script('fh.orders', column_types => '{"qty": "smallint"}') AS script \gset
 SELECT matches(:'script'::text, '-- Functions that read the changed columns [^\n]*\n[^\n]*\n--   fh.orders_audit\(\) \(trigger orders_audit on fh.orders\): qty integer -> smallint\n',
@@ -223,6 +233,11 @@ SELECT lives_ok($$INSERT INTO fh.orders (id, qty, ref) VALUES (100001, 7, '0b5c4
 SELECT is((SELECT qty FROM fh.audit WHERE order_id = 100001), 7, '... and it wrote its audit row');
 SELECT throws_ok($$INSERT INTO fh.orders (id, qty) VALUES (100002, -1)$$, 'P0001', 'negative quantity -1',
                  '... and still refuses a negative quantity');
+CREATE FUNCTION fh.qty_of(i int8) RETURNS TABLE (order_id int8, q integer) LANGUAGE plpgsql STABLE
+  AS $$ BEGIN RETURN QUERY SELECT o.id, o.qty FROM fh.orders o WHERE o.id = i; END $$;
+SELECT throws_ok('SELECT * FROM fh.qty_of(1)', '42804', NULL,
+                 '... the refusal above was right: RETURN QUERY of the smallint column in an integer result column fails at every call');
+DROP FUNCTION fh.qty_of(int8);
 
 -- ref text -> uuid with IN (a, b), which the reading misses: the script's own check rolls it back
 CREATE OR REPLACE FUNCTION fh.order_by_ref(r text) RETURNS SETOF int8 LANGUAGE sql STABLE AS $$ SELECT id FROM fh.orders WHERE ref::text = $1 $$;

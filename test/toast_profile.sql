@@ -3,7 +3,7 @@
 -- toastinfo is a test oracle packaged for some majors only (none for 19 yet):
 -- without it, the 16 checks that need it are skipped, the others still run.
 BEGIN;
-SELECT plan(47);
+SELECT plan(52);
 -- The same compression on every major (19 defaults to lz4 where built with it).
 SET LOCAL default_toast_compression = pglz;
 SELECT NOT EXISTS (SELECT FROM pg_available_extensions WHERE name = 'toastinfo') AS no_toastinfo \gset
@@ -280,6 +280,35 @@ SELECT ok(evidence = 'sampled' AND sample_rows BETWEEN 50 AND 50 + 40,
   FROM storagelab.bytea_storage WHERE relation = 'toast_many'::regclass;
 SELECT ok(advice ~ '^SET STORAGE EXTERNAL', 'bytea_storage carries the advice')
   FROM storagelab.bytea_storage WHERE relation = 'toast_images'::regclass;
+
+-- A wide row: three text values of 0.8 to 1.7 kB, over ~2 kB together; the
+-- toaster compressed the two biggest although each is under the threshold.
+CREATE TABLE toast_wide (id int, title text, body text, summary text);
+INSERT INTO toast_wide SELECT g, repeat('title words ' || g, 60), repeat('body text ' || g, 150),
+                              repeat('summary ' || g, 100) FROM generate_series(1, 200) g;
+SELECT is(large_values || ' ' || large_compressed || ' ' || pglz_values, '200 200 200',
+          'values under ~2 kB that the toaster compressed in a wide row count as large')
+  FROM storagelab.toast_profile('toast_wide', 'body');
+SELECT ok(advice !~ 'no value reaches', 'their advice does not say that no value reaches the threshold: ' || advice)
+  FROM storagelab.toast_profile('toast_wide', 'body');
+
+-- Large objects: pg_largeobject holds them in 2 kB bytea pages, compressed;
+-- a system catalog cannot be altered, so nothing is advised.
+SELECT lo_from_bytea(0, convert_to(repeat('large object text ', 2000), 'UTF8')) IS NOT NULL AS lo_created \gset
+SELECT is(advice || ' / ' || expected_effect, 'keep: a system catalog, whose storage and compression cannot be changed / none',
+          'a system catalog (pg_largeobject.data, compressed large objects): keep, no ALTER advised')
+  FROM storagelab.toast_profile('pg_largeobject', 'data');
+
+-- Once an advice is followed, keep says why (it said "mix" for both).
+ALTER TABLE toast_images ALTER COLUMN v SET STORAGE EXTERNAL;
+UPDATE toast_images SET v = v || '';
+SELECT is(advice, 'keep: most large values are compressed already, and EXTERNAL stores them as they are',
+          'images stored EXTERNAL as advised: keep, they are compressed already')
+  FROM storagelab.toast_profile('toast_images', 'v');
+ALTER TABLE toast_docs ALTER COLUMN t SET STORAGE EXTENDED;
+SELECT is(advice, 'keep: the large values are compressible, and the column compresses new ones',
+          'compressible documents in an EXTENDED column: keep, new values are compressed')
+  FROM storagelab.toast_profile('toast_docs', 't');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -142,6 +142,7 @@ fi
 # deterministic), the column order.  With 4 clients: copy_swap and pg_repack,
 # failed transactions and the per-second maximum latency.
 # ONLINE_COPY_SWAP=0 skips it; it needs the rewrite engine (part 60).
+# Last, the floor of copy and swap statement by statement (copy_floor).
 cs_size() { psql -X -At -c "SELECT pg_total_relation_size('pgbench_accounts') + pg_total_relation_size('pgbench_history')"; }
 cs_sum() { psql -X -At -c "SELECT md5(string_agg(format('%s|%s|%s|%s', aid, bid, abalance, filler), ',' ORDER BY aid)) FROM pgbench_accounts"; }
 cs_cols() { psql -X -At -c "SELECT string_agg(attname, ',' ORDER BY attnum) FROM pg_attribute WHERE attrelid IN ('pgbench_accounts'::regclass) AND attnum > 0 AND NOT attisdropped"; }
@@ -218,6 +219,64 @@ if [ "${ONLINE_COPY_SWAP:-1}" = 1 ]; then
 		online_report "$label"
 		echo "  $label: invariant holds afterwards: $(online_invariant); aid type: $(psql -X -At -c "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'pgbench_accounts'::regclass AND attname = 'aid'"); size $(cs_size)"
 	done
+fi
+# The floor of copy and swap, statement by statement, without clients
+# (ONLINE_COPY_FLOOR=0 skips it): each piece of work the copy-and-swap
+# script must do, timed alone on the same data in ONLINE_FLOOR_ROUNDS (3)
+# interleaved rounds, a CHECKPOINT before each, medians; against the
+# blocking script's core, ALTER TABLE ... ALTER aid TYPE bigint on a copy of
+# pgbench_accounts with its primary key (the rewrite and the index rebuild).
+#   insert_select     the copy: one INSERT ... SELECT of every row into an
+#                     empty table of the new shape (one session)
+#   split_one_table   the same rows in two sessions at once (half the heap
+#                     blocks each, TID ranges) into one table
+#   split_two_tables  the same, each session into a table of its own (no
+#                     contention on one relation)
+#   index, analyze    CREATE UNIQUE INDEX and ANALYZE of the copied table
+#   validate          ADD FOREIGN KEY (bid) ... NOT VALID, then VALIDATE: what
+#                     a new table's foreign keys cost (the ALTER keeps them)
+# Shows which parts of the online plan's extra time any copy and swap pays,
+# and whether splitting the copy across sessions (cores) helps.
+copy_floor() {
+	local name=$1 sql=$2 t0
+	psql -X -q -c 'CHECKPOINT'
+	t0=$(date +%s%N)
+	if [ "$name" = split_one_table ] || [ "$name" = split_two_tables ]; then
+		local target2=floor_n2 half
+		[ "$name" = split_two_tables ] && target2=floor_n3
+		half=$(psql -X -At -c "SELECT pg_relation_size('pgbench_accounts') / current_setting('block_size')::int / 2")
+		psql -X -q -c "INSERT INTO floor_n2 SELECT aid::bigint, bid, abalance, filler FROM ONLY pgbench_accounts WHERE ctid < '($half,0)'" &
+		psql -X -q -c "INSERT INTO $target2 SELECT aid::bigint, bid, abalance, filler FROM ONLY pgbench_accounts WHERE ctid >= '($half,0)'"
+		wait
+	else
+		psql -X -q -v ON_ERROR_STOP=1 -c "$sql" >/dev/null
+	fi
+	echo "$name $(( ($(date +%s%N) - t0) / 1000000 ))" >>"$online_tmp/floor.times"
+}
+if [ "${ONLINE_COPY_FLOOR:-1}" = 1 ]; then
+	echo "  -- the floor of copy and swap, statement by statement (no load; medians of ${ONLINE_FLOOR_ROUNDS:-3} rounds)"
+	online_fresh
+	: >"$online_tmp/floor.times"
+	for round in $(seq "${ONLINE_FLOOR_ROUNDS:-3}"); do
+		psql -X -q -c 'SET client_min_messages = warning' -c 'DROP TABLE IF EXISTS floor_a, floor_n1, floor_n2, floor_n3' \
+			-c 'CREATE TABLE floor_a AS SELECT * FROM pgbench_accounts' -c 'ALTER TABLE floor_a ADD PRIMARY KEY (aid)' \
+			-c 'CREATE TABLE floor_n1 (aid bigint NOT NULL, bid int, abalance int, filler char(84))' \
+			-c 'CREATE TABLE floor_n2 (LIKE floor_n1)' -c 'CREATE TABLE floor_n3 (LIKE floor_n1)' -c 'VACUUM ANALYZE floor_a'
+		copy_floor alter 'ALTER TABLE floor_a ALTER aid TYPE bigint'
+		copy_floor insert_select 'INSERT INTO floor_n1 SELECT aid::bigint, bid, abalance, filler FROM ONLY pgbench_accounts'
+		copy_floor split_one_table ''
+		copy_floor split_two_tables ''
+		copy_floor index 'CREATE UNIQUE INDEX ON floor_n1 (aid)'
+		copy_floor analyze 'ANALYZE floor_n1'
+		copy_floor validate 'ALTER TABLE floor_n1 ADD FOREIGN KEY (bid) REFERENCES pgbench_branches NOT VALID; ALTER TABLE floor_n1 VALIDATE CONSTRAINT floor_n1_bid_fkey'
+	done
+	psql -X -q -c 'DROP TABLE floor_a, floor_n1, floor_n2, floor_n3'
+	floor_alter=$(awk '$1 == "alter" { print $2 }' "$online_tmp/floor.times" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	for what in alter insert_select split_one_table split_two_tables index analyze validate; do
+		ms=$(awk -v w="$what" '$1 == w { print $2 }' "$online_tmp/floor.times" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		bench_row "floor: $what" "$ms" "ALTER TYPE (rewrite + index)" "$floor_alter"
+	done
+	echo "  all rounds (ms): $(awk '{ printf "%s %s; ", $1, $2 }' "$online_tmp/floor.times")"
 fi
 dropdb storagelab_bench_online
 rm -rf "$online_tmp"
