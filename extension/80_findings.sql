@@ -30,11 +30,17 @@ INSERT INTO storagelab_internal.setting_defaults VALUES
   ('findings.toast_sample_rows', '200',
    'findings: rows sampled per bytea column');
 
--- int_overflow: the view's warning and critical rows.
+-- int_overflow: the view's warning and critical rows; the message says
+-- when no sequence feeds the column (the application writes the values),
+-- and when a value is the type's bound itself (often a sentinel such as
+-- 2147483647 for "unknown", not growth).
 CREATE VIEW storagelab_internal.findings_int_overflow AS
 SELECT 'int_overflow'::text AS category, o.severity, o.relation, o.column_name,
        'used_pct'::text AS metric, round(o.used_pct, 1) AS value, 'percent'::text AS unit,
-       'integer column is running out of values: migrate it to bigint'::text AS message,
+       CASE WHEN o.source IN ('sequence', 'identity', 'foreign key') THEN 'integer column is running out of values: migrate it to bigint'
+            -- no sequence: values the application writes; one at the type's bound itself is often a sentinel
+            WHEN o.values_left = 0 THEN 'integer column holds its type''s limit itself (a sentinel?): check its writers, then migrate'
+            ELSE 'integer column holds values near its limit, no sequence behind them: migrate it to bigint' END AS message,
        NULL::int8 AS estimated_saved_bytes, o.overflow_at,
        pg_catalog.format('SELECT storagelab.bigint_migration_script(%L, %L, ''online'');',
                          pg_catalog.format('%I.%I', n.nspname, c.relname), o.column_name) AS fix,

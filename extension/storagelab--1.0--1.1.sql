@@ -14304,3 +14304,23 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storag
   'the INT->BIGINT script in mode online (alias copy_swap): the component rebuilt by the rewrite engine beside the old tables, copied in batches, kept in step by change logs, swapped in one short transaction; phases start to cleanup, and rollback';
 
 -- END generated section partition_key
+
+-- The int_overflow findings say when no sequence feeds the column, and when a
+-- value is the type's bound itself (a sentinel?).  Copied by hand from
+-- extension/80_findings.sql (a view); change both.
+CREATE OR REPLACE VIEW storagelab_internal.findings_int_overflow AS
+SELECT 'int_overflow'::text AS category, o.severity, o.relation, o.column_name,
+       'used_pct'::text AS metric, round(o.used_pct, 1) AS value, 'percent'::text AS unit,
+       CASE WHEN o.source IN ('sequence', 'identity', 'foreign key') THEN 'integer column is running out of values: migrate it to bigint'
+            -- no sequence: values the application writes; one at the type's bound itself is often a sentinel
+            WHEN o.values_left = 0 THEN 'integer column holds its type''s limit itself (a sentinel?): check its writers, then migrate'
+            ELSE 'integer column holds values near its limit, no sequence behind them: migrate it to bigint' END AS message,
+       NULL::int8 AS estimated_saved_bytes, o.overflow_at,
+       pg_catalog.format('SELECT storagelab.bigint_migration_script(%L, %L, ''online'');',
+                         pg_catalog.format('%I.%I', n.nspname, c.relname), o.column_name) AS fix,
+       o.evidence,
+       NULL::int8 AS sample_rows
+  FROM storagelab.int_overflow o
+  JOIN pg_catalog.pg_class c ON c.oid = o.relation
+  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+ WHERE o.severity IN ('warning', 'critical');

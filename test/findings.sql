@@ -1,7 +1,8 @@
--- pgTAP: storagelab.findings and report() on Pagila plus pgbench with five
+-- pgTAP: storagelab.findings and report() on Pagila plus pgbench with six
 -- seeded problems: a serial at 95 %, a bytea column of incompressible 1 MB
 -- values stored EXTENDED, a bulk-loaded table never vacuumed, a padded
--- table and a table narrowable only jointly.  Each must be listed once with
+-- table, a table narrowable only jointly, and an integer column without a
+-- sequence holding 2147483647 (a sentinel).  Each must be listed once with
 -- the right fix; the fixes run; the VACUUM fix makes its finding go away.
 -- The seeds are committed (the visibility finding needs the statistics of a
 -- committed load) in schema findings_seed, dropped at the end.
@@ -46,8 +47,12 @@ CREATE TABLE findings_seed.users (uid bigint PRIMARY KEY, age bigint, gender big
 INSERT INTO findings_seed.users
 SELECT g, 13 + (g * 7) % 38, g % 3, timestamp '2026-01-01' + g * interval '1 minute'
   FROM generate_series(1, 200000) g;
+-- 6. no sequence: a legacy reference with the sentinel 2147483647 for "unknown", indexed
+CREATE TABLE findings_seed.imports (id int8 PRIMARY KEY, legacy_ref int);
+CREATE INDEX ON findings_seed.imports (legacy_ref);
+INSERT INTO findings_seed.imports SELECT g, CASE WHEN g = 7 THEN 2147483647 ELSE g END FROM generate_series(1, 100) g;
 VACUUM (FREEZE, ANALYZE) findings_seed.orders, findings_seed.files, findings_seed.padded,
-                         findings_seed.users;
+                         findings_seed.users, findings_seed.imports;
 ANALYZE public.pgbench_accounts;
 SELECT pg_stat_force_next_flush();
 \o
@@ -66,7 +71,7 @@ END
 $$;
 \set ECHO all
 
-SELECT plan(25);
+SELECT plan(26);
 CREATE TEMP TABLE seen AS
 SELECT * FROM storagelab.findings WHERE relation::text LIKE 'findings_seed.%';
 
@@ -76,19 +81,25 @@ SELECT is((SELECT string_agg(concat_ws(' | ', relation, column_name, category, f
           concat_ws(E'\n',
             'findings_seed.events | visibility | VACUUM (FREEZE, ANALYZE) findings_seed.events;',
             'findings_seed.files | data | toast | SELECT storagelab.storage_migration_script(''findings_seed.files'', ''data'', ''external'');',
+            'findings_seed.imports | legacy_ref | int_overflow | SELECT storagelab.bigint_migration_script(''findings_seed.imports'', ''legacy_ref'', ''online'');',
             'findings_seed.orders | id | int_overflow | SELECT storagelab.bigint_migration_script(''findings_seed.orders'', ''id'', ''online'');',
             'findings_seed.padded | alignment | SELECT storagelab.layout_migration_script(''findings_seed.padded'');',
             'findings_seed.users | column_width | SELECT storagelab.layout_migration_script(''findings_seed.users'');'),
-          'the five seeded problems, once each, with their fixes');
+          'the six seeded problems, once each, with their fixes');
 SELECT is((SELECT string_agg(concat_ws(' ', relation, severity, metric, unit, evidence), ', '
                              ORDER BY relation::text) FROM seen),
           'findings_seed.events warning hint_debt_pages pages exact, '
           'findings_seed.files warning large_incompressible_pct percent exact, '
+          'findings_seed.imports critical used_pct percent exact, '
           'findings_seed.orders critical used_pct percent exact, '
           'findings_seed.padded info saved_bytes bytes statistics, '
           'findings_seed.users info saved_bytes bytes statistics',
           'severity, metric, unit and evidence of each');
-SELECT is((SELECT value FROM seen WHERE category = 'int_overflow'), 95.0, 'the serial shows 95.0 % used');
+SELECT is((SELECT value FROM seen WHERE category = 'int_overflow' AND relation = 'findings_seed.orders'::regclass), 95.0, 'the serial shows 95.0 % used');
+SELECT is((SELECT string_agg(message, ' / ' ORDER BY relation::text) FROM seen WHERE category = 'int_overflow'),
+          'integer column holds its type''s limit itself (a sentinel?): check its writers, then migrate / '
+          'integer column is running out of values: migrate it to bigint',
+          'a column without a sequence at its type''s bound itself is said to be maybe a sentinel; a serial is running out');
 SELECT is((SELECT value FROM seen WHERE category = 'toast'), 100.0,
           'every sampled large value is incompressible');
 SELECT is((SELECT sample_rows FROM seen WHERE category = 'toast'), 6::int8, 'the sample size is given (six rows: all of them, exact)');
@@ -130,12 +141,12 @@ SELECT ok(storagelab.storage_migration_script('findings_seed.files', 'data', 'ex
 -- report(): summary first, every finding with its fix, 100 columns
 CREATE TEMP TABLE rep AS SELECT row_number() OVER () AS n, r AS line FROM storagelab.report() r;
 SELECT matches((SELECT line FROM rep WHERE n = 1),
-               '^storagelab: [0-9]+ [kMG]?B database, [0-9]+ [kMG]?B to save, nearest overflow findings_seed\.orders\.id \(95\.0 %',
-               'summary line: size, saving, nearest overflow');
+               '^storagelab: [0-9]+ [kMG]?B database, [0-9]+ [kMG]?B to save, nearest overflow findings_seed\.imports\.legacy_ref \(100\.0',
+               'summary line: size, saving, nearest overflow (the sentinel, at its bound already)');
 SELECT is((SELECT line FROM rep WHERE n = 2), 'critical (' ||
           (SELECT count(*) FROM storagelab.findings WHERE severity = 'critical') || ')',
           'critical findings first');
-SELECT is((SELECT count(*) FROM rep WHERE line IN (SELECT '    ' || fix FROM seen)), 5::int8,
+SELECT is((SELECT count(*) FROM rep WHERE line IN (SELECT '    ' || fix FROM seen)), 6::int8,
           'each seeded fix is in the report');
 SELECT is((SELECT count(*) FROM rep WHERE length(line) > 100 AND line NOT LIKE '    SELECT %'
                                                               AND line NOT LIKE '    VACUUM %'),
