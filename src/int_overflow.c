@@ -1564,16 +1564,16 @@ storagelab_sequence_state_known(const SlClass *seq, uint64 read_at,
 /*
  * storagelab_index_bounds_known
  *		storagelab_index_bounds() of the btree index whose rows the walk read
- *		as index, leading with column attnum (column ACL attacl, integer base
- *		type keytype) of heap: the same statuses, locks and privilege rules,
+ *		as index, leading with a column of heap (column ACL attacl, integer
+ *		base type keytype): the same statuses, locks and privilege rules,
  *		with no catalog-cache lookup when both ends are read by relfilenode
  *		and none of their rows was invalidated since the walk.  Otherwise
  *		(another kind of table, a temporary or changed one, an end without a
  *		visible entry) it answers through storagelab_index_bounds().
  */
 const char *
-storagelab_index_bounds_known(const SlClass *heap, AttrNumber attnum,
-							  const Acl *attacl, Oid keytype,
+storagelab_index_bounds_known(const SlClass *heap, const Acl *attacl,
+							  Oid keytype,
 							  const SlIndex *index, uint64 read_at,
 							  int64 *min_value, int64 *max_value)
 {
@@ -1583,7 +1583,6 @@ storagelab_index_bounds_known(const SlClass *heap, AttrNumber attnum,
 	int64		last = 0;
 	bool		found;
 
-	(void) attnum;
 	/* SELECT on the table or on the key column, before any lock. */
 	if (heap->relid >= FirstNormalObjectId &&
 		!storagelab_class_allows(heap, ACL_SELECT) &&

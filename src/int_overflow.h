@@ -89,7 +89,6 @@ extern const char *storagelab_sequence_state_known(const SlClass *seq,
 												   int64 *last_value,
 												   bool *is_called);
 extern const char *storagelab_index_bounds_known(const SlClass *heap,
-												 AttrNumber attnum,
 												 const Acl *attacl,
 												 Oid keytype,
 												 const SlIndex *index,

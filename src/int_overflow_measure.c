@@ -174,8 +174,8 @@ measure_row(IoRow *row, uint64 read_at, MemoryContext probecxt)
 				continue;
 			CHECK_FOR_INTERRUPTS();
 			old = MemoryContextSwitchTo(probecxt);
-			status = storagelab_index_bounds_known(&leaf->rel->cls, leaf->key.attnum,
-												   leaf->attacl, leaf->basetype,
+			status = storagelab_index_bounds_known(&leaf->rel->cls, leaf->attacl,
+												   leaf->basetype,
 												   leaf->index, read_at,
 												   &lmin, &lmax);
 			MemoryContextSwitchTo(old);
