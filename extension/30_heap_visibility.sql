@@ -90,8 +90,17 @@ CREATE VIEW storagelab.visibility AS
     FROM (SELECT c.oid::regclass AS relation,
                  CASE c.relkind WHEN 'r' THEN 'table' ELSE 'materialized view' END AS kind,
                  c.relpersistence AS persistence,
-                 CASE WHEN c.relfrozenxid <> '0' THEN pg_catalog.age(c.relfrozenxid) END AS relfrozenxid_age,
-                 CASE WHEN c.relminmxid <> '0' THEN pg_catalog.mxid_age(c.relminmxid) END AS relminmxid_age,
+                 -- the older of the table's and its TOAST table's (which
+                 -- autovacuum, and VACUUM (PROCESS_TOAST false), treat on
+                 -- their own): wraparound comes from either
+                 CASE WHEN c.relfrozenxid <> '0'
+                      THEN greatest(pg_catalog.age(c.relfrozenxid),
+                                    CASE WHEN tt.relfrozenxid <> '0' THEN pg_catalog.age(tt.relfrozenxid) END) END
+                   AS relfrozenxid_age,
+                 CASE WHEN c.relminmxid <> '0'
+                      THEN greatest(pg_catalog.mxid_age(c.relminmxid),
+                                    CASE WHEN tt.relminmxid <> '0' THEN pg_catalog.mxid_age(tt.relminmxid) END) END
+                   AS relminmxid_age,
                  -- as autovacuum uses them: a table's storage parameter
                  -- lowers the server's freeze_max_age, and replaces its
                  -- freeze_table_age
@@ -108,6 +117,7 @@ CREATE VIEW storagelab.visibility AS
                           current_setting('vacuum_freeze_table_age')::bigint) AS freeze_table_age,
                  c.oid
             FROM pg_catalog.pg_class c
+            LEFT JOIN pg_catalog.pg_class tt ON tt.oid = c.reltoastrelid
            WHERE c.relkind IN ('r', 'm')
              AND c.relam = (SELECT a.oid FROM pg_catalog.pg_am a WHERE a.amname = 'heap')
              AND NOT pg_catalog.pg_is_other_temp_schema(c.relnamespace)
@@ -159,7 +169,7 @@ COMMENT ON COLUMN storagelab.visibility.severity IS 'critical (wraparound near: 
 COMMENT ON COLUMN storagelab.visibility.advice IS 'VACUUM (FREEZE), VACUUM, or nothing to do, with the reason (the figures are the other columns)';
 COMMENT ON COLUMN storagelab.visibility.all_visible_pct IS 'all_visible_pages as a percentage of pages';
 COMMENT ON COLUMN storagelab.visibility.all_frozen_pct IS 'all_frozen_pages as a percentage of pages';
-COMMENT ON COLUMN storagelab.visibility.relfrozenxid_age IS 'age(relfrozenxid): transactions since the table was last frozen up to relfrozenxid';
+COMMENT ON COLUMN storagelab.visibility.relfrozenxid_age IS 'age(relfrozenxid) of the table or of its TOAST table, whichever is older: transactions since it was last frozen up to relfrozenxid';
 COMMENT ON COLUMN storagelab.visibility.table_bytes IS 'bytes of the main fork (NULL when the table is locked)';
 COMMENT ON COLUMN storagelab.visibility.table_pretty IS 'table_bytes, pg_size_pretty';
 COMMENT ON COLUMN storagelab.visibility.pages IS 'pages of the main fork (NULL when the table is locked)';
@@ -169,5 +179,5 @@ COMMENT ON COLUMN storagelab.visibility.inserts_since_vacuum IS 'rows inserted s
 COMMENT ON COLUMN storagelab.visibility.dead_tuples IS 'estimated dead rows (pg_stat_all_tables.n_dead_tup)';
 COMMENT ON COLUMN storagelab.visibility.last_vacuum IS 'last manual VACUUM';
 COMMENT ON COLUMN storagelab.visibility.last_autovacuum IS 'last autovacuum';
-COMMENT ON COLUMN storagelab.visibility.relminmxid_age IS 'mxid_age(relminmxid)';
+COMMENT ON COLUMN storagelab.visibility.relminmxid_age IS 'mxid_age(relminmxid) of the table or of its TOAST table, whichever is older';
 COMMENT ON COLUMN storagelab.visibility.kind IS 'table or materialized view';

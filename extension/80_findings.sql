@@ -105,10 +105,14 @@ WITH cfg AS MATERIALIZED (
            * storagelab_internal.setting('findings.freeze_critical_pct')::numeric / 100 AS freeze_age
 ), t AS (
   SELECT c.oid, pg_catalog.format('%I.%I', n.nspname, c.relname) AS name,
-         CASE WHEN c.relfrozenxid <> '0' THEN pg_catalog.age(c.relfrozenxid) END AS xid_age,
+         -- the older of the table's and its TOAST table's, as the visibility view
+         CASE WHEN c.relfrozenxid <> '0'
+              THEN greatest(pg_catalog.age(c.relfrozenxid),
+                            CASE WHEN tt.relfrozenxid <> '0' THEN pg_catalog.age(tt.relfrozenxid) END) END AS xid_age,
          cfg.*
     FROM cfg, pg_catalog.pg_class c
     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_catalog.pg_class tt ON tt.oid = c.reltoastrelid
    WHERE c.relkind IN ('r', 'm') AND c.relpersistence <> 't'
      AND c.relam = (SELECT a.oid FROM pg_catalog.pg_am a WHERE a.amname = 'heap')
      AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab', 'storagelab_internal')
@@ -119,7 +123,8 @@ WITH cfg AS MATERIALIZED (
           OR pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE'))
      AND (c.relpages - c.relallvisible >= cfg.min_pages
           OR (c.reltuples < 0 AND pg_catalog.pg_stat_get_ins_since_vacuum(c.oid) > 0)
-          OR (c.relfrozenxid <> '0' AND pg_catalog.age(c.relfrozenxid) >= cfg.freeze_age))
+          OR (c.relfrozenxid <> '0' AND pg_catalog.age(c.relfrozenxid) >= cfg.freeze_age)
+          OR (tt.relfrozenxid <> '0' AND pg_catalog.age(tt.relfrozenxid) >= cfg.freeze_age))
 )
 SELECT 'visibility'::text AS category,
        CASE WHEN f.freeze THEN 'critical' ELSE 'warning' END AS severity,

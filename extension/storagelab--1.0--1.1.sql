@@ -14324,3 +14324,146 @@ SELECT 'int_overflow'::text AS category, o.severity, o.relation, o.column_name,
   JOIN pg_catalog.pg_class c ON c.oid = o.relation
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
  WHERE o.severity IN ('warning', 'critical');
+
+-- Freeze ages of the table or of its TOAST table, whichever is older
+-- (visibility view and its findings).  Copied by hand from
+-- extension/30_heap_visibility.sql and extension/80_findings.sql (views);
+-- change both.
+CREATE OR REPLACE VIEW storagelab.visibility AS
+  SELECT r.relation, a.severity, a.advice,
+         round(100.0 * vm.all_visible_pages / nullif(vm.pages, 0), 1) AS all_visible_pct,
+         round(100.0 * vm.all_frozen_pages / nullif(vm.pages, 0), 1) AS all_frozen_pct,
+         r.relfrozenxid_age,
+         vm.pages * current_setting('block_size')::bigint AS table_bytes,
+         pg_catalog.pg_size_pretty(vm.pages * current_setting('block_size')::bigint) AS table_pretty,
+         vm.pages, vm.all_visible_pages, vm.all_frozen_pages,
+         s.n_ins_since_vacuum AS inserts_since_vacuum,
+         s.n_dead_tup AS dead_tuples,
+         s.last_vacuum, s.last_autovacuum,
+         r.relminmxid_age,
+         r.kind
+    FROM (SELECT c.oid::regclass AS relation,
+                 CASE c.relkind WHEN 'r' THEN 'table' ELSE 'materialized view' END AS kind,
+                 c.relpersistence AS persistence,
+                 -- the older of the table's and its TOAST table's (which
+                 -- autovacuum, and VACUUM (PROCESS_TOAST false), treat on
+                 -- their own): wraparound comes from either
+                 CASE WHEN c.relfrozenxid <> '0'
+                      THEN greatest(pg_catalog.age(c.relfrozenxid),
+                                    CASE WHEN tt.relfrozenxid <> '0' THEN pg_catalog.age(tt.relfrozenxid) END) END
+                   AS relfrozenxid_age,
+                 CASE WHEN c.relminmxid <> '0'
+                      THEN greatest(pg_catalog.mxid_age(c.relminmxid),
+                                    CASE WHEN tt.relminmxid <> '0' THEN pg_catalog.mxid_age(tt.relminmxid) END) END
+                   AS relminmxid_age,
+                 -- as autovacuum uses them: a table's storage parameter
+                 -- lowers the server's freeze_max_age, and replaces its
+                 -- freeze_table_age
+                 least(current_setting('autovacuum_freeze_max_age')::bigint,
+                       pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_freeze_max_age=([0-9]+)')::bigint)
+                   AS freeze_max_age,
+                 least(current_setting('autovacuum_multixact_freeze_max_age')::bigint,
+                       pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_multixact_freeze_max_age=([0-9]+)')::bigint)
+                   AS mxid_freeze_max_age,
+                 coalesce(pg_catalog.substring(pg_catalog.array_to_string(c.reloptions, ','),
+                                           '(?:^|,)autovacuum_freeze_table_age=([0-9]+)')::bigint,
+                          current_setting('vacuum_freeze_table_age')::bigint) AS freeze_table_age,
+                 c.oid
+            FROM pg_catalog.pg_class c
+            LEFT JOIN pg_catalog.pg_class tt ON tt.oid = c.reltoastrelid
+           WHERE c.relkind IN ('r', 'm')
+             AND c.relam = (SELECT a.oid FROM pg_catalog.pg_am a WHERE a.amname = 'heap')
+             AND NOT pg_catalog.pg_is_other_temp_schema(c.relnamespace)
+             AND (pg_catalog.has_table_privilege(c.oid, 'SELECT')
+                  OR pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE'))) r
+    -- the four figures of pg_stat_all_tables used here, by the functions
+    -- behind it: that view groups every table and TOAST table of the
+    -- database with its indexes and looks up every one's statistics
+    CROSS JOIN LATERAL (
+      SELECT pg_catalog.pg_stat_get_ins_since_vacuum(r.oid) AS n_ins_since_vacuum,
+             pg_catalog.pg_stat_get_dead_tuples(r.oid) AS n_dead_tup,
+             pg_catalog.pg_stat_get_last_vacuum_time(r.oid) AS last_vacuum,
+             pg_catalog.pg_stat_get_last_autovacuum_time(r.oid) AS last_autovacuum
+    ) s
+    LEFT JOIN LATERAL storagelab_internal.visibility_map_count(r.relation) vm ON true
+   CROSS JOIN LATERAL (
+     SELECT CASE
+              WHEN r.relfrozenxid_age >= r.freeze_max_age * 0.8 THEN 'critical'
+              WHEN r.relminmxid_age >= r.mxid_freeze_max_age * 0.8 THEN 'critical'
+              WHEN vm.pages IS NULL THEN NULL
+              WHEN vm.pages = 0 THEN 'ok'
+              WHEN r.relfrozenxid_age >= r.freeze_table_age AND vm.all_frozen_pages < vm.pages THEN 'warning'
+              WHEN vm.all_visible_pages < 0.5 * vm.pages THEN 'info'
+              ELSE 'ok'
+            END AS severity,
+            CASE
+              WHEN r.relfrozenxid_age >= r.freeze_max_age * 0.8 THEN
+                'VACUUM (FREEZE) now: relfrozenxid_age nears autovacuum_freeze_max_age (anti-wraparound)'
+              WHEN r.relminmxid_age >= r.mxid_freeze_max_age * 0.8 THEN
+                'VACUUM (FREEZE) now: relminmxid_age nears autovacuum_multixact_freeze_max_age'
+              WHEN vm.pages IS NULL AND r.persistence = 'u' AND pg_catalog.pg_is_in_recovery() THEN
+                'unknown: an unlogged table has no data on a standby'
+              WHEN vm.pages IS NULL THEN 'unknown: the table is locked'
+              WHEN vm.pages = 0 THEN 'nothing to do: empty'
+              WHEN r.relfrozenxid_age >= r.freeze_table_age AND vm.all_frozen_pages < vm.pages THEN
+                'VACUUM (FREEZE) at a quiet time: the next VACUUM is aggressive (reads unfrozen pages)'
+              WHEN vm.all_visible_pages < 0.5 * vm.pages AND coalesce(s.n_ins_since_vacuum, 0) > 0 THEN
+                'VACUUM: few pages all-visible; heap_visibility() shows the new rows'' hint-bit debt'
+              WHEN vm.all_visible_pages < 0.5 * vm.pages THEN
+                'VACUUM: few pages are all-visible, so index-only scans visit the heap'
+              ELSE 'nothing to do'
+            END AS advice
+   ) a;
+COMMENT ON COLUMN storagelab.visibility.relfrozenxid_age IS 'age(relfrozenxid) of the table or of its TOAST table, whichever is older: transactions since it was last frozen up to relfrozenxid';
+COMMENT ON COLUMN storagelab.visibility.relminmxid_age IS 'mxid_age(relminmxid) of the table or of its TOAST table, whichever is older';
+CREATE OR REPLACE VIEW storagelab_internal.findings_visibility AS
+-- MATERIALIZED: the settings once per query, not once per table
+WITH cfg AS MATERIALIZED (
+  SELECT pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.visibility_min_size'))
+           / current_setting('block_size')::int8 AS min_pages,
+         storagelab_internal.setting('findings.all_visible_warning_pct')::numeric AS warning_pct,
+         current_setting('autovacuum_freeze_max_age')::int8
+           * storagelab_internal.setting('findings.freeze_critical_pct')::numeric / 100 AS freeze_age
+), t AS (
+  SELECT c.oid, pg_catalog.format('%I.%I', n.nspname, c.relname) AS name,
+         -- the older of the table's and its TOAST table's, as the visibility view
+         CASE WHEN c.relfrozenxid <> '0'
+              THEN greatest(pg_catalog.age(c.relfrozenxid),
+                            CASE WHEN tt.relfrozenxid <> '0' THEN pg_catalog.age(tt.relfrozenxid) END) END AS xid_age,
+         cfg.*
+    FROM cfg, pg_catalog.pg_class c
+    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_catalog.pg_class tt ON tt.oid = c.reltoastrelid
+   WHERE c.relkind IN ('r', 'm') AND c.relpersistence <> 't'
+     AND c.relam = (SELECT a.oid FROM pg_catalog.pg_am a WHERE a.amname = 'heap')
+     AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'storagelab', 'storagelab_internal')
+     -- the visibility map is read for members of pg_stat_scan_tables, of
+     -- the tables the visibility view lists
+     AND pg_catalog.pg_has_role('pg_stat_scan_tables', 'USAGE')
+     AND (pg_catalog.has_table_privilege(c.oid, 'SELECT')
+          OR pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE'))
+     AND (c.relpages - c.relallvisible >= cfg.min_pages
+          OR (c.reltuples < 0 AND pg_catalog.pg_stat_get_ins_since_vacuum(c.oid) > 0)
+          OR (c.relfrozenxid <> '0' AND pg_catalog.age(c.relfrozenxid) >= cfg.freeze_age)
+          OR (tt.relfrozenxid <> '0' AND pg_catalog.age(tt.relfrozenxid) >= cfg.freeze_age))
+)
+SELECT 'visibility'::text AS category,
+       CASE WHEN f.freeze THEN 'critical' ELSE 'warning' END AS severity,
+       t.oid::pg_catalog.regclass AS relation, NULL::name AS column_name,
+       CASE WHEN f.freeze THEN 'relfrozenxid_age' ELSE 'hint_debt_pages' END AS metric,
+       CASE WHEN f.freeze THEN t.xid_age ELSE vm.pages - vm.all_visible_pages END::numeric AS value,
+       CASE WHEN f.freeze THEN 'transactions' ELSE 'pages' END AS unit,
+       CASE WHEN f.freeze THEN 'table nears its anti-wraparound vacuum: freeze it at a quiet time'
+            ELSE 'most pages not all-visible: reads set hint bits, index-only scans visit the heap'
+            END AS message,
+       NULL::int8 AS estimated_saved_bytes, NULL::timestamptz AS overflow_at,
+       pg_catalog.format('VACUUM (FREEZE, ANALYZE) %s;', t.name) AS fix,
+       'exact'::text AS evidence, NULL::int8 AS sample_rows
+  FROM t
+ CROSS JOIN LATERAL storagelab_internal.findings_visibility_map(t.oid::pg_catalog.regclass) vm
+ CROSS JOIN LATERAL (SELECT t.xid_age >= t.freeze_age AS freeze) f
+ WHERE f.freeze
+    OR (vm.pages - vm.all_visible_pages >= t.min_pages
+        AND 100.0 * vm.all_visible_pages < t.warning_pct * vm.pages);
