@@ -43,7 +43,6 @@
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
-#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 
@@ -571,17 +570,8 @@ storagelab_column_profile_scan(PG_FUNCTION_ARGS)
 	int64		nrows = 0;
 
 	rel = storagelab_open_heap_relation(relid, SL_ALLOW_TABLE, "column_profile");
-	if (check_enable_rls(relid, InvalidOid, false) == RLS_ENABLED)
-	{
-		const char *name = pstrdup(RelationGetRelationName(rel));
-
-		relation_close(rel, AccessShareLock);
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("row-level security is active for table \"%s\"", name),
-				 errdetail("A profile of the rows visible to this role would be reported as exact."),
-				 errhint("Run column_profile() as the table owner or as a role with BYPASSRLS.")));
-	}
+	storagelab_refuse_row_security(rel, "column_profile",
+								   "A profile of the rows visible to this role would be reported as exact.");
 
 	InitMaterializedSRF(fcinfo, 0);
 

@@ -109,6 +109,23 @@ const char	storagelab_status_approximate[] = "approximate";
 const char	storagelab_status_no_statistics[] = "no statistics";
 
 /*
+ * locator_in_database
+ *		The RelFileLocator of a relation of this database from its pg_class
+ *		reltablespace (0: the database's default) and relfilenode.
+ */
+static RelFileLocator
+locator_in_database(Oid reltablespace, Oid relfilenode)
+{
+	RelFileLocator locator;
+
+	storagelab_set_rel_file_locator(locator,
+									OidIsValid(reltablespace) ?
+									reltablespace : MyDatabaseTableSpace,
+									MyDatabaseId, relfilenode);
+	return locator;
+}
+
+/*
  * form_result
  *		Build the function's composite result from three values; a NULL
  *		pointer for v1/v2 gives a NULL field.
@@ -331,12 +348,8 @@ storagelab_sequence_state(Oid relid, bool known_sequence,
 	}
 	else
 	{
-		RelFileLocator locator;
+		RelFileLocator locator = locator_in_database(reltablespace, relfilenode);
 
-		storagelab_set_rel_file_locator(locator,
-										OidIsValid(reltablespace) ?
-										reltablespace : MyDatabaseTableSpace,
-										MyDatabaseId, relfilenode);
 		read_sequence_tuple(ReadBufferWithoutRelcache(locator, MAIN_FORKNUM, 0,
 													  RBM_NORMAL, NULL,
 													  relpersistence == RELPERSISTENCE_PERMANENT),
@@ -768,13 +781,7 @@ btree_end_value(RelFileLocator index_locator, RelFileLocator heap_locator,
 static RelFileLocator
 locator_of(Form_pg_class form)
 {
-	RelFileLocator locator;
-
-	storagelab_set_rel_file_locator(locator,
-									OidIsValid(form->reltablespace) ?
-									form->reltablespace : MyDatabaseTableSpace,
-									MyDatabaseId, form->relfilenode);
-	return locator;
+	return locator_in_database(form->reltablespace, form->relfilenode);
 }
 
 /*
@@ -1548,10 +1555,7 @@ storagelab_sequence_state_known(const SlClass *seq, uint64 read_at,
 		return SL_STATUS_UNAVAILABLE;
 	}
 
-	storagelab_set_rel_file_locator(locator,
-									OidIsValid(cur.reltablespace) ?
-									cur.reltablespace : MyDatabaseTableSpace,
-									MyDatabaseId, cur.relfilenode);
+	locator = locator_in_database(cur.reltablespace, cur.relfilenode);
 	read_sequence_tuple(ReadBufferWithoutRelcache(locator, MAIN_FORKNUM, 0,
 												  RBM_NORMAL, NULL,
 												  cur.relpersistence == RELPERSISTENCE_PERMANENT),
@@ -1612,14 +1616,8 @@ storagelab_index_bounds_known(const SlClass *heap, const Acl *attacl,
 		 !row_invalidated(INDEXRELID, index->relid));
 	if (found)
 	{
-		storagelab_set_rel_file_locator(heap_locator,
-										OidIsValid(heap->reltablespace) ?
-										heap->reltablespace : MyDatabaseTableSpace,
-										MyDatabaseId, heap->relfilenode);
-		storagelab_set_rel_file_locator(index_locator,
-										OidIsValid(index->reltablespace) ?
-										index->reltablespace : MyDatabaseTableSpace,
-										MyDatabaseId, index->relfilenode);
+		heap_locator = locator_in_database(heap->reltablespace, heap->relfilenode);
+		index_locator = locator_in_database(index->reltablespace, index->relfilenode);
 		found = read_btree_ends(index_locator, heap_locator,
 								heap->relpersistence == RELPERSISTENCE_PERMANENT,
 								keytype, &first, &last);

@@ -37,6 +37,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/syscache.h"
 
 #include "compat.h"
@@ -247,6 +248,30 @@ Relation
 storagelab_open_heap_relation(Oid relid, int allowed_kinds, const char *caller)
 {
 	return storagelab_open_heap_relation_ext(relid, allowed_kinds, caller, NULL);
+}
+
+/*
+ * storagelab_refuse_row_security
+ *		For a reader named caller that reads every row of rel (opened with
+ *		AccessShareLock): when row-level security is active for the current
+ *		user, close rel and raise 42501, detail saying what the rows would
+ *		reveal.  As pg_stats hides a table's statistics then; the owner (without
+ *		FORCE), superusers and BYPASSRLS roles read every row.
+ */
+void
+storagelab_refuse_row_security(Relation rel, const char *caller, const char *detail)
+{
+	const char *name;
+
+	if (check_enable_rls(RelationGetRelid(rel), InvalidOid, false) != RLS_ENABLED)
+		return;
+	name = pstrdup(RelationGetRelationName(rel));
+	relation_close(rel, AccessShareLock);
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("row-level security is active for table \"%s\"", name),
+			 errdetail("%s", detail),
+			 errhint("Run %s() as the table owner or as a role with BYPASSRLS.", caller)));
 }
 
 /*

@@ -53,6 +53,8 @@ extern Relation storagelab_open_heap_relation_ext(Oid relid, int flags,
 												  const char *caller,
 												  SlOpenStatus *status);
 extern Relation storagelab_try_open_nowait(Oid relid, SlOpenStatus *status);
+extern void storagelab_refuse_row_security(Relation rel, const char *caller,
+										   const char *detail);
 extern void storagelab_check_scan_role(void);
 
 /* What storagelab_lock_heap_relation() read from a relation's pg_class row. */

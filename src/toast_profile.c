@@ -70,7 +70,6 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
-#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
@@ -597,17 +596,8 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 	 * caller: its sizes and content types describe data, as pg_stats does,
 	 * which hides a table's statistics under active row-level security too.
 	 */
-	if (check_enable_rls(relid, InvalidOid, false) == RLS_ENABLED)
-	{
-		const char *name = pstrdup(RelationGetRelationName(rel));
-
-		relation_close(rel, AccessShareLock);
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("row-level security is active for table \"%s\"", name),
-				 errdetail("toast_profile() reads the values of every row, also those its policies hide from this role."),
-				 errhint("Run toast_profile() as the table owner or as a role with BYPASSRLS.")));
-	}
+	storagelab_refuse_row_security(rel, "toast_profile",
+								   "toast_profile() reads the values of every row, also those its policies hide from this role.");
 
 	attnum = get_attnum(relid, colname);
 	if (attnum == InvalidAttrNumber)
