@@ -12,8 +12,13 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
   RETURN SQLSTATE;
 END $$;
+\set ECHO none
+\i test/fixtures/wait_for_snapshots.sql
+\set ECHO all
 CREATE TABLE hv_regress.t (id int, v text) WITH (autovacuum_enabled = off);
 INSERT INTO hv_regress.t SELECT g, 'row ' || g FROM generate_series(1, 1000) g;
+-- VACUUM (FREEZE) freezes only rows older than every other snapshot.
+SELECT pg_temp.wait_for_snapshots();
 VACUUM (FREEZE) hv_regress.t;
 
 -- A frozen table: every tuple frozen, every page all-visible and all-frozen.

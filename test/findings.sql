@@ -8,6 +8,7 @@
 -- committed load) in schema findings_seed, dropped at the end.
 \set ECHO none
 \i test/fixtures/pagila.sql
+\i test/fixtures/wait_for_snapshots.sql
 \set pgbench_scale 1
 SELECT to_regclass('public.pgbench_accounts') IS NOT NULL AS pgbench_loaded \gset
 \if :pgbench_loaded
@@ -51,6 +52,8 @@ SELECT g, 13 + (g * 7) % 38, g % 3, timestamp '2026-01-01' + g * interval '1 min
 CREATE TABLE findings_seed.imports (id int8 PRIMARY KEY, legacy_ref int);
 CREATE INDEX ON findings_seed.imports (legacy_ref);
 INSERT INTO findings_seed.imports SELECT g, CASE WHEN g = 7 THEN 2147483647 ELSE g END FROM generate_series(1, 100) g;
+-- (VACUUM freezes, and marks all-visible, only rows older than every other snapshot)
+SELECT pg_temp.wait_for_snapshots();
 VACUUM (FREEZE, ANALYZE) findings_seed.orders, findings_seed.files, findings_seed.padded,
                          findings_seed.users, findings_seed.imports;
 ANALYZE public.pgbench_accounts;

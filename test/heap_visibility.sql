@@ -193,7 +193,9 @@ BEGIN
   END IF;
 END $$;
 
--- The states.  autovacuum must not change them under the test.
+-- The states.  autovacuum must not change them under the test.  A VACUUM
+-- freezes, and marks all-visible, only rows older than every other snapshot.
+\i test/fixtures/wait_for_snapshots.sql
 CREATE TABLE hv_tap.loaded (id int, v text) WITH (autovacuum_enabled = off);
 INSERT INTO hv_tap.loaded SELECT g, repeat('x', g % 50) FROM generate_series(1, 5000) g;
 
@@ -245,6 +247,7 @@ UPDATE hv_tap.hot SET n = n + 1 WHERE id % 8 = 0;
 
 CREATE TABLE hv_tap.half_vacuumed (id int, v text) WITH (autovacuum_enabled = off);
 INSERT INTO hv_tap.half_vacuumed SELECT g, repeat('x', g % 50) FROM generate_series(1, 2500) g;
+SELECT pg_temp.wait_for_snapshots();
 VACUUM hv_tap.half_vacuumed;
 INSERT INTO hv_tap.half_vacuumed SELECT g, repeat('x', g % 50) FROM generate_series(2501, 5000) g;
 

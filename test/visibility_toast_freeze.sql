@@ -21,6 +21,9 @@ BEGIN
   END LOOP;
 END $$;
 CALL vtf.use_xids(60);
+-- VACUUM advances relfrozenxid only past what every other snapshot has seen
+\i test/fixtures/wait_for_snapshots.sql
+SELECT pg_temp.wait_for_snapshots() \g /dev/null
 VACUUM (FREEZE, PROCESS_TOAST false) vtf.docs;
 SELECT c.oid AS toast_oid FROM pg_class c WHERE c.oid = (SELECT reltoastrelid FROM pg_class WHERE oid = 'vtf.docs'::regclass) \gset
 
