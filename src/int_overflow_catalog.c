@@ -24,7 +24,11 @@
  * Each catalog (pg_class, pg_inherits, pg_sequence, pg_attrdef, pg_depend,
  * pg_constraint, pg_attribute, pg_index, pg_statistic) is read once with a
  * sequential system-table scan under the catalog snapshot, and joined in
- * hash tables: the cost is linear in the size of the catalogs.  Sequences
+ * hash tables: the cost is linear in the size of the catalogs.  The four
+ * looked up most (relations, sequences, btree indexes, columns: several
+ * lookups per table) are simplehash tables (lib/simplehash.h, inlined, open
+ * addressing) of pointers to entries in the walk's storage, which therefore
+ * never move and outlive the tables; the others are dynahash tables.  Sequences
  * and foreign keys are read before the columns, so that only the bigint
  * columns they need are kept.  The pg_class rows of the reported tables,
  * of the sequences and of the btree indexes are kept for the probes
@@ -47,10 +51,12 @@
 #include "catalog/pg_constraint.h"
 #include "catalog/pg_depend.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_namespace_d.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_sequence.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type_d.h"
+#include "common/hashfn.h"
 #include "miscadmin.h"
 #include "storage/sinval.h"
 #include "utils/acl.h"
@@ -79,18 +85,60 @@ typedef struct IoKeyPair
 	IoKey		ref;			/* the referenced column */
 } IoKeyPair;
 
+/*
+ * An entry of an OID-keyed or column-keyed simplehash table: a pointer to
+ * the entry proper (IoRel, IoSeq, SlIndex, IoCol), which starts with the key.
+ */
+typedef struct IoOidSlot
+{
+	Oid			key;
+	char		status;			/* simplehash's */
+	void	   *entry;
+} IoOidSlot;
+
+typedef struct IoKeySlot
+{
+	IoKey		key;
+	char		status;			/* simplehash's */
+	void	   *entry;
+} IoKeySlot;
+
+#define SH_PREFIX iooid
+#define SH_ELEMENT_TYPE IoOidSlot
+#define SH_KEY_TYPE Oid
+#define SH_KEY key
+#define SH_HASH_KEY(tb, k) murmurhash32(k)
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+#define SH_PREFIX iokey
+#define SH_ELEMENT_TYPE IoKeySlot
+#define SH_KEY_TYPE IoKey
+#define SH_KEY key
+#define SH_HASH_KEY(tb, k) \
+	hash_combine(murmurhash32((k).relid), murmurhash32((uint32) (k).attnum))
+#define SH_EQUAL(tb, a, b) ((a).relid == (b).relid && (a).attnum == (b).attnum)
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
 /* Everything the walk collects, and its lookup tables. */
 typedef struct IoState
 {
 	HTAB	   *nsps;			/* Oid -> IoNsp */
-	HTAB	   *rels;			/* Oid -> IoRel */
-	HTAB	   *btrees;			/* Oid -> SlIndex of btree indexes */
+	struct IoNsp *last_nsp;		/* namespace_entry()'s last answer */
+	iooid_hash *rels;			/* Oid -> IoRel */
+	iooid_hash *btrees;			/* Oid -> SlIndex of btree indexes */
 	HTAB	   *parents;		/* Oid -> IoParents */
 	HTAB	   *parentset;		/* Oid of every parent */
 	HTAB	   *rootatts;		/* IoRootAtt */
 	HTAB	   *types;			/* Oid -> IoType */
-	HTAB	   *cols;			/* IoKey -> IoCol */
-	HTAB	   *seqs;			/* Oid -> IoSeq */
+	iokey_hash *cols;			/* IoKey -> IoCol */
+	iooid_hash *seqs;			/* Oid -> IoSeq */
 	HTAB	   *attrdefs;		/* Oid -> IoAttrDef */
 	HTAB	   *wanted;			/* IoKey of bigint columns to keep */
 	IoLink	   *links;			/* sequences feeding columns, to apply */
@@ -100,8 +148,9 @@ typedef struct IoState
 	long		nfks;
 	long		fks_size;
 	uint64		read_at;		/* SharedInvalidMessageCounter before the walk */
+	MemoryContext keep;			/* the rows and what they point to */
 	MemoryContext scratch;		/* lookup tables freed before returning */
-	char	   *store;			/* walk_alloc()'s current block */
+	char	   *store;			/* walk_alloc()'s current block (in keep) */
 	Size		store_free;		/* bytes left in it */
 	IoRow	  **rows;			/* every row, in creation order */
 	long		nrows;
@@ -186,7 +235,7 @@ walk_alloc(IoState *st, Size size, bool aligned)
 	{
 		Size		block = Max(size, IO_STORE_BLOCK);
 
-		st->store = palloc(block);
+		st->store = MemoryContextAlloc(st->keep, block);
 		st->store_free = block;
 	}
 	p = st->store;
@@ -207,6 +256,61 @@ walk_name(IoState *st, const NameData *name)
 
 	memcpy(p, NameStr(*name), len);
 	return p;
+}
+
+/*
+ * oid_find, key_find
+ *		The entry of key in a simplehash table, NULL if none.
+ */
+static inline void *
+oid_find(iooid_hash *tb, Oid key)
+{
+	IoOidSlot  *slot = iooid_lookup(tb, key);
+
+	return slot != NULL ? slot->entry : NULL;
+}
+
+static inline void *
+key_find(iokey_hash *tb, IoKey key)
+{
+	IoKeySlot  *slot = iokey_lookup(tb, key);
+
+	return slot != NULL ? slot->entry : NULL;
+}
+
+/*
+ * oid_enter, key_enter
+ *		The entry of key in a simplehash table; a new one (size bytes in the
+ *		walk's storage, zeroed but for the key it starts with) if none.
+ */
+static void *
+oid_enter(IoState *st, iooid_hash *tb, Oid key, Size size)
+{
+	bool		found;
+	IoOidSlot  *slot = iooid_insert(tb, key, &found);
+
+	if (!found)
+	{
+		slot->entry = walk_alloc(st, size, true);
+		memset(slot->entry, 0, size);
+		*(Oid *) slot->entry = key;
+	}
+	return slot->entry;
+}
+
+static void *
+key_enter(IoState *st, iokey_hash *tb, IoKey key, Size size)
+{
+	bool		found;
+	IoKeySlot  *slot = iokey_insert(tb, key, &found);
+
+	if (!found)
+	{
+		slot->entry = walk_alloc(st, size, true);
+		memset(slot->entry, 0, size);
+		*(IoKey *) slot->entry = key;
+	}
+	return slot->entry;
 }
 
 /*
@@ -235,7 +339,11 @@ namespace_entry(IoState *st, Oid nspid)
 	IoNsp	   *nsp;
 	bool		found;
 
+	/* the tables of a schema are mostly stored together */
+	if (st->last_nsp != NULL && st->last_nsp->nspid == nspid)
+		return st->last_nsp;
 	nsp = hash_search(st->nsps, &nspid, HASH_ENTER, &found);
+	st->last_nsp = nsp;
 	if (!found)
 	{
 		char	   *name = get_namespace_name(nspid);
@@ -319,7 +427,7 @@ scan_pg_class(IoState *st)
 			nsp = namespace_entry(st, form->relnamespace);
 			if (nsp->excluded)
 				continue;
-			rel = hash_search(st->rels, &form->oid, HASH_ENTER, NULL);
+			rel = oid_enter(st, st->rels, form->oid, sizeof(IoRel));
 			rel->relkind = form->relkind;
 			rel->nspname = &nsp->nspname;
 			rel->relname = walk_name(st, &form->relname);
@@ -327,15 +435,16 @@ scan_pg_class(IoState *st)
 		}
 		else if (form->relkind == RELKIND_SEQUENCE)
 		{
-			IoSeq	   *seq = hash_search(st->seqs, &form->oid, HASH_ENTER, NULL);
+			IoSeq	   *seq = oid_enter(st, st->seqs, form->oid, sizeof(IoSeq));
 
-			memset((char *) seq + sizeof(Oid), 0, sizeof(IoSeq) - sizeof(Oid));
 			seq->has_class = true;
 			storagelab_class_from_tuple(&seq->cls, tup, RelationGetDescr(catalog));
 		}
-		else if (form->relkind == RELKIND_INDEX && form->relam == BTREE_AM_OID)
+		else if (form->relkind == RELKIND_INDEX && form->relam == BTREE_AM_OID &&
+				 form->relnamespace != PG_TOAST_NAMESPACE)
 		{
-			SlIndex    *index = hash_search(st->btrees, &form->oid, HASH_ENTER, NULL);
+			/* (a TOAST table's index: no reported column is in one) */
+			SlIndex    *index = oid_enter(st, st->btrees, form->oid, sizeof(SlIndex));
 
 			index->relfilenode = form->relfilenode;
 			index->reltablespace = form->reltablespace;
@@ -483,7 +592,7 @@ scan_pg_attribute(IoState *st)
 		if (form->attrelid != last_relid)
 		{
 			last_relid = form->attrelid;
-			rel = hash_search(st->rels, &last_relid, HASH_FIND, NULL);
+			rel = oid_find(st->rels, last_relid);
 			root = any_parent &&
 				hash_search(st->parentset, &last_relid, HASH_FIND, NULL) != NULL &&
 				is_root(st, last_relid);
@@ -509,7 +618,7 @@ scan_pg_attribute(IoState *st)
 		if (basetype == INT8OID && form->attinhcount == 0 && !root &&
 			hash_search(st->wanted, &key, HASH_FIND, NULL) == NULL)
 			continue;
-		col = hash_search(st->cols, &key, HASH_ENTER, NULL);
+		col = key_enter(st, st->cols, key, sizeof(IoCol));
 		col->rel = rel;
 		col->atttypid = form->atttypid;
 		col->basetype = basetype;
@@ -583,7 +692,7 @@ root_column(IoState *st, IoCol *col, bool *mapped)
 		return NULL;
 	*mapped = true;
 	key = make_key(root, ra->attnum);
-	return hash_search(st->cols, &key, HASH_FIND, NULL);
+	return key_find(st->cols, key);
 }
 
 /*
@@ -596,14 +705,16 @@ root_column(IoState *st, IoCol *col, bool *mapped)
 static void
 assign_rows(IoState *st)
 {
-	HASH_SEQ_STATUS hs;
+	iokey_iterator it;
+	IoKeySlot  *slot;
 	IoCol	   *col;
 	bool		mapped;
 
 	/* The rows: columns of their own (a root's columns are not inherited). */
-	hash_seq_init(&hs, st->cols);
-	while ((col = hash_seq_search(&hs)) != NULL)
+	iokey_start_iterate(st->cols, &it);
+	while ((slot = iokey_iterate(st->cols, &it)) != NULL)
 	{
+		col = slot->entry;
 		if (!col->inherited)
 			new_row(st, col);
 		else
@@ -615,9 +726,10 @@ assign_rows(IoState *st)
 	}
 
 	/* Rows exist now: link the inherited columns, gather the leaves. */
-	hash_seq_init(&hs, st->cols);
-	while ((col = hash_seq_search(&hs)) != NULL)
+	iokey_start_iterate(st->cols, &it);
+	while ((slot = iokey_iterate(st->cols, &it)) != NULL)
 	{
+		col = slot->entry;
 		if (col->row == NULL)
 		{
 			IoCol	   *rootcol = root_column(st, col, &mapped);
@@ -646,11 +758,8 @@ scan_pg_sequence(IoState *st)
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		Form_pg_sequence form = (Form_pg_sequence) GETSTRUCT(tup);
-		bool		found;
-		IoSeq	   *seq = hash_search(st->seqs, &form->seqrelid, HASH_ENTER, &found);
+		IoSeq	   *seq = oid_enter(st, st->seqs, form->seqrelid, sizeof(IoSeq));
 
-		if (!found)
-			memset((char *) seq + sizeof(Oid), 0, sizeof(IoSeq) - sizeof(Oid));
 		seq->start = form->seqstart;
 		seq->increment = form->seqincrement;
 		seq->max = form->seqmax;
@@ -670,7 +779,7 @@ scan_pg_sequence(IoState *st)
 static void
 add_row_seq(IoState *st, IoKey key, IoSeq *seq, bool identity)
 {
-	IoCol	   *col = hash_search(st->cols, &key, HASH_FIND, NULL);
+	IoCol	   *col = key_find(st->cols, key);
 	IoRowSeq   *rs;
 	IoRowSeq  **tail;
 
@@ -777,7 +886,7 @@ scan_pg_depend(IoState *st)
 			 form->deptype == DEPENDENCY_INTERNAL) &&
 			form->refobjsubid > 0)
 		{
-			seq = hash_search(st->seqs, &form->objid, HASH_FIND, NULL);
+			seq = oid_find(st->seqs, form->objid);
 			if (seq != NULL)
 				pending_link(st, form->refobjid, form->refobjsubid, seq,
 							 form->deptype == DEPENDENCY_INTERNAL);
@@ -787,7 +896,7 @@ scan_pg_depend(IoState *st)
 		{
 			IoAttrDef  *ad;
 
-			seq = hash_search(st->seqs, &form->refobjid, HASH_FIND, NULL);
+			seq = oid_find(st->seqs, form->refobjid);
 			if (seq == NULL)
 				continue;
 			ad = hash_search(st->attrdefs, &form->objid, HASH_FIND, NULL);
@@ -899,8 +1008,8 @@ apply_foreign_keys(IoState *st)
 
 	for (i = 0; i < st->nfks; i++)
 	{
-		IoCol	   *cc = hash_search(st->cols, &st->fks[i].key, HASH_FIND, NULL);
-		IoCol	   *rc = hash_search(st->cols, &st->fks[i].ref, HASH_FIND, NULL);
+		IoCol	   *cc = key_find(st->cols, st->fks[i].key);
+		IoCol	   *rc = key_find(st->cols, st->fks[i].ref);
 		IoFkPair   *fk;
 
 		if (cc == NULL || rc == NULL || cc->row == NULL || rc->row == NULL)
@@ -945,9 +1054,9 @@ scan_pg_index(IoState *st)
 			form->indnatts < 1 || form->indkey.values[0] == 0)
 			continue;
 		key = make_key(form->indrelid, form->indkey.values[0]);
-		col = hash_search(st->cols, &key, HASH_FIND, NULL);
+		col = key_find(st->cols, key);
 		if (col == NULL ||
-			(index = hash_search(st->btrees, &form->indexrelid, HASH_FIND, NULL)) == NULL ||
+			(index = oid_find(st->btrees, form->indexrelid)) == NULL ||
 			!heap_attisnull(tup, Anum_pg_index_indpred, NULL))
 			continue;
 		if (col->index == NULL)
@@ -1007,7 +1116,7 @@ scan_pg_statistic(IoState *st)
 		MemoryContext old;
 
 		CHECK_FOR_INTERRUPTS();
-		col = hash_search(st->cols, &key, HASH_FIND, NULL);
+		col = key_find(st->cols, key);
 		if (col == NULL || (row = col->row) == NULL || row->col != col ||
 			!io_needs_statistics(row))
 			continue;
@@ -1058,15 +1167,16 @@ storagelab_int_overflow_rows(long *nrows, uint64 *read_at)
 	MemoryContext keep = CurrentMemoryContext;
 
 	memset(&st, 0, sizeof(st));
+	st.keep = keep;
 	st.scratch = AllocSetContextCreate(keep, "int_overflow walk lookups",
 									   ALLOCSET_DEFAULT_SIZES);
-	/* kept: the rows point into these */
+	/* kept: the rows point into these (the namespace names) */
 	st.nsps = make_hash("int_overflow namespaces", sizeof(Oid), sizeof(IoNsp), 64, keep);
-	st.rels = make_hash("int_overflow relations", sizeof(Oid), sizeof(IoRel), 1024, keep);
-	st.btrees = make_hash("int_overflow btrees", sizeof(Oid), sizeof(SlIndex), 1024, keep);
-	st.cols = make_hash("int_overflow columns", sizeof(IoKey), sizeof(IoCol), 4096, keep);
-	st.seqs = make_hash("int_overflow sequences", sizeof(Oid), sizeof(IoSeq), 1024, keep);
-	/* freed before returning */
+	/* freed before returning (the entries, in the walk's storage, are kept) */
+	st.rels = iooid_create(st.scratch, 1024, NULL);
+	st.btrees = iooid_create(st.scratch, 1024, NULL);
+	st.cols = iokey_create(st.scratch, 4096, NULL);
+	st.seqs = iooid_create(st.scratch, 1024, NULL);
 	st.parents = make_hash("int_overflow parents", sizeof(Oid), sizeof(IoParents), 64,
 						   st.scratch);
 	st.parentset = make_hash("int_overflow parent set", sizeof(Oid), sizeof(Oid), 64,

@@ -172,10 +172,11 @@ io_needs_statistics(const IoRow *row)
  * number, with their columns, sequences, leaves, foreign keys and
  * statistics bounds (not yet measured: IoRow.own is empty); *read_at is
  * SharedInvalidMessageCounter before the walk (see int_overflow.c).
- * Allocated in the current memory context: per integer column an entry of
- * the column hash table, per reported column a row, per sequence feeding
- * it a link (some 0.2 kB in all); the walk's lookup tables are freed
- * before returning.
+ * Allocated in the current memory context: per reported table its IoRel,
+ * per sequence its IoSeq, per btree index its SlIndex, per integer column
+ * its IoCol, per reported column a row, per sequence feeding it a link
+ * (some 0.8 kB per table of 3 integer columns); the walk's lookup tables
+ * are freed before returning.
  */
 extern IoRow **storagelab_int_overflow_rows(long *nrows, uint64 *read_at);
 
