@@ -28,8 +28,10 @@ CREATE TABLE snap.catalog_before AS SELECT * FROM snap.catalog();
 CREATE TABLE snap.cols_before AS
   SELECT c.relname, array_agg(a.attname ORDER BY a.attnum) AS cols FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
    WHERE c.relname LIKE 'pgbench\_%' AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped GROUP BY c.relname;
+-- lock_timeout above deadlock_timeout (1 s): an autovacuum of a table a
+-- phase locks gives way only once the phase has waited that long
 INSERT INTO storagelab.settings VALUES ('bigint_migration.backfill_batch_blocks', '100'), ('bigint_migration.backfill_pause', '0'),
-  ('scripts.lock_retries', '0'), ('scripts.lock_timeout', '200ms');
+  ('scripts.lock_retries', '0'), ('scripts.lock_timeout', '5s');
 SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'copy_swap') \g (format=unaligned tuples_only=on) :tmp/cs.sql
 
 \set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=start -d :DBNAME -f :tmp/cs.sql > :tmp/start.out 2>&1; echo $?`
@@ -73,7 +75,9 @@ SELECT pg_advisory_lock(4242);
 DO $$
 DECLARE deadline timestamptz := clock_timestamp() + interval '60 s';
 BEGIN
-  WHILE NOT EXISTS (SELECT 1 FROM pg_locks WHERE relation = 'pgbench_accounts'::regclass AND granted AND pid <> pg_backend_pid()) LOOP
+  -- (its ACCESS SHARE: an autovacuum's lock is SHARE UPDATE EXCLUSIVE)
+  WHILE NOT EXISTS (SELECT 1 FROM pg_locks WHERE relation = 'pgbench_accounts'::regclass AND mode = 'AccessShareLock'
+                       AND granted AND pid <> pg_backend_pid()) LOOP
     IF clock_timestamp() > deadline THEN RAISE EXCEPTION 'the other session did not lock pgbench_accounts'; END IF;
     PERFORM pg_stat_clear_snapshot();
   END LOOP;
