@@ -43,6 +43,7 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/transam.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_attrdef.h"
@@ -51,8 +52,8 @@
 #include "catalog/pg_constraint.h"
 #include "catalog/pg_depend.h"
 #include "catalog/pg_index.h"
-#include "catalog/pg_namespace_d.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_namespace_d.h"
 #include "catalog/pg_sequence.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type_d.h"
@@ -138,6 +139,11 @@ typedef struct IoState
 	HTAB	   *rootatts;		/* IoRootAtt */
 	HTAB	   *types;			/* Oid -> IoType */
 	iokey_hash *cols;			/* IoKey -> IoCol */
+	IoCol	  **colv;			/* every IoCol, in the order read */
+	long		ncols;
+	long		colv_size;
+	IoRel	   *last_rel;		/* column_of()'s last relation, and its OID */
+	Oid			last_relid;
 	iooid_hash *seqs;			/* Oid -> IoSeq */
 	HTAB	   *attrdefs;		/* Oid -> IoAttrDef */
 	HTAB	   *wanted;			/* IoKey of bigint columns to keep */
@@ -314,6 +320,32 @@ key_enter(IoState *st, iokey_hash *tb, IoKey key, Size size)
 }
 
 /*
+ * column_of
+ *		The IoCol of relid's column attnum, NULL if none: key_find() for scans
+ *		that meet a relation's rows together (pg_statistic), one lookup of the
+ *		relation for them all, then its few integer columns.
+ */
+static IoCol *
+column_of(IoState *st, Oid relid, AttrNumber attnum)
+{
+	IoCol	   *col;
+
+	if (relid != st->last_relid)
+	{
+		st->last_relid = relid;
+		st->last_rel = oid_find(st->rels, relid);
+	}
+	if (st->last_rel == NULL)
+		return NULL;
+	for (col = st->last_rel->cols; col != NULL; col = col->next_in_rel)
+	{
+		if (col->key.attnum == attnum)
+			return col;
+	}
+	return NULL;
+}
+
+/*
  * make_key
  *		An IoKey, padding-free.
  */
@@ -372,6 +404,9 @@ integer_basetype(IoState *st, Oid typid)
 
 	if (typid == INT2OID || typid == INT4OID || typid == INT8OID)
 		return typid;
+	/* another type of pg_type.dat: a base type, never a domain */
+	if (typid < FirstGenbkiObjectId)
+		return InvalidOid;
 	t = hash_search(st->types, &typid, HASH_ENTER, &found);
 	if (!found)
 	{
@@ -620,6 +655,14 @@ scan_pg_attribute(IoState *st)
 			continue;
 		col = key_enter(st, st->cols, key, sizeof(IoCol));
 		col->rel = rel;
+		col->next_in_rel = rel->cols;
+		rel->cols = col;
+		if (st->ncols == st->colv_size)
+		{
+			st->colv_size *= 2;
+			st->colv = repalloc_huge(st->colv, sizeof(IoCol *) * st->colv_size);
+		}
+		st->colv[st->ncols++] = col;
 		col->atttypid = form->atttypid;
 		col->basetype = basetype;
 		col->attname = walk_name(st, &form->attname);
@@ -705,16 +748,17 @@ root_column(IoState *st, IoCol *col, bool *mapped)
 static void
 assign_rows(IoState *st)
 {
-	iokey_iterator it;
-	IoKeySlot  *slot;
 	IoCol	   *col;
 	bool		mapped;
+	long		i;
 
-	/* The rows: columns of their own (a root's columns are not inherited). */
-	iokey_start_iterate(st->cols, &it);
-	while ((slot = iokey_iterate(st->cols, &it)) != NULL)
+	/*
+	 * The rows: columns of their own (a root's columns are not inherited).
+	 * In the order read, so that a table's rows lie side by side.
+	 */
+	for (i = 0; i < st->ncols; i++)
 	{
-		col = slot->entry;
+		col = st->colv[i];
 		if (!col->inherited)
 			new_row(st, col);
 		else
@@ -726,10 +770,9 @@ assign_rows(IoState *st)
 	}
 
 	/* Rows exist now: link the inherited columns, gather the leaves. */
-	iokey_start_iterate(st->cols, &it);
-	while ((slot = iokey_iterate(st->cols, &it)) != NULL)
+	for (i = 0; i < st->ncols; i++)
 	{
-		col = slot->entry;
+		col = st->colv[i];
 		if (col->row == NULL)
 		{
 			IoCol	   *rootcol = root_column(st, col, &mapped);
@@ -1109,14 +1152,13 @@ scan_pg_statistic(IoState *st)
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		Form_pg_statistic form = (Form_pg_statistic) GETSTRUCT(tup);
-		IoKey		key = make_key(form->starelid, form->staattnum);
 		IoCol	   *col;
 		IoRow	   *row;
 		bool		parent;
 		MemoryContext old;
 
 		CHECK_FOR_INTERRUPTS();
-		col = key_find(st->cols, key);
+		col = column_of(st, form->starelid, form->staattnum);
 		if (col == NULL || (row = col->row) == NULL || row->col != col ||
 			!io_needs_statistics(row))
 			continue;
@@ -1189,6 +1231,8 @@ storagelab_int_overflow_rows(long *nrows, uint64 *read_at)
 							st.scratch);
 	st.wanted = make_hash("int_overflow bigint columns", sizeof(IoKey), sizeof(IoKey), 1024,
 						  st.scratch);
+	st.colv_size = 4096;
+	st.colv = MemoryContextAlloc(st.scratch, sizeof(IoCol *) * st.colv_size);
 	st.rows_size = 1024;
 	st.rows = palloc(sizeof(IoRow *) * st.rows_size);
 

@@ -40,6 +40,7 @@ typedef struct IoRel
 	NameData   *nspname;		/* points into the IoNsp entry */
 	const char *relname;		/* in the walk's name storage */
 	SlClass		cls;			/* its pg_class row, for the probes */
+	struct IoCol *cols;			/* its integer columns, chained by next_in_rel */
 } IoRel;
 
 /* A sequence: pg_sequence's parameters, and its state once read. */
@@ -73,6 +74,7 @@ typedef struct IoCol
 	Acl		   *attacl;			/* its column privileges, NULL if none */
 	SlIndex    *index;			/* btree index leading with it, if any */
 	struct IoCol *next_leaf;	/* the next leaf column of its row */
+	struct IoCol *next_in_rel;	/* the next integer column of rel */
 	bool		inherited;		/* attinhcount > 0 */
 	bool		index_unique;
 	int16		index_natts;
