@@ -52,7 +52,12 @@ SELECT ok((SELECT bool_and(last_batch_ms >= 0 AND max_batch_ms >= last_batch_ms 
 SELECT is((SELECT count(*) FROM public.b WHERE storagelab_new_1 IS DISTINCT FROM b), 0::bigint, 'the shadow column of b is exact');
 
 -- a write that bypasses the sync trigger (as logical replication's apply
--- does) leaves a shadow value behind: prepare must refuse
+-- does) leaves a shadow value behind: prepare must refuse.  (Its new row
+-- version must stay within the blocks the backfill covers, up to max_block:
+-- in the space pruning frees of the backfill's old versions, which another
+-- session's older snapshot, an autovacuum ANALYZE's, would keep.)
+\i test/fixtures/wait_for_snapshots.sql
+SELECT pg_temp.wait_for_snapshots() \g /dev/null
 SET session_replication_role = replica;
 UPDATE public.c SET b_id = 5 WHERE id = 1;   -- was 2
 RESET session_replication_role;
