@@ -24,11 +24,12 @@
  * Each catalog (pg_class, pg_inherits, pg_sequence, pg_attrdef, pg_depend,
  * pg_constraint, pg_attribute, pg_index, pg_statistic) is read once with a
  * sequential system-table scan under the catalog snapshot, and joined in
- * hash tables: the cost is linear in the size of the catalogs.  The four
- * looked up most (relations, sequences, btree indexes, columns: several
- * lookups per table) are simplehash tables (lib/simplehash.h, inlined, open
- * addressing) of pointers to entries in the walk's storage, which therefore
- * never move and outlive the tables; the others are dynahash tables.  Sequences
+ * hash tables: the cost is linear in the size of the catalogs.  The three
+ * looked up most (relations, sequences, btree indexes) are simplehash
+ * tables (lib/simplehash.h, inlined, open addressing) of pointers to entries
+ * in the walk's storage, which therefore never move and outlive the tables;
+ * a column is found through its relation (column_of()); the other lookups
+ * are dynahash tables.  Sequences
  * and foreign keys are read before the columns, so that only the bigint
  * columns they need are kept.  The pg_class rows of the reported tables,
  * of the sequences and of the btree indexes are kept for the probes
@@ -87,8 +88,8 @@ typedef struct IoKeyPair
 } IoKeyPair;
 
 /*
- * An entry of an OID-keyed or column-keyed simplehash table: a pointer to
- * the entry proper (IoRel, IoSeq, SlIndex, IoCol), which starts with the key.
+ * An entry of an OID-keyed simplehash table: a pointer to the entry proper
+ * (IoRel, IoSeq, SlIndex), which starts with the key.
  */
 typedef struct IoOidSlot
 {
@@ -97,31 +98,12 @@ typedef struct IoOidSlot
 	void	   *entry;
 } IoOidSlot;
 
-typedef struct IoKeySlot
-{
-	IoKey		key;
-	char		status;			/* simplehash's */
-	void	   *entry;
-} IoKeySlot;
-
 #define SH_PREFIX iooid
 #define SH_ELEMENT_TYPE IoOidSlot
 #define SH_KEY_TYPE Oid
 #define SH_KEY key
 #define SH_HASH_KEY(tb, k) murmurhash32(k)
 #define SH_EQUAL(tb, a, b) ((a) == (b))
-#define SH_SCOPE static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
-
-#define SH_PREFIX iokey
-#define SH_ELEMENT_TYPE IoKeySlot
-#define SH_KEY_TYPE IoKey
-#define SH_KEY key
-#define SH_HASH_KEY(tb, k) \
-	hash_combine(murmurhash32((k).relid), murmurhash32((uint32) (k).attnum))
-#define SH_EQUAL(tb, a, b) ((a).relid == (b).relid && (a).attnum == (b).attnum)
 #define SH_SCOPE static inline
 #define SH_DECLARE
 #define SH_DEFINE
@@ -138,7 +120,6 @@ typedef struct IoState
 	HTAB	   *parentset;		/* Oid of every parent */
 	HTAB	   *rootatts;		/* IoRootAtt */
 	HTAB	   *types;			/* Oid -> IoType */
-	iokey_hash *cols;			/* IoKey -> IoCol */
 	IoCol	  **colv;			/* every IoCol, in the order read */
 	long		ncols;
 	long		colv_size;
@@ -265,7 +246,7 @@ walk_name(IoState *st, const NameData *name)
 }
 
 /*
- * oid_find, key_find
+ * oid_find
  *		The entry of key in a simplehash table, NULL if none.
  */
 static inline void *
@@ -276,16 +257,8 @@ oid_find(iooid_hash *tb, Oid key)
 	return slot != NULL ? slot->entry : NULL;
 }
 
-static inline void *
-key_find(iokey_hash *tb, IoKey key)
-{
-	IoKeySlot  *slot = iokey_lookup(tb, key);
-
-	return slot != NULL ? slot->entry : NULL;
-}
-
 /*
- * oid_enter, key_enter
+ * oid_enter
  *		The entry of key in a simplehash table; a new one (size bytes in the
  *		walk's storage, zeroed but for the key it starts with) if none.
  */
@@ -304,26 +277,12 @@ oid_enter(IoState *st, iooid_hash *tb, Oid key, Size size)
 	return slot->entry;
 }
 
-static void *
-key_enter(IoState *st, iokey_hash *tb, IoKey key, Size size)
-{
-	bool		found;
-	IoKeySlot  *slot = iokey_insert(tb, key, &found);
-
-	if (!found)
-	{
-		slot->entry = walk_alloc(st, size, true);
-		memset(slot->entry, 0, size);
-		*(IoKey *) slot->entry = key;
-	}
-	return slot->entry;
-}
-
 /*
  * column_of
- *		The IoCol of relid's column attnum, NULL if none: key_find() for scans
- *		that meet a relation's rows together (pg_statistic), one lookup of the
- *		relation for them all, then its few integer columns.
+ *		The IoCol of relid's column attnum, NULL if none: a lookup of the
+ *		relation (none when the last call's was the same, as in the scan of
+ *		pg_statistic, which meets a table's rows together), then its integer
+ *		columns.  No hash table of every column: less memory, and as fast.
  */
 static IoCol *
 column_of(IoState *st, Oid relid, AttrNumber attnum)
@@ -653,7 +612,9 @@ scan_pg_attribute(IoState *st)
 		if (basetype == INT8OID && form->attinhcount == 0 && !root &&
 			hash_search(st->wanted, &key, HASH_FIND, NULL) == NULL)
 			continue;
-		col = key_enter(st, st->cols, key, sizeof(IoCol));
+		col = walk_alloc(st, sizeof(IoCol), true);
+		memset(col, 0, sizeof(IoCol));
+		col->key = key;
 		col->rel = rel;
 		col->next_in_rel = rel->cols;
 		rel->cols = col;
@@ -735,7 +696,7 @@ root_column(IoState *st, IoCol *col, bool *mapped)
 		return NULL;
 	*mapped = true;
 	key = make_key(root, ra->attnum);
-	return key_find(st->cols, key);
+	return column_of(st, key.relid, key.attnum);
 }
 
 /*
@@ -822,7 +783,7 @@ scan_pg_sequence(IoState *st)
 static void
 add_row_seq(IoState *st, IoKey key, IoSeq *seq, bool identity)
 {
-	IoCol	   *col = key_find(st->cols, key);
+	IoCol	   *col = column_of(st, key.relid, key.attnum);
 	IoRowSeq   *rs;
 	IoRowSeq  **tail;
 
@@ -1051,8 +1012,8 @@ apply_foreign_keys(IoState *st)
 
 	for (i = 0; i < st->nfks; i++)
 	{
-		IoCol	   *cc = key_find(st->cols, st->fks[i].key);
-		IoCol	   *rc = key_find(st->cols, st->fks[i].ref);
+		IoCol	   *cc = column_of(st, st->fks[i].key.relid, st->fks[i].key.attnum);
+		IoCol	   *rc = column_of(st, st->fks[i].ref.relid, st->fks[i].ref.attnum);
 		IoFkPair   *fk;
 
 		if (cc == NULL || rc == NULL || cc->row == NULL || rc->row == NULL)
@@ -1088,7 +1049,6 @@ scan_pg_index(IoState *st)
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		Form_pg_index form = (Form_pg_index) GETSTRUCT(tup);
-		IoKey		key;
 		IoCol	   *col;
 		SlIndex    *index;
 		bool		better;
@@ -1096,8 +1056,7 @@ scan_pg_index(IoState *st)
 		if (!form->indisvalid || !form->indisready || !form->indislive ||
 			form->indnatts < 1 || form->indkey.values[0] == 0)
 			continue;
-		key = make_key(form->indrelid, form->indkey.values[0]);
-		col = key_find(st->cols, key);
+		col = column_of(st, form->indrelid, form->indkey.values[0]);
 		if (col == NULL ||
 			(index = oid_find(st->btrees, form->indexrelid)) == NULL ||
 			!heap_attisnull(tup, Anum_pg_index_indpred, NULL))
@@ -1217,7 +1176,6 @@ storagelab_int_overflow_rows(long *nrows, uint64 *read_at)
 	/* freed before returning (the entries, in the walk's storage, are kept) */
 	st.rels = iooid_create(st.scratch, 1024, NULL);
 	st.btrees = iooid_create(st.scratch, 1024, NULL);
-	st.cols = iokey_create(st.scratch, 4096, NULL);
 	st.seqs = iooid_create(st.scratch, 1024, NULL);
 	st.parents = make_hash("int_overflow parents", sizeof(Oid), sizeof(IoParents), 64,
 						   st.scratch);

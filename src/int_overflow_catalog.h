@@ -15,7 +15,7 @@
 
 #include "int_overflow.h"
 
-/* A column of a relation: the key of the column and row hash tables. */
+/* A column of a relation. */
 typedef struct IoKey
 {
 	Oid			relid;
@@ -62,10 +62,10 @@ typedef struct IoSeq
 
 struct IoRow;
 
-/* An integer column of an IoRel (the columns hash table's entry). */
+/* An integer column of an IoRel. */
 typedef struct IoCol
 {
-	IoKey		key;			/* hash key */
+	IoKey		key;
 	IoRel	   *rel;
 	Oid			atttypid;
 	Oid			basetype;		/* int2, int4 or int8 */
