@@ -276,7 +276,7 @@ BEGIN
                      retries, 'Run this phase again later; it is safe to re-run.',
                      format(E'        WHEN check_violation THEN\n'
                             '          RAISE EXCEPTION ''shadow columns of %% differ from the originals'', %L USING ERRCODE = ''data_exception'', DETAIL = SQLERRM, HINT = %L;\n',
-                            x, format('Check that the sync trigger is enabled and that no writer runs with session_replication_role = replica, then UPDATE storagelab.bigint_migration_progress SET done = false, next_block = 0 WHERE migration = %L and run phase backfill again.', mid)))
+                            x, format('Check that the sync trigger is enabled and that no writer runs with session_replication_role = replica, then UPDATE storagelab.bigint_migration_progress SET done = false, next_block = 0, max_block = pg_relation_size(relation::regclass) / current_setting(''block_size'')::int WHERE migration = %L and run phase backfill again.', mid)))
                 || E'END\n') || E';\n';
   END LOOP;
   RETURN s;

@@ -2239,7 +2239,8 @@ BEGIN
     o.identity := format('%s.%I', r.qn, r.attname);
     o.blocker := format('column %s.%I is part of the partition key of %s', r.qn, r.attname, r.qn);
     o.sqlstate := '0A000';
-    o.hint := 'A partition-key column cannot be converted in place: create a new partitioned table with a bigint key and move the data into it.';
+    o.hint := 'A partition-key column cannot be converted in place: use mode ''online'', which builds a new partitioned table with a bigint key and moves the data into it.';
+    o.handling := 'partition key';   -- a blocker of ALTER COLUMN TYPE only: copy and swap builds new tables
     RETURN NEXT o;
   END LOOP;
 
@@ -3081,6 +3082,29 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_settings() IS
   'The session settings of a blocking script, and its BEGIN.';
 
+-- The lines of a DO block that add to its array problems each view or
+-- materialized view of objs that was redefined since generation (its
+-- definition, options, owner, privileges or comment): the scripts drop
+-- them and create them again from their definitions then, so a
+-- CREATE OR REPLACE VIEW, a grant or a comment made since would be undone.
+CREATE FUNCTION storagelab_internal.bigint_migration_view_checks(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce(string_agg(format(E'  IF (SELECT md5(concat_ws(chr(10), pg_get_viewdef(c.oid), c.relacl, c.reloptions, c.relowner, obj_description(c.oid, %L)))\n'
+                                    '        FROM pg_class c WHERE c.oid = to_regclass(%L)) IS DISTINCT FROM %L THEN\n'
+                                    '    problems := problems || %L::text;\n  END IF;\n',
+                                    'pg_class', storagelab_internal.bigint_migration_qname(x.relation),
+                                    (SELECT md5(concat_ws(chr(10), pg_get_viewdef(c.oid), c.relacl, c.reloptions, c.relowner, obj_description(c.oid, 'pg_class')))
+                                       FROM pg_class c WHERE c.oid = x.relation),
+                                    x.identity || ' was redefined (its definition, owner, privileges or comment)'),
+                             '' ORDER BY x.identity), '')
+    FROM unnest($1) x WHERE x.kind IN ('view', 'materialized_view') AND x.drop_sql IS NOT NULL
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_view_checks(storagelab.bigint_migration_object[]) IS
+  'lines of a DO block adding to its problems array each view or materialized view of objs redefined since generation (definition, options, owner, privileges, comment), which a script would re-create as it was';
+
 -- The pre-flight DO block of a blocking script: the database still looks as it did at generation, the role may do every step, no long transaction or anti-wraparound vacuum holds the tables.
 CREATE FUNCTION storagelab_internal.bigint_migration_blocking_preflight(objs storagelab.bigint_migration_object[])
 RETURNS text
@@ -3112,6 +3136,7 @@ BEGIN
     body := body || format(E'  IF NOT coalesce(%s, false) THEN\n    problems := problems || %L::text;\n  END IF;\n',
                            o.check_sql, o.identity || ' is missing or changed');
   END LOOP;
+  body := body || storagelab_internal.bigint_migration_view_checks(objs);
   -- objects that make ALTER COLUMN TYPE fail (views, rules, triggers,
   -- policies, publications, functions, generated columns) or that would be
   -- left out (foreign keys), created on the converted columns since generation
@@ -4122,7 +4147,7 @@ BEGIN
                      retries, 'Run this phase again later; it is safe to re-run.',
                      format(E'        WHEN check_violation THEN\n'
                             '          RAISE EXCEPTION ''shadow columns of %% differ from the originals'', %L USING ERRCODE = ''data_exception'', DETAIL = SQLERRM, HINT = %L;\n',
-                            x, format('Check that the sync trigger is enabled and that no writer runs with session_replication_role = replica, then UPDATE storagelab.bigint_migration_progress SET done = false, next_block = 0 WHERE migration = %L and run phase backfill again.', mid)))
+                            x, format('Check that the sync trigger is enabled and that no writer runs with session_replication_role = replica, then UPDATE storagelab.bigint_migration_progress SET done = false, next_block = 0, max_block = pg_relation_size(relation::regclass) / current_setting(''block_size'')::int WHERE migration = %L and run phase backfill again.', mid)))
                 || E'END\n') || E';\n';
   END LOOP;
   RETURN s;
@@ -4335,6 +4360,16 @@ BEGIN
   x := x || E'END\n';
   s := s || 'DO ' || storagelab_internal.dollar_quote(x) || E';\n';
   s := s || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries);
+  -- the views the swap drops and re-creates are as they were (one redefined since would be put back)
+  x := storagelab_internal.bigint_migration_view_checks(m.objs);
+  IF x <> '' THEN
+    s := s || 'DO ' || storagelab_internal.dollar_quote(E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n' || x
+                 || E'  IF cardinality(problems) > 0 THEN\n'
+                 || E'    RAISE EXCEPTION ''the database changed since this script was generated''\n'
+                 || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
+                 || E'            HINT = ''Redefine the view as it was and run this phase again (then redefine it after the swap), or roll back (phases rollback_prepare, rollback_expand) and generate the script again.'';\n'
+                 || E'  END IF;\nEND\n') || E';\n';
+  END IF;
   s := s || storagelab_internal.bigint_migration_plpgsql_check_sql(m.objs, 'before');   -- part 28
   s := s || E'-- the shadow columns are exact (the trigger kept them; nothing can write now)\n';
   RETURN s;
@@ -4999,6 +5034,7 @@ DECLARE
   avgdens  numeric;            -- rows per block, table average
   limit_batches int := coalesce(nullif(pg_catalog.current_setting('storagelab.backfill_batches', true), ''), '0')::int;
   caller_path text := pg_catalog.current_setting('search_path');
+  caller_rls  text := pg_catalog.current_setting('row_security');
 BEGIN
   PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
   IF pg_catalog.cardinality(new_columns) IS DISTINCT FROM pg_catalog.cardinality(old_columns) OR pg_catalog.cardinality(new_columns) = 0 THEN
@@ -5034,8 +5070,12 @@ BEGIN
       nb := greatest(least(n, maxb + 1 - b), 1);
       t0 := pg_catalog.clock_timestamp();
       BEGIN
+        -- row_security off: a policy that hides rows from this role is an
+        -- error here, not rows left without their new column's value
+        PERFORM pg_catalog.set_config('row_security', 'off', true);
         EXECUTE copy_sql USING pg_catalog.format('(%s,0)', b)::tid, pg_catalog.format('(%s,0)', b + nb)::tid;
         GET DIAGNOSTICS nrows = ROW_COUNT;
+        PERFORM pg_catalog.set_config('row_security', caller_rls, true);
         EXIT;
       EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
         -- a row of this batch is locked by a client: give way, retry the batch with half its blocks
@@ -5508,13 +5548,56 @@ BEGIN
 END
 $fn$;
 
+-- The result columns of function fn, in order: its OUT, INOUT and TABLE
+-- parameters; else the attributes of its composite return type when that
+-- is a type made by CREATE TYPE ... AS (a table's row type changes with the
+-- table); else its return type, as one column with an empty name.
+CREATE FUNCTION storagelab_internal.function_result_columns(fn oid)
+RETURNS TABLE (pos int, name text, typ oid)
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT row_number() OVER (ORDER BY u.ord)::int, coalesce(p.proargnames[u.ord], ''), u.t
+    FROM pg_proc p, unnest(p.proallargtypes) WITH ORDINALITY AS u(t, ord)
+   WHERE p.oid = $1 AND p.proargmodes[u.ord] IN ('o', 'b', 't')
+  UNION ALL
+  SELECT row_number() OVER (ORDER BY a.attnum)::int, a.attname::text, a.atttypid
+    FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype JOIN pg_class k ON k.oid = t.typrelid AND k.relkind = 'c'
+    JOIN pg_attribute a ON a.attrelid = k.oid AND a.attnum > 0 AND NOT a.attisdropped
+   WHERE p.oid = $1 AND p.proallargtypes IS NULL
+  UNION ALL
+  SELECT 1, '', p.prorettype
+    FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype
+   WHERE p.oid = $1 AND p.proallargtypes IS NULL
+     AND NOT EXISTS (SELECT 1 FROM pg_class k WHERE k.oid = t.typrelid AND k.relkind = 'c')
+$$;
+
+-- The items of each PL/pgSQL RETURN QUERY SELECT in a scrubbed source, by
+-- position (blanks removed, column aliases dropped), with the statement.
+CREATE FUNCTION storagelab_internal.return_query_items(src text)
+RETURNS TABLE (stmt int, pos int, item text)
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT s.n::int, i.k::int,
+         regexp_replace(regexp_replace(i.item, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g')
+    FROM unnest(string_to_array($1, ';')) WITH ORDINALITY AS s(st, n),
+         regexp_match(regexp_replace(s.st, '\s+', ' ', 'g'),
+                      '(^|[^a-z0-9_$.])return\s+query\s+(with\M.*?\)\s*)?select\s+(distinct\s+|all\s+)?(.*?)(\s+(from|where|group|order|limit|union|except|intersect)\M.*)?$') AS m,
+         unnest(storagelab_internal.bigint_migration_split(m[4])) WITH ORDINALITY AS i(item, k)
+$$;
+
 -- Hazards inside one function: PL/pgSQL variables declared smallint or
--- integer (or arrays of them) that receive the converted value (v := value,
--- or SELECT/RETURNING ... INTO with the value at the variable's position),
--- and a smallint or integer return type receiving it (RETURN value in
--- PL/pgSQL; an output column of a SQL function's statements).  "The value"
--- is an expression bigint_migration_arg_class recognises.  Both fail only
--- past 2^31: the assignment casts.
+-- integer (or arrays of them), OUT/INOUT/TABLE parameters among them, that
+-- receive the converted value (v := value, or SELECT/RETURNING ... INTO
+-- with the value at the variable's position), and result columns of type
+-- smallint or integer receiving it: the return type (RETURN value, RETURN
+-- NEXT value), a column of RETURNS TABLE, OUT parameters or a composite
+-- type (CREATE TYPE ... AS) at the value's position in a PL/pgSQL RETURN
+-- QUERY or a SQL function's output.  "The value" is an expression
+-- bigint_migration_arg_class recognises.  Assignments fail only past 2^31
+-- (the assignment casts); RETURN QUERY fails at once (42804: the query's
+-- column type must match the declared one exactly).
 CREATE FUNCTION storagelab_internal.bigint_migration_value_hazards(fn oid, src text, carrier text, stmt_filter text, caller text, via text)
 RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
@@ -5525,13 +5608,24 @@ DECLARE
   -- per statement: the variables assigned, and the values at the same positions
   a_var  text[] := '{}';
   a_val  text[] := '{}';
+  -- values at result positions: position, value, 'query' (RETURN QUERY) or 'assign'
+  r_pos  int[] := '{}';
+  r_val  text[] := '{}';
+  r_how  text[] := '{}';
+  -- the result columns: names and types (one unnamed column for a scalar return type)
+  res_name text[];
+  res_type oid[];
   st     text;
   m      text[];
   tg     text[];
   it     text[];
   k      int;
   v      record;
+  o      storagelab.bigint_migration_object;
 BEGIN
+  SELECT array_agg(c.name ORDER BY c.pos), array_agg(c.typ ORDER BY c.pos) INTO res_name, res_type
+    FROM storagelab_internal.function_result_columns(fn) c;
+
   FOREACH st IN ARRAY string_to_array(src, ';') LOOP
     CONTINUE WHEN st !~ carrier OR (stmt_filter IS NOT NULL AND st !~ stmt_filter);
     st := regexp_replace(st, '\s+', ' ', 'g');
@@ -5548,17 +5642,24 @@ BEGIN
         a_var := a_var || tg[k]; a_val := a_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
       END LOOP;
     END IF;
-    -- what a function returns
+    -- what a function returns: the items of its output at their positions
+    m := NULL;
     IF lang = 'plpgsql' THEN
-      m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(.*)$');
-      IF m IS NOT NULL AND m[2] !~ '^(query|next)\M' THEN
-        a_var := a_var || '(return)'::text; a_val := a_val || regexp_replace(m[2], '[\s"]+', '', 'g');
+      m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$');
+      IF m IS NOT NULL AND m[3] ~ '^query\M' THEN
+        FOR v IN SELECT q.pos, q.item FROM storagelab_internal.return_query_items(st) q ORDER BY q.pos LOOP
+          r_pos := r_pos || v.pos; r_val := r_val || v.item; r_how := r_how || 'query'::text;
+        END LOOP;
+      ELSIF m IS NOT NULL AND btrim(m[3]) <> '' THEN
+        r_pos := r_pos || 1; r_how := r_how || 'assign'::text; r_val := r_val || regexp_replace(m[3], '[\s"]+', '', 'g');
       END IF;
     ELSE
       m := regexp_match(st, '\m(select|returning)\s+(.*?)(\s+(from|where|group|order|limit)\M.*)?$');
       IF m IS NOT NULL THEN
-        FOREACH st IN ARRAY storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', '')) LOOP
-          a_var := a_var || '(return)'::text; a_val := a_val || regexp_replace(regexp_replace(st, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
+        it := storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''));
+        FOR k IN 1 .. cardinality(it) LOOP
+          r_pos := r_pos || k; r_how := r_how || 'assign'::text;
+          r_val := r_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
         END LOOP;
       END IF;
     END IF;
@@ -5566,28 +5667,138 @@ BEGIN
 
   IF lang = 'plpgsql' THEN
     FOR v IN
-      SELECT DISTINCT m1[1] AS name, m1[3] || CASE WHEN m1[4] IS NULL THEN '' ELSE '[]' END AS typ
+      SELECT DISTINCT m1[1] AS name, m1[3] || CASE WHEN m1[4] IS NULL THEN '' ELSE '[]' END AS typ, false AS param
         FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
              unnest(string_to_array(blk.b[1], ';')) AS d(decl),
              regexp_match(d.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?(integer|int4|int|smallint|int2)\s*(\[\s*\])?(\s|$|:|not\M|default\M)') AS m1
+      UNION
+      -- OUT and INOUT parameters are variables of the function too
+      SELECT lower(u.n), format_type(u.t, NULL), true
+        FROM unnest(res_name, res_type) AS u(n, t)
+       WHERE u.n <> '' AND (SELECT p.proallargtypes IS NOT NULL FROM pg_proc p WHERE p.oid = fn)
+         AND u.t IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
        ORDER BY 1
     LOOP
       IF EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
                   WHERE a.var = v.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]')) THEN
         RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
-          fn, 0, format('variable %s (%s)', v.name, replace(replace(v.typ, 'int4', 'integer'), 'int2', 'smallint')),
+          fn, 0, format('%s %s (%s)', CASE WHEN v.param THEN 'OUT parameter' ELSE 'variable' END, v.name,
+                        replace(replace(v.typ, 'int4', 'integer'), 'int2', 'smallint')),
           caller, 'past 2^31', via);
       END IF;
     END LOOP;
   END IF;
-  IF EXISTS (SELECT 1 FROM pg_proc p WHERE p.oid = fn AND p.proallargtypes IS NULL
-                AND p.prorettype IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype))
-     AND EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
-                  WHERE a.var = '(return)' AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]')) THEN
-    RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
-      fn, 0, format('return type %s', (SELECT format_type(prorettype, NULL) FROM pg_proc WHERE oid = fn)),
-      caller, 'past 2^31', via);
-  END IF;
+  -- result columns: an integer column at a position where the output has the value
+  FOR v IN
+    SELECT r.pos, r.how, res_name[r.pos] AS name, res_type[r.pos] AS typ,
+           storagelab_internal.bigint_migration_arg_class(r.val, carrier) AS cls
+      FROM unnest(r_pos, r_val, r_how) AS r(pos, val, how)
+     WHERE r.pos <= cardinality(res_type)
+       AND res_type[r.pos] IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
+       AND storagelab_internal.bigint_migration_arg_class(r.val, carrier) IS NOT NULL
+     ORDER BY r.pos, r.how DESC
+  LOOP
+    CONTINUE WHEN (v.cls = 'bigint[]') <> (v.typ IN ('int2[]'::regtype, 'int4[]'::regtype));
+    o := storagelab_internal.bigint_migration_hazard_row(
+      fn, 0, CASE WHEN cardinality(res_type) = 1 AND res_name[1] = '' THEN format('return type %s', format_type(v.typ, NULL))
+                  ELSE format('result column %s%s (%s)', v.pos, coalesce(' ' || quote_ident(nullif(v.name, '')), ''), format_type(v.typ, NULL)) END,
+      caller, CASE WHEN v.how = 'query' AND v.cls <> 'cast' THEN 'immediately' ELSE 'past 2^31' END, via);
+    IF o.hazard_fails = 'immediately' THEN
+      -- not a call that no longer resolves: the query's row no longer matches the declared one
+      o.sqlstate := '42804';
+      o.handling := format('returns %s from %s in RETURN QUERY where the function declares %s: every call fails at once (structure of query does not match function result type)',
+                           via, caller, format_type(v.typ, NULL));
+      o.hint := 'declare the result column bigint (its callers then receive bigint), or cast the value in the query; storagelab does not change result types';
+    END IF;
+    RETURN NEXT o;
+  END LOOP;
+END
+$fn$;
+
+-- Hazards in what one function writes: INSERT INTO t (cols) VALUES (...) or
+-- SELECT ..., INSERT INTO t VALUES/SELECT (t's columns in order) and UPDATE
+-- t SET col = ..., where the converted value goes into a smallint or integer
+-- column (or an array of them) of a table outside the migration: an audit
+-- or log table without a foreign key.  The write fails past 2^31 (the
+-- assignment cast).  The table is found by name (and schema when the source
+-- gives one); every table of that name that has such a column is listed.
+CREATE FUNCTION storagelab_internal.bigint_migration_write_hazards(fn oid, src text, carrier text, stmt_filter text, caller text, via text,
+                                                                  objs storagelab.bigint_migration_object[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  st    text;
+  m     text[];
+  tname text;
+  cols  text[];
+  vals  text[];
+  k     int;
+  depth int;
+  t     record;
+  o     storagelab.bigint_migration_object;
+BEGIN
+  FOREACH st IN ARRAY string_to_array(src, ';') LOOP
+    CONTINUE WHEN st !~ carrier OR (stmt_filter IS NOT NULL AND st !~ stmt_filter);
+    st := regexp_replace(st, '\s+', ' ', 'g');
+    cols := NULL; vals := NULL;
+    m := regexp_match(st, '\minsert into ([a-z_][a-z0-9_$]*(\.[a-z_][a-z0-9_$]*)?)( as [a-z_][a-z0-9_$]*)? ?(\(([^()]*)\))? ?(overriding [a-z]+ value )?(values ?\((.*)|select (.*))$');
+    IF m IS NOT NULL THEN
+      tname := m[1];
+      cols := CASE WHEN m[5] IS NOT NULL THEN storagelab_internal.bigint_migration_split(regexp_replace(m[5], '[\s"]+', '', 'g')) END;
+      IF m[8] IS NOT NULL THEN
+        -- the first row of VALUES: up to its closing parenthesis
+        depth := 1; k := 0;
+        WHILE depth > 0 AND k < length(m[8]) LOOP
+          k := k + 1;
+          depth := depth + CASE substr(m[8], k, 1) WHEN '(' THEN 1 WHEN ')' THEN -1 ELSE 0 END;
+        END LOOP;
+        vals := storagelab_internal.bigint_migration_split(left(m[8], k - 1));
+      ELSE
+        vals := storagelab_internal.bigint_migration_split(regexp_replace(
+                  (regexp_match(m[9], '^(distinct |all )?(.*?)( (from|where|group|order|limit|on conflict|returning)\M.*)?$'))[2], '\s+as\s+[a-z_0-9$]+(,|$)', '\1', 'g'));
+      END IF;
+    ELSE
+      m := regexp_match(st, '\mupdate (only )?([a-z_][a-z0-9_$]*(\.[a-z_][a-z0-9_$]*)?)( as)?( [a-z_][a-z0-9_$]*)? set (.*?)( (from|where|returning)\M.*)?$');
+      IF m IS NOT NULL THEN
+        tname := m[2];
+        SELECT array_agg(split_part(x, '=', 1) ORDER BY n), array_agg(substr(x, strpos(x, '=') + 1) ORDER BY n) INTO cols, vals
+          FROM unnest(storagelab_internal.bigint_migration_split(m[6])) WITH ORDINALITY AS u(x, n)
+         WHERE x ~ '^[a-z_][a-z0-9_$]*\s*=';
+        cols := ARRAY(SELECT btrim(c) FROM unnest(cols) c);
+      END IF;
+    END IF;
+    CONTINUE WHEN vals IS NULL;
+    FOR k IN 1 .. cardinality(vals) LOOP
+      vals[k] := regexp_replace(vals[k], '[\s"]+', '', 'g');
+      CONTINUE WHEN storagelab_internal.bigint_migration_arg_class(vals[k], carrier) IS DISTINCT FROM 'bigint'
+                AND storagelab_internal.bigint_migration_arg_class(vals[k], carrier) IS DISTINCT FROM 'bigint[]';
+      FOR t IN
+        SELECT c.oid AS relid, a.attname, a.atttypid
+          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+         WHERE c.relname = split_part(tname, '.', -1) AND (tname !~ '\.' OR n.nspname = split_part(tname, '.', 1))
+           AND c.relkind IN ('r', 'p', 'f')
+           AND CASE WHEN cols IS NULL
+                    THEN a.attnum = (SELECT b.attnum FROM pg_attribute b WHERE b.attrelid = c.oid AND b.attnum > 0 AND NOT b.attisdropped
+                                      ORDER BY b.attnum OFFSET k - 1 LIMIT 1)
+                    ELSE a.attname = cols[k] END
+           AND a.atttypid = ANY (CASE WHEN storagelab_internal.bigint_migration_arg_class(vals[k], carrier) = 'bigint[]'
+                                      THEN ARRAY['int2[]'::regtype, 'int4[]'::regtype]::oid[]
+                                      ELSE ARRAY['int2'::regtype, 'int4'::regtype]::oid[] END)
+           AND NOT EXISTS (SELECT 1 FROM storagelab_internal.bigint_migration_converted(objs) v WHERE v.relid = c.oid AND v.attname = a.attname)
+         ORDER BY 1
+      LOOP
+        o := storagelab_internal.bigint_migration_hazard_row(
+          fn, 0, format('writes column %s.%I (%s)', storagelab_internal.bigint_migration_qname(t.relid), t.attname, format_type(t.atttypid, NULL)),
+          caller, 'past 2^31', via);
+        o.hint := format('convert %s.%I to bigint too (in the same script: bigint_migration_group_script() with both columns), or cast in the writer',
+                         storagelab_internal.bigint_migration_qname(t.relid), t.attname);
+        RETURN NEXT o;
+      END LOOP;
+    END LOOP;
+  END LOOP;
 END
 $fn$;
 
@@ -5772,12 +5983,15 @@ BEGIN
       UNION ALL
       SELECT * FROM storagelab_internal.bigint_migration_value_hazards(q_fn[i], q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i])
        WHERE q_fn[i] IS NOT NULL
+      UNION ALL
+      SELECT * FROM storagelab_internal.bigint_migration_write_hazards(q_fn[i], q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i], objs)
+       WHERE q_fn[i] IS NOT NULL
     LOOP
       CONTINUE WHEN format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller) = ANY (seen);
       seen := seen || format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller);
       res := res || h;
       -- a widened function passes its (now bigint) parameter on
-      IF h.hazard_fails = 'immediately' AND q_lvl[i] < 8 AND storagelab_internal.bigint_migration_widenable(h.objid)
+      IF h.hazard_fails = 'immediately' AND h.objsubid > 0 AND q_lvl[i] < 8 AND storagelab_internal.bigint_migration_widenable(h.objid)
          AND format('%s:%s', h.objid, h.objsubid) <> ALL (seen) THEN
         seen := seen || format('%s:%s', h.objid, h.objsubid);
         q_fn := q_fn || h.objid; q_src := q_src || NULL::text; q_filter := q_filter || NULL::text;
@@ -5796,7 +6010,7 @@ BEGIN
   RETURN QUERY
     SELECT w.*
       FROM (SELECT x.objid, array_agg(DISTINCT x.objsubid) AS argnos FROM unnest(res) x
-             WHERE x.hazard_fails = 'immediately' AND storagelab_internal.bigint_migration_widenable(x.objid)
+             WHERE x.hazard_fails = 'immediately' AND x.objsubid > 0 AND storagelab_internal.bigint_migration_widenable(x.objid)
              GROUP BY x.objid) g,
            LATERAL storagelab_internal.bigint_migration_widened_row(g.objid, g.argnos, objs) w;
 END
@@ -5815,7 +6029,8 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   det  text;
-  fns  text;
+  fns  text;   -- functions whose parameters must widen
+  rets text;   -- functions whose result columns must widen (not done by storagelab)
 BEGIN
   IF function_hazards IS NULL THEN
     RAISE EXCEPTION 'function_hazards must not be NULL' USING ERRCODE = 'null_value_not_allowed',
@@ -5825,22 +6040,30 @@ BEGIN
       HINT = 'Valid values are ''refuse'', ''widen'' and ''accept''.';
   END IF;
   SELECT string_agg(x.identity || ' ' || x.handling, E'\n' ORDER BY x.identity, x.hazard_caller),
-         string_agg(DISTINCT x.objid::regprocedure::text, ', ')
-    INTO det, fns
+         string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.objsubid > 0),
+         string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.objsubid = 0)
+    INTO det, fns, rets
     FROM unnest(objs) x WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately';
   IF function_hazards = 'refuse' AND det IS NOT NULL THEN
     RAISE EXCEPTION 'the migration would break functions that receive the converted values'
       USING ERRCODE = 'dependent_objects_still_exist',
             DETAIL = det,
-            HINT = format('Generate the script with function_hazards => ''widen'' to re-create %s with bigint parameters in the same transaction, '
-                          'or with function_hazards => ''accept'' to change them yourself.', fns);
+            HINT = CASE WHEN rets IS NULL
+                        THEN format('Generate the script with function_hazards => ''widen'' to re-create %s with bigint parameters in the same transaction, '
+                                    'or with function_hazards => ''accept'' to change them yourself.', fns)
+                        ELSE format('Declare the result columns of %s bigint (or cast the value in the query) by hand, then generate the script again; '
+                                    'or generate it with function_hazards => ''accept'' and change them in the same maintenance window.', rets) END;
   END IF;
   IF function_hazards = 'widen' THEN
     SELECT string_agg(d, E'\n' ORDER BY d) INTO det FROM (
       SELECT x.identity || ' (called by ' || x.hazard_caller || '): storagelab cannot re-create it (built in, in an extension, not PL/pgSQL or SQL, or with a SQL-standard body)' AS d
         FROM unnest(objs) x
-       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately'
+       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately' AND x.objsubid > 0
          AND NOT storagelab_internal.bigint_migration_widenable(x.objid)
+      UNION ALL
+      SELECT x.identity || ' (' || x.hazard_caller || '): widening changes parameters only, not what a function returns'
+        FROM unnest(objs) x
+       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately' AND x.objsubid = 0
       UNION ALL
       SELECT x.blocker FROM unnest(objs) x WHERE x.kind = 'widened_function' AND x.blocker IS NOT NULL) y;
     IF det IS NOT NULL THEN
@@ -5983,7 +6206,13 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_hazard_row(oid, int, te
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_call_hazards(text, text, text, text, text) IS
   'function hazards in the calls of one source: the converted value passed to a smallint/integer parameter';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_value_hazards(oid, text, text, text, text, text) IS
-  'function hazards inside one function: smallint/integer PL/pgSQL variables and return types that receive the converted value';
+  'function hazards inside one function: smallint/integer PL/pgSQL variables, OUT parameters, return types and result columns (RETURNS TABLE, composite types, RETURN QUERY) that receive the converted value';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_write_hazards(oid, text, text, text, text, text, storagelab.bigint_migration_object[]) IS
+  'function hazards in what one function writes: the converted value inserted or updated into a smallint/integer column of a table outside the migration';
+COMMENT ON FUNCTION storagelab_internal.function_result_columns(oid) IS
+  'the result columns of a function in order: OUT/INOUT/TABLE parameters, else the attributes of a CREATE TYPE composite return type, else the return type';
+COMMENT ON FUNCTION storagelab_internal.return_query_items(text) IS
+  'the select-list items of each PL/pgSQL RETURN QUERY SELECT in a scrubbed source, by position';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_split(text) IS
   'a list split at its top-level commas, items trimmed';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_converted(storagelab.bigint_migration_object[]) IS
@@ -6042,7 +6271,9 @@ COMMENT ON FUNCTION storagelab_internal.type_change_accepts(oid, oid, boolean) I
 -- hazard: the value passed to a function (or an ARRAY[] of it) no overload
 -- of which takes the new type while one took the old, or compared (=, <>,
 -- <, ...) with a parameter or declared variable when no operator takes the
--- new type with it while one took the old.  Both fail at once (42883).
+-- new type with it while one took the old (42883), or returned by a
+-- PL/pgSQL RETURN QUERY in a result column declared with the old type
+-- (42804).  All fail at once.
 -- One row per function that reads a changed column, hazard NULL when none
 -- was found in it.
 CREATE FUNCTION storagelab_internal.type_change_function_hazards(relation regclass, changes jsonb)
@@ -6167,6 +6398,19 @@ BEGIN
         found_one := true;
         RETURN NEXT;
       END LOOP;
+      -- RETURN QUERY: each column of the query must have the declared type exactly
+      FOR k IN
+        SELECT DISTINCT q.pos, c.name
+          FROM storagelab_internal.return_query_items(array_to_string(stmts, ';')) q
+          JOIN storagelab_internal.function_result_columns(r.f) c ON c.pos = q.pos
+         WHERE q.item ~ ('^\(*(' || car || ')\)*$') AND c.typ = o_t
+         ORDER BY 1
+      LOOP
+        hazard := format('returns %s (%s) in RETURN QUERY as result column %s%s, declared %s: every call fails (structure of query does not match function result type)',
+                         column_name, new_type, k.pos, coalesce(' ' || quote_ident(nullif(k.name, '')), ''), old_type);
+        found_one := true;
+        RETURN NEXT;
+      END LOOP;
       IF NOT found_one THEN
         hazard := NULL;
         RETURN NEXT;
@@ -6176,7 +6420,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.type_change_function_hazards(regclass, jsonb) IS
-  'functions reading retyped columns of a table (trigger functions with NEW/OLD, functions naming the table), each with the calls and comparisons that no function or operator takes with the new type (fail at once), hazard NULL when none';
+  'functions reading retyped columns of a table (trigger functions with NEW/OLD, functions naming the table), each with the calls and comparisons that no function or operator takes with the new type and the RETURN QUERY columns declared with the old type (fail at once), hazard NULL when none';
 
 -- from extension/40_toast.sql: storagelab.storage_migration_script
 CREATE OR REPLACE FUNCTION storagelab.storage_migration_script(
@@ -6195,7 +6439,9 @@ DECLARE
   lock_to     text := storagelab_internal.setting('scripts.lock_timeout');
   retries     int  := storagelab_internal.setting('scripts.lock_retries')::int;
   typ         text;
+  base_typ    oid;
   rewrite_expr text;
+  set_list    text;            -- the rewrite's SET clause
   rewrite_cond text;
   col         text := quote_ident(column_name);
   out         text;
@@ -6223,19 +6469,49 @@ BEGIN
             HINT = 'Pass the name of one of the table''s columns, as stored (case-sensitive).';
   END IF;
   typ := format_type(att.atttypid, NULL);
+  -- A domain is handled as the type it is built on (domains over domains
+  -- too): the rewrite's value is of that type and is assigned back to the
+  -- domain column, which checks the domain's constraints.
+  WITH RECURSIVE d(oid, base) AS (
+    SELECT ty.oid, ty.typbasetype FROM pg_type ty WHERE ty.oid = att.atttypid
+    UNION ALL
+    SELECT ty.oid, ty.typbasetype FROM pg_type ty JOIN d ON ty.oid = d.base
+  )
+  SELECT d.oid INTO base_typ FROM d WHERE d.base = 0;
   -- Names are interpolated into comment lines too: there, line breaks in a
   -- (quoted) name become spaces, so that no name can end a comment.
-  rewrite_expr := CASE att.atttypid
+  rewrite_expr := CASE base_typ
     WHEN 'bytea'::regtype   THEN format('%s || ''''::bytea', col)
     WHEN 'text'::regtype    THEN format('%s || ''''::text', col)
     WHEN 'varchar'::regtype THEN format('%s || ''''::text', col)
     WHEN 'jsonb'::regtype   THEN format('%s::text::jsonb', col)
+    WHEN 'json'::regtype    THEN format('%s::text::json', col)   -- json keeps its text as it is
     END;
   IF rewrite_expr IS NULL THEN
     RAISE EXCEPTION 'column "%" of relation "%" has type %, which storage_migration_script() does not handle', column_name, relation, typ
       USING ERRCODE = 'datatype_mismatch',
-            DETAIL = 'Supported types are bytea, text, character varying and jsonb.',
+            DETAIL = 'Supported types are bytea, text, character varying, json and jsonb, and domains over them.',
             HINT = 'Write ALTER TABLE ... ALTER COLUMN ... SET STORAGE by hand for other types.';
+  END IF;
+  set_list := format('%s = %s', col, rewrite_expr);
+  IF att.attgenerated <> '' THEN
+    -- A generated column cannot be assigned: assigning the columns its
+    -- expression reads to themselves makes PostgreSQL compute it anew (a new
+    -- value, stored as the new setting says).
+    SELECT string_agg(format('%1$I = %1$I', r.attname), ', ' ORDER BY r.attnum) INTO set_list
+      FROM pg_attrdef ad
+      JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
+      JOIN pg_attribute r ON r.attrelid = dep.refobjid AND r.attnum = dep.refobjsubid
+     WHERE ad.adrelid = relation AND ad.adnum = att.attnum
+       AND dep.refclassid = 'pg_class'::regclass AND dep.refobjid = relation
+       AND dep.refobjsubid > 0 AND dep.refobjsubid <> att.attnum AND NOT r.attisdropped
+       AND r.attidentity <> 'a';  -- GENERATED ALWAYS AS IDENTITY can only be set to DEFAULT
+    IF att.attgenerated <> 's' OR (rewrite_existing AND set_list IS NULL) THEN
+      RAISE EXCEPTION 'column "%" of relation "%" is a generated column whose values storage_migration_script() cannot rewrite', column_name, relation
+        USING ERRCODE = 'feature_not_supported',
+              DETAIL = 'Only a stored generated column whose expression reads other columns (not identity columns GENERATED ALWAYS) is rewritten: the script assigns those columns to themselves.',
+              HINT = 'Write ALTER TABLE ... ALTER COLUMN ... SET STORAGE by hand.';
+    END IF;
   END IF;
 
   -- The DO blocks below are dollar-quoted; names must not end them early.
@@ -6268,10 +6544,15 @@ BEGIN
 
   rewrite_cond := CASE
     WHEN target = 'external' THEN format('pg_catalog.pg_column_compression(%s) IS NOT NULL', col)
+    -- pg_column_size(), not octet_length(): it takes any type (jsonb has no
+    -- octet_length) and, like octet_length(), reads a value's header only.
+    -- An uncompressed value's stored size is its length plus its header; a
+    -- value compressed with the other method differs from the target at
+    -- any size.
     WHEN method IS NOT NULL THEN format(
-      '(pg_catalog.pg_column_compression(%1$s) IS DISTINCT FROM %2$L AND pg_catalog.octet_length(%1$s) >= %3$s)',
+      '(pg_catalog.pg_column_compression(%1$s) IS DISTINCT FROM %2$L AND (pg_catalog.pg_column_compression(%1$s) IS NOT NULL OR pg_catalog.pg_column_size(%1$s) >= %3$s))',
       col, method, 2032)
-    ELSE format('(pg_catalog.pg_column_compression(%1$s) IS NULL AND pg_catalog.octet_length(%1$s) >= %2$s)', col, 2032)
+    ELSE format('(pg_catalog.pg_column_compression(%1$s) IS NULL AND pg_catalog.pg_column_size(%1$s) >= %2$s)', col, 2032)
     END;
 
   out := format(E'-- storagelab %s: storage migration script\n'
@@ -6300,7 +6581,8 @@ BEGIN
                          'default (' || current_setting('default_toast_compression') || ')'),
                 upper(target), coalesce(', COMPRESSION ' || method, ''),
                 CASE WHEN rewrite_existing THEN 'yes' ELSE 'no' END);
-  out := out || format(E'\n\\set ON_ERROR_STOP on\nSET lock_timeout = %L;\n', lock_to);
+  out := out || format(E'\n\\set ON_ERROR_STOP on\nSET lock_timeout = %L;\n', lock_to)
+             || E'SET row_security = off;   -- a policy hiding rows from this role is an error, never a partial rewrite\n';
 
   -- The tree: the table, its partitions and inheritance children (the
   -- column has the same name in all of them), parents before children.
@@ -6359,8 +6641,13 @@ BEGIN
                          '-- new setting (%s), 1,000 pages per transaction.  Takes ROW EXCLUSIVE on the\n'
                          '-- table and row locks on the rewritten rows; fires UPDATE triggers; writes WAL and\n'
                          '-- dead row versions (the table and its TOAST table grow until VACUUM).  Resumable:\n'
-                         '-- run it again and values already rewritten are skipped.\n',
-                         step, translate(col, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), translate(rewrite_cond, E'\n\r', '  '));
+                         '-- run it again and values already rewritten are skipped%s\n',
+                         step, translate(col, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), translate(rewrite_cond, E'\n\r', '  '),
+                         -- a value compression does not shrink is stored uncompressed
+                         -- again: it still looks like one to rewrite
+                         CASE WHEN target = 'external' THEN '.' ELSE
+                           E', except those that stay\n-- uncompressed (content compressed already, or that compression does not shrink):\n'
+                           '-- they look unchanged, and every run rewrites them again.' END);
     out := out || format(
       E'DO $rewrite$\nDECLARE\n'
       '  batch_pages constant bigint := 1000;\n'
@@ -6372,12 +6659,12 @@ BEGIN
       '  WHILE first_page <= last_page LOOP\n',
       t.r::text)
       || storagelab_internal.retry_loop(format(
-           E'        UPDATE ONLY %1$s SET %2$s = %3$s\n'
+           E'        UPDATE ONLY %1$s SET %2$s\n'
            '         WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
            '           AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid\n'
-           '           AND %4$s;\n'
+           '           AND %3$s;\n'
            '        GET DIAGNOSTICS n = ROW_COUNT;\n',
-           t.r, col, rewrite_expr, rewrite_cond), retries,
+           t.r, set_list, rewrite_cond), retries,
            'Other sessions keep rows of the table locked: run the script again; rewritten values are skipped.')
       || format(
       E'    COMMIT;\n'
