@@ -1200,6 +1200,11 @@ storagelab_int_overflow_rows(long *nrows, uint64 *read_at)
 	scan_pg_sequence(&st);
 	scan_pg_attrdef(&st);
 	scan_pg_depend(&st);
+	/* no longer looked up: their room serves the columns and rows */
+	iooid_destroy(st.seqs);
+	st.seqs = NULL;
+	hash_destroy(st.attrdefs);
+	st.attrdefs = NULL;
 	scan_pg_constraint(&st);
 	scan_pg_attribute(&st);
 	assign_rows(&st);
