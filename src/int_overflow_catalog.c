@@ -628,10 +628,6 @@ scan_pg_attribute(IoState *st)
 		col->basetype = basetype;
 		col->attname = walk_name(st, &form->attname);
 		col->inherited = form->attinhcount > 0;
-		col->row = NULL;
-		col->index = NULL;
-		col->next_leaf = NULL;
-		col->attacl = NULL;
 		if (!heap_attisnull(tup, Anum_pg_attribute_attacl, desc))
 		{
 			bool		isnull;
@@ -680,7 +676,6 @@ root_column(IoState *st, IoCol *col, bool *mapped)
 	Oid			root;
 	IoRootAtt	probe;
 	IoRootAtt  *ra;
-	IoKey		key;
 
 	*mapped = false;
 	if (!col->inherited)
@@ -695,8 +690,7 @@ root_column(IoState *st, IoCol *col, bool *mapped)
 	if (ra == NULL)
 		return NULL;
 	*mapped = true;
-	key = make_key(root, ra->attnum);
-	return column_of(st, key.relid, key.attnum);
+	return column_of(st, root, ra->attnum);
 }
 
 /*
