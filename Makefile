@@ -22,10 +22,20 @@ MODULE_big = storagelab
 OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
 
 # The install script is assembled from extension/*.sql, in name order
-# (one part per capability).  Upgrade scripts live in extension/ too.
+# (one part per capability).
 INSTALL_PARTS = $(sort $(wildcard extension/[0-9]*.sql))
-DATA_built = $(EXTENSION)--$(EXTVERSION).sql
-DATA = $(filter-out $(INSTALL_PARTS),$(wildcard extension/$(EXTENSION)--*--*.sql))
+
+# The upgrade scripts are built too, one from each earlier version A that
+# has an update file extension/updates/A--B.sql: storagelab--A--<version>.sql
+# is the chain of update files from A to <version> (what cannot be run
+# again: drops, ALTER TABLE, rows moved) followed by every install part made
+# re-runnable (scripts/upgrade-script.sh, scripts/rerunnable.awk).  Neither
+# is committed; make install, make dist's users and the Debian package build
+# them.  See CONTRIBUTING.md, "Versions and upgrades".
+UPDATE_FILES = $(sort $(wildcard extension/updates/*--*.sql))
+UPGRADE_FROM = $(foreach f,$(UPDATE_FILES),$(firstword $(subst --, ,$(notdir $(f)))))
+UPGRADE_SCRIPTS = $(UPGRADE_FROM:%=$(EXTENSION)--%--$(EXTVERSION).sql)
+DATA_built = $(EXTENSION)--$(EXTVERSION).sql $(UPGRADE_SCRIPTS)
 
 # pg_regress tests: sql/NAME.sql against expected/NAME.out, listed explicitly.
 REGRESS = \
@@ -55,7 +65,7 @@ DOCS = $(sort $(wildcard doc/*.md)) doc/monitoring/queries.yaml
 
 PG_CPPFLAGS = -I$(srcdir)/src -DSTORAGELAB_VERSION=\"$(EXTVERSION)\"
 
-EXTRA_CLEAN = results regression.diffs regression.out
+EXTRA_CLEAN = results regression.diffs regression.out $(EXTENSION)--*.sql.tmp
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -71,6 +81,11 @@ docmoduledir := extension/$(EXTENSION)
 
 $(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PARTS) $(EXTENSION).control
 	cat $(INSTALL_PARTS) > $@
+
+$(UPGRADE_SCRIPTS): $(EXTENSION)--%--$(EXTVERSION).sql: $(UPDATE_FILES) $(INSTALL_PARTS) \
+		$(EXTENSION).control scripts/upgrade-script.sh scripts/rerunnable.awk
+	$(SHELL) scripts/upgrade-script.sh $* $(EXTVERSION) $(INSTALL_PARTS) > $@.tmp
+	mv $@.tmp $@
 
 # make dist: the release archive for PGXN, storagelab-<version>.zip, from git
 # archive of HEAD (committed files only); <version> is default_version as

@@ -4,8 +4,8 @@
 # major of "make matrix" run it).
 #
 # The released versions are the CHANGELOG.md headings that name a commit
-# ("## 1.0 (2026-11-22): commit 45aee7a, tag v1.0"): the commit id, not the
-# tag, because tags do not travel with every clone.  For each of them:
+# ("## 1.0 (2026-11-22): commit 45aee7a"): the commit id (there are no
+# tags: they do not travel with every clone).  For each of them:
 #   1. its source (git archive of that commit) is built for this major and
 #      staged, as a package of that release would install it (cached in
 #      .build/releases/);
@@ -66,7 +66,7 @@ prepare() {
 		return 1
 	fi
 	if ! git_ cat-file -e "$c^{commit}" 2>/dev/null; then
-		echo "commit $c is not in this clone (shallow? fetch with --unshallow, or fetch tag v$v)"
+		echo "commit $c is not in this clone (shallow? fetch with --unshallow)"
 		return 1
 	fi
 	rm -rf "$dir"
@@ -216,7 +216,7 @@ in_cluster() {
 		if [ -n "$path" ]; then
 			ok "$v: an update path to $EXTVERSION exists ($path)"
 		else
-			not_ok "$v: no chain of extension/storagelab--A--B.sql leads to $EXTVERSION"
+			not_ok "$v: no upgrade script storagelab--$v--$EXTVERSION.sql (make builds one from each extension/updates/$v--*.sql)"
 		fi
 		v1=$(psql_ -At -d "$db" -c "SELECT extversion FROM pg_extension WHERE extname = 'storagelab'")
 		if [ "$v1" = "$EXTVERSION" ]; then
@@ -235,7 +235,7 @@ in_cluster() {
 		else
 			not_ok "$v + ALTER EXTENSION UPDATE differs from a fresh install of $EXTVERSION"
 			echo "# --- fresh install of $EXTVERSION"
-			echo "# +++ $v, then ALTER EXTENSION storagelab UPDATE (extension/storagelab--$v--*.sql)"
+			echo "# +++ $v, then ALTER EXTENSION storagelab UPDATE (storagelab--$v--$EXTVERSION.sql, built from extension/updates/ and the install parts)"
 			echo "# \"-\" lines: only in the fresh install; \"+\" lines: only after the upgrade;"
 			echo "# each hunk is headed (after @@) by the object it is in."
 			diff -U 3 -F '^[^ ]' --label "fresh $EXTVERSION" --label "upgraded from $v" \
@@ -305,7 +305,7 @@ while read -r v c; do
 		if cmp -s "$old" "$REPO/storagelab--$v.sql"; then
 			ok "$v: the install script is the one released at $c"
 		else
-			not_ok "$v is released (commit $c) but its install script changed: bump default_version and add extension/storagelab--$v--<new>.sql"
+			not_ok "$v is released (commit $c) but its install script changed: bump default_version and add extension/updates/$v--<new>.sql"
 			diff -u --label "released $v" --label "built now" "$old" "$REPO/storagelab--$v.sql" | head -n 60 | sed 's/^/#   /' || true
 		fi
 	fi

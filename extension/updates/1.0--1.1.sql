@@ -1,0 +1,96 @@
+-- storagelab update 1.0 -> 1.1: the steps that running the 1.1 install parts
+-- again cannot do.  make builds storagelab--1.0--1.1.sql from this file
+-- followed by every install part made re-runnable (scripts/upgrade-script.sh):
+-- functions and views are created or replaced, tables, types and indexes
+-- created when missing, shipped settings rows inserted or updated.  Here:
+-- objects dropped (removed, or whose arguments, result or view columns
+-- changed other than appending), moved to another schema, tables altered,
+-- rows moved.  scripts/upgrade-test.sh proves that 1.0 plus the built script
+-- equals a fresh install of 1.1.  See CONTRIBUTING.md, "Versions and
+-- upgrades".
+
+\echo Use "ALTER EXTENSION storagelab UPDATE TO '1.1'" to load this file. \quit
+
+-- Schema storagelab_internal: helpers and C entry points (new in 1.1); the
+-- moves below need it before the install parts run.
+CREATE SCHEMA storagelab_internal;
+
+-- Views whose columns changed (renamed, retyped, reordered): re-created by
+-- the install parts.  A view of a user's over one of them makes the update
+-- fail with 2BP01 (doc/install.md, "Upgrading").
+DROP VIEW storagelab.int_overflow, storagelab.visibility, storagelab.bytea_storage,
+          storagelab.column_waste, storagelab.alignment_padding;
+
+-- Functions whose result changed, or that are gone.
+DROP FUNCTION storagelab.int_overflow_scan(regclass);
+DROP FUNCTION storagelab.toast_profile(regclass, name, integer);
+DROP FUNCTION storagelab.heap_visibility(regclass, integer),
+              storagelab.heap_visibility_toast(regclass, integer),
+              storagelab.visibility_map_count(regclass);
+DROP TYPE storagelab.heap_visibility_result;
+
+-- Settings: the defaults table and setting() are internal (the table keeps
+-- its rows; the install parts update the shipped ones).
+ALTER TABLE storagelab.setting_defaults SET SCHEMA storagelab_internal;
+ALTER FUNCTION storagelab.setting(text) SET SCHEMA storagelab_internal;
+
+-- int_overflow: the probes and the measurements are internal.
+ALTER FUNCTION storagelab.int_overflow_sequence_state(regclass) SET SCHEMA storagelab_internal;
+ALTER FUNCTION storagelab.int_overflow_index_bounds(regclass) SET SCHEMA storagelab_internal;
+ALTER FUNCTION storagelab.int_overflow_stats_bounds(regclass, smallint) SET SCHEMA storagelab_internal;
+ALTER FUNCTION storagelab.int_overflow_measurements() SET SCHEMA storagelab_internal;
+
+-- The history keeps its rows: is_estimate becomes evidence.
+ALTER TABLE storagelab.int_overflow_history ADD COLUMN evidence text NOT NULL DEFAULT 'exact';
+UPDATE storagelab.int_overflow_history SET evidence = 'estimate' WHERE is_estimate;
+ALTER TABLE storagelab.int_overflow_history DROP COLUMN is_estimate;
+
+-- TOAST: the census and the lock probe are internal.
+ALTER FUNCTION storagelab.toast_census(regclass, name, integer) SET SCHEMA storagelab_internal;
+ALTER FUNCTION storagelab.toast_lock_nowait(regclass) SET SCHEMA storagelab_internal;
+
+-- column_waste: the layout model, the walk, the profiles (with their rows)
+-- and the helper views are internal; column_candidates() takes thresholds.
+ALTER TYPE storagelab.tuple_layout SET SCHEMA storagelab_internal;
+ALTER FUNCTION storagelab.heap_tuple_bytes(int2[], "char"[], "char"[], float8[], float8[], float8[], int4[], int4, int2, "char", "char", float8, int4) SET SCHEMA storagelab_internal;
+ALTER FUNCTION storagelab.heap_pages(float8, float8, int4, boolean) SET SCHEMA storagelab_internal;
+ALTER FUNCTION storagelab.text_kind(text) SET SCHEMA storagelab_internal;
+ALTER FUNCTION storagelab.column_profile_scan(regclass) SET SCHEMA storagelab_internal;
+ALTER FUNCTION storagelab.column_statistics() SET SCHEMA storagelab_internal;
+ALTER FUNCTION storagelab.table_layouts() SET SCHEMA storagelab_internal;
+ALTER TABLE storagelab.column_profiles SET SCHEMA storagelab_internal;
+ALTER VIEW storagelab.protected_columns SET SCHEMA storagelab_internal;
+ALTER VIEW storagelab.column_facts SET SCHEMA storagelab_internal;
+DROP FUNCTION storagelab.column_candidates(oid[], int2[]);
+
+-- Grants of 1.0 that 1.1 does not make (a grant run again adds, never takes
+-- away): the readers are executable by everyone and check the caller's
+-- privileges themselves.
+REVOKE EXECUTE ON FUNCTION storagelab_internal.toast_census(regclass, name, integer),
+                           storagelab_internal.toast_lock_nowait(regclass),
+                           storagelab_internal.column_profile_scan(regclass),
+                           storagelab.column_profile(regclass)
+  FROM pg_stat_scan_tables;
+
+-- INT -> BIGINT generator: the 1.0 generator is dropped (1.1's is one model
+-- built once, its helpers internal); the progress rows are kept.
+DROP FUNCTION storagelab.bigint_migration_plan(text);
+DROP FUNCTION storagelab.bigint_migration_script(regclass, name, text);
+DROP FUNCTION storagelab.bigint_migration_group_script(regclass[], name[], text);
+DROP FUNCTION storagelab.bigint_migration_online_script(regclass[], name[]);
+DROP FUNCTION storagelab.bigint_migration_retry_block(text[], int);
+DROP FUNCTION storagelab.bigint_migration_objects(regclass, name);
+DROP FUNCTION storagelab.bigint_migration_group_objects(regclass[], name[]);
+DROP FUNCTION storagelab.bigint_migration_relation_extras(oid);
+DROP FUNCTION storagelab.bigint_migration_acl_sql(text, text, aclitem[], oid);
+DROP FUNCTION storagelab.bigint_migration_dollar_quote(text);
+DROP FUNCTION storagelab.bigint_migration_comment_text(text);
+DROP FUNCTION storagelab.bigint_migration_not_null_name(oid, int2);
+DROP FUNCTION storagelab.bigint_migration_qname(oid);
+DROP TYPE storagelab.bigint_migration_object;
+
+-- after the install parts
+
+-- int_overflow's growth, fitted from the history the database recorded
+-- (1.1 keeps it in storagelab_internal.int_overflow_growth).
+SELECT storagelab_internal.int_overflow_growth_refit();

@@ -1,0 +1,158 @@
+# scripts/rerunnable.awk: the install parts (extension/[0-9]*.sql), rewritten
+# so that they run again over an older version of the extension.  The
+# Makefile appends its output to the hand-written update steps
+# (extension/updates/*.sql) to build each upgrade script
+# storagelab--A--<version>.sql (scripts/upgrade-script.sh).
+#
+#   awk -f scripts/rerunnable.awk extension/[0-9]*.sql
+#
+# Only statements at the top level are rewritten (never text inside a
+# function body, a string or a comment); a statement starts at the beginning
+# of a line.  Each one becomes:
+#   CREATE FUNCTION|PROCEDURE|VIEW|TRIGGER|AGGREGATE   CREATE OR REPLACE ...
+#   CREATE TABLE|SCHEMA|[UNIQUE] INDEX|SEQUENCE        ... IF NOT EXISTS
+#   CREATE TYPE|DOMAIN name                            created when missing
+#                                                      (a DO block)
+#   CREATE POLICY p ON t                               DROP POLICY IF EXISTS
+#                                                      first, then created
+#   INSERT INTO a table in shipped[] below             ON CONFLICT: the
+#                                                      shipped row replaces
+#                                                      the old one
+#   COMMENT, GRANT, REVOKE, SELECT, SET, RESET,        as they are (they
+#   ALTER TABLE t ENABLE|FORCE ROW LEVEL SECURITY      run again as they are)
+# The guard lines "\echo ... \quit" are left out.  Any other statement is
+# an error naming it: it cannot run twice, so it belongs in a table's
+# definition, in an update file, or taught to this script.
+#
+# What a re-run cannot do (the update file's job): change a function's
+# argument types or names or its result type (CREATE OR REPLACE refuses or
+# makes an overload), change a view's columns other than appending, change a
+# table or type that exists, drop anything.
+
+BEGIN {
+	# Tables the extension ships rows in: the conflict target and what a
+	# shipped row updates.
+	shipped["storagelab_internal.setting_defaults"] = \
+		"ON CONFLICT (name) DO UPDATE SET default_value = EXCLUDED.default_value, description = EXCLUDED.description"
+	tag = ""; squote = 0; dquote = 0; bcomment = 0; started = 0
+	mode = ""; failed = 0
+}
+
+# scan(line): follow quoting through line; sets ended when a top-level ";"
+# ends a statement on it (and started when statement text remains after it).
+function scan(line,   i, n, c, p, rest) {
+	n = length(line); i = 1; ended = 0
+	while (i <= n) {
+		c = substr(line, i, 1)
+		if (tag != "") {
+			p = index(substr(line, i), tag)
+			if (p == 0) return
+			i += p - 1 + length(tag); tag = ""; continue
+		}
+		if (squote) { if (c == "'") squote = 0; i++; continue }
+		if (dquote) { if (c == "\"") dquote = 0; i++; continue }
+		if (bcomment) {
+			if (substr(line, i, 2) == "*/") { bcomment = 0; i += 2 } else i++
+			continue
+		}
+		if (substr(line, i, 2) == "--") return
+		if (substr(line, i, 2) == "/*") { bcomment = 1; i += 2; continue }
+		if (c == "'") { squote = 1; started = 1; i++; continue }
+		if (c == "\"") { dquote = 1; started = 1; i++; continue }
+		if (c == "$") {
+			rest = substr(line, i)
+			if (match(rest, /^\$([A-Za-z_][A-Za-z_0-9]*)?\$/)) {
+				tag = substr(rest, 1, RLENGTH); started = 1; i += RLENGTH; continue
+			}
+		}
+		if (c == ";") { ended = 1; started = 0; i++; continue }
+		if (c != " " && c != "\t") started = 1
+		i++
+	}
+}
+
+function toplevel() { return tag == "" && !squote && !dquote && !bcomment }
+
+function fail(msg) {
+	printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"
+	failed = 1
+}
+
+# A statement starts on this line: rewrite its first line, or start
+# collecting it (mode) when its end needs rewriting too.
+function start(line,   w, name) {
+	if (line ~ /^\\echo /) return ""
+	if (line ~ /^CREATE (FUNCTION|PROCEDURE|VIEW|TRIGGER|AGGREGATE) /) {
+		sub(/^CREATE /, "CREATE OR REPLACE ", line); return line
+	}
+	if (line ~ /^CREATE OR REPLACE (FUNCTION|PROCEDURE|VIEW|TRIGGER|AGGREGATE) /) return line
+	if (line ~ /^CREATE (TABLE|SCHEMA|SEQUENCE|INDEX|UNIQUE INDEX) /) {
+		if (line ~ /IF NOT EXISTS/) return line
+		if (line ~ /^CREATE (UNIQUE )?INDEX (ON|CONCURRENTLY) /) { fail("an index needs a name to be created again: " line); return line }
+		sub(/^CREATE (TABLE|SCHEMA|SEQUENCE|INDEX|UNIQUE INDEX) /, "& IF NOT EXISTS ", line)
+		sub(/  IF NOT EXISTS/, " IF NOT EXISTS", line)
+		return line
+	}
+	if (line ~ /^CREATE (TYPE|DOMAIN) /) {
+		split(line, w, /[ (]+/); name = w[3]
+		mode = "type"; buf = line; typename = name; return "\001"
+	}
+	if (line ~ /^CREATE POLICY /) {
+		split(line, w, / +/)
+		if (w[4] != "ON") { fail("CREATE POLICY name ON table on one line: " line); return line }
+		return "DROP POLICY IF EXISTS " w[3] " ON " w[5] ";\n" line
+	}
+	if (line ~ /^INSERT INTO /) {
+		split(line, w, /[ (]+/); name = w[3]
+		if (!(name in shipped)) { fail("INSERT INTO " name ": add the table to shipped[] in scripts/rerunnable.awk"); return line }
+		mode = "insert"; conflict = shipped[name]; return "\001" line
+	}
+	if (line ~ /^(COMMENT ON|GRANT|REVOKE|SELECT|SET|RESET) / ||
+	    line ~ /^ALTER TABLE [^ ]+ (ENABLE|FORCE) ROW LEVEL SECURITY;/)
+		return line
+	fail("cannot be run again over an older version (see the head of scripts/rerunnable.awk): " line)
+	return line
+}
+
+# The last line of a collected statement (its ";" ends the line).
+function finish(line,   out) {
+	if (line !~ /;[ \t]*$/) { fail("the statement must end with ';' at the end of its line"); return line }
+	if (mode == "insert") {
+		sub(/;[ \t]*$/, "\n  " conflict ";", line)
+		mode = ""; return line
+	}
+	# mode == "type": created only when missing
+	if (index(buf, "$upgrade_create$") > 0) fail("a type definition containing $upgrade_create$")
+	out = "DO $upgrade_once$ BEGIN\n" \
+	      "IF pg_catalog.to_regtype('" typename "') IS NULL THEN\n" \
+	      "EXECUTE $upgrade_create$\n" buf "\n$upgrade_create$;\n" \
+	      "END IF;\nEND $upgrade_once$;"
+	mode = ""; return out
+}
+
+FNR == 1 {
+	if (!toplevel() || started) fail("the previous part ends inside a statement")
+	tag = ""; squote = 0; dquote = 0; bcomment = 0; started = 0; mode = ""
+	printf "\n-- from %s\n", FILENAME
+}
+
+{
+	line = $0
+	if (mode == "" && toplevel() && !started && line !~ /^[ \t]*(--.*)?$/ && line !~ /^\/\*/) {
+		line = start(line)
+		if (line == "") next
+	}
+	scan($0)
+	if (mode == "type" && line != "\001") buf = buf "\n" $0
+	if (mode != "" && ended) {
+		if (mode == "insert") { sub(/^\001/, "", line); line = finish(line) }
+		else line = finish($0)
+	} else if (mode == "type") next
+	sub(/^\001/, "", line)
+	print line
+}
+
+END {
+	if (mode != "" || !toplevel()) fail("the last part ends inside a statement")
+	if (failed) exit 1
+}
