@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # scripts/package-test.sh: the Debian package, built, installed and tested
-# as a DBA would use it (.ci/run runs this).
+# as a DBA would, by doc/install.md's own commands (.ci/run runs this).
 #
-#   1. installs what building needs (debhelper, dpkg-dev,
-#      postgresql-server-dev-all) when missing;
-#   2. copies the source tree (without .git and build outputs) into a
-#      temporary directory the server's user can read and builds it there
-#      with "dpkg-buildpackage -us -uc -b" (DEB_BUILD_OPTIONS=nocheck: the
-#      tests run in step 4 against the installed package instead);
-#   3. installs postgresql-$PG_MAJOR-storagelab with dpkg -i and checks that
-#      the extension's files PostgreSQL loads belong to it, unmodified;
+#   1. extracts the commands of doc/install.md's package recipe: the ```sh
+#      block after the line "<!-- scripts/package-test.sh runs the next
+#      block -->" (not a copy: what the doc says is what runs);
+#   2. clones the repository under umask 077 (HEAD: uncommitted changes are
+#      not in the clone) into a 0700 directory, and runs those commands
+#      there as root, one bash -e script, under umask 077: they install the
+#      packages they name, copy the clone where the server's user can read
+#      it, build it with dpkg-buildpackage (which runs the regression suite
+#      against the package's files) and install the package with dpkg -i;
+#   3. checks that the extension's files PostgreSQL loads belong to
+#      postgresql-$PG_MAJOR-storagelab, unmodified: the control file, the
+#      install script, every upgrade script make builds (one per
+#      extension/updates/A--B.sql) and storagelab.so;
 #   4. runs the autopkgtest debian/tests/installcheck (pg_buildext
 #      installcheck: make installcheck in a fresh cluster that loads the
-#      installed files, no staged build) in that tree, with
+#      installed files, no staged build) in the build tree, with
 #      ../shared/datasets beside it when the clone has it.
 # A package that was not installed before the run is purged after it.
 # Prints one "ok"/"not ok" line per step and per pg_regress test, and last
@@ -31,49 +36,65 @@ finish() {
 	exit
 }
 
-ensure_packages
-install_missing debhelper dpkg-dev postgresql-server-dev-all
-
 pkg=postgresql-$PG_MAJOR-storagelab
 was_installed=
 installed "$pkg" && was_installed=1
 work=$(mktemp -d /tmp/storagelab-package.XXXXXX)
-chmod 755 "$work"
+src=
 cleanup() {
 	if [ -z "$was_installed" ] && [ -z "${STORAGELAB_KEEP_PACKAGE:-}" ] && installed "$pkg"; then
 		as_root dpkg --purge "$pkg" >/dev/null 2>&1 || log "could not remove $pkg"
+	fi
+	# What the recipe made beside the clone: its copy, the .deb and the
+	# build's other files, then the directory if nothing else is in it.
+	if [ -n "$src" ] && [ -d "$src/debian" ]; then
+		rm -rf "$src"
+		rm -f "$src/../shared" "$src"/../*.deb "$src"/../*.buildinfo "$src"/../*.changes
+		rmdir "$src/.." 2>/dev/null || true
 	fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-# 2. Build, from a copy of the tree as it is (uncommitted changes too).
-src=$work/storagelab
-mkdir "$src"
-tar -C "$REPO" -c --exclude=./.git --exclude=./.build --exclude='*.o' --exclude='*.so' \
-	--exclude='*.bc' --exclude=./results --exclude='./storagelab-*.zip' --exclude=./debian/.debhelper . |
-	tar -C "$src" -x
-chmod -R a+rX "$work"
-log "building the Debian package in $src"
-if (cd "$src" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b -Pnocheck) >"$work/build.log" 2>&1; then
-	ok "dpkg-buildpackage -us -uc -b builds $(cd "$work" && ls -- *.deb | paste -sd' ')"
-else
-	tail -n 40 "$work/build.log"
-	not_ok "dpkg-buildpackage -us -uc -b fails (log above)"
+# 1. The recipe, as doc/install.md gives it.
+awk '/^<!-- scripts\/package-test.sh runs the next block -->$/ { marked = 1; next }
+	marked && /^```sh$/ { on = 1; next }
+	on && /^```$/ { exit }
+	on { print }' "$REPO/doc/install.md" >"$work/recipe.sh"
+if [ ! -s "$work/recipe.sh" ]; then
+	not_ok "doc/install.md has no package recipe block (marked <!-- scripts/package-test.sh runs the next block -->)"
 	finish
 fi
-deb=$(ls "$work/${pkg}_"*.deb 2>/dev/null | head -1)
+ok "doc/install.md's package recipe: $(grep -c . "$work/recipe.sh") commands"
+sed 's/^/#   /' "$work/recipe.sh"
+# The packages it names, installed first with lib.sh's care for apt's lock
+# (its own apt-get line then finds them installed).
+install_missing $(sed -n 's/#.*//; s/^.*apt-get install //p' "$work/recipe.sh" | tr ' ' '\n' | grep -v '^-' | grep .)
+
+# 2. A clone made under umask 077, in a directory only its owner may read
+#    (as a clone in root's home), and the recipe run beside it.
+(umask 077 && git -c safe.directory='*' clone -q "$REPO" "$work/storagelab")
+start=$(date +%s)
+log "running doc/install.md's package recipe in $work (umask 077)"
+if (cd "$work" && umask 077 &&
+	as_root bash -euxo pipefail -c "$(cat "$work/recipe.sh"); pwd >'$work/src'") >"$work/build.log" 2>&1; then
+	src=$(cat "$work/src")
+	ok "the recipe builds and installs the package from a umask 077 clone in $(($(date +%s) - start)) s ($(cd "$src/.." && ls -- *.deb | paste -sd' '))"
+else
+	tail -n 60 "$work/build.log"
+	not_ok "doc/install.md's package recipe fails from a umask 077 clone (log above)"
+	[ -f "$work/src" ] && src=$(cat "$work/src")
+	finish
+fi
+deb=$(ls "$src/../${pkg}_"*.deb 2>/dev/null | head -1)
 if [ -z "$deb" ]; then
 	not_ok "no $pkg package was built (is PostgreSQL $PG_MAJOR in debian/pgversions and supported here?)"
 	finish
 fi
 
-# 3. Install it, and make sure the server will load its files.
-if as_root dpkg -i "$deb" >"$work/install.log" 2>&1; then
-	ok "dpkg -i $(basename "$deb")"
-else
-	cat "$work/install.log"
-	not_ok "dpkg -i $(basename "$deb") fails"
+# 3. The server loads the package's files.
+if ! installed "$pkg"; then
+	not_ok "the recipe left $pkg uninstalled"
 	finish
 fi
 problems=()
@@ -85,10 +106,12 @@ for f in "$sharedir/extension/storagelab.control" "$sharedir/extension/storagela
 	owner=$(dpkg -S "$f" 2>/dev/null | cut -d: -f1)
 	[ "$owner" = "$pkg" ] || problems+=("$f belongs to ${owner:-no package}")
 done
-for f in "$REPO"/extension/storagelab--*--*.sql; do
+for f in "$REPO"/extension/updates/*--*.sql; do
 	[ -e "$f" ] || continue
-	dpkg -S "$sharedir/extension/$(basename "$f")" >/dev/null 2>&1 ||
-		problems+=("the package lacks the upgrade script $(basename "$f")")
+	f=${f##*/}
+	f=storagelab--${f%%--*}--$version.sql
+	dpkg -S "$sharedir/extension/$f" >/dev/null 2>&1 ||
+		problems+=("the package lacks the upgrade script $f")
 done
 modified=$(dpkg --verify "$pkg" 2>&1 || true)
 [ -z "$modified" ] || problems+=("dpkg --verify: $modified")
@@ -100,7 +123,7 @@ else
 fi
 
 # 4. The autopkgtest, against the installed package.
-[ -d "$REPO/../shared/datasets" ] && ln -s "$(cd "$REPO/../shared" && pwd)" "$work/shared"
+[ -d "$REPO/../shared/datasets" ] && ln -s "$(cd "$REPO/../shared" && pwd)" "$src/../shared"
 log "debian/tests/installcheck against the installed $pkg"
 rc=0
 (cd "$src" && PG_SUPPORTED_VERSIONS=$PG_MAJOR debian/tests/installcheck) 2>&1 | tee "$work/check.log" || rc=$?
