@@ -22,7 +22,9 @@
 #      each hunk headed by the object it is in), and every row the seed left
 #      in the extension's tables must still be there (followed by table OID
 #      and column number, so renames and type changes keep them).
-# Also: the update path from each release to default_version exists
+# Also: extension/updates/*.sql define no function, procedure or view (the
+# upgrade scripts make builds get them from the install parts); the update
+# path from each release to default_version exists
 # (pg_extension_update_paths), and when default_version is itself released,
 # its install script built now is the one built at its release commit (a
 # change to the install script needs a new version and an upgrade script).
@@ -282,6 +284,17 @@ if [ -z "${STORAGELAB_BUILT:-}" ]; then
 fi
 
 echo "# upgrade test: released versions $(released | awk '{print $1}' | paste -sd' '), current $EXTVERSION"
+# The update files hold only what cannot be run again: every function,
+# procedure and view is defined once, in the install parts, which the
+# upgrade scripts run again (CREATE OR REPLACE).
+defs=$(grep -HnE '^[[:space:]]*CREATE[[:space:]]+(OR[[:space:]]+REPLACE[[:space:]]+)?(FUNCTION|PROCEDURE|VIEW|AGGREGATE)' \
+	"$REPO"/extension/updates/*.sql 2>/dev/null || true)
+if [ -z "$defs" ]; then
+	ok "extension/updates/ defines no function, procedure or view (the install parts define each once)"
+else
+	not_ok "extension/updates/ defines functions, procedures or views: define them in extension/[0-9]*.sql only"
+	sed "s|^$REPO/|#   |" <<<"$defs"
+fi
 have=0
 while read -r v c; do
 	if ! why=$(prepare "$v" "$c"); then
