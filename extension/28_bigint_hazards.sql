@@ -550,6 +550,7 @@ DECLARE
   buf  text;
   esc  boolean;
   run  text;
+  k    int;
 BEGIN
   mask := ''; lit_at := '{}'; lit_txt := '{}';
   WHILE i <= n LOOP
@@ -567,6 +568,14 @@ BEGIN
       esc := i > 1 AND substr(s, i - 1, 1) = 'e' AND (i = 2 OR substr(s, i - 2, 1) !~ '[a-z0-9_$]');
       j := i + 1; buf := '';
       WHILE j <= n LOOP
+        IF NOT esc THEN
+          -- up to the next quote at once
+          k := strpos(substr(s, j), '''');
+          IF k = 0 THEN
+            buf := buf || substr(s, j); j := n + 1; EXIT;
+          END IF;
+          buf := buf || substr(s, j, k - 1); j := j + k - 1;
+        END IF;
         c := substr(s, j, 1);
         IF esc AND c = '\' THEN
           buf := buf || substr(s, j + 1, 1); j := j + 2;
@@ -1679,6 +1688,68 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.type_change_accepts(oid, oid, boolean) IS
   'whether a parameter or operand type takes a value of another type (or an array of it) without an explicit cast: same type, polymorphic, implicit cast, domain over it';
 
+-- The comparisons of a retyped column's value (carrier car, in the
+-- statements stmts of function fn, scrubbed source src) with a parameter or
+-- a declared variable for which no operator takes the new type while one
+-- took the old: each such comparison, in words.
+CREATE FUNCTION storagelab_internal.type_change_comparison_hazards(fn oid, src text, stmts text[], car text, column_name text, o_t oid, n_t oid)
+RETURNS TABLE (hazard text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  k      record;
+  ops    text := '(=|<>|!=|<=|>=|<|>)';
+  opnd   text := '(\$[0-9]+|[a-z_][a-z0-9_$]*)';
+  new_type text := format_type(n_t, NULL);
+BEGIN
+  FOR k IN
+    WITH params AS (
+      SELECT '$' || u.n AS name, u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n) WHERE p.oid = fn
+      UNION ALL
+      SELECT lower(p.proargnames[u.n]), u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n)
+       WHERE p.oid = fn AND p.proallargtypes IS NULL AND coalesce(p.proargnames[u.n], '') <> ''
+      UNION ALL
+      SELECT d[1], to_regtype(btrim(d[3]))
+        FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
+             unnest(string_to_array(blk.b[1], ';')) AS x(decl),
+             regexp_match(x.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?([a-z_][a-z0-9_ ]*?(\([0-9, ]+\))?)\s*(:=|default\M|not\s+null\M|$)') AS d
+       WHERE to_regtype(btrim(d[3])) IS NOT NULL),
+    cmp AS (
+      SELECT m[3] AS op, m[4] AS other, true AS value_left
+        FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])(' || car || ')\s*' || ops || '\s*' || opnd || '($|[^a-z0-9_$.(:])', 'g') m
+      UNION ALL
+      SELECT m[3], m[2], false
+        FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])' || opnd || '\s*' || ops || '\s*(' || car || ')($|[^a-z0-9_$.(:])', 'g') m)
+    SELECT DISTINCT c.op, c.other, c.value_left, p.t
+      FROM cmp c JOIN params p ON p.name = c.other
+     WHERE c.other !~ ('^(' || car || ')$')
+     ORDER BY 2, 1
+  LOOP
+    CONTINUE WHEN k.t IS NULL OR EXISTS (
+      SELECT 1 FROM pg_operator o
+       WHERE o.oprname = replace(k.op, '!=', '<>')
+         AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, n_t, false)
+                                     AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
+                  ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
+                       AND storagelab_internal.type_change_accepts(o.oprright, n_t, false) END);
+    CONTINUE WHEN NOT EXISTS (
+      SELECT 1 FROM pg_operator o
+       WHERE o.oprname = replace(k.op, '!=', '<>')
+         AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, o_t, false)
+                                     AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
+                  ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
+                       AND storagelab_internal.type_change_accepts(o.oprright, o_t, false) END);
+    hazard := format('compares %s (%s) with %s (%s): no operator %s', column_name, new_type, k.other, format_type(k.t, NULL),
+                     CASE WHEN k.value_left THEN format('%s %s %s', new_type, k.op, format_type(k.t, NULL))
+                          ELSE format('%s %s %s', format_type(k.t, NULL), k.op, new_type) END);
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.type_change_comparison_hazards(oid, text, text[], text, text, oid, oid) IS
+  'comparisons of a retyped column''s value with a parameter or declared variable that no operator takes with the new type';
+
 -- The function hazards of retyping columns of one table.  changes: the
 -- layout plan's [{"column_name", "from", "to"}, ...].  Entry points: the
 -- PL/pgSQL trigger functions of the table and of its partitions or children
@@ -1708,8 +1779,6 @@ DECLARE
   car    text;
   stmts  text[];
   found_one boolean;
-  ops    text := '(=|<>|!=|<=|>=|<|>)';
-  opnd   text := '(\$[0-9]+|[a-z_][a-z0-9_$]*)';
 BEGIN
   FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
     o_t := to_regtype(e->>'from'); n_t := to_regtype(e->>'to');
@@ -1771,46 +1840,8 @@ BEGIN
         END LOOP;
       END LOOP;
       -- comparisons with a parameter or a declared variable
-      FOR k IN
-        WITH params AS (
-          SELECT '$' || u.n AS name, u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n) WHERE p.oid = r.f
-          UNION ALL
-          SELECT lower(p.proargnames[u.n]), u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n)
-           WHERE p.oid = r.f AND p.proallargtypes IS NULL AND coalesce(p.proargnames[u.n], '') <> ''
-          UNION ALL
-          SELECT d[1], to_regtype(btrim(d[3]))
-            FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
-                 unnest(string_to_array(blk.b[1], ';')) AS x(decl),
-                 regexp_match(x.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?([a-z_][a-z0-9_ ]*?(\([0-9, ]+\))?)\s*(:=|default\M|not\s+null\M|$)') AS d
-           WHERE to_regtype(btrim(d[3])) IS NOT NULL),
-        cmp AS (
-          SELECT m[3] AS op, m[4] AS other, true AS value_left
-            FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])(' || car || ')\s*' || ops || '\s*' || opnd || '($|[^a-z0-9_$.(:])', 'g') m
-          UNION ALL
-          SELECT m[3], m[2], false
-            FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])' || opnd || '\s*' || ops || '\s*(' || car || ')($|[^a-z0-9_$.(:])', 'g') m)
-        SELECT DISTINCT c.op, c.other, c.value_left, p.t
-          FROM cmp c JOIN params p ON p.name = c.other
-         WHERE c.other !~ ('^(' || car || ')$')
-         ORDER BY 2, 1
-      LOOP
-        CONTINUE WHEN k.t IS NULL OR EXISTS (
-          SELECT 1 FROM pg_operator o
-           WHERE o.oprname = replace(k.op, '!=', '<>')
-             AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, n_t, false)
-                                         AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
-                      ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
-                           AND storagelab_internal.type_change_accepts(o.oprright, n_t, false) END);
-        CONTINUE WHEN NOT EXISTS (
-          SELECT 1 FROM pg_operator o
-           WHERE o.oprname = replace(k.op, '!=', '<>')
-             AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, o_t, false)
-                                         AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
-                      ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
-                           AND storagelab_internal.type_change_accepts(o.oprright, o_t, false) END);
-        hazard := format('compares %s (%s) with %s (%s): no operator %s', column_name, new_type, k.other, format_type(k.t, NULL),
-                         CASE WHEN k.value_left THEN format('%s %s %s', new_type, k.op, format_type(k.t, NULL))
-                              ELSE format('%s %s %s', format_type(k.t, NULL), k.op, new_type) END);
+      FOR k IN SELECT * FROM storagelab_internal.type_change_comparison_hazards(r.f, src, stmts, car, column_name, o_t, n_t) LOOP
+        hazard := k.hazard;
         found_one := true;
         RETURN NEXT;
       END LOOP;
