@@ -535,7 +535,7 @@ AS $$ SELECT regexp_replace(lower($1), '([^a-z0-9_])', '\\\1', 'g') $$;
 -- A source as the readers see it, position for position: lower case,
 -- comments blanked (newlines kept), the inside of each string literal
 -- ('...', E'...', $tag$...$tag$) blanked, its bounds replaced by a quote;
--- and each literal's text (lower case, unescaped) with its start.
+-- and each literal's text (as written, unescaped) with its start.
 CREATE FUNCTION storagelab_internal.bigint_migration_lex(src text, OUT mask text, OUT lit_at int[], OUT lit_txt text[])
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -572,13 +572,13 @@ BEGIN
           -- up to the next quote at once
           k := strpos(substr(s, j), '''');
           IF k = 0 THEN
-            buf := buf || substr(s, j); j := n + 1; EXIT;
+            buf := buf || substr(src, j); j := n + 1; EXIT;
           END IF;
-          buf := buf || substr(s, j, k - 1); j := j + k - 1;
+          buf := buf || substr(src, j, k - 1); j := j + k - 1;
         END IF;
-        c := substr(s, j, 1);
+        c := substr(src, j, 1);
         IF esc AND c = '\' THEN
-          buf := buf || substr(s, j + 1, 1); j := j + 2;
+          buf := buf || substr(src, j + 1, 1); j := j + 2;
         ELSIF c = '''' AND substr(s, j + 1, 1) = '''' THEN
           buf := buf || ''''; j := j + 2;
         ELSIF c = '''' THEN
@@ -594,7 +594,7 @@ BEGIN
     ELSIF c = '$' AND (i = 1 OR substr(s, i - 1, 1) !~ '[a-z0-9_$]') AND run ~ '^\$([a-z_][a-z0-9_]*)?\$' THEN
       tag := substring(run FROM '^(\$(?:[a-z_][a-z0-9_]*)?\$)');
       j := strpos(substr(s, i + length(tag)), tag);
-      buf := CASE WHEN j = 0 THEN substr(s, i + length(tag)) ELSE substr(s, i + length(tag), j - 1) END;
+      buf := CASE WHEN j = 0 THEN substr(src, i + length(tag)) ELSE substr(src, i + length(tag), j - 1) END;
       j := CASE WHEN j = 0 THEN n - i + 1 ELSE 2 * length(tag) + j - 1 END;   -- the literal's length
       lit_at := lit_at || i; lit_txt := lit_txt || buf;
       mask := mask || '''' || regexp_replace(substr(s, i + 1, j - 2), '[^\n]', ' ', 'g') || '''';
@@ -863,6 +863,7 @@ DECLARE
   i     int;
   a     int;
 BEGIN
+  lit_txt := ARRAY(SELECT lower(x) FROM unnest(lit_txt) x);   -- read as the rest of the source, in lower case
   stmt := 0;
   FOREACH st IN ARRAY string_to_array(tok, ';') LOOP
     stmt := stmt + 1;
