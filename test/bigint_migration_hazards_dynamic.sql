@@ -37,7 +37,7 @@ EXCEPTION WHEN OTHERS THEN
   RETURN st || ': ' || msg || ' | ' || h;
 END $$;
 
-SELECT plan(22);
+SELECT plan(23);
 
 -- the model
 SELECT set_eq(
@@ -45,8 +45,11 @@ SELECT set_eq(
       FROM storagelab.bigint_migration_objects('public.editor', 'id') WHERE kind = 'function_hazard'$$,
   $$VALUES ('edits_by_kind(integer)', 'result column 1 editor (integer)', 'immediately', '42804'),
            ('edit_log_editor()', 'variable last_editor (integer)', 'past 2^31', '22003'),
-           ('editor_of(integer)', 'variable r (integer)', 'past 2^31', '22003')$$,
-  'editor.id: RETURN QUERY EXECUTE into an integer column, EXECUTE ... INTO integer variables (a literal query, a format() query), nothing else');
+           ('editor_of(integer)', 'variable r (integer)', 'past 2^31', '22003'),
+           ('pair_size(integer[],integer[])', 'parameter 1 a (integer[])', 'immediately', '42883'),
+           ('pair_size(integer[],integer[])', 'parameter 2 b (integer[])', 'immediately', '42883'),
+           ('pair_size(integer[],integer[])', 'variable ids (integer[])', 'past 2^31', '22003')$$,
+  'editor.id: RETURN QUERY EXECUTE into an integer column, EXECUTE ... INTO integer variables (a literal query, a format() query), the integer[] helper and the integer[] variable its widened parameter reaches, nothing else');
 SELECT is((SELECT count(*) FROM storagelab.bigint_migration_objects('public.editor', 'id')
             WHERE kind = 'function_hazard' AND objid IN ('public.touch_urls(integer[])'::regprocedure, 'public.touch_other(integer)'::regprocedure,
                                                          'public.edit_noted()'::regprocedure)),
@@ -68,8 +71,8 @@ SELECT set_eq(
   $$SELECT objid::regprocedure::text, hazard_caller, drop_sql IS NULL
       FROM storagelab.bigint_migration_objects('public.editor', 'id') WHERE kind = 'widened_function'$$,
   $$VALUES ('edits_by_kind(integer)', 'result column 1', false), ('edit_log_editor()', 'variable last_editor', true),
-           ('editor_of(integer)', 'variable r', true)$$,
-  'widened_function rows: the result column (DROP and CREATE), the variables (CREATE OR REPLACE in place)');
+           ('editor_of(integer)', 'variable r', true), ('pair_size(integer[],integer[])', 'parameter 1, parameter 2, variable ids', false)$$,
+  'widened_function rows: the result column (DROP and CREATE), the variables (CREATE OR REPLACE in place), parameters and a variable together');
 
 -- refuse, the default
 SELECT matches(public.error_of($$SELECT storagelab.bigint_migration_script('public.editor', 'id')$$),
@@ -88,7 +91,7 @@ SELECT is(public.error_of($$SELECT storagelab.bigint_migration_script('public.ur
 SELECT storagelab.bigint_migration_script('public.editor', 'id', function_hazards => 'widen') \g (format=unaligned tuples_only=on) :tmp/widen.sql
 \set n `grep -c -e '^--   function .*: fails .*; widened: ' :tmp/widen.sql`
 \set m `grep -c -e '^--   function .*; left as is$' :tmp/widen.sql`
-SELECT is(:'n' || ' ' || :'m', '4 0', 'widen: the header says "widened" for the four hazards it widens, and nothing is left as is');
+SELECT is(:'n' || ' ' || :'m', '7 0', 'widen: the header says "widened" for the seven hazards it widens, and nothing is left as is');
 \set rc `psql -X -q -v ON_ERROR_STOP=1 -d :DBNAME -f :tmp/widen.sql > :tmp/widen.out 2>&1; echo $?`
 SELECT is(:'rc'::text, '0', 'widen: the blocking script runs to COMMIT');
 SELECT is((SELECT array[pg_get_function_result('public.edits_by_kind(integer)'::regprocedure), obj_description('public.edits_by_kind(integer)'::regprocedure, 'pg_proc'),
@@ -106,6 +109,8 @@ SELECT is((SELECT array[(SELECT editor FROM public.edit_log WHERE edit = (SELECT
           'widen: past 2^31 the triggers (EXECUTE ... INTO), RETURN QUERY EXECUTE and the format() query all work');
 SELECT is((SELECT count(*) FROM public.edit_note WHERE note = 'by big'), 1::bigint,
           'the NEW.id trigger and the guarded link trigger work on the converted tables');
+SELECT is(public.pair_size(ARRAY[3000000001], ARRAY[1]), 2,
+          'widen: pair_size(bigint[], bigint[]) takes keys past 2^31 (its integer[] variable widened with it), as the link trigger did above');
 
 -- url.id widened: the guarded call reaches touch_urls(bigint[]); the integer[] column it
 -- writes is left as is, and the header says so
