@@ -984,7 +984,7 @@ BEGIN
           CASE WHEN NOT d.readable OR cols IS NOT NULL OR d.query ~ '\?\?' OR qcar <> '' THEN 'unknown' END
         WHEN cls IN ('bigint', 'bigint[]') AND (cls = 'bigint[]') = t.arr THEN CASE WHEN d.kind = 'query' THEN 'immediately' ELSE 'past 2^31' END
         WHEN cls = 'cast' THEN 'past 2^31'
-        WHEN d.query ~ '\mfrom\M.*\?\?' AND anyc IS NOT NULL
+        WHEN (regexp_match(d.query, '\mfrom\M(.*?)(\m(where|group|order|limit|union|except|intersect|window)\M|$)'))[1] ~ '\?\?' AND anyc IS NOT NULL
              AND regexp_replace(items[k], '[\s"]+', '', 'g') ~ ('^([a-z_][a-z0-9_$]*\.)?(' || anyc || ')$') THEN 'unknown' END;
       CONTINUE WHEN fails IS NULL;
       o := storagelab_internal.bigint_migration_hazard_row(fn, 0, t.target, caller, CASE WHEN fails = 'unknown' THEN 'past 2^31' ELSE fails END,
