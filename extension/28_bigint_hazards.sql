@@ -1324,6 +1324,7 @@ DECLARE
   q_caller text[] := '{}';  --   who hands the value over,
   q_via    text[] := '{}';  --   what the value is,
   q_rel    oid[] := '{}';   --   the trigger's table,
+  q_var    boolean[] := '{}';  -- the value carried by a variable: only its writes are read
   q_lvl    int[] := '{}';
   seen     text[] := '{}';
   tok      text;
@@ -1332,7 +1333,7 @@ DECLARE
 BEGIN
   FOR e IN SELECT * FROM storagelab_internal.bigint_migration_hazard_entries(objs) LOOP
     q_fn := q_fn || e.fn; q_src := q_src || e.src; q_car := q_car || e.car; q_filter := q_filter || e.filter;
-    q_caller := q_caller || e.caller; q_via := q_via || e.via; q_rel := q_rel || e.rel; q_lvl := q_lvl || 0;
+    q_caller := q_caller || e.caller; q_via := q_via || e.via; q_rel := q_rel || e.rel; q_lvl := q_lvl || 0; q_var := q_var || false;
   END LOOP;
   WHILE i < cardinality(q_fn) AND i < 10000 LOOP
     i := i + 1;
@@ -1358,15 +1359,16 @@ BEGIN
                                        WHERE ('new.' || m[3]) ~ ('^(' || q_car[i] || ')$')), '');
     FOR h IN
       SELECT * FROM storagelab_internal.bigint_migration_call_hazards(q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i])
+       WHERE NOT q_var[i]
       UNION ALL
       SELECT * FROM storagelab_internal.bigint_migration_value_hazards(q_fn[i], q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i])
-       WHERE q_fn[i] IS NOT NULL
+       WHERE q_fn[i] IS NOT NULL AND NOT q_var[i]
       UNION ALL
       SELECT * FROM storagelab_internal.bigint_migration_write_hazards(q_fn[i], q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i], objs)
        WHERE q_fn[i] IS NOT NULL
       UNION ALL
       SELECT * FROM storagelab_internal.bigint_migration_dynamic_hazards(q_fn[i], tok, lits, q_car[i], q_caller[i], q_via[i], objs)
-       WHERE tok IS NOT NULL
+       WHERE tok IS NOT NULL AND NOT q_var[i]
     LOOP
       CONTINUE WHEN format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller) = ANY (seen);
       seen := seen || format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller);
@@ -1381,7 +1383,18 @@ BEGIN
                              FROM pg_proc p WHERE p.oid = h.objid);
         q_caller := q_caller || format('function %s', h.objid::regprocedure);
         q_via := q_via || format('its parameter %s once widened', h.objsubid);
-        q_lvl := q_lvl || (q_lvl[i] + 1);
+        q_lvl := q_lvl || (q_lvl[i] + 1); q_var := q_var || false;
+      END IF;
+      -- a variable that receives the value carries it to what the function
+      -- writes (past 2^31 whether or not the variable is widened)
+      IF h.hazard_target ~ '^variable ' AND h.objid = q_fn[i] AND q_lvl[i] < 8
+         AND format('%s:%s', h.objid, h.hazard_target) <> ALL (seen) THEN
+        seen := seen || format('%s:%s', h.objid, h.hazard_target);
+        q_fn := q_fn || h.objid; q_src := q_src || q_src[i]; q_filter := q_filter || NULL::text; q_rel := q_rel || q_rel[i];
+        q_car := q_car || storagelab_internal.bigint_migration_re(substring(h.hazard_target FROM '^variable ([^ ]+)'));
+        q_caller := q_caller || q_caller[i];
+        q_via := q_via || format('%s through variable %s', q_via[i], substring(h.hazard_target FROM '^variable ([^ ]+)'));
+        q_lvl := q_lvl || (q_lvl[i] + 1); q_var := q_var || true;
       END IF;
     END LOOP;
   END LOOP;
