@@ -160,7 +160,9 @@ BEGIN
   ELSE
     o.sqlstate := '22003';
     o.handling := format('receives %s from %s: works until the values pass 2^31, then fails with integer out of range', via, caller);
-    o.hint := 'declare it bigint (not done by storagelab: it changes only signatures)';
+    o.hint := CASE WHEN target ~ '^(variable|OUT parameter|result column|return type) ' AND storagelab_internal.bigint_migration_widenable(fn)
+                   THEN 'function_hazards => ''widen'' declares it bigint (a result column only when the function declares it: OUT or RETURNS TABLE); or declare it bigint by hand'
+                   ELSE 'declare it bigint by hand, or cast the value' END;
   END IF;
   RETURN o;
 END
@@ -278,6 +280,27 @@ AS $$
          unnest(storagelab_internal.bigint_migration_split(m[4])) WITH ORDINALITY AS i(item, k)
 $$;
 
+-- The integer PL/pgSQL variables (declared smallint or integer, or arrays
+-- of them, in a DECLARE section of a scrubbed or tokens-form source) and
+-- OUT/INOUT parameters of a function: name, 'variable' or 'OUT parameter',
+-- type.
+CREATE FUNCTION storagelab_internal.bigint_migration_int_variables(fn oid, src text)
+RETURNS TABLE (name text, what text, typ text)
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT DISTINCT m1[1], 'variable',
+         CASE WHEN m1[3] IN ('smallint', 'int2') THEN 'smallint' ELSE 'integer' END || CASE WHEN m1[4] IS NULL THEN '' ELSE '[]' END
+    FROM regexp_matches($2, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
+         unnest(string_to_array(blk.b[1], ';')) AS d(decl),
+         regexp_match(d.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?(integer|int4|int|smallint|int2)\s*(\[\s*\])?(\s|$|:|not\M|default\M)') AS m1
+  UNION
+  SELECT lower(c.name), 'OUT parameter', format_type(c.typ, NULL)
+    FROM storagelab_internal.function_result_columns($1) c
+   WHERE c.name <> '' AND (SELECT p.proallargtypes IS NOT NULL FROM pg_proc p WHERE p.oid = $1)
+     AND c.typ IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
+$$;
+
 -- Hazards inside one function: PL/pgSQL variables declared smallint or
 -- integer (or arrays of them), OUT/INOUT/TABLE parameters among them, that
 -- receive the converted value (v := value, or SELECT/RETURNING ... INTO
@@ -358,23 +381,15 @@ BEGIN
 
   IF lang = 'plpgsql' THEN
     FOR v IN
-      SELECT DISTINCT m1[1] AS name, m1[3] || CASE WHEN m1[4] IS NULL THEN '' ELSE '[]' END AS typ, false AS param
-        FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
-             unnest(string_to_array(blk.b[1], ';')) AS d(decl),
-             regexp_match(d.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?(integer|int4|int|smallint|int2)\s*(\[\s*\])?(\s|$|:|not\M|default\M)') AS m1
-      UNION
       -- OUT and INOUT parameters are variables of the function too
-      SELECT lower(u.n), format_type(u.t, NULL), true
-        FROM unnest(res_name, res_type) AS u(n, t)
-       WHERE u.n <> '' AND (SELECT p.proallargtypes IS NOT NULL FROM pg_proc p WHERE p.oid = fn)
-         AND u.t IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
+      SELECT iv.name, iv.typ, iv.what = 'OUT parameter' AS param
+        FROM storagelab_internal.bigint_migration_int_variables(fn, src) iv
        ORDER BY 1
     LOOP
       IF EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
                   WHERE a.var = v.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]')) THEN
         RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
-          fn, 0, format('%s %s (%s)', CASE WHEN v.param THEN 'OUT parameter' ELSE 'variable' END, v.name,
-                        replace(replace(v.typ, 'int4', 'integer'), 'int2', 'smallint')),
+          fn, 0, format('%s %s (%s)', CASE WHEN v.param THEN 'OUT parameter' ELSE 'variable' END, v.name, v.typ),
           caller, 'past 2^31', via);
       END IF;
     END LOOP;
@@ -389,7 +404,7 @@ BEGIN
        AND storagelab_internal.bigint_migration_arg_class(r.val, carrier) IS NOT NULL
      ORDER BY r.pos, r.how DESC
   LOOP
-    CONTINUE WHEN (v.cls = 'bigint[]') <> (v.typ IN ('int2[]'::regtype, 'int4[]'::regtype));
+    CONTINUE WHEN v.cls = 'bigint[]' AND v.typ NOT IN ('int2[]'::regtype, 'int4[]'::regtype);
     o := storagelab_internal.bigint_migration_hazard_row(
       fn, 0, CASE WHEN cardinality(res_type) = 1 AND res_name[1] = '' THEN format('return type %s', format_type(v.typ, NULL))
                   ELSE format('result column %s%s (%s)', v.pos, coalesce(' ' || quote_ident(nullif(v.name, '')), ''), format_type(v.typ, NULL)) END,
@@ -475,9 +490,10 @@ BEGIN
                     THEN a.attnum = (SELECT b.attnum FROM pg_attribute b WHERE b.attrelid = c.oid AND b.attnum > 0 AND NOT b.attisdropped
                                       ORDER BY b.attnum OFFSET k - 1 LIMIT 1)
                     ELSE a.attname = cols[k] END
+           -- (a value that is itself an array: a widened integer[] parameter)
            AND a.atttypid = ANY (CASE WHEN storagelab_internal.bigint_migration_arg_class(vals[k], carrier) = 'bigint[]'
                                       THEN ARRAY['int2[]'::regtype, 'int4[]'::regtype]::oid[]
-                                      ELSE ARRAY['int2'::regtype, 'int4'::regtype]::oid[] END)
+                                      ELSE ARRAY['int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype]::oid[] END)
            AND NOT EXISTS (SELECT 1 FROM storagelab_internal.bigint_migration_converted(objs) v WHERE v.relid = c.oid AND v.attname = a.attname)
          ORDER BY 1
       LOOP
@@ -511,12 +527,598 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$ SELECT regexp_replace(lower($1), '([^a-z0-9_])', '\\\1', 'g') $$;
 
--- The row that widens one function: DROP and CREATE with bigint (bigint[])
--- for its smallint/integer parameters at positions argnos, the same body,
--- options, owner, privileges and comment.  Objects depending on the function
--- that the model does not re-create anyway make the widening impossible: the
--- row then carries them in blocker (SQLSTATE 2BP01).
-CREATE FUNCTION storagelab_internal.bigint_migration_widened_row(fn oid, argnos int[], objs storagelab.bigint_migration_object[])
+-- ---------------------------------------------------------------------------
+-- Reading with positions: the guards on TG_TABLE_NAME, dynamic SQL, and the
+-- widening of declarations need the text of string literals (the scrub
+-- above blanks them) and positions in the original source.
+
+-- A source as the readers see it, position for position: lower case,
+-- comments blanked (newlines kept), the inside of each string literal
+-- ('...', E'...', $tag$...$tag$) blanked, its bounds replaced by a quote;
+-- and each literal's text (as written, unescaped) with its start.
+CREATE FUNCTION storagelab_internal.bigint_migration_lex(src text, OUT mask text, OUT lit_at int[], OUT lit_txt text[])
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  s    text := lower(src);
+  n    int := length(src);
+  i    int := 1;
+  j    int;
+  c    text;
+  tag  text;
+  buf  text;
+  esc  boolean;
+  run  text;
+  k    int;
+BEGIN
+  mask := ''; lit_at := '{}'; lit_txt := '{}';
+  WHILE i <= n LOOP
+    run := substring(s FROM i FOR 4000);
+    c := substr(run, 1, 1);
+    IF left(run, 2) = '--' THEN
+      j := strpos(substr(s, i), E'\n');
+      j := CASE WHEN j = 0 THEN n - i + 1 ELSE j - 1 END;
+      mask := mask || repeat(' ', j); i := i + j;
+    ELSIF left(run, 2) = '/*' THEN
+      j := strpos(substr(s, i + 2), '*/');
+      j := CASE WHEN j = 0 THEN n - i + 1 ELSE j + 3 END;
+      mask := mask || regexp_replace(substr(s, i, j), '[^\n]', ' ', 'g'); i := i + j;
+    ELSIF c = '''' THEN
+      esc := i > 1 AND substr(s, i - 1, 1) = 'e' AND (i = 2 OR substr(s, i - 2, 1) !~ '[a-z0-9_$]');
+      j := i + 1; buf := '';
+      WHILE j <= n LOOP
+        IF NOT esc THEN
+          -- up to the next quote at once
+          k := strpos(substr(s, j), '''');
+          IF k = 0 THEN
+            buf := buf || substr(src, j); j := n + 1; EXIT;
+          END IF;
+          buf := buf || substr(src, j, k - 1); j := j + k - 1;
+        END IF;
+        c := substr(src, j, 1);
+        IF esc AND c = '\' THEN
+          buf := buf || substr(src, j + 1, 1); j := j + 2;
+        ELSIF c = '''' AND substr(s, j + 1, 1) = '''' THEN
+          buf := buf || ''''; j := j + 2;
+        ELSIF c = '''' THEN
+          EXIT;
+        ELSE
+          buf := buf || c; j := j + 1;
+        END IF;
+      END LOOP;
+      j := least(j, n);
+      lit_at := lit_at || i; lit_txt := lit_txt || buf;
+      mask := mask || '''' || regexp_replace(substr(s, i + 1, j - i - 1), '[^\n]', ' ', 'g') || CASE WHEN j > i THEN '''' ELSE '' END;
+      i := j + 1;
+    ELSIF c = '$' AND (i = 1 OR substr(s, i - 1, 1) !~ '[a-z0-9_$]') AND run ~ '^\$([a-z_][a-z0-9_]*)?\$' THEN
+      tag := substring(run FROM '^(\$(?:[a-z_][a-z0-9_]*)?\$)');
+      j := strpos(substr(s, i + length(tag)), tag);
+      buf := CASE WHEN j = 0 THEN substr(src, i + length(tag)) ELSE substr(src, i + length(tag), j - 1) END;
+      j := CASE WHEN j = 0 THEN n - i + 1 ELSE 2 * length(tag) + j - 1 END;   -- the literal's length
+      lit_at := lit_at || i; lit_txt := lit_txt || buf;
+      mask := mask || '''' || regexp_replace(substr(s, i + 1, j - 2), '[^\n]', ' ', 'g') || '''';
+      i := i + j;
+    ELSE
+      run := coalesce(substring(run FROM '^.[^-/''$]*'), c);
+      mask := mask || run; i := i + length(run);
+    END IF;
+  END LOOP;
+END
+$fn$;
+
+-- The source of a lex() result with each literal as a token '@k' (k: its
+-- number in lit_txt), comments blanked: statements split at semicolons
+-- keep their literals apart.
+CREATE FUNCTION storagelab_internal.bigint_migration_tokens(mask text, lit_at int[])
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  k   int;
+  len int;
+BEGIN
+  FOR k IN REVERSE coalesce(cardinality(lit_at), 0) .. 1 LOOP
+    CONTINUE WHEN substr(mask, lit_at[k], 1) <> '''';   -- blanked with a branch that does not run
+    len := coalesce(nullif(strpos(substr(mask, lit_at[k] + 1), ''''), 0), length(mask) - lit_at[k]) + 1;
+    mask := overlay(mask PLACING format('''@%s''', k) FROM lit_at[k] FOR len);
+  END LOOP;
+  RETURN mask;
+END
+$fn$;
+
+-- A condition split at its top-level occurrences of a word (and, or):
+-- not inside parentheses or quotes.
+CREATE FUNCTION storagelab_internal.bigint_migration_split_word(cond text, word text)
+RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  items text[] := '{}';
+  depth int := 0;
+  inq   boolean := false;
+  last  int := 1;
+  i     int;
+  ch    text;
+BEGIN
+  FOR i IN 1 .. length(cond) LOOP
+    ch := substr(cond, i, 1);
+    IF ch = '''' THEN inq := NOT inq;
+    ELSIF NOT inq AND ch = '(' THEN depth := depth + 1;
+    ELSIF NOT inq AND ch = ')' THEN depth := depth - 1;
+    ELSIF NOT inq AND depth = 0 AND i >= last AND substr(cond, i, length(word) + 2) = ' ' || word || ' ' THEN
+      items := items || btrim(substr(cond, last, i - last)); last := i + length(word) + 2;
+    END IF;
+  END LOOP;
+  RETURN items || btrim(substr(cond, last));
+END
+$fn$;
+
+-- The value of an IF condition in a trigger function fired for table rel:
+-- true or false when it is a test of TG_TABLE_NAME, TG_TABLE_SCHEMA or
+-- TG_RELID against literals with =, <>, LIKE, ILIKE or IN (...), a negation
+-- of one (NOT, NOT LIKE, NOT IN), or an AND / OR of such tests that
+-- decides; NULL (unknown) for anything else.  cond has its literals
+-- quoted.
+CREATE FUNCTION storagelab_internal.bigint_migration_guard_value(cond text, rel oid)
+RETURNS boolean
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  c     text := btrim(regexp_replace(cond, '\s+', ' ', 'g'));
+  parts text[];
+  vals  boolean[];
+  m     text[];
+  subj  text;
+  lits  text[];
+  d     int;
+  i     int;
+BEGIN
+  -- parentheses around the whole condition
+  WHILE left(c, 1) = '(' LOOP
+    d := 0;
+    FOR i IN 1 .. length(c) LOOP
+      d := d + CASE substr(c, i, 1) WHEN '(' THEN 1 WHEN ')' THEN -1 ELSE 0 END;
+      EXIT WHEN d = 0;
+    END LOOP;
+    EXIT WHEN i <> length(c);
+    c := btrim(substr(c, 2, length(c) - 2));
+  END LOOP;
+  FOREACH subj IN ARRAY ARRAY['or', 'and'] LOOP
+    parts := storagelab_internal.bigint_migration_split_word(c, subj);
+    CONTINUE WHEN cardinality(parts) < 2;
+    vals := ARRAY(SELECT storagelab_internal.bigint_migration_guard_value(p, rel) FROM unnest(parts) p);
+    RETURN CASE WHEN subj = 'or' THEN (CASE WHEN true = ANY (vals) THEN true WHEN vals <@ ARRAY[false] THEN false END)
+                ELSE (CASE WHEN false = ANY (vals) THEN false WHEN vals <@ ARRAY[true] THEN true END) END;
+  END LOOP;
+  IF c ~ '^not ' THEN
+    RETURN NOT storagelab_internal.bigint_migration_guard_value(substr(c, 5), rel);
+  END IF;
+  -- 'literal' = TG_x: turned round
+  m := regexp_match(c, '^(''(?:[^'']|'''')*''(?:::[a-z]+)?) ?(=|<>|!=) ?(tg_table_name|tg_table_schema|tg_relid)((?:::[a-z]+)*)$');
+  IF m IS NOT NULL THEN
+    c := m[3] || m[4] || ' ' || m[2] || ' ' || m[1];
+  END IF;
+  m := regexp_match(c, '^(tg_table_name|tg_table_schema|tg_relid)(?:::[a-z]+)* ?(=|<>|!=|not like|like|not ilike|ilike|not in|in) ?(.*)$');
+  IF m IS NULL THEN
+    RETURN NULL;
+  END IF;
+  parts := CASE WHEN m[2] ~ 'in$' THEN storagelab_internal.bigint_migration_split(substring(m[3] FROM '^\((.*)\)$')) ELSE ARRAY[m[3]] END;
+  IF coalesce(cardinality(parts), 0) = 0 OR EXISTS (SELECT 1 FROM unnest(parts) x WHERE x !~ '^''(?:[^'']|'''')*''(::(regclass|text|name|oid))?$') THEN
+    RETURN NULL;   -- not a list of literals
+  END IF;
+  lits := ARRAY(SELECT replace(substring(x FROM '^''(.*)''(?:::[a-z]+)?$'), '''''', '''') FROM unnest(parts) x);
+  SELECT CASE m[1] WHEN 'tg_table_name' THEN k.relname::text WHEN 'tg_table_schema' THEN n.nspname::text
+                   ELSE quote_ident(n.nspname) || '.' || quote_ident(k.relname) END
+    INTO subj FROM pg_class k JOIN pg_namespace n ON n.oid = k.relnamespace WHERE k.oid = rel;
+  IF m[1] = 'tg_relid' THEN
+    IF m[2] NOT IN ('=', '<>', '!=', 'in', 'not in') THEN
+      RETURN NULL;
+    END IF;
+    -- 'schema.table'::regclass decides; an unqualified name decides only when it names another table
+    vals := ARRAY(SELECT CASE WHEN cardinality(parse_ident(l, false)) = 2 THEN parse_ident(l, false) = parse_ident(subj, false)
+                              WHEN (parse_ident(l, false))[1] = (parse_ident(subj, false))[2] THEN NULL
+                              ELSE false END
+                    FROM unnest(lits) l);
+  ELSE
+    vals := ARRAY(SELECT CASE WHEN m[2] IN ('=', '<>', '!=', 'in', 'not in') THEN subj = l
+                              WHEN m[2] IN ('like', 'not like') THEN subj LIKE l
+                              ELSE subj ILIKE l END
+                    FROM unnest(lits) l);
+  END IF;
+  vals := ARRAY[CASE WHEN true = ANY (vals) THEN true WHEN vals <@ ARRAY[false] THEN false END];
+  RETURN CASE WHEN m[2] IN ('<>', '!=', 'not like', 'not ilike', 'not in') THEN NOT vals[1] ELSE vals[1] END;
+EXCEPTION WHEN invalid_parameter_value OR invalid_name THEN
+  RETURN NULL;   -- parse_ident of something that is no name
+END
+$fn$;
+
+-- The text of mask between positions a and b with its literals quoted
+-- again (quote_literal of their text).
+CREATE FUNCTION storagelab_internal.bigint_migration_unmask(mask text, lit_at int[], lit_txt text[], a int, b int)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  res text := '';
+  p   int := a;
+  k   int;
+  e   int;
+BEGIN
+  FOR k IN 1 .. coalesce(cardinality(lit_at), 0) LOOP
+    CONTINUE WHEN lit_at[k] < a OR lit_at[k] > b;
+    e := lit_at[k] + coalesce(nullif(strpos(substr(mask, lit_at[k] + 1), ''''), 0), length(mask) - lit_at[k]);
+    res := res || substr(mask, p, lit_at[k] - p) || quote_literal(lit_txt[k]);
+    p := e + 1;
+  END LOOP;
+  RETURN res || CASE WHEN p <= b THEN substr(mask, p, b - p + 1) ELSE '' END;
+END
+$fn$;
+
+-- A trigger function's lexed source (mask) as it runs for table rel: the
+-- branches of IF / ELSIF / ELSE that a guard on TG_TABLE_NAME,
+-- TG_TABLE_SCHEMA or TG_RELID (bigint_migration_guard_value) keeps from
+-- running for rel are blanked.  Any other condition keeps its branch.
+CREATE FUNCTION storagelab_internal.bigint_migration_guard_prune(mask text, lit_at int[], lit_txt text[], rel oid)
+RETURNS text
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  kw     text := '\m(end\s+if|end\s+loop|end\s+case|elsif|elseif|else|if|then|case|begin|loop|end)\M';
+  pos    int := 1;
+  k      int;
+  w      text;
+  frames text[] := '{}';   -- open if, case, begin, loop
+  ifs    int[] := '{}';    -- per open frame: its IF's number (0 for the others)
+  n_if   int := 0;
+  cond   int[] := '{}';    -- per IF: where its pending condition starts (0: none)
+  cur    int[] := '{}';    -- per IF: its open branch
+  b_if   int[] := '{}';    -- per branch: its IF, body start and end, condition value, ELSE
+  b_from int[] := '{}';
+  b_to   int[] := '{}';
+  b_val  boolean[] := '{}';
+  b_else boolean[] := '{}';
+  id     int;
+  i      int;
+  seen_true boolean;
+BEGIN
+  LOOP
+    k := regexp_instr(mask, kw, pos);
+    EXIT WHEN k = 0;
+    w := regexp_substr(mask, kw, pos);
+    pos := k + length(w);
+    w := regexp_replace(w, '\s+', ' ', 'g');
+    id := CASE WHEN cardinality(frames) > 0 THEN ifs[cardinality(ifs)] ELSE 0 END;
+    IF w = 'if' THEN
+      n_if := n_if + 1; frames := frames || w; ifs := ifs || n_if; cond := cond || pos; cur := cur || 0;
+    ELSIF w IN ('case', 'begin', 'loop') THEN
+      frames := frames || w; ifs := ifs || 0;
+    ELSIF id = 0 AND w IN ('end', 'end case', 'end loop') AND cardinality(frames) > 0 THEN
+      frames := frames[1:cardinality(frames) - 1]; ifs := ifs[1:cardinality(ifs) - 1];
+    ELSIF id > 0 AND w = 'then' AND cond[id] > 0 THEN
+      b_if := b_if || id; b_from := b_from || pos; b_to := b_to || 0; b_else := b_else || false; cur[id] := cardinality(b_if);
+      b_val := b_val || storagelab_internal.bigint_migration_guard_value(
+                          storagelab_internal.bigint_migration_unmask(mask, lit_at, lit_txt, cond[id], k - 1), rel);
+      cond[id] := 0;
+    ELSIF id > 0 AND w IN ('elsif', 'elseif', 'else', 'end if') THEN
+      IF cur[id] > 0 THEN
+        b_to[cur[id]] := k - 1;
+      END IF;
+      IF w = 'else' THEN
+        b_if := b_if || id; b_from := b_from || pos; b_to := b_to || 0; b_else := b_else || true; b_val := b_val || NULL::boolean;
+        cur[id] := cardinality(b_if);
+      ELSIF w = 'end if' THEN
+        frames := frames[1:cardinality(frames) - 1]; ifs := ifs[1:cardinality(ifs) - 1];
+      ELSE
+        cond[id] := pos;
+      END IF;
+    ELSIF (w = 'end if' AND id = 0) OR (w IN ('end', 'end case', 'end loop') AND id > 0) THEN
+      RETURN mask;   -- not the structure expected: nothing blanked
+    END IF;
+  END LOOP;
+  -- a branch runs unless its condition is false or an earlier one is true
+  FOR id IN 1 .. n_if LOOP
+    seen_true := false;
+    FOR i IN 1 .. coalesce(cardinality(b_if), 0) LOOP
+      CONTINUE WHEN b_if[i] <> id;
+      IF b_to[i] > b_from[i] AND (seen_true OR b_val[i] IS FALSE) THEN
+        mask := overlay(mask PLACING regexp_replace(substr(mask, b_from[i], b_to[i] - b_from[i] + 1), '[^\n]', ' ', 'g')
+                        FROM b_from[i] FOR b_to[i] - b_from[i] + 1);
+      END IF;
+      seen_true := seen_true OR b_val[i] IS TRUE;
+    END LOOP;
+  END LOOP;
+  RETURN mask;
+END
+$fn$;
+
+-- The dynamic SQL statements of a source in tokens form (bigint_migration_tokens,
+-- literals' texts in lit_txt): EXECUTE, RETURN QUERY EXECUTE (kind 'query')
+-- and OPEN ... FOR EXECUTE, with the query text as far as it can be read:
+-- a literal, a concatenation (||) of literals and other expressions, or
+-- format() with a literal format string (its %s, %I and %L filled in from
+-- literal arguments).  What cannot be read is a hole, " ?? " in query;
+-- readable is false when no part of it is a literal.  targets: the INTO
+-- targets; using_args: the USING expressions ($1, $2, ... in the query).
+CREATE FUNCTION storagelab_internal.bigint_migration_dynamic(tok text, lit_txt text[])
+RETURNS TABLE (stmt int, kind text, query text, readable boolean, targets text[], using_args text[])
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  st    text;
+  m     text[];
+  rest  text;
+  expr  text;
+  p_in  int;
+  p_us  int;
+  part  text;
+  args  text[];
+  fmt   text;
+  i     int;
+  a     int;
+BEGIN
+  lit_txt := ARRAY(SELECT lower(x) FROM unnest(lit_txt) x);   -- read as the rest of the source, in lower case
+  stmt := 0;
+  FOREACH st IN ARRAY string_to_array(tok, ';') LOOP
+    stmt := stmt + 1;
+    CONTINUE WHEN st !~ '\mexecute\M';
+    st := regexp_replace(st, '\s+', ' ', 'g');
+    m := regexp_match(st, '(^|[^a-z0-9_$.])(return query execute|execute|open [a-z_][a-z0-9_$]* (?:no )?(?:scroll )?(?:for|is) execute) (.*)$');
+    CONTINUE WHEN m IS NULL OR m[3] ~ '^(function|procedure)\M';
+    kind := CASE WHEN m[2] = 'return query execute' THEN 'query' ELSE 'exec' END;
+    rest := ' ' || btrim(m[3]) || ' ';
+    p_in := strpos(rest, ' into '); p_us := strpos(rest, ' using ');
+    expr := btrim(left(rest, least(nullif(p_in, 0), nullif(p_us, 0), length(rest))));
+    targets := CASE WHEN p_in > 0 THEN storagelab_internal.bigint_migration_split(regexp_replace(
+                 substr(rest, p_in + 6, CASE WHEN p_us > p_in THEN p_us - p_in - 6 ELSE length(rest) END), '^\s*strict\s+', '')) END;
+    using_args := CASE WHEN p_us > 0 THEN storagelab_internal.bigint_migration_split(
+                    substr(rest, p_us + 7, CASE WHEN p_in > p_us THEN p_in - p_us - 7 ELSE length(rest) END)) END;
+    query := ''; readable := false;
+    FOREACH part IN ARRAY storagelab_internal.bigint_migration_split_word(regexp_replace(expr, '\s*\|\|\s*', ' || ', 'g'), '||') LOOP
+      IF part ~ '^''@[0-9]+''$' THEN
+        query := query || lit_txt[substring(part FROM '[0-9]+')::int]; readable := true;
+      ELSIF part ~ '^format ?\(.*\)$' THEN
+        args := storagelab_internal.bigint_migration_split(substring(part FROM '^format ?\((.*)\)$'));
+        IF args[1] !~ '^''@[0-9]+''$' THEN
+          query := query || ' ?? '; CONTINUE;
+        END IF;
+        fmt := lit_txt[substring(args[1] FROM '[0-9]+')::int]; readable := true;
+        i := 1; a := 1;
+        WHILE i <= length(fmt) LOOP
+          m := regexp_match(substr(fmt, i, 20), '^%(?:([0-9]+)\$)?(-?[0-9]*)([sil%])');
+          IF substr(fmt, i, 1) <> '%' OR m IS NULL THEN
+            query := query || substr(fmt, i, 1); i := i + 1; CONTINUE;
+          END IF;
+          i := i + length(substring(substr(fmt, i, 20) FROM '^%(?:[0-9]+\$)?-?[0-9]*[sil%]'));
+          IF m[3] = '%' THEN
+            query := query || '%'; CONTINUE;
+          END IF;
+          a := coalesce(m[1]::int, a);
+          part := args[a + 1]; a := a + 1;
+          query := query || CASE WHEN part ~ '^''@[0-9]+''$' THEN
+                                   CASE WHEN m[3] = 'l' THEN quote_literal(lit_txt[substring(part FROM '[0-9]+')::int])
+                                        ELSE lit_txt[substring(part FROM '[0-9]+')::int] END
+                                 ELSE ' ?? ' END;
+        END LOOP;
+      ELSIF part ~ '^quote_ident ?\(''@[0-9]+''\)$' THEN
+        query := query || lit_txt[substring(part FROM '[0-9]+')::int];
+      ELSE
+        query := query || ' ?? ';
+      END IF;
+    END LOOP;
+    query := btrim(regexp_replace(query, '\s+', ' ', 'g'));
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+
+-- Hazards in the dynamic SQL of one function (bigint_migration_dynamic).
+-- The value in a query: a converted column of a converted table that the
+-- query text names (col, alias.col), or $n when the USING expression n
+-- carries the value (carrier).  A readable query without holes is read as
+-- static SQL (calls, writes); its select list at the position of an
+-- integer INTO target (a variable, an OUT parameter) or, for RETURN QUERY
+-- EXECUTE, of an integer result column decides: the value there is a
+-- hazard (past 2^31; RETURN QUERY at once, 42804), anything else is not.
+-- When the reading cannot decide (a hole in the select list or the FROM
+-- list, SELECT *, or no literal in the query at all) the target is listed
+-- with hazard_fails 'unknown'.
+CREATE FUNCTION storagelab_internal.bigint_migration_dynamic_hazards(fn oid, tok text, lit_txt text[], carrier text, caller text, via text,
+                                                                    objs storagelab.bigint_migration_object[])
+RETURNS SETOF storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  d     record;
+  t     record;
+  cols  text;
+  anyc  text := (SELECT string_agg(DISTINCT storagelab_internal.bigint_migration_re(c.attname), '|') FROM storagelab_internal.bigint_migration_converted(objs) c);
+  qcar  text;
+  items text[];
+  cls   text;
+  fails text;
+  k     int;
+  o     storagelab.bigint_migration_object;
+BEGIN
+  FOR d IN SELECT * FROM storagelab_internal.bigint_migration_dynamic(tok, lit_txt) LOOP
+    SELECT string_agg(DISTINCT storagelab_internal.bigint_migration_re(c.attname), '|') INTO cols
+      FROM storagelab_internal.bigint_migration_converted(objs) c JOIN pg_class r ON r.oid = c.relid
+     WHERE d.query ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(r.relname) || '($|[^a-z0-9_$])');
+    qcar := concat_ws('|', '([a-z_][a-z0-9_$]*\.)?(' || cols || ')',
+                      (SELECT string_agg('\$' || u.n, '|') FROM unnest(d.using_args) WITH ORDINALITY AS u(a, n)
+                        WHERE carrier IS NOT NULL
+                          AND storagelab_internal.bigint_migration_arg_class(regexp_replace(u.a, '[\s"]+', '', 'g'), carrier) IN ('bigint', 'bigint[]')));
+    IF qcar <> '' AND d.readable AND d.query !~ '\?\?' THEN
+      RETURN QUERY SELECT * FROM storagelab_internal.bigint_migration_call_hazards(d.query, qcar, NULL, caller, via || ' in dynamic SQL');
+      RETURN QUERY SELECT * FROM storagelab_internal.bigint_migration_write_hazards(fn, d.query, qcar, NULL, caller, via || ' in dynamic SQL', objs);
+    END IF;
+    items := storagelab_internal.bigint_migration_split(coalesce(
+               (regexp_match(d.query, '^(?:with\M.*?\) )?select (?:distinct |all )?(.*?)( (from|where|group|order|limit|union|except|intersect)\M.*)?$'))[1],
+               (regexp_match(d.query, '\mreturning (.*)$'))[1], ''));
+    FOR t IN
+      -- the integer targets: result columns of RETURN QUERY EXECUTE, INTO variables and OUT parameters
+      SELECT c.pos, CASE WHEN c.name = '' AND c.pos = 1 AND NOT EXISTS (SELECT 1 FROM pg_proc p WHERE p.oid = fn AND p.proallargtypes IS NOT NULL)
+                         THEN format('return type %s', format_type(c.typ, NULL))
+                         ELSE format('result column %s%s (%s)', c.pos, coalesce(' ' || quote_ident(nullif(c.name, '')), ''), format_type(c.typ, NULL)) END AS target,
+             c.typ IN ('int2[]'::regtype, 'int4[]'::regtype) AS arr
+        FROM storagelab_internal.function_result_columns(fn) c
+       WHERE d.kind = 'query' AND c.typ IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
+      UNION ALL
+      SELECT u.n::int, format('%s %s (%s)', v.what, u.x, v.typ), v.typ LIKE '%[]'
+        FROM unnest(d.targets) WITH ORDINALITY AS u(x, n)
+        JOIN storagelab_internal.bigint_migration_int_variables(fn, tok) v ON v.name = u.x
+       WHERE d.kind = 'exec'
+       ORDER BY 1
+    LOOP
+      k := t.pos;
+      cls := CASE WHEN qcar <> '' AND items[k] IS NOT NULL THEN storagelab_internal.bigint_migration_arg_class(regexp_replace(regexp_replace(items[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g'), qcar) END;
+      fails := CASE
+        WHEN NOT d.readable OR items[k] IS NULL OR items[k] ~ '\?\?|(^|\.)\*$' THEN
+          CASE WHEN NOT d.readable OR cols IS NOT NULL OR d.query ~ '\?\?' OR qcar <> '' THEN 'unknown' END
+        WHEN cls IN ('bigint', 'bigint[]') AND (cls = 'bigint[]') = t.arr THEN CASE WHEN d.kind = 'query' THEN 'immediately' ELSE 'past 2^31' END
+        WHEN cls = 'cast' THEN 'past 2^31'
+        WHEN (regexp_match(d.query, '\mfrom\M(.*?)(\m(where|group|order|limit|union|except|intersect|window)\M|$)'))[1] ~ '\?\?' AND anyc IS NOT NULL
+             AND regexp_replace(items[k], '[\s"]+', '', 'g') ~ ('^([a-z_][a-z0-9_$]*\.)?(' || anyc || ')$') THEN 'unknown' END;
+      CONTINUE WHEN fails IS NULL;
+      o := storagelab_internal.bigint_migration_hazard_row(fn, 0, t.target, caller, CASE WHEN fails = 'unknown' THEN 'past 2^31' ELSE fails END,
+             via || CASE WHEN d.kind = 'query' THEN ' through RETURN QUERY EXECUTE' ELSE ' through EXECUTE ... INTO' END);
+      IF d.kind = 'query' AND fails <> 'past 2^31' THEN
+        o.sqlstate := '42804';
+        o.handling := format('returns %s from %s in RETURN QUERY EXECUTE where the function declares %s: every call fails at once (structure of query does not match function result type)',
+                             via, caller, regexp_replace(t.target, '^.*\((.*)\)$|^return type ', ''));
+        o.hint := 'function_hazards => ''widen'' declares it bigint (its callers then receive bigint); or cast the value in the query';
+      END IF;
+      IF fails = 'unknown' THEN
+        o.hazard_fails := 'unknown';
+        o.handling := format('may receive %s from %s through dynamic SQL that storagelab cannot read (%s): listed as unknown, and refused by default',
+                             via, caller, coalesce(nullif(d.query, ''), 'a query built at run time'));
+        o.hint := CASE WHEN d.kind = 'query'
+                       THEN 'check the query: if it returns the converted column here, declare the result column bigint by hand; then generate the script with function_hazards => ''accept'''
+                       ELSE 'check the query; function_hazards => ''widen'' declares the target bigint, ''accept'' leaves it as it is' END;
+      END IF;
+      RETURN NEXT o;
+    END LOOP;
+  END LOOP;
+END
+$fn$;
+
+-- What widening does about one hazard row: 'parameter N', 'variable v',
+-- 'OUT parameter p', 'result column N' (an OUT or RETURNS TABLE column),
+-- 'return type'; NULL when it cannot: a function storagelab does not
+-- re-create, a cast in the caller, a column of another table, a variable
+-- passed to a function that takes only smallint/integer there, a result
+-- column of a PL/pgSQL RETURN QUERY that casts the value, an
+-- attribute of a composite type, or a result that dynamic SQL storagelab
+-- cannot read may or may not fill with the value (widening it could break
+-- the function as surely as leaving it).
+CREATE FUNCTION storagelab_internal.bigint_migration_widen_spec(h storagelab.bigint_migration_object)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE
+    WHEN NOT storagelab_internal.bigint_migration_widenable(h.objid) THEN NULL
+    WHEN h.hazard_target ~ '^parameter [0-9]+' AND h.hazard_fails = 'immediately' THEN substring(h.hazard_target FROM '^parameter [0-9]+')
+    WHEN h.hazard_target ~ '^variable ' AND (SELECT l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.oid = h.objid) = 'plpgsql'
+         -- not when the variable is passed to a function that takes only smallint/integer (or arrays) there:
+         -- widened, it would break that call at once
+         AND NOT EXISTS (
+           SELECT 1 FROM storagelab_internal.bigint_migration_calls(storagelab_internal.bigint_migration_scrub((SELECT prosrc FROM pg_proc WHERE oid = h.objid))) c
+            WHERE c.arg = substring(h.hazard_target FROM '^variable ([^ ]+)')
+              AND EXISTS (SELECT 1 FROM pg_proc f WHERE f.proname = split_part(c.fname, '.', -1) AND f.pronargs >= c.nargs
+                             AND f.proargtypes[c.argno - 1] IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype))
+              AND NOT EXISTS (SELECT 1 FROM pg_proc f WHERE f.proname = split_part(c.fname, '.', -1) AND f.pronargs >= c.nargs
+                                 AND storagelab_internal.bigint_migration_accepts(f.proargtypes[c.argno - 1],
+                                                                                  CASE WHEN h.hazard_target LIKE '%[])' THEN 'bigint[]' ELSE 'bigint' END)))
+      THEN substring(h.hazard_target FROM '^variable [^ ]+')
+    WHEN h.hazard_target ~ '^OUT parameter ' THEN substring(h.hazard_target FROM '^OUT parameter [^ ]+')
+    WHEN h.hazard_fails = 'unknown' THEN NULL
+    -- a PL/pgSQL RETURN QUERY that casts the value: the query's column would no longer match a bigint one
+    WHEN h.hazard_fails = 'past 2^31' AND h.hazard_target ~ '^(result column|return type) '
+         AND (SELECT l.lanname = 'plpgsql' AND p.prosrc ~* '\mreturn\s+query\M' FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.oid = h.objid)
+      THEN NULL
+    WHEN h.hazard_target ~ '^result column [0-9]+' AND (SELECT p.proallargtypes IS NOT NULL FROM pg_proc p WHERE p.oid = h.objid)
+      THEN substring(h.hazard_target FROM '^result column [0-9]+')
+    WHEN h.hazard_target ~ '^return type ' THEN 'return type'
+  END
+$$;
+
+-- A function's source with the declared types of the PL/pgSQL variables
+-- named in vars changed from smallint or integer to bigint (an array stays
+-- an array), in every DECLARE section; and the variables changed.
+CREATE FUNCTION storagelab_internal.bigint_migration_widen_variables(src text, vars text[], OUT body text, OUT done text[])
+LANGUAGE plpgsql IMMUTABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  mask  text := (storagelab_internal.bigint_migration_lex(src)).mask;
+  at    int[] := '{}';
+  len   int[] := '{}';
+  pos   int := 1;
+  k     int;
+  e     int;
+  j     int;
+  n     int;
+  v     text;
+  pat   text;
+BEGIN
+  body := src; done := '{}';
+  LOOP
+    k := regexp_instr(mask, '\mdeclare\M', pos);
+    EXIT WHEN k = 0;
+    e := regexp_instr(mask, '\mbegin\M', k);
+    EXIT WHEN e = 0;
+    FOREACH v IN ARRAY vars LOOP
+      pat := '(^|[;\s])' || storagelab_internal.bigint_migration_re(v) || '\s+(constant\s+)?(integer|int4|int|smallint|int2)\M';
+      n := 1;
+      LOOP
+        j := regexp_instr(mask, pat, k, n, 0, '', 3);
+        EXIT WHEN j = 0 OR j > e;
+        at := at || j; len := len || length(regexp_substr(mask, pat, k, n, '', 3));
+        done := done || v; n := n + 1;
+      END LOOP;
+    END LOOP;
+    pos := e;
+  END LOOP;
+  -- from the last to the first, so that positions stay true
+  FOR k IN SELECT u.i FROM unnest(at) WITH ORDINALITY AS u(a, i) ORDER BY u.a DESC LOOP
+    body := overlay(body PLACING 'bigint' FROM at[k] FOR len[k]);
+  END LOOP;
+  done := ARRAY(SELECT DISTINCT x FROM unnest(done) x ORDER BY 1);
+END
+$fn$;
+
+-- A result or argument declaration (from pg_get_function_arguments or a
+-- RETURNS TABLE list) with its smallint/integer type made bigint when its
+-- name (lower case, unquoted) is in names.
+CREATE FUNCTION storagelab_internal.bigint_migration_widen_decl(decl text, names text[])
+RETURNS text
+LANGUAGE sql IMMUTABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN lower(btrim((regexp_match($1, '^(?:OUT |INOUT |VARIADIC )?("(?:[^"]|"")*"|[^ ]+) '))[1], '"')) = ANY ($2)
+              THEN regexp_replace($1, '\m(integer|smallint)(\[\])?( DEFAULT .*)?$', 'bigint\2\3')
+              ELSE $1 END
+$$;
+
+-- The row that widens one function under function_hazards => 'widen': the
+-- targets (bigint_migration_widen_spec) made bigint: parameters, PL/pgSQL
+-- variables, OUT parameters, RETURNS TABLE columns, the return type (an
+-- array stays an array); same body otherwise, options, owner, privileges
+-- and comment.  hazard_target: the new signature; hazard_caller: what it
+-- widens (a target it could not find is left out: the header says "left
+-- as is" for it).  When only variables change, CREATE OR REPLACE keeps the
+-- function (drop_sql NULL); otherwise DROP and CREATE, and objects
+-- depending on the function that the model does not re-create make it
+-- impossible: the row then carries them in blocker (SQLSTATE 2BP01).
+CREATE FUNCTION storagelab_internal.bigint_migration_widened_row(fn oid, targets text[], objs storagelab.bigint_migration_object[])
 RETURNS storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -524,48 +1126,98 @@ AS $fn$
 DECLARE
   o       storagelab.bigint_migration_object;
   p       record;
-  args    text[];            -- pg_get_function_arguments, split at top-level commas
+  args    text[];
+  names   text[];            -- OUT and RETURNS TABLE columns to widen, by name
+  w_pos   int[] := '{}';     -- input positions widened
   pos     int := 0;
   i       int;
+  res     text;
   head    text;
   def     text;
+  tag     text;
+  wv      record;
+  done    text[];
   newsig  text;
   deps    text;
+  kw      text;
+  a       text;
 BEGIN
-  SELECT f.proname, f.prokind, f.proowner, f.proacl, f.proargtypes::oid[] AS types, n.nspname,
-         pg_get_function_arguments(f.oid) AS fargs, obj_description(f.oid, 'pg_proc') AS descr INTO p
+  SELECT f.proname, f.prokind, f.proowner, f.proacl, f.proargtypes::oid[] AS types, f.prosrc, n.nspname,
+         pg_get_function_arguments(f.oid) AS fargs, pg_get_function_result(f.oid) AS fres, obj_description(f.oid, 'pg_proc') AS descr INTO p
     FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace WHERE f.oid = fn;
+  kw := CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END;
+  names := ARRAY(SELECT lower(substr(t, 15)) FROM unnest(targets) t WHERE t LIKE 'OUT parameter %'
+                 UNION SELECT lower(c.name) FROM storagelab_internal.function_result_columns(fn) c
+                        WHERE 'result column ' || c.pos = ANY (targets) AND c.name <> '');
   args := storagelab_internal.bigint_migration_split(p.fargs);
-  FOR i IN 1 .. cardinality(args) LOOP
-    CONTINUE WHEN args[i] ~ '^(OUT|TABLE) ';
-    pos := pos + 1;
-    IF pos = ANY (argnos) THEN
-      args[i] := regexp_replace(args[i], '\m(integer|smallint)(\[\])?( DEFAULT .*)?$', 'bigint\2\3');
+  FOR i IN 1 .. coalesce(cardinality(args), 0) LOOP
+    IF args[i] !~ '^OUT ' THEN
+      pos := pos + 1;
     END IF;
+    a := CASE WHEN ('parameter ' || pos = ANY (targets) AND args[i] !~ '^OUT ') OR storagelab_internal.bigint_migration_widen_decl(args[i], names) <> args[i]
+              THEN regexp_replace(args[i], '\m(integer|smallint)(\[\])?( DEFAULT .*)?$', 'bigint\2\3') ELSE args[i] END;
+    IF a <> args[i] AND args[i] !~ '^OUT ' THEN
+      w_pos := w_pos || pos;
+    END IF;
+    args[i] := a;
   END LOOP;
+  res := p.fres;
+  IF res ~ '^TABLE\(.*\)$' THEN
+    res := 'TABLE(' || (SELECT string_agg(storagelab_internal.bigint_migration_widen_decl(d, names), ', ' ORDER BY k)
+                          FROM unnest(storagelab_internal.bigint_migration_split(substring(res FROM '^TABLE\((.*)\)$'))) WITH ORDINALITY AS u(d, k)) || ')';
+  ELSIF 'return type' = ANY (targets) THEN
+    res := regexp_replace(res, '^(SETOF )?(integer|smallint)(\[\])?$', '\1bigint\3');
+  END IF;
+  SELECT * INTO wv FROM storagelab_internal.bigint_migration_widen_variables(p.prosrc,
+           ARRAY(SELECT substr(t, 10) FROM unnest(targets) t WHERE t LIKE 'variable %'));
+  done := ARRAY(SELECT t FROM unnest(targets) t
+                 WHERE (t LIKE 'parameter %' AND substr(t, 11)::int = ANY (w_pos))
+                    OR (t LIKE 'variable %' AND substr(t, 10) = ANY (wv.done))
+                    OR (t LIKE 'OUT parameter %' OR t LIKE 'result column %') AND (array_to_string(args, ', ') <> p.fargs OR res <> p.fres)
+                    OR (t = 'return type' AND res <> p.fres)
+                 ORDER BY 1);
   newsig := format('%I.%I(%s)', p.nspname, p.proname,
-                   (SELECT string_agg(CASE WHEN u.ord = ANY (argnos) AND u.t IN ('int2'::regtype, 'int4'::regtype) THEN 'bigint'
-                                           WHEN u.ord = ANY (argnos) THEN 'bigint[]'
+                   (SELECT string_agg(CASE WHEN u.ord = ANY (w_pos) AND u.t IN ('int2'::regtype, 'int4'::regtype) THEN 'bigint'
+                                           WHEN u.ord = ANY (w_pos) THEN 'bigint[]'
                                            ELSE format_type(u.t, NULL) END, ', ' ORDER BY u.ord)
                       FROM unnest(p.types) WITH ORDINALITY AS u(t, ord)));
-  head := format('CREATE OR REPLACE %s %I.%I(%s)', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
-                 p.nspname, p.proname, p.fargs);
   def := rtrim(pg_get_functiondef(fn), E'\n');
+  head := format('CREATE OR REPLACE %s %I.%I(%s)', kw, p.nspname, p.proname, p.fargs)
+          || CASE WHEN p.prokind = 'p' THEN '' ELSE E'\n RETURNS ' || p.fres END;
+  tag := substring(def FROM '(\$function(x*)\$)$');
 
   o.kind := 'widened_function'; o.depth := 0;
   o.classid := 'pg_proc'::regclass; o.objid := fn; o.objsubid := 0;
-  o.identity := format('%s %s', CASE p.prokind WHEN 'p' THEN 'procedure' ELSE 'function' END, fn::regprocedure);
+  o.identity := format('%s %s', lower(kw), fn::regprocedure);
   o.hazard_target := newsig;
+  o.hazard_caller := array_to_string(done, ', ');
   o.lock := 'ACCESS EXCLUSIVE on the function object';
-  o.handling := format('with function_hazards => ''widen'': dropped and created again as %s, same body, options, owner, privileges and comment', newsig);
-  o.drop_sql := format(E'DROP %s %s;\n', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, fn::regprocedure);
-  o.create_sql := format('CREATE %s %I.%I(%s)', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
-                         p.nspname, p.proname, array_to_string(args, ', '))
-                  || substr(def, length(head) + 1) || E';\n'
+  o.check_sql := format('to_regprocedure(%L) IS NOT NULL', newsig);
+  IF left(def, length(head)) <> head OR tag IS NULL OR right(def, length(p.prosrc) + length(tag)) <> p.prosrc || tag THEN
+    o.blocker := format('the definition of %s does not have the expected form (%s ... AS %s)', fn::regprocedure, head, coalesce(tag, '$function$'));
+    o.sqlstate := 'XX000';
+    RETURN o;
+  END IF;
+  def := format('CREATE %s %I.%I(%s)', kw, p.nspname, p.proname, array_to_string(args, ', '))
+         || CASE WHEN p.prokind = 'p' THEN '' ELSE E'\n RETURNS ' || res END
+         || substr(def, length(head) + 1, length(def) - length(head) - length(p.prosrc) - length(tag))
+         || wv.body || tag;
+  IF array_to_string(args, ', ') = p.fargs AND res = p.fres THEN
+    -- the same signature and result: replaced in place, owner, privileges and comment kept
+    o.handling := format('with function_hazards => ''widen'': replaced (CREATE OR REPLACE), same signature, with bigint for %s', o.hazard_caller);
+    o.create_sql := regexp_replace(def, '^CREATE ', 'CREATE OR REPLACE ') || E';\n';
+    RETURN o;
+  END IF;
+  o.handling := format('with function_hazards => ''widen'': dropped and created again as %s, with bigint for %s; same body otherwise, options, owner, privileges and comment',
+                       newsig, o.hazard_caller);
+  o.drop_sql := format(E'DROP %s %s;\n', kw, fn::regprocedure);
+  o.create_sql := def || E';\n'
                   || format(E'ALTER ROUTINE %s OWNER TO %I;\n', newsig, pg_get_userbyid(p.proowner))
                   || storagelab_internal.bigint_migration_acl_sql('ROUTINE', newsig, p.proacl, p.proowner)
                   || CASE WHEN p.descr IS NULL THEN '' ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', newsig, p.descr) END;
-  o.check_sql := format('to_regprocedure(%L) IS NOT NULL AND to_regprocedure(%L) IS NULL', newsig, fn::regprocedure::text);
+  IF newsig <> fn::regprocedure::text THEN
+    o.check_sql := format('to_regprocedure(%L) IS NOT NULL AND to_regprocedure(%L) IS NULL', newsig, fn::regprocedure::text);
+  END IF;
   -- what depends on the function must be re-created around it: the views
   -- and functions of the model are (dropped before it, created after it);
   -- anything else blocks the widening
@@ -580,20 +1232,81 @@ BEGIN
   IF deps IS NOT NULL THEN
     o.blocker := format('%s cannot be widened: %s depend(s) on it and storagelab does not re-create them', fn::regprocedure, deps);
     o.sqlstate := '2BP01';
-  ELSIF left(def, length(head)) <> head THEN
-    o.blocker := format('the definition of %s does not start as expected (%s)', fn::regprocedure, head);
-    o.sqlstate := 'XX000';
   END IF;
   RETURN o;
 END
 $fn$;
 
--- Every function hazard of a migration, given the rest of its model: entry
--- points are the trigger functions of the converted tables (NEW.col,
--- OLD.col), PL/pgSQL and SQL functions that name a converted table (col and
--- t.col in statements naming it), and the views of the model; variables
--- declared table.col%TYPE carry the value too; a function that would be
--- widened passes its parameter on (followed up to 8 levels).
+-- Where the hazard reading of a model starts, one row per (function or
+-- view, way the value arrives):
+--   the PL/pgSQL trigger functions of the converted tables: the value is
+--     NEW.col or OLD.col, col a converted column of the trigger's own table
+--     (rel: that table, whose name decides guards on TG_TABLE_NAME; NULL
+--     for a partitioned table, whose partitions fire the trigger);
+--   PL/pgSQL and SQL functions (outside pg_catalog, not members of an
+--     extension) whose code names a converted table: col or alias.col in a
+--     statement naming it (not NEW.col / OLD.col in a trigger function: the
+--     trigger's own table decides those);
+--   PL/pgSQL functions that name a converted table only inside a string
+--     (dynamic SQL): src is '' and only their EXECUTE statements are read;
+--   the views of the model.
+CREATE FUNCTION storagelab_internal.bigint_migration_hazard_entries(objs storagelab.bigint_migration_object[])
+RETURNS TABLE (fn oid, src text, car text, filter text, caller text, via text, rel oid)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  WITH conv AS (SELECT * FROM storagelab_internal.bigint_migration_converted($1)),
+  tabs AS (
+    SELECT c.relid, '(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k.relname) || '($|[^a-z0-9_$])' AS rel_re,
+           string_agg(storagelab_internal.bigint_migration_re(c.attname), '|' ORDER BY c.attname) AS cols,
+           string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(c.relid), c.attname), ', ' ORDER BY c.attname) AS via
+      FROM conv c JOIN pg_class k ON k.oid = c.relid GROUP BY c.relid, k.relname),
+  funcs AS MATERIALIZED (   -- each source scrubbed once
+    SELECT p.oid, p.prorettype = 'trigger'::regtype AS trig, l.lanname, lower(p.prosrc) AS raw,
+           storagelab_internal.bigint_migration_scrub(p.prosrc) AS src
+      FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+     WHERE l.lanname IN ('plpgsql', 'sql') AND p.prosqlbody IS NULL AND p.prokind IN ('f', 'p')
+       AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+       AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'))
+  SELECT * FROM (
+    SELECT t.tgfoid, NULL::text, '(new|old)\.(' || b.cols || ')', NULL::text,
+           format('trigger %I on %s', t.tgname, storagelab_internal.bigint_migration_qname(t.tgrelid)),
+           (SELECT string_agg(format('NEW.%I', c.attname), ', ' ORDER BY c.attname) FROM conv c WHERE c.relid = t.tgrelid),
+           CASE WHEN k.relkind <> 'p' THEN t.tgrelid END
+      FROM pg_trigger t JOIN tabs b ON b.relid = t.tgrelid JOIN pg_class k ON k.oid = t.tgrelid
+      JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_language l ON l.oid = p.prolang
+     WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND l.lanname = 'plpgsql'
+    UNION ALL
+    SELECT f.oid, f.src,
+           CASE WHEN f.trig THEN '((?!(?:new|old)\.)[a-z_][a-z0-9_$]*\.)?(' ELSE '([a-z_][a-z0-9_$]*\.)?(' END || b.cols || ')',
+           b.rel_re, format('function %s', f.oid::regprocedure), b.via, NULL::oid
+      FROM funcs f JOIN tabs b ON f.src ~ b.rel_re
+    UNION ALL
+    SELECT f.oid, '', 'x^', NULL, format('function %s', f.oid::regprocedure), min(b.via), NULL
+      FROM funcs f JOIN tabs b ON f.raw ~ b.rel_re
+     WHERE f.lanname = 'plpgsql' AND f.raw ~ '\mexecute\M'
+       AND NOT EXISTS (SELECT 1 FROM tabs b2 WHERE f.src ~ b2.rel_re)
+     GROUP BY f.oid
+    UNION ALL
+    SELECT NULL, storagelab_internal.bigint_migration_scrub(pg_get_viewdef(x.objid)), '([a-z_][a-z0-9_$]*\.)?(' || t.cols || ')', NULL, x.identity, t.via, NULL
+      FROM unnest($1) x
+      JOIN LATERAL (SELECT string_agg(DISTINCT storagelab_internal.bigint_migration_re(c.attname), '|') AS cols,
+                           string_agg(DISTINCT format('%s.%I', storagelab_internal.bigint_migration_qname(c.relid), c.attname), ', ') AS via
+                      FROM pg_rewrite w JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid
+                      JOIN conv c ON c.relid = d.refobjid AND c.attname = (SELECT attname FROM pg_attribute WHERE attrelid = d.refobjid AND attnum = d.refobjsubid)
+                     WHERE w.ev_class = x.objid) t ON t.cols IS NOT NULL
+     WHERE x.kind IN ('view', 'materialized_view')) e(fn, src, car, filter, caller, via, rel)
+  ORDER BY e.caller, e.fn
+$$;
+
+-- Every function hazard of a migration, given the rest of its model,
+-- from the entry points above: the calls, values and writes of each
+-- source (statically), its dynamic SQL, variables declared table.col%TYPE
+-- of a converted column (they carry the value too); a function that would
+-- be widened passes its parameter on (followed up to 8 levels).  Then one
+-- widened_function row per function with something widening can change
+-- (bigint_migration_widen_spec); a function whose widening is blocked is
+-- left as is when none of its hazards fails at once or is unknown.
 CREATE FUNCTION storagelab_internal.bigint_migration_function_hazards(objs storagelab.bigint_migration_object[])
 RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
@@ -602,66 +1315,41 @@ AS $fn$
 DECLARE
   res      storagelab.bigint_migration_object[] := '{}';
   h        storagelab.bigint_migration_object;
-  r        record;
+  e        record;
+  lx       record;
   q_fn     oid[] := '{}';   -- work: function (NULL for a view),
   q_src    text[] := '{}';  --   scrubbed text,
   q_car    text[] := '{}';  --   carrier expression,
   q_filter text[] := '{}';  --   statement filter,
   q_caller text[] := '{}';  --   who hands the value over,
   q_via    text[] := '{}';  --   what the value is,
+  q_rel    oid[] := '{}';   --   the trigger's table,
+  q_var    boolean[] := '{}';  -- the value carried by a variable: only its writes are read
   q_lvl    int[] := '{}';
   seen     text[] := '{}';
+  tok      text;
+  lits     text[];
   i        int := 0;
 BEGIN
-  -- (a) trigger functions of the converted tables
-  FOR r IN
-    WITH conv AS (SELECT * FROM storagelab_internal.bigint_migration_converted(objs))
-    SELECT t.tgfoid, format('trigger %I on %s', t.tgname, storagelab_internal.bigint_migration_qname(t.tgrelid)) AS caller,
-           (SELECT string_agg(storagelab_internal.bigint_migration_re(c.attname), '|' ORDER BY c.attname) FROM conv c WHERE c.relid = t.tgrelid) AS cols,
-           (SELECT string_agg(format('NEW.%I', c.attname), ', ' ORDER BY c.attname) FROM conv c WHERE c.relid = t.tgrelid) AS via
-      FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_language l ON l.oid = p.prolang
-     WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND l.lanname = 'plpgsql'
-       AND t.tgrelid IN (SELECT relid FROM conv)
-     ORDER BY 2
-  LOOP
-    q_fn := q_fn || r.tgfoid; q_src := q_src || NULL::text; q_car := q_car || ('(new|old)\.(' || r.cols || ')');
-    q_filter := q_filter || NULL::text; q_caller := q_caller || r.caller; q_via := q_via || r.via; q_lvl := q_lvl || 0;
+  FOR e IN SELECT * FROM storagelab_internal.bigint_migration_hazard_entries(objs) LOOP
+    q_fn := q_fn || e.fn; q_src := q_src || e.src; q_car := q_car || e.car; q_filter := q_filter || e.filter;
+    q_caller := q_caller || e.caller; q_via := q_via || e.via; q_rel := q_rel || e.rel; q_lvl := q_lvl || 0; q_var := q_var || false;
   END LOOP;
-  -- (b) functions that name a converted table, (c) views of the model
-  FOR r IN
-    WITH conv AS (SELECT * FROM storagelab_internal.bigint_migration_converted(objs)),
-    tabs AS (
-      SELECT c.relid, storagelab_internal.bigint_migration_re(k.relname) AS rel_re,
-             string_agg(storagelab_internal.bigint_migration_re(c.attname), '|' ORDER BY c.attname) AS cols,
-             string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(c.relid), c.attname), ', ' ORDER BY c.attname) AS via
-        FROM conv c JOIN pg_class k ON k.oid = c.relid GROUP BY c.relid, k.relname),
-    funcs AS MATERIALIZED (   -- each source scrubbed once
-      SELECT p.oid, storagelab_internal.bigint_migration_scrub(p.prosrc) AS src
-        FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
-       WHERE l.lanname IN ('plpgsql', 'sql') AND p.prosqlbody IS NULL AND p.prokind IN ('f', 'p')
-         AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
-         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'))
-    SELECT f.oid AS fn, f.src, t.cols, '(^|[^a-z0-9_$])' || t.rel_re || '($|[^a-z0-9_$])' AS filter,
-           format('function %s', f.oid::regprocedure) AS caller, t.via
-      FROM funcs f JOIN tabs t ON f.src ~ ('(^|[^a-z0-9_$])' || t.rel_re || '($|[^a-z0-9_$])')
-    UNION ALL
-    SELECT NULL, storagelab_internal.bigint_migration_scrub(pg_get_viewdef(x.objid)), t.cols, NULL, x.identity, t.via
-      FROM unnest(objs) x
-      JOIN LATERAL (SELECT string_agg(DISTINCT storagelab_internal.bigint_migration_re(c.attname), '|') AS cols,
-                           string_agg(DISTINCT format('%s.%I', storagelab_internal.bigint_migration_qname(c.relid), c.attname), ', ') AS via
-                      FROM pg_rewrite w JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid
-                      JOIN conv c ON c.relid = d.refobjid AND c.attname = (SELECT attname FROM pg_attribute WHERE attrelid = d.refobjid AND attnum = d.refobjsubid)
-                     WHERE w.ev_class = x.objid) t ON t.cols IS NOT NULL
-     WHERE x.kind IN ('view', 'materialized_view')
-     ORDER BY 5
-  LOOP
-    q_fn := q_fn || r.fn; q_src := q_src || r.src; q_car := q_car || ('([a-z_][a-z0-9_$]*\.)?(' || r.cols || ')');
-    q_filter := q_filter || r.filter; q_caller := q_caller || r.caller; q_via := q_via || r.via; q_lvl := q_lvl || 0;
-  END LOOP;
-
   WHILE i < cardinality(q_fn) AND i < 10000 LOOP
     i := i + 1;
-    IF q_src[i] IS NULL THEN
+    tok := NULL; lits := NULL;
+    IF q_fn[i] IS NOT NULL
+       AND (SELECT p.prosrc ~* '\mexecute\M|\mtg_(table_name|table_schema|relid)\M' FROM pg_proc p WHERE p.oid = q_fn[i]) THEN
+      -- read with literals: the guards on the trigger's table, the dynamic SQL
+      SELECT * INTO lx FROM storagelab_internal.bigint_migration_lex((SELECT prosrc FROM pg_proc WHERE oid = q_fn[i]));
+      IF q_rel[i] IS NOT NULL THEN
+        lx.mask := storagelab_internal.bigint_migration_guard_prune(lx.mask, lx.lit_at, lx.lit_txt, q_rel[i]);
+      END IF;
+      IF q_src[i] IS NULL THEN
+        q_src[i] := regexp_replace(lx.mask, '''[^'']*''', '''''', 'g');
+      END IF;
+      tok := storagelab_internal.bigint_migration_tokens(lx.mask, lx.lit_at); lits := lx.lit_txt;
+    ELSIF q_src[i] IS NULL THEN
       q_src[i] := storagelab_internal.bigint_migration_scrub((SELECT prosrc FROM pg_proc WHERE oid = q_fn[i]));
     END IF;
     -- PL/pgSQL variables declared table.column%TYPE of a converted column
@@ -671,12 +1359,16 @@ BEGIN
                                        WHERE ('new.' || m[3]) ~ ('^(' || q_car[i] || ')$')), '');
     FOR h IN
       SELECT * FROM storagelab_internal.bigint_migration_call_hazards(q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i])
+       WHERE NOT q_var[i]
       UNION ALL
       SELECT * FROM storagelab_internal.bigint_migration_value_hazards(q_fn[i], q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i])
-       WHERE q_fn[i] IS NOT NULL
+       WHERE q_fn[i] IS NOT NULL AND NOT q_var[i]
       UNION ALL
       SELECT * FROM storagelab_internal.bigint_migration_write_hazards(q_fn[i], q_src[i], q_car[i], q_filter[i], q_caller[i], q_via[i], objs)
        WHERE q_fn[i] IS NOT NULL
+      UNION ALL
+      SELECT * FROM storagelab_internal.bigint_migration_dynamic_hazards(q_fn[i], tok, lits, q_car[i], q_caller[i], q_via[i], objs)
+       WHERE tok IS NOT NULL AND NOT q_var[i]
     LOOP
       CONTINUE WHEN format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller) = ANY (seen);
       seen := seen || format('%s:%s:%s:%s', h.objid, h.objsubid, h.hazard_target, h.hazard_caller);
@@ -685,32 +1377,46 @@ BEGIN
       IF h.hazard_fails = 'immediately' AND h.objsubid > 0 AND q_lvl[i] < 8 AND storagelab_internal.bigint_migration_widenable(h.objid)
          AND format('%s:%s', h.objid, h.objsubid) <> ALL (seen) THEN
         seen := seen || format('%s:%s', h.objid, h.objsubid);
-        q_fn := q_fn || h.objid; q_src := q_src || NULL::text; q_filter := q_filter || NULL::text;
+        q_fn := q_fn || h.objid; q_src := q_src || NULL::text; q_filter := q_filter || NULL::text; q_rel := q_rel || NULL::oid;
         q_car := q_car || (SELECT '(' || coalesce(storagelab_internal.bigint_migration_re(nullif(p.proargnames[h.objsubid], '')) || '|', '')
                                   || '\$' || h.objsubid || ')'
                              FROM pg_proc p WHERE p.oid = h.objid);
         q_caller := q_caller || format('function %s', h.objid::regprocedure);
         q_via := q_via || format('its parameter %s once widened', h.objsubid);
-        q_lvl := q_lvl || (q_lvl[i] + 1);
+        q_lvl := q_lvl || (q_lvl[i] + 1); q_var := q_var || false;
+      END IF;
+      -- a variable that receives the value carries it to what the function
+      -- writes (past 2^31 whether or not the variable is widened)
+      IF h.hazard_target ~ '^variable ' AND h.objid = q_fn[i] AND q_lvl[i] < 8
+         AND format('%s:%s', h.objid, h.hazard_target) <> ALL (seen) THEN
+        seen := seen || format('%s:%s', h.objid, h.hazard_target);
+        q_fn := q_fn || h.objid; q_src := q_src || q_src[i]; q_filter := q_filter || NULL::text; q_rel := q_rel || q_rel[i];
+        q_car := q_car || storagelab_internal.bigint_migration_re(substring(h.hazard_target FROM '^variable ([^ ]+)'));
+        q_caller := q_caller || q_caller[i];
+        q_via := q_via || format('%s through variable %s', q_via[i], substring(h.hazard_target FROM '^variable ([^ ]+)'));
+        q_lvl := q_lvl || (q_lvl[i] + 1); q_var := q_var || true;
       END IF;
     END LOOP;
   END LOOP;
 
   RETURN QUERY SELECT * FROM unnest(res);
-  -- one widening row per function that fails at once and can be re-created
+  -- one widening row per function with something widening can change
   RETURN QUERY
     SELECT w.*
-      FROM (SELECT x.objid, array_agg(DISTINCT x.objsubid) AS argnos FROM unnest(res) x
-             WHERE x.hazard_fails = 'immediately' AND x.objsubid > 0 AND storagelab_internal.bigint_migration_widenable(x.objid)
+      FROM (SELECT x.objid, array_agg(DISTINCT s.spec) AS targets,
+                   bool_or(x.hazard_fails IN ('immediately', 'unknown')) AS must
+              FROM unnest(res) x, LATERAL (SELECT storagelab_internal.bigint_migration_widen_spec(x) AS spec) s
+             WHERE s.spec IS NOT NULL
              GROUP BY x.objid) g,
-           LATERAL storagelab_internal.bigint_migration_widened_row(g.objid, g.argnos, objs) w;
+           LATERAL storagelab_internal.bigint_migration_widened_row(g.objid, g.targets, objs) w
+     WHERE w.blocker IS NULL OR g.must;
 END
 $fn$;
 
 -- The model as a script writer uses it under the DBA's choice:
---   refuse: error when a hazard fails at once (the default);
---   widen:  keep the widened_function rows (error if a function that fails
---           at once cannot be widened);
+--   refuse: error when a hazard fails at once or is unknown (the default);
+--   widen:  keep the widened_function rows; error when a hazard that fails
+--           at once or is unknown is not widened (bigint_migration_widen_spec);
 --   accept: drop the widened_function rows, leave the functions as they are.
 -- The function_hazard rows stay in every case: the script header lists them.
 CREATE FUNCTION storagelab_internal.bigint_migration_apply_hazards(objs storagelab.bigint_migration_object[], function_hazards text)
@@ -720,8 +1426,9 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   det  text;
-  fns  text;   -- functions whose parameters must widen
-  rets text;   -- functions whose result columns must widen (not done by storagelab)
+  fns  text;      -- functions widening can change
+  rets text;      -- functions it cannot
+  unk  boolean;   -- some hazard is unknown
 BEGIN
   IF function_hazards IS NULL THEN
     RAISE EXCEPTION 'function_hazards must not be NULL' USING ERRCODE = 'null_value_not_allowed',
@@ -731,36 +1438,46 @@ BEGIN
       HINT = 'Valid values are ''refuse'', ''widen'' and ''accept''.';
   END IF;
   SELECT string_agg(x.identity || ' ' || x.handling, E'\n' ORDER BY x.identity, x.hazard_caller),
-         string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.objsubid > 0),
-         string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.objsubid = 0)
-    INTO det, fns, rets
-    FROM unnest(objs) x WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately';
+         string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE w.spec IS NOT NULL),
+         string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE w.spec IS NULL),
+         bool_or(x.hazard_fails = 'unknown')
+    INTO det, fns, rets, unk
+    FROM unnest(objs) x, LATERAL (SELECT storagelab_internal.bigint_migration_widen_spec(x) AS spec) w
+   WHERE x.kind = 'function_hazard' AND x.hazard_fails IN ('immediately', 'unknown');
   IF function_hazards = 'refuse' AND det IS NOT NULL THEN
-    RAISE EXCEPTION 'the migration would break functions that receive the converted values'
+    RAISE EXCEPTION '%', CASE WHEN unk THEN 'the migration would or may break functions that receive the converted values (some are unknown: dynamic SQL storagelab cannot read)'
+                              ELSE 'the migration would break functions that receive the converted values' END
       USING ERRCODE = 'dependent_objects_still_exist',
             DETAIL = det,
-            HINT = CASE WHEN rets IS NULL
-                        THEN format('Generate the script with function_hazards => ''widen'' to re-create %s with bigint parameters in the same transaction, '
-                                    'or with function_hazards => ''accept'' to change them yourself.', fns)
-                        ELSE format('Declare the result columns of %s bigint (or cast the value in the query) by hand, then generate the script again; '
-                                    'or generate it with function_hazards => ''accept'' and change them in the same maintenance window.', rets) END;
+            HINT = concat_ws(' ',
+                     CASE WHEN fns IS NOT NULL
+                          THEN format('Generate the script with function_hazards => ''widen'' to re-create %s with bigint in the same transaction, '
+                                      'or with function_hazards => ''accept'' to change them yourself.', fns) END,
+                     CASE WHEN rets IS NOT NULL
+                          THEN format('Declare the result columns of %s bigint (or cast the value in the query) by hand, then generate the script again; '
+                                      'or generate it with function_hazards => ''accept'' and change them in the same maintenance window.', rets) END,
+                     CASE WHEN unk THEN 'Hazards listed as unknown are in dynamic SQL whose query storagelab cannot read: check each one; '
+                                        'when none returns the converted value, function_hazards => ''accept'' is safe for them.' END);
   END IF;
   IF function_hazards = 'widen' THEN
     SELECT string_agg(d, E'\n' ORDER BY d) INTO det FROM (
-      SELECT x.identity || ' (called by ' || x.hazard_caller || '): storagelab cannot re-create it (built in, in an extension, not PL/pgSQL or SQL, or with a SQL-standard body)' AS d
+      SELECT x.identity || ' (' || x.hazard_caller || '): '
+             || CASE WHEN NOT storagelab_internal.bigint_migration_widenable(x.objid)
+                     THEN 'storagelab cannot re-create it (built in, in an extension, not PL/pgSQL or SQL, or with a SQL-standard body)'
+                     WHEN x.hazard_fails = 'unknown' THEN 'storagelab cannot tell whether dynamic SQL returns the converted value here, so it cannot tell which type is right'
+                     ELSE 'widening cannot change it (a composite type''s attribute, or a value cast in the caller)' END AS d
         FROM unnest(objs) x
-       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately' AND x.objsubid > 0
-         AND NOT storagelab_internal.bigint_migration_widenable(x.objid)
-      UNION ALL
-      SELECT x.identity || ' (' || x.hazard_caller || '): widening changes parameters only, not what a function returns'
-        FROM unnest(objs) x
-       WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately' AND x.objsubid = 0
+       WHERE x.kind = 'function_hazard' AND x.hazard_fails IN ('immediately', 'unknown')
+         AND NOT EXISTS (SELECT 1 FROM unnest(objs) w
+                          WHERE w.kind = 'widened_function' AND w.objid = x.objid
+                            AND storagelab_internal.bigint_migration_widen_spec(x) = ANY (string_to_array(w.hazard_caller, ', ')))
       UNION ALL
       SELECT x.blocker FROM unnest(objs) x WHERE x.kind = 'widened_function' AND x.blocker IS NOT NULL) y;
     IF det IS NOT NULL THEN
-      RAISE EXCEPTION 'cannot widen every function that the converted values would break'
+      RAISE EXCEPTION 'cannot widen every function that the converted values would or may break'
         USING ERRCODE = 'dependent_objects_still_exist', DETAIL = det,
-              HINT = 'Cast the argument in the caller, or change these functions by hand, then generate the script again.';
+              HINT = 'Cast the value in the caller, or change these functions by hand, then generate the script again; '
+                     'or generate it with function_hazards => ''accept'' once they are checked.';
     END IF;
     RETURN objs;
   END IF;
@@ -768,7 +1485,9 @@ BEGIN
 END
 $fn$;
 
--- Lines for a script header: every hazard and what the script does about it.
+-- Lines for a script header: every hazard and what the script does about
+-- it: "widened" only for what the script's widened_function rows change,
+-- "left as is" for everything else.
 CREATE FUNCTION storagelab_internal.bigint_migration_hazard_header(objs storagelab.bigint_migration_object[], function_hazards text)
 RETURNS text
 LANGUAGE sql STABLE
@@ -776,12 +1495,15 @@ SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT format(E'-- Function hazards (function_hazards => %L): functions the converted values reach with a narrower type:\n', $2)
       || coalesce(string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(
-                    format('%s <- %s: fails %s; %s', x.identity, x.hazard_caller, x.hazard_fails,
-                           CASE WHEN w.hazard_target IS NOT NULL THEN 'widened to ' || w.hazard_target ELSE 'left as it is' END)) || E'\n',
+                    format('%s <- %s: fails %s; %s', x.identity, x.hazard_caller,
+                           CASE WHEN x.hazard_fails = 'unknown' THEN 'unknown (dynamic SQL not read)' ELSE x.hazard_fails END,
+                           CASE WHEN storagelab_internal.bigint_migration_widen_spec(x) = ANY (string_to_array(w.hazard_caller, ', '))
+                                THEN format('widened: %s made bigint in %s', storagelab_internal.bigint_migration_widen_spec(x), w.hazard_target)
+                                ELSE 'left as is' END)) || E'\n',
                   '' ORDER BY x.hazard_fails, x.identity, x.hazard_caller), E'--   (none)\n')
       || E'-- (PL/pgSQL functions that use the converted tables are checked with plpgsql_check, when it is installed, before COMMIT)\n'
     FROM unnest($1) x
-    LEFT JOIN unnest($1) w ON w.kind = 'widened_function' AND w.objid = x.objid
+    LEFT JOIN unnest($1) w ON w.kind = 'widened_function' AND w.objid = x.objid AND w.blocker IS NULL
    WHERE x.kind = 'function_hazard'
 $$;
 
@@ -910,8 +1632,34 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_converted(storagelab.bi
   'the columns of an INT->BIGINT model that change type (smallint or integer now)';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_re(text) IS
   'a word as a regular expression that matches it literally (lower case)';
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_widened_row(oid, int[], storagelab.bigint_migration_object[]) IS
-  'the widened_function row of the INT->BIGINT model: DROP and CREATE of a function with bigint parameters';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_widened_row(oid, text[], storagelab.bigint_migration_object[]) IS
+  'the widened_function row of the INT->BIGINT model: a function re-created with bigint parameters, variables, OUT/RETURNS TABLE columns or return type';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_lex(text) IS
+  'a function source position for position: lower case, comments and the inside of string literals blanked; the literals'' texts and starts';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_tokens(text, int[]) IS
+  'a lexed source with each literal as a token ''@k''';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_split_word(text, text) IS
+  'a condition split at its top-level occurrences of a word (and, or, ||)';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_guard_value(text, oid) IS
+  'the value of an IF condition on TG_TABLE_NAME, TG_TABLE_SCHEMA or TG_RELID for a trigger''s table: true, false or NULL (unknown)';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_unmask(text, int[], text[], int, int) IS
+  'a range of a lexed source with its literals quoted again';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_guard_prune(text, int[], text[], oid) IS
+  'a lexed trigger function source with the IF branches that a guard on TG_TABLE_NAME/TG_TABLE_SCHEMA/TG_RELID keeps from running for a table blanked';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dynamic(text, text[]) IS
+  'the EXECUTE, RETURN QUERY EXECUTE and OPEN FOR EXECUTE statements of a source: query text as far as it can be read, INTO targets, USING arguments';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_dynamic_hazards(oid, text, text[], text, text, text, storagelab.bigint_migration_object[]) IS
+  'function hazards in the dynamic SQL of one function: calls, writes, INTO targets and RETURN QUERY EXECUTE columns; unknown where the query cannot be read';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_int_variables(oid, text) IS
+  'the smallint/integer PL/pgSQL variables and OUT parameters of a function';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_widen_spec(storagelab.bigint_migration_object) IS
+  'what widening changes for one function_hazard row (parameter N, variable v, OUT parameter p, result column N, return type), or NULL';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_widen_variables(text, text[]) IS
+  'a PL/pgSQL source with the declared types of some smallint/integer variables made bigint';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_widen_decl(text, text[]) IS
+  'an argument or RETURNS TABLE declaration with its smallint/integer type made bigint when its name is listed';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_hazard_entries(storagelab.bigint_migration_object[]) IS
+  'where the function hazard reading of an INT->BIGINT model starts: trigger functions, functions naming a converted table (in code or in dynamic SQL), views';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_function_hazards(storagelab.bigint_migration_object[]) IS
   'function_hazard and widened_function rows of an INT->BIGINT migration, given the rest of its model';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_apply_hazards(storagelab.bigint_migration_object[], text) IS
@@ -954,6 +1702,68 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.type_change_accepts(oid, oid, boolean) IS
   'whether a parameter or operand type takes a value of another type (or an array of it) without an explicit cast: same type, polymorphic, implicit cast, domain over it';
 
+-- The comparisons of a retyped column's value (carrier car, in the
+-- statements stmts of function fn, scrubbed source src) with a parameter or
+-- a declared variable for which no operator takes the new type while one
+-- took the old: each such comparison, in words.
+CREATE FUNCTION storagelab_internal.type_change_comparison_hazards(fn oid, src text, stmts text[], car text, column_name text, o_t oid, n_t oid)
+RETURNS TABLE (hazard text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  k      record;
+  ops    text := '(=|<>|!=|<=|>=|<|>)';
+  opnd   text := '(\$[0-9]+|[a-z_][a-z0-9_$]*)';
+  new_type text := format_type(n_t, NULL);
+BEGIN
+  FOR k IN
+    WITH params AS (
+      SELECT '$' || u.n AS name, u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n) WHERE p.oid = fn
+      UNION ALL
+      SELECT lower(p.proargnames[u.n]), u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n)
+       WHERE p.oid = fn AND p.proallargtypes IS NULL AND coalesce(p.proargnames[u.n], '') <> ''
+      UNION ALL
+      SELECT d[1], to_regtype(btrim(d[3]))
+        FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
+             unnest(string_to_array(blk.b[1], ';')) AS x(decl),
+             regexp_match(x.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?([a-z_][a-z0-9_ ]*?(\([0-9, ]+\))?)\s*(:=|default\M|not\s+null\M|$)') AS d
+       WHERE to_regtype(btrim(d[3])) IS NOT NULL),
+    cmp AS (
+      SELECT m[3] AS op, m[4] AS other, true AS value_left
+        FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])(' || car || ')\s*' || ops || '\s*' || opnd || '($|[^a-z0-9_$.(:])', 'g') m
+      UNION ALL
+      SELECT m[3], m[2], false
+        FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])' || opnd || '\s*' || ops || '\s*(' || car || ')($|[^a-z0-9_$.(:])', 'g') m)
+    SELECT DISTINCT c.op, c.other, c.value_left, p.t
+      FROM cmp c JOIN params p ON p.name = c.other
+     WHERE c.other !~ ('^(' || car || ')$')
+     ORDER BY 2, 1
+  LOOP
+    CONTINUE WHEN k.t IS NULL OR EXISTS (
+      SELECT 1 FROM pg_operator o
+       WHERE o.oprname = replace(k.op, '!=', '<>')
+         AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, n_t, false)
+                                     AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
+                  ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
+                       AND storagelab_internal.type_change_accepts(o.oprright, n_t, false) END);
+    CONTINUE WHEN NOT EXISTS (
+      SELECT 1 FROM pg_operator o
+       WHERE o.oprname = replace(k.op, '!=', '<>')
+         AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, o_t, false)
+                                     AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
+                  ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
+                       AND storagelab_internal.type_change_accepts(o.oprright, o_t, false) END);
+    hazard := format('compares %s (%s) with %s (%s): no operator %s', column_name, new_type, k.other, format_type(k.t, NULL),
+                     CASE WHEN k.value_left THEN format('%s %s %s', new_type, k.op, format_type(k.t, NULL))
+                          ELSE format('%s %s %s', format_type(k.t, NULL), k.op, new_type) END);
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.type_change_comparison_hazards(oid, text, text[], text, text, oid, oid) IS
+  'comparisons of a retyped column''s value with a parameter or declared variable that no operator takes with the new type';
+
 -- The function hazards of retyping columns of one table.  changes: the
 -- layout plan's [{"column_name", "from", "to"}, ...].  Entry points: the
 -- PL/pgSQL trigger functions of the table and of its partitions or children
@@ -983,8 +1793,6 @@ DECLARE
   car    text;
   stmts  text[];
   found_one boolean;
-  ops    text := '(=|<>|!=|<=|>=|<|>)';
-  opnd   text := '(\$[0-9]+|[a-z_][a-z0-9_$]*)';
 BEGIN
   FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
     o_t := to_regtype(e->>'from'); n_t := to_regtype(e->>'to');
@@ -1046,46 +1854,8 @@ BEGIN
         END LOOP;
       END LOOP;
       -- comparisons with a parameter or a declared variable
-      FOR k IN
-        WITH params AS (
-          SELECT '$' || u.n AS name, u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n) WHERE p.oid = r.f
-          UNION ALL
-          SELECT lower(p.proargnames[u.n]), u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n)
-           WHERE p.oid = r.f AND p.proallargtypes IS NULL AND coalesce(p.proargnames[u.n], '') <> ''
-          UNION ALL
-          SELECT d[1], to_regtype(btrim(d[3]))
-            FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
-                 unnest(string_to_array(blk.b[1], ';')) AS x(decl),
-                 regexp_match(x.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?([a-z_][a-z0-9_ ]*?(\([0-9, ]+\))?)\s*(:=|default\M|not\s+null\M|$)') AS d
-           WHERE to_regtype(btrim(d[3])) IS NOT NULL),
-        cmp AS (
-          SELECT m[3] AS op, m[4] AS other, true AS value_left
-            FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])(' || car || ')\s*' || ops || '\s*' || opnd || '($|[^a-z0-9_$.(:])', 'g') m
-          UNION ALL
-          SELECT m[3], m[2], false
-            FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])' || opnd || '\s*' || ops || '\s*(' || car || ')($|[^a-z0-9_$.(:])', 'g') m)
-        SELECT DISTINCT c.op, c.other, c.value_left, p.t
-          FROM cmp c JOIN params p ON p.name = c.other
-         WHERE c.other !~ ('^(' || car || ')$')
-         ORDER BY 2, 1
-      LOOP
-        CONTINUE WHEN k.t IS NULL OR EXISTS (
-          SELECT 1 FROM pg_operator o
-           WHERE o.oprname = replace(k.op, '!=', '<>')
-             AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, n_t, false)
-                                         AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
-                      ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
-                           AND storagelab_internal.type_change_accepts(o.oprright, n_t, false) END);
-        CONTINUE WHEN NOT EXISTS (
-          SELECT 1 FROM pg_operator o
-           WHERE o.oprname = replace(k.op, '!=', '<>')
-             AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, o_t, false)
-                                         AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
-                      ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
-                           AND storagelab_internal.type_change_accepts(o.oprright, o_t, false) END);
-        hazard := format('compares %s (%s) with %s (%s): no operator %s', column_name, new_type, k.other, format_type(k.t, NULL),
-                         CASE WHEN k.value_left THEN format('%s %s %s', new_type, k.op, format_type(k.t, NULL))
-                              ELSE format('%s %s %s', format_type(k.t, NULL), k.op, new_type) END);
+      FOR k IN SELECT * FROM storagelab_internal.type_change_comparison_hazards(r.f, src, stmts, car, column_name, o_t, n_t) LOOP
+        hazard := k.hazard;
         found_one := true;
         RETURN NEXT;
       END LOOP;

@@ -580,9 +580,11 @@ BEGIN
   -- (checked unchanged since generation, dropped, created with bigint
   -- parameters) and the sequences' types; in the swap back, the reverse
   IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
-    SELECT array_agg(x.drop_sql ORDER BY x.identity),
+    -- (a function widened in place, CREATE OR REPLACE, has no drop_sql and is not dropped)
+    SELECT coalesce(array_agg(x.drop_sql ORDER BY x.identity) FILTER (WHERE x.drop_sql IS NOT NULL), '{}'),
            array_agg(x.create_sql ORDER BY x.identity),
-           array_agg(format('DROP %s %s', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.hazard_target) ORDER BY x.identity),
+           coalesce(array_agg(format('DROP %s %s', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.hazard_target) ORDER BY x.identity)
+                      FILTER (WHERE x.drop_sql IS NOT NULL), '{}'),
            array_agg(pg_get_functiondef(x.objid) || E';\n'
                      || format(E'ALTER ROUTINE %s OWNER TO %I;\n', x.objid::regprocedure, pg_get_userbyid(p.proowner))
                      || storagelab_internal.bigint_migration_acl_sql('ROUTINE', x.objid::regprocedure::text, p.proacl, p.proowner)

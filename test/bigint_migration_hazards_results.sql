@@ -78,7 +78,16 @@ EXCEPTION WHEN OTHERS THEN
   RETURN st || ': ' || h;
 END $$;
 
-SELECT plan(11);
+-- a copy for the widen oracle (made while no one else is connected to this database)
+\c :origdb
+SET client_min_messages = warning;
+DROP DATABASE IF EXISTS storagelab_tap_hazards_results_w;
+CREATE DATABASE storagelab_tap_hazards_results_w TEMPLATE storagelab_tap_hazards_results;
+\c storagelab_tap_hazards_results
+SET client_min_messages = warning;
+\set wdb storagelab_tap_hazards_results_w
+
+SELECT plan(14);
 
 SELECT set_eq(
   $$SELECT objid::regprocedure::text, hazard_target, hazard_fails, sqlstate
@@ -93,13 +102,28 @@ SELECT set_eq(
            ('orders_audit()', 'writes column public.order_audit.customer_id (integer)', 'past 2^31', '22003'),
            ('rebuild_stats()', 'writes column public.customer_stats.customer_id (integer)', 'past 2^31', '22003')$$,
   'the model finds the integer result columns that receive the key: RETURN QUERY (at once), RETURNS TABLE, OUT, a composite type, RETURN NEXT; and the integer columns outside the migration it is written into (past 2^31); nothing in the functions that stay correct');
-SELECT is((SELECT count(*) FROM storagelab.bigint_migration_objects('public.customers', 'id') WHERE kind = 'widened_function'), 0::bigint,
-          'no widened_function row: widening changes parameters, not result types');
+SELECT set_eq(
+  $$SELECT objid::regprocedure::text, hazard_caller FROM storagelab.bigint_migration_objects('public.customers', 'id') WHERE kind = 'widened_function'$$,
+  $$VALUES ('orders_of(integer)', 'result column 2'), ('buyer_ids()', 'return type'), ('top_customers(integer)', 'result column 1'),
+           ('customer_of(integer)', 'OUT parameter cid'), ('last_buyer()', 'return type')$$,
+  'widened_function rows for the result columns and return types it can widen; not the composite type, the casting RETURN QUERY, the writes');
 SELECT matches(public.error_of($$SELECT storagelab.bigint_migration_script('public.customers', 'id')$$),
-               '^2BP01: Declare the result columns of .*buyer_ids\(\).*orders_of\(integer\).*function_hazards => ''accept''',
-               'refused by default; the hint says to declare the result columns bigint by hand, or accept');
-SELECT matches(public.error_of($$SELECT storagelab.bigint_migration_script('public.customers', 'id', 'online', function_hazards => 'widen')$$),
-               '^2BP01: ', 'widen refuses too (online mode): it cannot change what a function returns');
+               '^2BP01: Generate the script with function_hazards => ''widen'' to re-create .*buyer_ids\(\).*orders_of\(integer\).*function_hazards => ''accept''',
+               'refused by default; the hint names widen (which now declares the result columns bigint) and accept');
+SELECT is(public.error_of($$SELECT storagelab.bigint_migration_script('public.customers', 'id', 'online', function_hazards => 'widen')$$),
+          'no error', 'widen writes a script (online mode) for RETURN QUERY columns');
+
+-- the widen oracle, in the copy: past 2^31, what is widened works, what is left as is fails
+SELECT storagelab.bigint_migration_script('public.customers', 'id', function_hazards => 'widen') \g (format=unaligned tuples_only=on) :tmp/widen.sql
+\set left_as_is `grep -c -e '^--   function .* <- .*: fails past 2^31; left as is$' :tmp/widen.sql`
+\set rc `psql -X -q -v ON_ERROR_STOP=1 -d :wdb -f :tmp/widen.sql > :tmp/widen.out 2>&1; echo $?`
+SELECT is(:'rc' || ' ' || :'left_as_is', '0 4', 'widen: the script runs; the header says "left as is" for the four it cannot widen');
+\set res `psql -X -q -At -d :wdb -c "DROP TRIGGER orders_audit ON public.orders" -c "INSERT INTO public.customers (id, name) VALUES (3000000000, 'big')" -c "INSERT INTO public.orders (id, customer_id, total) VALUES (1000, 3000000000, 1e9)" -c "SELECT (SELECT max(customer) FROM public.orders_of(5)) || ',' || (SELECT max(b) FROM public.buyer_ids() b) || ',' || (SELECT cid FROM public.top_customers(1)) || ',' || (SELECT cid FROM public.customer_of(1000)) || ',' || (SELECT b FROM public.last_buyer() b)" 2>&1 | tr '\n' ' '`
+SELECT is(:'res'::text, '5,3000000000,3000000000,3000000000,3000000000 ',
+          'widen: RETURN QUERY works again, and past 2^31 the widened functions return the key (RETURNS SETOF, SQL RETURNS TABLE, OUT, RETURN NEXT)');
+\set res `psql -X -q -At -d :wdb -c "SELECT * FROM public.refs()" -c "SELECT * FROM public.orders_cast(3000000000)" 2>&1 | grep -o 'ERROR: .*' | tr '\n' ' '`
+SELECT is(:'res'::text, 'ERROR:  integer out of range ERROR:  integer out of range ',
+          'widen: what it left as is (a composite type, a casting RETURN QUERY) fails past 2^31, as the header says');
 
 -- the oracle: the accept script, executed
 SELECT storagelab.bigint_migration_script('public.customers', 'id', function_hazards => 'accept') \g (format=unaligned tuples_only=on) :tmp/accept.sql
@@ -131,3 +155,4 @@ SELECT * FROM finish();
 \c :origdb
 SET client_min_messages = warning;
 DROP DATABASE storagelab_tap_hazards_results;
+DROP DATABASE storagelab_tap_hazards_results_w;
