@@ -4,15 +4,21 @@
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
--- The schema "storagelab" is created by CREATE EXTENSION (control file:
--- schema = storagelab, relocatable = false) and belongs to the extension.
-
+-- Schema "storagelab": the public API.  Created here, so that it is a
+-- member of the extension: pg_dump writes neither schema apart from CREATE
+-- EXTENSION, and a restore into a database where the extension exists
+-- works.  The extension object itself lives in pg_catalog (control file),
+-- as PostgreSQL cannot make the schema holding it a member.  IF NOT EXISTS:
+-- after the update from 1.0, which adds 1.0's schema to the extension, this
+-- part re-runs; a schema "storagelab" that is not the extension's still
+-- fails (PostgreSQL refuses to take it over).
+CREATE SCHEMA IF NOT EXISTS storagelab;
 COMMENT ON SCHEMA storagelab IS
   'storagelab: storage advisor views and migration-script generators';
 
 -- Schema "storagelab_internal": helpers and C entry points behind the public
 -- objects.  No promises: anything in it may change in any version.
-CREATE SCHEMA storagelab_internal;
+CREATE SCHEMA IF NOT EXISTS storagelab_internal;
 COMMENT ON SCHEMA storagelab_internal IS
   'storagelab internals: helpers behind the public views and functions, no stable API';
 
