@@ -6,7 +6,8 @@
 # where CREATE EXTENSION storagelab already ran, and both again with
 # --single-transaction.  Each restore must succeed without an error and give
 # the same settings, history, growth and int_overflow.overflow_at (read as
-# overflow_at - now(), which one statement makes exact) as the original.
+# overflow_at - now(), which one statement makes exact) as the original, and
+# the settings' shipped defaults once.
 # Also: both schemas are members of the extension, so the dump has no
 # CREATE SCHEMA of its own, and the extension object lives in pg_catalog.
 set -uo pipefail
@@ -44,6 +45,8 @@ ok $? "a database with settings, history and growth is seeded"
 state() {
 	q "$1" <<-'SQL'
 		SELECT 'setting', name, value FROM storagelab.settings ORDER BY 2;
+		-- shipped with the extension, not dumped: never twice after a restore
+		SELECT 'setting defaults', count(*) FROM storagelab_internal.setting_defaults;
 		SELECT 'history', taken_at, schema_name, table_name, column_name, value, evidence
 		  FROM storagelab.int_overflow_history ORDER BY 2, 3, 4, 5;
 		SELECT 'growth', schema_name, table_name, column_name, per_second, snapshots, fitted_at
