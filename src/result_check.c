@@ -17,24 +17,100 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_extension.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 
 #include "storagelab.h"
 
 /*
+ * installed_version
+ *		extversion of the storagelab extension in this database (NULL when
+ *		none): what the SQL objects are.
+ */
+static char *
+installed_version(void)
+{
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	char	   *version = NULL;
+
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber,
+				F_NAMEEQ, CStringGetDatum("storagelab"));
+	scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tuple, Anum_pg_extension_extversion,
+									 RelationGetDescr(rel), &isnull);
+
+		if (!isnull)
+			version = text_to_cstring(DatumGetTextPP(d));
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return version;
+}
+
+/*
+ * version_older
+ *		Whether version a ("1.10") comes before b ("1.2"), part by part.
+ */
+static bool
+version_older(const char *a, const char *b)
+{
+	while (*a || *b)
+	{
+		long		x = strtol(a, (char **) &a, 10);
+		long		y = strtol(b, (char **) &b, 10);
+
+		if (x != y)
+			return x < y;
+		if (*a == '.')
+			a++;
+		if (*b == '.')
+			b++;
+		if ((*a && !isdigit((unsigned char) *a)) || (*b && !isdigit((unsigned char) *b)))
+			return strcmp(a, b) < 0;
+	}
+	return false;
+}
+
+/*
  * mismatch
- *		Raise the error of a library newer (or older) than the SQL objects
- *		calling it; detail says what differs.
+ *		Raise the error of a library that does not match the SQL objects
+ *		calling it; detail says what differs.  Usually the library is newer
+ *		(a package upgrade, before ALTER EXTENSION UPDATE); a session that
+ *		loaded the library before an upgrade and runs on after ALTER
+ *		EXTENSION UPDATE has an older one, and must reconnect.
  */
 static void
 mismatch(const char *caller, const char *detail)
 {
+	char	   *sql = installed_version();
+
+	if (sql != NULL && version_older(STORAGELAB_VERSION, sql))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("storagelab's library is older than its SQL objects"),
+				 errdetail("%s() %s This session runs the library of version %s; the SQL objects are of version %s.",
+						   caller, detail, STORAGELAB_VERSION, sql),
+				 errhint("Reconnect: this session loaded the library before the upgrade.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("storagelab's library is newer than its SQL objects"),
-			 errdetail("%s() %s", caller, detail),
+			 errdetail("%s() %s The library is of version %s; the SQL objects are of version %s.",
+					   caller, detail, STORAGELAB_VERSION, sql ? sql : "(none)"),
 			 errhint("Run ALTER EXTENSION storagelab UPDATE.")));
 }
 
