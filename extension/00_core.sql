@@ -8,17 +8,16 @@
 -- member of the extension: pg_dump writes neither schema apart from CREATE
 -- EXTENSION, and a restore into a database where the extension exists
 -- works.  The extension object itself lives in pg_catalog (control file),
--- as PostgreSQL cannot make the schema holding it a member.  IF NOT EXISTS:
--- after the update from 1.0, which adds 1.0's schema to the extension, this
--- part re-runs; a schema "storagelab" that is not the extension's still
--- fails (PostgreSQL refuses to take it over).
-CREATE SCHEMA IF NOT EXISTS storagelab;
+-- as PostgreSQL cannot make the schema holding it a member.  A database
+-- updated from 1.0 has the schema already, not a member: the update makes
+-- it one first (doc/install.md, "Where the extension lives").
+CREATE SCHEMA storagelab;
 COMMENT ON SCHEMA storagelab IS
   'storagelab: storage advisor views and migration-script generators';
 
 -- Schema "storagelab_internal": helpers and C entry points behind the public
 -- objects.  No promises: anything in it may change in any version.
-CREATE SCHEMA IF NOT EXISTS storagelab_internal;
+CREATE SCHEMA storagelab_internal;
 COMMENT ON SCHEMA storagelab_internal IS
   'storagelab internals: helpers behind the public views and functions, no stable API';
 
