@@ -4,9 +4,14 @@
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
--- The schema "storagelab" is created by CREATE EXTENSION (control file:
--- schema = storagelab, relocatable = false) and belongs to the extension.
-
+-- Schema "storagelab": the public API.  Created here, so that it is a
+-- member of the extension: pg_dump writes neither schema apart from CREATE
+-- EXTENSION, and a restore into a database where the extension exists
+-- works.  The extension object itself lives in pg_catalog (control file),
+-- as PostgreSQL cannot make the schema holding it a member.  A database
+-- updated from 1.0 has the schema already, not a member: the update makes
+-- it one first (doc/install.md, "Where the extension lives").
+CREATE SCHEMA storagelab;
 COMMENT ON SCHEMA storagelab IS
   'storagelab: storage advisor views and migration-script generators';
 

@@ -9,7 +9,8 @@
 -- for a view monitoring polls.  The snapshot function refits it once per
 -- snapshot (a daily job) and stores one row per column here; the view joins
 -- these rows.  The history stays the state (dumped, kept by upgrades); this
--- table is derived from it and rebuilt from it (int_overflow_growth_refit()).
+-- table is derived from it and rebuilt from it (int_overflow_growth_refit()),
+-- and dumped beside it (a restore keeps overflow_at).
 
 CREATE TABLE storagelab_internal.int_overflow_growth (
   schema_name  name NOT NULL,
@@ -21,7 +22,11 @@ CREATE TABLE storagelab_internal.int_overflow_growth (
   PRIMARY KEY (schema_name, table_name, column_name)
 );
 COMMENT ON TABLE storagelab_internal.int_overflow_growth IS
-  'per int_overflow column, the least-squares growth of its recorded values over int_overflow.growth_window, as of the last snapshot; derived from storagelab.int_overflow_history by int_overflow_growth_refit() (not dumped: a restore refits at the next snapshot)';
+  'per int_overflow column, the least-squares growth of its recorded values over int_overflow.growth_window, as of the last snapshot; derived from storagelab.int_overflow_history by int_overflow_growth_refit(); kept by pg_dump, so that overflow_at is the same straight after a restore';
+-- Dumped with the history (whose fit it is, as of the last snapshot):
+-- refitting at restore time would fit a window ending at the restore, not
+-- at the snapshot.  Keyed by names, which a restore keeps.
+SELECT pg_catalog.pg_extension_config_dump('storagelab_internal.int_overflow_growth', '');
 
 -- Refit every column's growth from the history in the window.
 -- SECURITY DEFINER, the one exception to the conventions: members of

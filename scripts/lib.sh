@@ -210,3 +210,63 @@ counts_of() {
 extension_version() {
 	sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" "$REPO/storagelab.control"
 }
+
+# ---------------------------------------------------------------------------
+# Released versions, built from their commits (scripts/upgrade-test.sh,
+# scripts/library-mix-test.sh).  A release is a CHANGELOG.md heading that
+# names its commit ("## 1.0 (2026-11-22): commit 45aee7a"); tags do not travel
+# with every clone.  Builds are cached in $REPO/.build/releases/VERSION.
+# ---------------------------------------------------------------------------
+
+# release_list: "version commit" per released version, from CHANGELOG.md.
+release_list() {
+	sed -n 's/^## \([0-9][0-9.]*\)[^0-9a-z].*commit \([0-9a-f]\{7,40\}\).*/\1 \2/p' "$REPO/CHANGELOG.md"
+}
+
+# release_build VERSION COMMIT: VERSION's source (git archive of COMMIT)
+# built for this major and staged in $REPO/.build/releases/VERSION/pgN/stage,
+# as its package would install it.  Prints why not and fails when the commit
+# is not in this clone or does not build.
+release_build() {
+	local v=$1 c=$2 dir=$REPO/.build/releases/$1 out stamp
+	local git_=(git -c safe.directory='*' -C "$REPO")
+	if [ "$(cat "$dir/src/.commit" 2>/dev/null)" != "$c" ]; then
+		if ! "${git_[@]}" cat-file -e "$c^{commit}" 2>/dev/null; then
+			echo "commit $c of release $v is not in this clone (shallow, or no git history)"
+			return 1
+		fi
+		rm -rf "$dir"
+		mkdir -p "$dir/src"
+		"${git_[@]}" archive "$c" | tar -x -C "$dir/src"
+		echo "$c" >"$dir/src/.commit"
+	fi
+	out=$dir/pg$PG_MAJOR
+	stamp="$c $("$PG_CONFIG" --version)"
+	[ "$(cat "$out/.built" 2>/dev/null)" = "$stamp" ] && return 0
+	log "building release $v (commit $c) for PostgreSQL $PG_MAJOR"
+	rm -rf "$out"
+	mkdir -p "$out"
+	cp -a "$dir/src" "$out/build"
+	if ! { make -C "$out/build" -s PG_CONFIG="$PG_CONFIG" &&
+		make -C "$out/build" -s PG_CONFIG="$PG_CONFIG" install DESTDIR="$out/stage"; } >"$out/build.log" 2>&1; then
+		tail -n 30 "$out/build.log"
+		echo "release $v (commit $c) does not build for PostgreSQL $PG_MAJOR"
+		return 1
+	fi
+	rm -rf "$out/build"
+	echo "$stamp" >"$out/.built"
+}
+
+# release_stage DIR VERSION|current: DIR (a stage a cluster loads, see
+# stage_settings) holds VERSION's staged release, or the current build
+# installed over what DIR holds (as a package upgrade replaces the library),
+# readable by the server.
+release_stage() {
+	if [ "$2" = current ]; then
+		make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" install DESTDIR="$1" >/dev/null
+	else
+		find "$1" -mindepth 1 -delete
+		cp -a "$REPO/.build/releases/$2/pg$PG_MAJOR/stage/." "$1/"
+	fi
+	chmod -R a+rX "$1"
+}

@@ -41,6 +41,7 @@ part() {
 }
 log "upgrade test: every released version to $(extension_version)"
 STORAGELAB_BUILT=1 part "$REPO/scripts/upgrade-test.sh"
+STORAGELAB_BUILT=1 part "$REPO/scripts/library-mix-test.sh"
 log "META.json against the PGXN Meta Spec"
 part "$REPO/scripts/meta-check.py"
 summary_line "$p" "$f" "$k"

@@ -1,5 +1,7 @@
--- The extension installs, drops and re-creates cleanly, lives entirely in
--- schema storagelab, and documents every public object.
+-- The extension installs, drops and re-creates cleanly, documents every
+-- public object, and keeps its objects in its own two schemas, which are
+-- members of it (the extension object itself lives in pg_catalog, so that
+-- pg_dump never writes the schemas apart).
 SELECT extname, extversion, extrelocatable, nspname
   FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
  WHERE extname = 'storagelab';
@@ -48,9 +50,7 @@ DELETE FROM storagelab.settings;
 SELECT storagelab_internal.setting('scripts.lock_timeout');
 SELECT storagelab_internal.setting('no such setting') IS NULL AS unknown_is_null;
 
--- Drop and re-create.  PostgreSQL leaves the schema it created for the
--- extension in place (empty); CREATE EXTENSION reuses it.  The internal
--- schema is a member and goes with the extension.
+-- Drop and re-create.  Both schemas are members and go with the extension.
 DROP EXTENSION storagelab;
 SELECT nspname AS schema_left FROM pg_namespace WHERE nspname LIKE 'storagelab%' ORDER BY 1;
 CREATE EXTENSION storagelab;

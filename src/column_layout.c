@@ -42,6 +42,9 @@
 PG_FUNCTION_INFO_V1(storagelab_heap_tuple_bytes);
 PG_FUNCTION_INFO_V1(storagelab_heap_pages);
 
+/* heap_tuple_bytes(): tuple_bytes, padding_bytes, size_varies */
+static const Oid layout_result_types[] = {FLOAT8OID, FLOAT8OID, BOOLOID};
+
 /* Offsets are tracked modulo the largest alignment, MAXIMUM_ALIGNOF. */
 #define SL_MODULUS	MAXIMUM_ALIGNOF
 
@@ -367,6 +370,7 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 	Datum		result[3];
 	bool		result_nulls[3] = {false, false, false};
 
+	tupdesc = SL_RESULT_DESC(fcinfo, layout_result_types, "heap_tuple_bytes");
 	for (int a = 0; a < 6; a++)
 		if (PG_ARGISNULL(a))
 			PG_RETURN_NULL();
@@ -432,9 +436,6 @@ storagelab_heap_tuple_bytes(PG_FUNCTION_ARGS)
 		if (keys != NULL && !PG_ARGISNULL(12) && PG_GETARG_INT32(12) >= 0)
 			cols[r].key = PG_GETARG_INT32(12);
 	}
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
 
 	storagelab_tuple_layout(cols, natts, keys != NULL, &layout);
 	result[0] = Float8GetDatum(layout.tuple_bytes);

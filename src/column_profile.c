@@ -52,6 +52,12 @@
 PG_FUNCTION_INFO_V1(storagelab_text_kind);
 PG_FUNCTION_INFO_V1(storagelab_column_profile_scan);
 
+/* column_profile_scan()'s result columns (part 50's declaration). */
+static const Oid profile_result_types[] = {
+	INT2OID, INT8OID, INT8OID, FLOAT8OID, NUMERICOID, NUMERICOID, BOOLOID,
+	TEXTOID, FLOAT8OID, FLOAT8OID
+};
+
 /* Text kinds, one bit each, in the order they are tested. */
 #define KIND_UUID			0x01
 #define KIND_INTEGER		0x02
@@ -574,6 +580,7 @@ storagelab_column_profile_scan(PG_FUNCTION_ARGS)
 								   "A profile of the rows visible to this role would be reported as exact.");
 
 	InitMaterializedSRF(fcinfo, 0);
+	SL_CHECK_RESULT(rsinfo->setDesc, profile_result_types, "column_profile_scan");
 
 	tupdesc = RelationGetDescr(rel);
 	states = palloc0(sizeof(ColumnState) * tupdesc->natts);

@@ -239,6 +239,36 @@ typedef enum WalkOutput
 } WalkOutput;
 
 /*
+ * The result columns of each output, as part 50 declares the four SQL
+ * functions (checked by column_walk(): see result_check.c).
+ */
+static const Oid columns_types[] = {
+	OIDOID, FLOAT8OID, INT4OID, INT4OID, INT2OID, NAMEOID, BOOLOID, OIDOID,
+	INT4OID, INT2OID, CHAROID, CHAROID, BOOLOID, INT4OID, TEXTOID, TEXTOID,
+	TIMESTAMPTZOID, INT8OID, FLOAT8OID, FLOAT8OID, NUMERICOID, NUMERICOID,
+	BOOLOID, TEXTOID, FLOAT8OID, NUMERICOID, NUMERICOID, BOOLOID, TEXTOID,
+	FLOAT8OID, FLOAT8OID
+};
+static const Oid tables_types[] = {
+	OIDOID, FLOAT8OID, BOOLOID, BOOLOID, NAMEARRAYOID, NAMEARRAYOID,
+	FLOAT8OID, FLOAT8OID, FLOAT8OID, INT8OID, INT8OID
+};
+static const Oid candidates_types[] = {
+	OIDOID, INT2OID, NAMEOID, OIDOID, INT4OID, BOOLOID, TEXTOID, FLOAT8OID,
+	TIMESTAMPTZOID, FLOAT8OID, INT4OID, NUMERICOID, NUMERICOID, TEXTOID,
+	TEXTOID, FLOAT8OID, FLOAT8OID, INT8OID, TEXTOID
+};
+static const Oid plans_types[] = {
+	OIDOID, FLOAT8OID, BOOLOID, NAMEARRAYOID, NAMEARRAYOID, TEXTOID, INT4OID,
+	FLOAT8OID, FLOAT8OID, INT8OID, INT8OID
+};
+
+/* The arguments of column_candidates() and table_rewrite_plans(). */
+static const Oid rules_arg_types[] = {
+	OIDARRAYOID, INT2ARRAYOID, FLOAT8OID, FLOAT8OID, FLOAT8OID
+};
+
+/*
  * storagelab_order_key
  *		Sort key of the suggested column order: fixed width by alignment
  *		descending, then variable width; NOT NULL first within each; then the
@@ -391,6 +421,21 @@ column_walk(FunctionCallInfo fcinfo, WalkOutput output, HTAB *skip,
 	ColumnInfo *cols;
 
 	InitMaterializedSRF(fcinfo, 0);
+	switch (output)
+	{
+		case WO_COLUMNS:
+			SL_CHECK_RESULT(rsinfo->setDesc, columns_types, "column_statistics");
+			break;
+		case WO_TABLES:
+			SL_CHECK_RESULT(rsinfo->setDesc, tables_types, "table_layouts");
+			break;
+		case WO_CANDIDATES:
+			SL_CHECK_RESULT(rsinfo->setDesc, candidates_types, "column_candidates");
+			break;
+		case WO_PLANS:
+			SL_CHECK_RESULT(rsinfo->setDesc, plans_types, "table_rewrite_plans");
+			break;
+	}
 
 	storagelab_rule_bounds(&bounds);
 
@@ -723,9 +768,11 @@ evidence_rules(FunctionCallInfo fcinfo, int first_arg, EvidenceRules *e)
 Datum
 storagelab_column_candidates(PG_FUNCTION_ARGS)
 {
-	HTAB	   *skip = skip_columns(fcinfo, 0, 1);
+	HTAB	   *skip;
 	EvidenceRules e;
 
+	SL_CHECK_ARGS(fcinfo, rules_arg_types, "column_candidates");
+	skip = skip_columns(fcinfo, 0, 1);
 	evidence_rules(fcinfo, 2, &e);
 	column_walk(fcinfo, WO_CANDIDATES, skip, &e);
 	return (Datum) 0;
@@ -741,9 +788,11 @@ storagelab_column_candidates(PG_FUNCTION_ARGS)
 Datum
 storagelab_table_rewrite_plans(PG_FUNCTION_ARGS)
 {
-	HTAB	   *skip = skip_columns(fcinfo, 0, 1);
+	HTAB	   *skip;
 	EvidenceRules e;
 
+	SL_CHECK_ARGS(fcinfo, rules_arg_types, "table_rewrite_plans");
+	skip = skip_columns(fcinfo, 0, 1);
 	evidence_rules(fcinfo, 2, &e);
 	column_walk(fcinfo, WO_PLANS, skip, &e);
 	return (Datum) 0;

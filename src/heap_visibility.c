@@ -52,6 +52,17 @@
 PG_FUNCTION_INFO_V1(storagelab_heap_visibility);
 PG_FUNCTION_INFO_V1(storagelab_heap_visibility_toast);
 
+/* What hv_run() reads and builds (the SQL declarations in part 30). */
+static const Oid hv_arg_types[] = {REGCLASSOID, INT4OID};
+static const Oid hv_result_types[] = {
+	TEXTOID, TEXTOID,			/* advice, evidence */
+	INT8OID, INT8OID, INT8OID, INT8OID, /* pages .. all_frozen_pages */
+	/* the HV_NUM_FIGURES figures, in HvFigure order */
+	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
+	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
+	INT4OID, INT4OID, JSONBOID	/* oldest_unfrozen_xid_age, relations, ci95 */
+};
+
 /* Seed of the page sample: the same relation gives the same sample. */
 #define HV_SAMPLE_SEED	0x5eed
 
@@ -323,6 +334,8 @@ hv_run(FunctionCallInfo fcinfo, bool toast, const char *caller)
 	int			f;
 	HeapTuple	tuple;
 
+	SL_CHECK_ARGS(fcinfo, hv_arg_types, caller);
+	tupdesc = SL_RESULT_DESC(fcinfo, hv_result_types, caller);
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
@@ -337,10 +350,9 @@ hv_run(FunctionCallInfo fcinfo, bool toast, const char *caller)
 					 errhint("Pass NULL (the default) to read every page.")));
 	}
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	if (tupdesc->natts > lengthof(values))
-		elog(ERROR, "unexpected result type of %s()", caller);
+	StaticAssertStmt(lengthof(hv_result_types) == 6 + HV_NUM_FIGURES + 3 &&
+					 lengthof(hv_result_types) <= lengthof(values),
+					 "hv_result_types lists every result column");
 
 	rels = hv_collect_relations(relid, toast, caller);
 
@@ -410,8 +422,7 @@ hv_run(FunctionCallInfo fcinfo, bool toast, const char *caller)
 		values[col] = hv_intervals_jsonb(&scan);
 	col++;
 
-	if (col != tupdesc->natts)
-		elog(ERROR, "unexpected result type of %s()", caller);
+	Assert(col == lengthof(hv_result_types));
 
 	FreeAccessStrategy(scan.strategy);
 	MemoryContextDelete(scan.pagecxt);

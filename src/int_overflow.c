@@ -126,9 +126,26 @@ locator_in_database(Oid reltablespace, Oid relfilenode)
 }
 
 /*
+ * check_call
+ *		The SQL declaration calling one of the three probes is the one this
+ *		library serves (arguments and result: see result_check.c); first
+ *		thing in each, before any argument is read.  type2 is the type of
+ *		the second result column: bigint, or boolean for is_called.
+ */
+static void
+check_call(FunctionCallInfo fcinfo, int nargs, Oid type2, const char *caller)
+{
+	static const Oid arg_types[] = {REGCLASSOID, INT2OID};
+	Oid			result_types[] = {INT8OID, type2, TEXTOID};
+
+	storagelab_check_args(fcinfo, arg_types, nargs, caller);
+	SL_RESULT_DESC(fcinfo, result_types, caller);
+}
+
+/*
  * form_result
  *		Build the function's composite result from three values; a NULL
- *		pointer for v1/v2 gives a NULL field.
+ *		pointer for v1/v2 gives a NULL field.  The caller ran check_call().
  */
 static Datum
 form_result(FunctionCallInfo fcinfo, Datum *v1, Datum *v2, const char *status)
@@ -384,6 +401,7 @@ storagelab_int_overflow_sequence_state(PG_FUNCTION_ARGS)
 	Datum		d_last;
 	Datum		d_called;
 
+	check_call(fcinfo, 1, BOOLOID, "int_overflow_sequence_state");
 	status = storagelab_sequence_state(PG_GETARG_OID(0), false,
 									   &last_value, &is_called);
 	if (status != SL_STATUS_OK)
@@ -1130,6 +1148,7 @@ storagelab_int_overflow_index_bounds(PG_FUNCTION_ARGS)
 	Datum		dmin;
 	Datum		dmax;
 
+	check_call(fcinfo, 1, INT8OID, "int_overflow_index_bounds");
 	status = storagelab_index_bounds(PG_GETARG_OID(0), &minv, &maxv);
 	if (status != SL_STATUS_OK && status != SL_STATUS_APPROXIMATE)
 		PG_RETURN_DATUM(form_result(fcinfo, NULL, NULL, status));
@@ -1289,6 +1308,7 @@ storagelab_int_overflow_stats_bounds(PG_FUNCTION_ARGS)
 	Datum		dmin;
 	Datum		dmax;
 
+	check_call(fcinfo, 2, INT8OID, "int_overflow_stats_bounds");
 	status = storagelab_stats_bounds(PG_GETARG_OID(0), PG_GETARG_INT16(1),
 									 &minv, &maxv);
 	if (status != SL_STATUS_OK)

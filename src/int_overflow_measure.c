@@ -46,11 +46,19 @@
 #include "compat.h"
 #include "int_overflow.h"
 #include "int_overflow_catalog.h"
+#include "storagelab.h"
 
 PG_FUNCTION_INFO_V1(storagelab_int_overflow_measurements);
 
 /* Result columns of storagelab_internal.int_overflow_measurements(). */
 #define IO_NCOLUMNS 19
+
+/* The result columns, as part 10 declares int_overflow_measurements(). */
+static const Oid io_result_types[IO_NCOLUMNS] = {
+	OIDOID, INT2OID, NAMEOID, NAMEOID, NAMEOID, OIDOID, TEXTOID, OIDOID,
+	NUMERICOID, NUMERICOID, NUMERICOID, NUMERICOID, NUMERICOID, NUMERICOID,
+	INT8OID, BOOLOID, BOOLOID, TEXTOID, TEXTARRAYOID
+};
 
 /*
  * Wide integers for the usage arithmetic: a sequence value that was never
@@ -672,6 +680,7 @@ storagelab_int_overflow_measurements(PG_FUNCTION_ARGS)
 	Datum		empty_array;
 
 	InitMaterializedSRF(fcinfo, 0);
+	SL_CHECK_RESULT(rsinfo->setDesc, io_result_types, "int_overflow_measurements");
 
 	workcxt = AllocSetContextCreate(CurrentMemoryContext,
 									"int_overflow measurements",

@@ -33,6 +33,9 @@
 
 PG_FUNCTION_INFO_V1(storagelab_read_stream_probe);
 
+/* blkno, tagged_blkno, normal_items */
+static const Oid probe_result_types[] = {INT8OID, INT8OID, INT4OID};
+
 /* The callback state for an explicit list of blocks. */
 typedef struct ProbeBlockList
 {
@@ -86,6 +89,7 @@ storagelab_read_stream_probe(PG_FUNCTION_ARGS)
 	void	   *per_buffer_data;
 
 	InitMaterializedSRF(fcinfo, 0);
+	SL_CHECK_RESULT(rsinfo->setDesc, probe_result_types, "storagelab_read_stream_probe");
 
 	/* No relation, no blocks. */
 	if (PG_ARGISNULL(0))

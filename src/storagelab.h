@@ -24,6 +24,29 @@
 extern bool storagelab_xid_did_commit(TransactionId xid, bool *committed);
 extern bool storagelab_tuple_visible(HeapTupleHeader tuple, Snapshot snapshot);
 
+/*
+ * result_check.c: the SQL declaration calling a C function is the one the
+ * library was built for (55000 "storagelab's library is newer than its SQL
+ * objects" otherwise).  Pass arrays: the macros count them.
+ */
+#include "access/tupdesc.h"
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+
+extern void storagelab_check_result_desc(TupleDesc desc, const Oid *types,
+										 int ntypes, const char *caller);
+extern TupleDesc storagelab_result_desc(FunctionCallInfo fcinfo,
+										const Oid *types, int ntypes,
+										const char *caller);
+extern void storagelab_check_args(FunctionCallInfo fcinfo, const Oid *types,
+								  int ntypes, const char *caller);
+#define SL_CHECK_RESULT(desc, types, caller) \
+	storagelab_check_result_desc((desc), (types), lengthof(types), (caller))
+#define SL_RESULT_DESC(fcinfo, types, caller) \
+	storagelab_result_desc((fcinfo), (types), lengthof(types), (caller))
+#define SL_CHECK_ARGS(fcinfo, types, caller) \
+	storagelab_check_args((fcinfo), (types), lengthof(types), (caller))
+
 /* relation.c */
 extern Relation storagelab_open_heap_relation(Oid relid, int allowed_kinds,
 											  const char *caller);

@@ -84,6 +84,17 @@ PG_FUNCTION_INFO_V1(storagelab_toast_lock_nowait);
 /* Number of output columns of storagelab_internal.toast_census(). */
 #define TOAST_CENSUS_COLS	31
 
+/* What storagelab_toast_census() reads and builds (part 40's declaration). */
+static const Oid census_arg_types[] = {REGCLASSOID, NAMEOID, INT4OID};
+static const Oid census_result_types[TOAST_CENSUS_COLS] = {
+	INT8OID, INT8OID, INT8OID, BOOLOID, /* rows_scanned .. sampled */
+	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
+	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
+	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, /* null_values .. */
+	JSONBOID, FLOAT8OID,		/* content_types, prefix_entropy */
+	INT8OID, INT8OID, BOOLOID	/* toast_values_fetched .. lz4_available */
+};
+
 /*
  * A value whose octet_length reaches this is "large": big enough that
  * PostgreSQL tries to compress it or move it out of line whatever the rest
@@ -567,6 +578,8 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 	bool		nulls[TOAST_CENSUS_COLS];
 	int			col = 0;
 
+	SL_CHECK_ARGS(fcinfo, census_arg_types, "toast_census");
+	result_desc = SL_RESULT_DESC(fcinfo, census_result_types, "toast_census");
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -584,9 +597,6 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 					 errdetail("sample_rows was %lld.", (long long) sample_rows),
 					 errhint("Pass NULL for an exact census of every row.")));
 	}
-
-	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
 
 	rel = storagelab_open_heap_relation(relid, SL_ALLOW_TABLE | SL_ALLOW_MATVIEW,
 										"toast_profile");

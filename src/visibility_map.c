@@ -32,6 +32,9 @@
 
 PG_FUNCTION_INFO_V1(storagelab_visibility_map_count);
 
+/* pages, all_visible_pages, all_frozen_pages */
+static const Oid vm_result_types[] = {INT8OID, INT8OID, INT8OID};
+
 /* Bytes of heap-block bits on a visibility-map page (visibilitymap.c). */
 #define VM_MAPSIZE (BLCKSZ - MAXALIGN(SizeOfPageHeaderData))
 
@@ -129,8 +132,7 @@ storagelab_visibility_map_count(PG_FUNCTION_ARGS)
 	int			flags = SL_ALLOW_TABLE | SL_ALLOW_MATVIEW | SL_ALLOW_TOAST |
 		SL_NOWAIT | SL_SKIP_UNREADABLE;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
+	tupdesc = SL_RESULT_DESC(fcinfo, vm_result_types, "visibility_map_count");
 
 	/*
 	 * Visibility-map counts are statistics, as pg_class.relallvisible is: a

@@ -11,6 +11,46 @@
 
 \echo Use "ALTER EXTENSION storagelab UPDATE TO '1.1'" to load this file. \quit
 
+-- 1.0 -> 1.1, first step (before any install part re-runs): schema
+-- storagelab becomes a member of the extension, and the extension object
+-- moves to pg_catalog, where CREATE EXTENSION puts it since 1.1 (control
+-- file: schema = pg_catalog).
+--
+-- In 1.0, CREATE EXTENSION created schema storagelab from the control
+-- file's "schema = storagelab": not a member, so pg_dump wrote it apart and
+-- pg_restore into a database with the extension failed ("schema storagelab
+-- already exists"; with --single-transaction nothing was restored).
+-- PostgreSQL refuses (55000) ALTER EXTENSION ADD SCHEMA of the schema the
+-- extension object lives in, and ALTER EXTENSION SET SCHEMA needs a
+-- relocatable extension; so the extension's own row is moved: extnamespace
+-- set to pg_catalog, and its dependency on schema storagelab dropped (a
+-- CREATE EXTENSION into pg_catalog records none: pg_catalog is pinned).
+-- The update runs as a superuser (superuser = true), who may write these
+-- catalogs.  Then the schema is added.  Re-runnable: each step checks first.
+DO $schemas$
+DECLARE
+  ext oid := (SELECT oid FROM pg_catalog.pg_extension WHERE extname = 'storagelab');
+BEGIN
+  IF (SELECT extnamespace FROM pg_catalog.pg_extension WHERE oid = ext)
+     <> 'pg_catalog'::pg_catalog.regnamespace THEN
+    DELETE FROM pg_catalog.pg_depend
+     WHERE classid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND objid = ext
+       AND refclassid = 'pg_catalog.pg_namespace'::pg_catalog.regclass
+       AND deptype = 'n';
+    UPDATE pg_catalog.pg_extension
+       SET extnamespace = 'pg_catalog'::pg_catalog.regnamespace
+     WHERE oid = ext;
+  END IF;
+  IF NOT EXISTS (SELECT FROM pg_catalog.pg_depend
+                  WHERE classid = 'pg_catalog.pg_namespace'::pg_catalog.regclass
+                    AND objid = 'storagelab'::pg_catalog.regnamespace
+                    AND refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass
+                    AND refobjid = ext AND deptype = 'e') THEN
+    ALTER EXTENSION storagelab ADD SCHEMA storagelab;
+  END IF;
+END
+$schemas$;
+
 -- Schema storagelab_internal: helpers and C entry points (new in 1.1); the
 -- moves below need it before the install parts run.
 CREATE SCHEMA storagelab_internal;

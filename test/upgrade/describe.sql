@@ -56,8 +56,11 @@ CREATE TEMP TABLE members AS
     FROM pg_depend d, ext
    WHERE d.refclassid = 'pg_extension'::regclass AND d.refobjid = ext.oid
      AND d.deptype = 'e';
+-- The extension's schema (1.0: storagelab, outside the extension) and its
+-- member schemas; not pg_catalog, where the extension object lives since
+-- 1.1 (its objects are PostgreSQL's).
 CREATE TEMP TABLE schemas AS
-  SELECT extnamespace AS oid FROM ext
+  SELECT extnamespace AS oid FROM ext WHERE extnamespace <> 'pg_catalog'::regnamespace
   UNION
   SELECT objid FROM members WHERE classid = 'pg_namespace'::regclass;
 CREATE TEMP TABLE state AS

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# TAP test (run by prove from scripts/run-suites.sh): pg_dump and pg_restore
+# of a database using storagelab.  A seeded database (settings overrides,
+# int_overflow history and its fitted growth, a key near 2^31) is dumped
+# with pg_dump -Fc and restored four ways: into an empty database, into one
+# where CREATE EXTENSION storagelab already ran, and both again with
+# --single-transaction.  Each restore must succeed without an error and give
+# the same settings, history, growth and int_overflow.overflow_at (read as
+# overflow_at - now(), which one statement makes exact) as the original, and
+# the settings' shipped defaults once.
+# Also: both schemas are members of the extension, so the dump has no
+# CREATE SCHEMA of its own, and the extension object lives in pg_catalog.
+set -uo pipefail
+: "${PG_MAJOR:?run from scripts/run-suites.sh}"
+bindir=/usr/lib/postgresql/$PG_MAJOR/bin
+
+n=0; failed=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+q() { local db=$1; shift; psql -X -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"; for d in src r1 r2 r3 r4; do dropdb --if-exists "storagelab_restore_$d" 2>/dev/null; done' EXIT
+src=storagelab_restore_src
+
+dropdb --if-exists "$src" 2>/dev/null
+createdb "$src"
+q "$src" -q -o /dev/null <<'SQL'
+SET client_min_messages = warning;
+CREATE EXTENSION storagelab;
+CREATE TABLE public.orders (id serial PRIMARY KEY, qty int);
+INSERT INTO public.orders (qty) SELECT g FROM generate_series(1, 100) g;
+SELECT setval('public.orders_id_seq', 2100000000);
+ANALYZE public.orders;
+INSERT INTO storagelab.settings VALUES ('scripts.lock_timeout', '750ms');
+-- Two earlier readings, then a snapshot: a growth of 10 million a day.
+INSERT INTO storagelab.int_overflow_history
+       (taken_at, schema_name, table_name, column_name, sequence_schema, sequence_name, value, evidence)
+VALUES (now() - interval '2 days', 'public', 'orders', 'id', 'public', 'orders_id_seq', 2080000000, 'exact'),
+       (now() - interval '1 day', 'public', 'orders', 'id', 'public', 'orders_id_seq', 2090000000, 'exact');
+SELECT storagelab.int_overflow_snapshot();
+SQL
+ok $? "a database with settings, history and growth is seeded"
+
+# state DB: what a restore must keep, as text.
+state() {
+	q "$1" <<-'SQL'
+		SELECT 'setting', name, value FROM storagelab.settings ORDER BY 2;
+		-- shipped with the extension, not dumped: never twice after a restore
+		SELECT 'setting defaults', count(*) FROM storagelab_internal.setting_defaults;
+		SELECT 'history', taken_at, schema_name, table_name, column_name, value, evidence
+		  FROM storagelab.int_overflow_history ORDER BY 2, 3, 4, 5;
+		SELECT 'growth', schema_name, table_name, column_name, per_second, snapshots, fitted_at
+		  FROM storagelab_internal.int_overflow_growth ORDER BY 2, 3, 4;
+		SELECT 'overflow_at', relation, column_name, overflow_at - now(), growth_per_day
+		  FROM storagelab.int_overflow WHERE relation = 'public.orders'::regclass;
+		SELECT 'members', string_agg(pg_describe_object(classid, objid, 0), ', ' ORDER BY 1)
+		  FROM pg_depend WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+		   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'storagelab')
+		   AND classid = 'pg_namespace'::regclass;
+		SELECT 'extension in', extnamespace::regnamespace FROM pg_extension WHERE extname = 'storagelab';
+	SQL
+}
+state "$src" >"$work/before"
+echo "# before: $(grep -c '^setting' "$work/before") settings, $(grep -c '^history' "$work/before") history rows, $(grep -c '^growth' "$work/before") growth rows"
+grep -q '^overflow_at|orders|id|[0-9]' "$work/before"
+ok $? "overflow_at of the key near 2^31 is known before the dump"
+grep -qx 'members|schema storagelab, schema storagelab_internal' "$work/before"
+ok $? "both schemas are members of the extension"
+grep -qx 'extension in|pg_catalog' "$work/before"
+ok $? "the extension object lives in pg_catalog"
+
+"$bindir/pg_dump" -Fc -f "$work/dump" "$src"
+ok $? "pg_dump -Fc"
+"$bindir/pg_restore" -l "$work/dump" | grep -E ' SCHEMA - storagelab' >"$work/schemas"
+[ ! -s "$work/schemas" ]
+ok $? "the dump has no CREATE SCHEMA storagelab of its own$(sed 's/^/: /' "$work/schemas")"
+
+# restore NAME WITH_EXTENSION OPTIONS...: restore the dump into a new
+# database (where CREATE EXTENSION ran first when WITH_EXTENSION is 1);
+# no error, and the same state as the original.
+restore() {
+	local db=storagelab_restore_$1 with=$2 what
+	shift 2
+	what="pg_restore${*:+ $*} into a database $([ "$with" = 1 ] && echo "with the extension created" || echo "without the extension")"
+	dropdb --if-exists "$db" 2>/dev/null
+	createdb "$db"
+	[ "$with" = 1 ] && q "$db" -q -c 'CREATE EXTENSION storagelab'
+	"$bindir/pg_restore" --exit-on-error "$@" -d "$db" "$work/dump" >"$work/$db.log" 2>&1
+	ok $? "$what succeeds$(grep -m 3 -E 'ERROR|error' "$work/$db.log" | sed 's/^/; /' | tr -d '\n')"
+	state "$db" >"$work/$db.after"
+	diff -u "$work/before" "$work/$db.after" >"$work/$db.diff"
+	ok $? "$what keeps settings, history, growth and overflow_at"
+	sed 's/^/# /' "$work/$db.diff"
+}
+restore r1 0
+restore r2 1
+restore r3 0 --single-transaction
+restore r4 1 --single-transaction
+
+# A schema clause other than pg_catalog is refused, with a clear message.
+out=$(q storagelab_restore_r1 -q -c 'DROP EXTENSION storagelab CASCADE' -c 'CREATE EXTENSION storagelab WITH SCHEMA public' 2>&1)
+grep -q 'must be installed in schema "pg_catalog"' <<<"$out"
+ok $? "CREATE EXTENSION storagelab WITH SCHEMA public is refused: $(grep -m 1 ERROR <<<"$out")"
+q storagelab_restore_r1 -q -c 'CREATE EXTENSION storagelab'
+ok $? "CREATE EXTENSION storagelab (no schema clause) after DROP EXTENSION"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
