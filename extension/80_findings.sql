@@ -206,7 +206,7 @@ COMMENT ON VIEW storagelab_internal.findings_toast IS
 -- with rows); else (a partitioned table, an empty parent) it gives the
 -- script the changes and the order the plans agree on; plans that disagree,
 -- or a child of several parents, get the plans to read instead.
-CREATE VIEW storagelab_internal.findings_layout AS
+CREATE VIEW storagelab_internal.findings_layout_rows AS
 WITH RECURSIVE plan AS MATERIALIZED (
   SELECT p.relation::oid AS relid, p.estimated_saved_bytes, p.column_changes, p.column_order,
          p.evidence
@@ -286,14 +286,33 @@ SELECT CASE WHEN g.narrows THEN 'column_width' ELSE 'alignment' END AS category,
   JOIN pg_catalog.pg_class c ON c.oid = g.root
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
  WHERE g.saved >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.min_saved_size'));
-COMMENT ON VIEW storagelab_internal.findings_layout IS
+COMMENT ON VIEW storagelab_internal.findings_layout_rows IS
   'storagelab.findings rows of categories column_width and alignment: one per table_rewrite_plan row, except that the plans of partitions and inheritance children make one row on their topmost parent, with its script (following its own plan, else the changes and order the plans agree on) or the plans to read';
+-- Planned in the caller's session, the query above is estimated in the
+-- millions (the plan's row counts are guesses) and would be JIT-compiled,
+-- which takes seconds: findings reads it through a function that plans and
+-- runs it with jit = off (extension/99_jit.sql).  The constant columns stay
+-- in the view, so that a condition on metric or unit leaves it out.
+CREATE FUNCTION storagelab_internal.findings_layout()
+RETURNS SETOF storagelab_internal.findings_layout_rows
+LANGUAGE sql STABLE ROWS 10
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS 'SELECT * FROM storagelab_internal.findings_layout_rows';
+COMMENT ON FUNCTION storagelab_internal.findings_layout()
+  IS 'the rows of storagelab_internal.findings_layout_rows, planned and run with jit = off';
+-- The function runs as its caller, who reads the rows as the view over
+-- them let it before (its sources run as the caller either way).
+GRANT SELECT ON storagelab_internal.findings_layout_rows TO PUBLIC;
+CREATE VIEW storagelab_internal.findings_layout AS
+SELECT l.category, l.severity, l.relation, l.column_name, 'saved_bytes'::text AS metric, l.value,
+       'bytes'::text AS unit, l.message, l.estimated_saved_bytes, l.overflow_at, l.fix, l.evidence,
+       l.sample_rows
+  FROM storagelab_internal.findings_layout() l;
+COMMENT ON VIEW storagelab_internal.findings_layout IS
+  'storagelab.findings rows of categories column_width and alignment (findings_layout_rows, run with jit = off)';
 
--- The findings, ranked.  The public view is a thin wrapper over a function
--- that runs this query with jit = off (extension/99_jit.sql): planned in the
--- caller's session, its cost (millions: the sources' row counts are guesses)
--- would have it JIT-compiled, which takes seconds.
-CREATE VIEW storagelab_internal.findings_rows AS
+CREATE VIEW storagelab.findings AS
 SELECT f.category, f.severity, f.relation, f.column_name, f.metric, f.value, f.unit, f.message,
        f.estimated_saved_bytes, pg_catalog.pg_size_pretty(f.estimated_saved_bytes) AS estimated_saved_pretty,
        f.overflow_at, f.fix, f.evidence, f.sample_rows
@@ -304,22 +323,6 @@ SELECT f.category, f.severity, f.relation, f.column_name, f.metric, f.value, f.u
  ORDER BY CASE f.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END,
           f.overflow_at NULLS LAST, f.estimated_saved_bytes DESC NULLS LAST, f.value DESC,
           f.relation::text, f.column_name;
-COMMENT ON VIEW storagelab_internal.findings_rows IS
-  'the rows of storagelab.findings, in its order';
-CREATE FUNCTION storagelab_internal.findings()
-RETURNS SETOF storagelab_internal.findings_rows
-LANGUAGE sql STABLE ROWS 100
-SET search_path = pg_catalog, pg_temp
-SET jit = off
-AS 'SELECT * FROM storagelab_internal.findings_rows';
-COMMENT ON FUNCTION storagelab_internal.findings() IS
-  'the rows of storagelab.findings, in its order, planned and run with jit = off';
--- The function runs as its caller: the caller reads the rows as the public
--- view let them (the sources run as the caller, as before).
-GRANT SELECT ON storagelab_internal.findings_rows TO PUBLIC;
-GRANT EXECUTE ON FUNCTION storagelab_internal.findings() TO PUBLIC;
-CREATE VIEW storagelab.findings AS
-SELECT * FROM storagelab_internal.findings();
 COMMENT ON VIEW storagelab.findings IS
   'one row per problem storagelab finds (int_overflow, visibility, toast, column_width, alignment), most urgent first, each with the SQL to run next; from catalogs, statistics, the visibility map and sampled TOAST only (the last two need pg_stat_scan_tables)';
 COMMENT ON COLUMN storagelab.findings.category IS 'int_overflow, visibility, toast, column_width or alignment';

@@ -14,9 +14,9 @@
 -- being inlined.  Procedures are left alone: one with a SET clause cannot
 -- COMMIT, and theirs do (batched backfills, whose large UPDATEs may gain
 -- from JIT).  A public view's own top-level query is planned with the
--- caller's settings: those that could pass jit_above_cost are thin wrappers
--- over such a function (storagelab.findings), or give the planner row counts
--- that keep them below it (doc/design/jit.md).
+-- caller's settings: a costly part of one is read through such a function
+-- (findings' layout rows), or the planner gets row counts that keep the plan
+-- below jit_above_cost (doc/design/jit.md).
 --
 -- Applied here, to whatever the parts before created, so that a function
 -- added later gets it too and re-running the parts (an upgrade) re-applies
