@@ -68,8 +68,8 @@ CREATE TEMP TABLE q AS
     JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'storagelab'
    WHERE c.relkind = 'v' AND c.relnamespace = 'storagelab'::regnamespace;
 INSERT INTO q
-  SELECT 'exporter query ' || n, regexp_replace(m[1], '^    ', '', 'gn')
-    FROM regexp_matches(:'yaml', E'\\n  query: \\|\\n((?:    [^\\n]*\\n)+)', 'g') WITH ORDINALITY r(m, n);
+  SELECT 'exporter query ' || m[1], regexp_replace(m[2], '^    ', '', 'gn')
+    FROM regexp_matches(:'yaml', E'\\n(\\w+):\\n  query: \\|\\n((?:    [^\\n]*\\n)+)', 'g') r(m);
 INSERT INTO q
   SELECT 'check_postgres query ' || n, m[1]
     FROM regexp_matches(:'monitoring_md', '--query="([^"]*)"', 'g') WITH ORDINALITY r(m, n);
