@@ -37,18 +37,6 @@ for i, q in enumerate(re.findall(r'--query="([^"]*)"', md), 1):
 PY
 }
 
-# the plain catalog query of section 10 (integer columns joined to
-# pg_sequences): work comparable to int_overflow's, which findings reads
-catalog_sql="SELECT a.attrelid::regclass, a.attname, a.atttypid::regtype, s.last_value, s.max_value
-  FROM pg_attribute a
-  JOIN pg_class c ON c.oid = a.attrelid AND c.relkind IN ('r', 'p')
-  JOIN pg_namespace n ON n.oid = c.relnamespace
-  LEFT JOIN pg_sequences s ON s.schemaname = n.nspname
-       AND s.sequencename = c.relname || '_' || a.attname || '_seq'
- WHERE a.attnum > 0 AND NOT a.attisdropped
-   AND a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
-   AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
-
 exporter_db_sql="SELECT datid, datname, numbackends, xact_commit, xact_rollback, blks_read, blks_hit,
   tup_returned, tup_fetched, tup_inserted, tup_updated, tup_deleted, conflicts, temp_files,
   temp_bytes, deadlocks, blk_read_time, blk_write_time, stats_reset FROM pg_stat_database"
@@ -75,7 +63,7 @@ measure_all() {
 		END \$\$;"
 	echo "  largest top-level plan cost of a public view: $(psql -X -At -c 'SELECT public.bench_max_view_cost()'), jit_above_cost $(psql -X -At -c 'SHOW jit_above_cost')"
 	db_ms=$(bench_ms "$exporter_db_sql" 5)
-	cat_ms=$(bench_ms "$catalog_sql" 5)
+	cat_ms=$(bench_ms "$bench_catalog_anchor_sql" 5)
 	while IFS=$'\t' read -r name sql; do
 		on=$(bench_ms "$sql" 5)
 		off=$(PGOPTIONS='-c jit=off' bench_ms "$sql" 5)
