@@ -5,6 +5,19 @@
 #                            timed inside the server (no connection overhead)
 #   bench_row LABEL MS ANCHOR_LABEL ANCHOR_MS
 #                            print one result row with its ratio to the anchor
+#   $bench_catalog_anchor_sql  the catalog query behind int_overflow, an anchor
+
+# The plain catalog query behind int_overflow (integer columns joined by
+# name to pg_sequences): the anchor of sections 10 and 70.
+bench_catalog_anchor_sql="SELECT a.attrelid::regclass, a.attname, a.atttypid::regtype, s.last_value, s.max_value
+  FROM pg_attribute a
+  JOIN pg_class c ON c.oid = a.attrelid AND c.relkind IN ('r', 'p')
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+  LEFT JOIN pg_sequences s ON s.schemaname = n.nspname
+       AND s.sequencename = c.relname || '_' || a.attname || '_seq'
+ WHERE a.attnum > 0 AND NOT a.attisdropped
+   AND a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+   AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
 
 bench_header() {
 	echo "storagelab bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores," \

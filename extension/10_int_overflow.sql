@@ -208,7 +208,7 @@ COMMENT ON COLUMN storagelab.int_overflow.increment IS 'the sequence''s INCREMEN
 COMMENT ON COLUMN storagelab.int_overflow.cycling IS 'the sequence CYCLEs within the column''s range: it wraps around instead of overflowing';
 COMMENT ON COLUMN storagelab.int_overflow.evidence IS 'where current_value comes from: exact (sequence, index end), statistics (pg_stats bounds), estimate (an index end past too many dead entries); NULL when unknown';
 COMMENT ON COLUMN storagelab.int_overflow.growth_per_day IS 'recorded growth of current_value per day (least squares over the growth window)';
-COMMENT ON COLUMN storagelab.int_overflow.status IS 'ok, estimate, cycles, empty (no non-NULL value), unreadable (no privilege: SELECT on the sequence or table, or pg_read_all_stats for sequences), locked (ACCESS EXCLUSIVE held elsewhere; skipped, not waited for), unavailable (dropped meanwhile, unlogged on a standby), no data (no sequence, index or statistics: ANALYZE or int_overflow_scan())';
+COMMENT ON COLUMN storagelab.int_overflow.status IS 'ok, estimate, cycles, empty (no non-NULL value; without an index: no rows at the last ANALYZE or VACUUM), unreadable (no privilege: SELECT on the sequence or table, or pg_read_all_stats for sequences), locked (ACCESS EXCLUSIVE held elsewhere; skipped, not waited for), unavailable (dropped meanwhile, unlogged on a standby), no data (no sequence, index or statistics, never analyzed: ANALYZE or int_overflow_scan())';
 
 GRANT SELECT ON storagelab.int_overflow TO PUBLIC;
 

@@ -56,6 +56,7 @@ RETURNS TABLE (
     toast_values_fetched bigint, toast_buffers_accessed bigint,
     toast_relation regclass, toast_table_bytes bigint, toast_index_bytes bigint)
 LANGUAGE plpgsql VOLATILE
+ROWS 1  -- one row per call: the planner's guess of 1000 made bytea_storage's plan JIT-costly
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 #variable_conflict use_column
@@ -201,12 +202,15 @@ CREATE VIEW storagelab.bytea_storage AS
                    c.oid, a.attname, storagelab_internal.setting('toast.view_sample_rows')::integer)
            WHERE l.status = 'ok'
           OFFSET 0) p ON true
-   WHERE a.atttypid IN (  -- bytea, and domains over it (over those too)
+   -- bytea, and domains over it (over those too); an array, so that it
+   -- filters the scan of pg_attribute itself and no join order can call
+   -- the laterals above for another column
+   WHERE a.atttypid = ANY (ARRAY(
            WITH RECURSIVE bt(oid) AS (
              SELECT 'bytea'::regtype::oid
              UNION
              SELECT ty.oid FROM pg_type ty JOIN bt ON ty.typbasetype = bt.oid WHERE ty.typtype = 'd'
-           ) SELECT bt.oid FROM bt)
+           ) SELECT bt.oid FROM bt))
      AND c.relkind IN ('r', 'm')
      AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'heap')
      -- an unlogged table has no data on a standby

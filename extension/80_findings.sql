@@ -206,7 +206,7 @@ COMMENT ON VIEW storagelab_internal.findings_toast IS
 -- with rows); else (a partitioned table, an empty parent) it gives the
 -- script the changes and the order the plans agree on; plans that disagree,
 -- or a child of several parents, get the plans to read instead.
-CREATE VIEW storagelab_internal.findings_layout AS
+CREATE VIEW storagelab_internal.findings_layout_rows AS
 WITH RECURSIVE plan AS MATERIALIZED (
   SELECT p.relation::oid AS relid, p.estimated_saved_bytes, p.column_changes, p.column_order,
          p.evidence
@@ -286,8 +286,31 @@ SELECT CASE WHEN g.narrows THEN 'column_width' ELSE 'alignment' END AS category,
   JOIN pg_catalog.pg_class c ON c.oid = g.root
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
  WHERE g.saved >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.min_saved_size'));
-COMMENT ON VIEW storagelab_internal.findings_layout IS
+COMMENT ON VIEW storagelab_internal.findings_layout_rows IS
   'storagelab.findings rows of categories column_width and alignment: one per table_rewrite_plan row, except that the plans of partitions and inheritance children make one row on their topmost parent, with its script (following its own plan, else the changes and order the plans agree on) or the plans to read';
+-- Planned in the caller's session, the query above is estimated in the
+-- millions (the plan's row counts are guesses) and would be JIT-compiled,
+-- which takes seconds: findings reads it through a function that plans and
+-- runs it with jit = off (extension/99_jit.sql).  The constant columns stay
+-- in the view, so that a condition on metric or unit leaves it out.
+CREATE FUNCTION storagelab_internal.findings_layout()
+RETURNS SETOF storagelab_internal.findings_layout_rows
+LANGUAGE sql STABLE ROWS 10
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS 'SELECT * FROM storagelab_internal.findings_layout_rows';
+COMMENT ON FUNCTION storagelab_internal.findings_layout()
+  IS 'the rows of storagelab_internal.findings_layout_rows, planned and run with jit = off';
+-- The function runs as its caller, who reads the rows as the view over
+-- them let it before (its sources run as the caller either way).
+GRANT SELECT ON storagelab_internal.findings_layout_rows TO PUBLIC;
+CREATE VIEW storagelab_internal.findings_layout AS
+SELECT l.category, l.severity, l.relation, l.column_name, 'saved_bytes'::text AS metric, l.value,
+       'bytes'::text AS unit, l.message, l.estimated_saved_bytes, l.overflow_at, l.fix, l.evidence,
+       l.sample_rows
+  FROM storagelab_internal.findings_layout() l;
+COMMENT ON VIEW storagelab_internal.findings_layout IS
+  'storagelab.findings rows of categories column_width and alignment (findings_layout_rows, run with jit = off)';
 
 CREATE VIEW storagelab.findings AS
 SELECT f.category, f.severity, f.relation, f.column_name, f.metric, f.value, f.unit, f.message,

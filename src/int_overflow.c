@@ -1431,6 +1431,7 @@ storagelab_class_from_tuple(SlClass *c, HeapTuple classtup, TupleDesc desc)
 	c->relpersistence = form->relpersistence;
 	c->relrowsecurity = form->relrowsecurity;
 	c->relhassubclass = form->relhassubclass;
+	c->reltuples = form->reltuples;
 	d = heap_getattr(classtup, Anum_pg_class_relacl, desc, &isnull);
 	c->relacl = isnull ? NULL : DatumGetAclPCopy(d);
 }

@@ -65,6 +65,7 @@ typedef struct SlClass
 	char		relpersistence;
 	bool		relrowsecurity;
 	bool		relhassubclass;
+	float4		reltuples;		/* -1: never vacuumed or analyzed */
 	Acl		   *relacl;			/* NULL: the default privileges */
 } SlClass;
 

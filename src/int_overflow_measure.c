@@ -103,6 +103,25 @@ new_meas(IoSource source)
 }
 
 /*
+ * leaves_analyzed_empty
+ *		Whether every leaf table of row had no rows at its last ANALYZE or
+ *		VACUUM (pg_class.reltuples 0; -1 is never, and a row without leaves,
+ *		a partitioned table without partitions, has nothing to say).
+ */
+static bool
+leaves_analyzed_empty(IoRow *row)
+{
+	IoCol	   *leaf;
+
+	for (leaf = row->leaves; leaf != NULL; leaf = leaf->next_leaf)
+	{
+		if (leaf->rel->cls.reltuples != 0)
+			return false;
+	}
+	return row->leaves != NULL;
+}
+
+/*
  * measure_row
  *		A row's own measurements: its sequences (read once per sequence), the
  *		ends of an index on every leaf, else its statistics bounds.
@@ -112,7 +131,8 @@ new_meas(IoSource source)
  * index measurement counts only when every leaf table has an index leading
  * with the column; its status is unreadable when any leaf is, locked when
  * any is, unavailable when all are.  Statistics are read when there is no
- * usable index measurement.
+ * usable index measurement: status empty when every leaf had no rows at its
+ * last ANALYZE or VACUUM, else the bounds ANALYZE recorded.
  */
 static void
 measure_row(IoRow *row, uint64 read_at, MemoryContext probecxt)
@@ -241,8 +261,20 @@ measure_row(IoRow *row, uint64 read_at, MemoryContext probecxt)
 											   row->col->attacl, &inherited);
 		if (status == SL_STATUS_OK)
 		{
+			/*
+			 * Empty at the last ANALYZE or VACUUM: pg_statistic keeps the
+			 * bounds of rows since deleted (ANALYZE of no rows writes none).
+			 */
+			if (leaves_analyzed_empty(row))
+			{
+				IoMeas	   *m = new_meas(IO_STATISTICS);
+
+				m->exact = false;
+				m->status = SL_STATUS_EMPTY;
+				row->own = lappend(row->own, m);
+			}
 			/* the whole tree's statistics first (scan_pg_statistic()) */
-			if (row->stats_found)
+			else if (row->stats_found)
 			{
 				IoMeas	   *m = new_meas(IO_STATISTICS);
 

@@ -51,15 +51,7 @@ io_first_call_ms() {
 	done | sort -n | sed -n 2p
 }
 
-anchor_sql="SELECT a.attrelid::regclass, a.attname, a.atttypid::regtype, s.last_value, s.max_value
-  FROM pg_attribute a
-  JOIN pg_class c ON c.oid = a.attrelid AND c.relkind IN ('r', 'p')
-  JOIN pg_namespace n ON n.oid = c.relnamespace
-  LEFT JOIN pg_sequences s ON s.schemaname = n.nspname
-       AND s.sequencename = c.relname || '_' || a.attname || '_seq'
- WHERE a.attnum > 0 AND NOT a.attisdropped
-   AND a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
-   AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
+anchor_sql=$bench_catalog_anchor_sql
 
 io_measure() {	# io_measure NTABLES
 	psql -X -At -c "SELECT 'rows: ' || count(*) || ', sequences: ' || count(sequence) || ', by index: ' || count(*) FILTER (WHERE source = 'index') || ', at risk: ' || count(*) FILTER (WHERE risk <> 'ok') FROM storagelab.int_overflow" | sed "s/^/  $1 tables: /"

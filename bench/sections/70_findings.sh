@@ -1,17 +1,102 @@
-# Section 70: storagelab.findings and report() on a database of many small
-# tables with a year of daily int_overflow snapshots.
+# Section 70: storagelab.findings, report() and the monitoring queries
+# (every postgres_exporter query of doc/monitoring/queries.yaml, every
+# check_postgres query of doc/monitoring.md), each with jit = on
+# (PostgreSQL's default, with its default thresholds) and with jit = off, on
+# two databases:
 #
-# SCALE 1 = 10,000 tables of 4 columns (id serial primary key, ref int,
-# amount int, note text; an index on ref of every fifth table), three rows
-# each, ANALYZEd and vacuumed; every 1,000th sequence pushed to 98 %, so that
-# findings has rows to rank.  History: 365 daily snapshots of every
-# int_overflow column (30,000 columns: about 11 million rows), as a daily
-# snapshot leaves it after a year (int_overflow.history_retention is 400
-# days).  The goal: findings in at most 1 s at SCALE 1.
+#   1. Pagila plus pgbench at scale 10 (1,000,000 accounts).  Goal: at most
+#      300 ms each with jit = on.  Also the generators (bigint blocking and
+#      online, layout, storage) once each, with jit on and off.
+#   2. SCALE × 10,000 tables of 4 columns (id serial primary key, ref int,
+#      amount int, note text; an index on ref of every fifth table), three
+#      rows each, ANALYZEd and vacuumed; every 1,000th sequence pushed to
+#      98 %, so that findings has rows to rank.  History: 365 daily
+#      snapshots of every int_overflow column (30,000 columns: about 11
+#      million rows), as a year of daily snapshots leaves it
+#      (int_overflow.history_retention is 400 days).  Goal: at most 1 s each
+#      at SCALE 1.
 #
-# Warm: median of 5 runs in one session.  Anchors: the plain catalog query of
-# section 10 (integer columns joined to pg_sequences), and pg_stats read
-# whole (what the column advice reads instead).
+# Warm: median of 5 runs in one session (bench_ms; a new session per row).
+# Anchors: postgres_exporter's own pg_stat_database query, the catalog query
+# of section 10 (integer columns joined to pg_sequences: work comparable to
+# int_overflow's), and, for the snapshot, a count of pg_class.  Each database also prints the largest top-level plan cost of a
+# public view (JIT compiles a plan above jit_above_cost, 100,000 by default)
+# and whether each query's own plan was JIT-compiled.
+
+# The monitoring queries, one "name<TAB>query" line each (newlines folded).
+monitoring_queries() {
+	python3 - "$REPO" <<'PY'
+import re, sys
+repo = sys.argv[1]
+yaml = open(repo + "/doc/monitoring/queries.yaml").read()
+for name, body in re.findall(r"\n(\w+):\n  query: \|\n((?:    [^\n]*\n)+)", yaml):
+    print("exporter %s\t%s" % (name, " ".join(l.strip() for l in body.splitlines())))
+md = open(repo + "/doc/monitoring.md").read()
+for i, q in enumerate(re.findall(r'--query="([^"]*)"', md), 1):
+    print("check_postgres query %d\t%s" % (i, " ".join(l.strip() for l in q.splitlines())))
+PY
+}
+
+exporter_db_sql="SELECT datid, datname, numbackends, xact_commit, xact_rollback, blks_read, blks_hit,
+  tup_returned, tup_fetched, tup_inserted, tup_updated, tup_deleted, conflicts, temp_files,
+  temp_bytes, deadlocks, blk_read_time, blk_write_time, stats_reset FROM pg_stat_database"
+
+# measure_all: anchors, then every query with jit on and off
+measure_all() {
+	local db_ms cat_ms name sql on off
+	psql -X -q -c "
+		CREATE OR REPLACE FUNCTION public.bench_jit(q text) RETURNS text LANGUAGE plpgsql AS \$\$
+		DECLARE j json;
+		BEGIN
+			EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) ' || q INTO j;
+			RETURN CASE WHEN j->0->'JIT' IS NULL THEN 'no' ELSE 'yes, ' || (j->0->'JIT'->>'Functions') || ' functions' END;
+		END \$\$;
+		CREATE OR REPLACE FUNCTION public.bench_max_view_cost() RETURNS text LANGUAGE plpgsql AS \$\$
+		DECLARE v regclass; j json; worst text; c float8; m float8 := 0;
+		BEGIN
+			FOR v IN SELECT oid FROM pg_class WHERE relnamespace = 'storagelab'::regnamespace AND relkind = 'v' LOOP
+				EXECUTE format('EXPLAIN (FORMAT JSON) SELECT * FROM %s', v) INTO j;
+				c := (j->0->'Plan'->>'Total Cost')::float8;
+				IF c > m THEN m := c; worst := v::text; END IF;
+			END LOOP;
+			RETURN format('%s (%s)', round(m::numeric), worst);
+		END \$\$;"
+	echo "  largest top-level plan cost of a public view: $(psql -X -At -c 'SELECT public.bench_max_view_cost()'), jit_above_cost $(psql -X -At -c 'SHOW jit_above_cost')"
+	db_ms=$(bench_ms "$exporter_db_sql" 5)
+	cat_ms=$(bench_ms "$bench_catalog_anchor_sql" 5)
+	while IFS=$'\t' read -r name sql; do
+		on=$(bench_ms "$sql" 5)
+		off=$(PGOPTIONS='-c jit=off' bench_ms "$sql" 5)
+		bench_row "$name, jit on" "$on" "exporter's pg_stat_database" "$db_ms"
+		bench_row "  jit off" "$off" "exporter's pg_stat_database" "$db_ms"
+		bench_row "  jit on (plan JIT-compiled: $(psql -X -At -v q="$sql" <<<"SELECT public.bench_jit(:'q')"))" "$on" "integer columns + pg_sequences" "$cat_ms"
+	done < <(printf 'findings\tSELECT * FROM storagelab.findings\nreport()\tSELECT * FROM storagelab.report()\n'; monitoring_queries)
+}
+
+# --- 1. Pagila plus pgbench scale 10 ---------------------------------------
+bench_db storagelab_bench_findings_pagila
+pagila_dir=$(cd "$REPO/.." && pwd)/shared/datasets/pagila
+if [ -f "$pagila_dir/pagila-schema.sql" ]; then
+	echo "  loading Pagila and pgbench -i -s 10 ..." >&2
+	psql -X -q -f "$REPO/test/fixtures/pagila.sql" >/dev/null
+	pgbench -i -q -s 10 --foreign-keys "$PGDATABASE" >/dev/null 2>&1
+	vacuumdb -q -z "$PGDATABASE"
+	echo "  Pagila plus pgbench scale 10: $(psql -X -At -c "SELECT count(*) || ' relations, ' || pg_size_pretty(pg_database_size(current_database())) FROM pg_class")"
+	measure_all
+	for g in "SELECT storagelab.bigint_migration_script('public.pgbench_accounts', 'aid')" \
+		"SELECT storagelab.bigint_migration_script('public.pgbench_accounts', 'aid', 'online')" \
+		"SELECT storagelab.layout_migration_script('public.pgbench_accounts')" \
+		"SELECT storagelab.storage_migration_script('public.staff', 'picture')"; do
+		on=$(bench_ms "$g" 3)
+		off=$(PGOPTIONS='-c jit=off' bench_ms "$g" 3)
+		bench_row "${g#SELECT storagelab.}, jit on" "$on" "jit off" "$off"
+	done
+else
+	echo "  skipped: $pagila_dir is missing"
+fi
+dropdb storagelab_bench_findings_pagila
+
+# --- 2. SCALE × 10,000 tables, a year of history ---------------------------
 bench_db storagelab_bench_findings
 ntables=$((10000 * SCALE))
 
@@ -58,32 +143,7 @@ psql -X -q -c "$snap_sql" >/dev/null
 psql -X -At -c "SELECT 'history rows: ' || count(*) FROM storagelab.int_overflow_history" | sed 's/^/  /'
 psql -X -At -c "SELECT 'findings: ' || count(*) || ' (' || string_agg(DISTINCT category, ', ') || ')' FROM storagelab.findings" | sed 's/^/  /'
 
-anchor_sql="SELECT a.attrelid::regclass, a.attname, a.atttypid::regtype, s.last_value, s.max_value
-  FROM pg_attribute a
-  JOIN pg_class c ON c.oid = a.attrelid AND c.relkind IN ('r', 'p')
-  JOIN pg_namespace n ON n.oid = c.relnamespace
-  LEFT JOIN pg_sequences s ON s.schemaname = n.nspname
-       AND s.sequencename = c.relname || '_' || a.attname || '_seq'
- WHERE a.attnum > 0 AND NOT a.attisdropped
-   AND a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
-   AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
-anchor=$(bench_ms "$anchor_sql" 5)
-stats=$(bench_ms 'SELECT * FROM pg_stats' 5)
-findings=$(bench_ms 'SELECT * FROM storagelab.findings' 5)
-bench_row "findings, $ntables tables, a year of history" "$findings" "pg_sequences + column types" "$anchor"
-bench_row "findings (same)" "$findings" "pg_stats" "$stats"
-report=$(bench_ms 'SELECT * FROM storagelab.report()' 5)
-bench_row "report()" "$report" "pg_sequences + column types" "$anchor"
-io=$(bench_ms 'SELECT * FROM storagelab.int_overflow' 5)
-bench_row "  of which int_overflow (view)" "$io" "pg_sequences + column types" "$anchor"
-plan=$(bench_ms 'SELECT * FROM storagelab.table_rewrite_plan' 5)
-bench_row "  of which table_rewrite_plan" "$plan" "pg_stats" "$stats"
-# what the view no longer does per query: the growth fit over the raw
-# history in the 30-day window (about 30 rows per column)
-fit=$(bench_ms "SELECT schema_name, table_name, column_name,
-         regr_slope(value::float8, date_part('epoch', taken_at))
-    FROM storagelab.int_overflow_history WHERE taken_at >= now() - interval '30 days'
-   GROUP BY 1, 2, 3 HAVING count(*) >= 2" 3)
-bench_row "  not done per query: growth fit over the history" "$fit" "pg_sequences + column types" "$anchor"
+measure_all
 snap=$(bench_ms "$snap_sql" 3)
-bench_row "snapshot() with a year of history" "$snap" "pg_sequences + column types" "$anchor"
+cls=$(bench_ms 'SELECT count(*) FROM pg_class' 5)
+bench_row "snapshot() with a year of history" "$snap" "count(*) FROM pg_class" "$cls"

@@ -1,0 +1,65 @@
+-- int_overflow: the status of columns of tables that are analyzed and empty.
+-- Without an index or a sequence, the only evidence is what ANALYZE or
+-- VACUUM recorded: pg_class.reltuples 0 says "empty" (pg_statistic keeps
+-- the bounds of rows deleted since: ANALYZE of no rows writes none); a
+-- table never analyzed (reltuples -1) has no data.  A sequence keeps its
+-- value whether the table is empty or not.
+BEGIN;
+SELECT plan(7);
+
+CREATE SCHEMA ioe;
+CREATE TABLE ioe.plain (id int PRIMARY KEY, a int, b smallint);
+CREATE TABLE ioe.emptied (a int);
+INSERT INTO ioe.emptied VALUES (2000000000);
+ANALYZE ioe.emptied;
+DELETE FROM ioe.emptied;
+CREATE TABLE ioe.never (a int);
+CREATE TABLE ioe.fed (id serial, a int);
+SELECT FROM setval('ioe.fed_id_seq', 2000000000);
+CREATE TABLE ioe.part (k int, a int) PARTITION BY RANGE (k);
+CREATE TABLE ioe.part1 PARTITION OF ioe.part FOR VALUES FROM (0) TO (10);
+CREATE TABLE ioe.part2 PARTITION OF ioe.part FOR VALUES FROM (10) TO (20);
+CREATE TABLE ioe.half (k int, a int) PARTITION BY RANGE (k);
+CREATE TABLE ioe.half1 PARTITION OF ioe.half FOR VALUES FROM (0) TO (10);
+CREATE TABLE ioe.half2 PARTITION OF ioe.half FOR VALUES FROM (10) TO (20);
+CREATE TABLE ioe.full (a int);
+INSERT INTO ioe.full SELECT g FROM generate_series(1, 100) g;
+ANALYZE ioe.plain, ioe.emptied, ioe.fed, ioe.part, ioe.half1, ioe.full;
+
+SELECT results_eq(
+  $$SELECT column_name, source, status FROM storagelab.int_overflow
+     WHERE relation = 'ioe.plain'::regclass ORDER BY 1$$,
+  $$VALUES ('a'::name, 'statistics', 'empty'), ('b', 'statistics', 'empty'), ('id', 'index', 'empty')$$,
+  'analyzed, empty: every column says empty, indexed or not');
+SELECT results_eq(
+  $$SELECT source, status, current_value, severity FROM storagelab.int_overflow
+     WHERE relation = 'ioe.emptied'::regclass$$,
+  $$VALUES ('statistics', 'empty', NULL::numeric, NULL::text)$$,
+  'emptied and analyzed again: empty, not the bounds pg_statistic kept of the deleted rows');
+SELECT results_eq(
+  $$SELECT source, status FROM storagelab.int_overflow WHERE relation = 'ioe.never'::regclass$$,
+  $$VALUES ('none', 'no data')$$,
+  'never analyzed: no data');
+SELECT results_eq(
+  $$SELECT column_name, source, status, severity FROM storagelab.int_overflow
+     WHERE relation = 'ioe.fed'::regclass ORDER BY 1$$,
+  $$VALUES ('a'::name, 'statistics', 'empty', NULL::text), ('id', 'sequence', 'ok', 'critical')$$,
+  'an empty table''s sequence-fed column keeps the sequence''s value and severity');
+SELECT results_eq(
+  $$SELECT column_name, status FROM storagelab.int_overflow
+     WHERE relation = 'ioe.part'::regclass ORDER BY 1$$,
+  $$VALUES ('a'::name, 'empty'), ('k', 'empty')$$,
+  'partitioned, every partition analyzed and empty: empty');
+SELECT results_eq(
+  $$SELECT column_name, status FROM storagelab.int_overflow
+     WHERE relation = 'ioe.half'::regclass ORDER BY 1$$,
+  $$VALUES ('a'::name, 'no data'), ('k', 'no data')$$,
+  'partitioned, a partition never analyzed: no data');
+SELECT results_eq(
+  $$SELECT source, status, current_value FROM storagelab.int_overflow
+     WHERE relation = 'ioe.full'::regclass$$,
+  $$VALUES ('statistics', 'estimate', 100::numeric)$$,
+  'analyzed with rows: the statistics bounds');
+
+SELECT * FROM finish();
+ROLLBACK;
