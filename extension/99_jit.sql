@@ -21,7 +21,7 @@
 -- Applied here, to whatever the parts before created, so that a function
 -- added later gets it too and re-running the parts (an upgrade) re-applies
 -- it after CREATE OR REPLACE has reset a function's settings.
-DO $jit$
+DO $jit$ -- runs again as it is
 DECLARE
   f regprocedure;
 BEGIN

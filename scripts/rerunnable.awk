@@ -20,6 +20,8 @@
 #                                                      the old one
 #   COMMENT, GRANT, REVOKE, SELECT, SET, RESET,        as they are (they
 #   ALTER TABLE t ENABLE|FORCE ROW LEVEL SECURITY      run again as they are)
+#   DO $tag$ -- runs again as it is                   as it is: the part says
+#                                                      so on the DO line
 # The guard lines "\echo ... \quit" are left out.  Any other statement is
 # an error naming it: it cannot run twice, so it belongs in a table's
 # definition, in an update file, or taught to this script.
@@ -107,6 +109,7 @@ function start(line,   w, name) {
 		if (!(name in shipped)) { fail("INSERT INTO " name ": add the table to shipped[] in scripts/rerunnable.awk"); return line }
 		mode = "insert"; conflict = shipped[name]; return "\001" line
 	}
+	if (line ~ /^DO \$[A-Za-z_]*\$ -- runs again as it is$/) return line
 	if (line ~ /^(COMMENT ON|GRANT|REVOKE|SELECT|SET|RESET) / ||
 	    line ~ /^ALTER TABLE [^ ]+ (ENABLE|FORCE) ROW LEVEL SECURITY;/)
 		return line
