@@ -30,28 +30,107 @@ INSERT INTO storagelab_internal.setting_defaults VALUES
   ('findings.toast_sample_rows', '200',
    'findings: rows sampled per bytea column');
 
+-- The fix of an int_overflow finding on relation.column_name: the first
+-- bigint_migration_script() call whose generator accepts the column's
+-- component, asked through the generators' own pre-flight
+-- (bigint_migration_refusal(), part 27): function_hazards 'refuse' (the
+-- default), then 'widen', then 'accept', each in mode 'online' and then
+-- 'blocking'.  'accept' only when no view calls a function that fails at
+-- once (its script could not re-create the view).  note: what the message
+-- adds, naming the functions widened or left to change by hand, the
+-- functions that fail past 2^31, why online was refused; or, with no fix,
+-- what blocks every script and what to do.
+CREATE FUNCTION storagelab_internal.findings_bigint_fix(relation regclass, column_name name,
+                                                        OUT fix text, OUT note text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  objs    storagelab.bigint_migration_object[];
+  fh      text;
+  md      text;
+  r       record;
+  online  record;
+  later   text;
+BEGIN
+  BEGIN
+    objs := storagelab_internal.bigint_migration_model(ARRAY[relation], ARRAY[column_name]);
+  EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS md = MESSAGE_TEXT, fh = PG_EXCEPTION_HINT;
+    note := format('; no script converts it: %s. %s', md, fh);
+    RETURN;
+  END;
+  FOREACH fh IN ARRAY ARRAY['refuse', 'widen', 'accept'] LOOP
+    CONTINUE WHEN fh = 'accept' AND EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'function_hazard'
+                                              AND x.hazard_fails = 'immediately' AND x.hazard_caller LIKE 'view %');
+    FOREACH md IN ARRAY ARRAY['online', 'blocking'] LOOP
+      r := storagelab_internal.bigint_migration_refusal(objs, md, fh);
+      IF md = 'online' THEN online := r; END IF;
+      IF r.code IS NULL THEN
+        fix := format('SELECT storagelab.bigint_migration_script(%L, %L, %L%s);',
+                      storagelab_internal.bigint_migration_qname(relation), column_name, md,
+                      CASE WHEN fh <> 'refuse' THEN format(', function_hazards => %L', fh) ELSE '' END);
+        SELECT string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.hazard_fails <> 'immediately')
+          INTO later FROM unnest(objs) x WHERE x.kind = 'function_hazard';
+        note := coalesce((SELECT CASE fh WHEN 'widen' THEN '; the script widens ' ELSE '; change by hand, they break: ' END
+                                 || string_agg(DISTINCT x.objid::regprocedure::text, ', ')
+                            FROM unnest(objs) x WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately'), '')
+                || coalesce('; review, they keep integer values: ' || later, '')
+                || CASE WHEN md = 'blocking' THEN format('; online refuses: %s', online.message) ELSE '' END;
+        RETURN;
+      END IF;
+    END LOOP;
+  END LOOP;
+  -- no script: what blocks the blocking one (else the online one), and what to do
+  note := format('; no script converts it: %s. %s', coalesce(nullif(r.detail, ''), r.message), r.hint);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.findings_bigint_fix(regclass, name) IS
+  'the fix of an int_overflow finding: the first bigint_migration_script() call (function_hazards refuse, widen, accept; mode online, blocking) the generator''s pre-flight accepts, and what the message adds (functions widened or to change, why online was refused, or what blocks every script); fix NULL when none';
+
 -- int_overflow: the view's warning and critical rows; the message says
 -- when no sequence feeds the column (the application writes the values),
 -- and when a value is the type's bound itself (often a sentinel such as
--- 2147483647 for "unknown", not growth).
+-- 2147483647 for "unknown", not growth).  One finding per problem: a
+-- column that references a key with a finding, holds no sequence of its own
+-- and is not narrower than the key folds into the key's finding (the key's
+-- fix converts it); that finding's evidence counts and lists the columns
+-- that reference the key.
 CREATE VIEW storagelab_internal.findings_int_overflow AS
+WITH f AS MATERIALIZED (
+  SELECT o.*, pg_catalog.format('%I.%I.%I', n.nspname, c.relname, o.column_name) AS qcol
+    FROM storagelab.int_overflow o
+    JOIN pg_catalog.pg_class c ON c.oid = o.relation
+    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+   WHERE o.severity IN ('warning', 'critical')
+), k AS (
+  -- keys: findings with a sequence of their own, or that reference no other finding
+  SELECT f.* FROM f
+   WHERE f.source IN ('sequence', 'identity')
+      OR NOT EXISTS (SELECT 1 FROM f o WHERE f.qcol = ANY (o.referencing_columns))
+), kept AS (
+  SELECT f.* FROM f
+   WHERE f.source IN ('sequence', 'identity')
+      OR NOT EXISTS (SELECT 1 FROM k WHERE f.qcol = ANY (k.referencing_columns) AND f.limit_value >= k.limit_value)
+)
 SELECT 'int_overflow'::text AS category, o.severity, o.relation, o.column_name,
        'used_pct'::text AS metric, round(o.used_pct, 1) AS value, 'percent'::text AS unit,
        CASE WHEN o.source IN ('sequence', 'identity', 'foreign key') THEN 'integer column is running out of values: migrate it to bigint'
             -- no sequence: values the application writes; one at the type's bound itself is often a sentinel
             WHEN o.values_left = 0 THEN 'integer column holds its type''s limit itself (a sentinel?): check its writers, then migrate'
-            ELSE 'integer column holds values near its limit, no sequence behind them: migrate it to bigint' END AS message,
+            ELSE 'integer column holds values near its limit, no sequence behind them: migrate it to bigint' END
+         || coalesce(x.note, '') AS message,
        NULL::int8 AS estimated_saved_bytes, o.overflow_at,
-       pg_catalog.format('SELECT storagelab.bigint_migration_script(%L, %L, ''online'');',
-                         pg_catalog.format('%I.%I', n.nspname, c.relname), o.column_name) AS fix,
-       o.evidence,
+       x.fix,
+       CASE WHEN cardinality(o.referencing_columns) > 0
+            THEN pg_catalog.format('%s; %s referencing columns: %s', coalesce(o.evidence, 'unknown'),
+                                   cardinality(o.referencing_columns), array_to_string(o.referencing_columns, ', '))
+            ELSE o.evidence END AS evidence,
        NULL::int8 AS sample_rows
-  FROM storagelab.int_overflow o
-  JOIN pg_catalog.pg_class c ON c.oid = o.relation
-  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
- WHERE o.severity IN ('warning', 'critical');
+  FROM kept o
+ CROSS JOIN LATERAL storagelab_internal.findings_bigint_fix(o.relation, o.column_name) x;
 COMMENT ON VIEW storagelab_internal.findings_int_overflow IS
-  'storagelab.findings rows of category int_overflow';
+  'storagelab.findings rows of category int_overflow: one per key (the columns referencing it folded in, listed in evidence), with the fix its generator accepts';
 
 -- The two sources behind pg_stat_scan_tables, which refuse a caller without
 -- its privileges (42501): called only for those who have them, so that the
