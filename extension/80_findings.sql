@@ -388,17 +388,18 @@ COMMENT ON COLUMN storagelab.findings.column_name IS 'the column; NULL for a tab
 COMMENT ON COLUMN storagelab.findings.metric IS 'stable key of what value measures: used_pct, hint_debt_pages, relfrozenxid_age, large_incompressible_pct, saved_bytes';
 COMMENT ON COLUMN storagelab.findings.value IS 'the measured number, in unit';
 COMMENT ON COLUMN storagelab.findings.unit IS 'percent, pages, transactions or bytes';
-COMMENT ON COLUMN storagelab.findings.message IS 'what is wrong and what to do, at most 100 characters, no number that is not in a typed column';
+COMMENT ON COLUMN storagelab.findings.message IS 'what is wrong and what to do, at most 100 characters, no number that is not in a typed column; an int_overflow message may go on to name the functions its fix widens or leaves to change, why the fix is not online, or what blocks every script';
 COMMENT ON COLUMN storagelab.findings.estimated_saved_bytes IS 'bytes the fix saves (column_width, alignment)';
 COMMENT ON COLUMN storagelab.findings.estimated_saved_pretty IS 'estimated_saved_bytes, pg_size_pretty';
 COMMENT ON COLUMN storagelab.findings.overflow_at IS 'projected overflow time (int_overflow, from the recorded growth)';
-COMMENT ON COLUMN storagelab.findings.fix IS 'the SQL to run next: a migration script generator, VACUUM, or the plan to read';
-COMMENT ON COLUMN storagelab.findings.evidence IS 'exact, statistics or sampled';
+COMMENT ON COLUMN storagelab.findings.fix IS 'the SQL to run next: a migration script generator (in a mode and with function_hazards its pre-flight accepts), VACUUM, or the plan to read; NULL when no script can fix it (the message says why)';
+COMMENT ON COLUMN storagelab.findings.evidence IS 'exact, statistics or sampled; for an int_overflow key that other columns reference, followed by their count and list (N referencing columns: s.t.c, ...)';
 COMMENT ON COLUMN storagelab.findings.sample_rows IS 'rows a sampled finding rests on';
 GRANT SELECT ON storagelab.findings TO PUBLIC;
 
 -- report(): the findings as lines of text for psql, at most 100 columns
--- except a fix, which is printed whole (it is SQL to copy).
+-- except a fix, which is printed whole (it is SQL to copy), and a message
+-- naming functions or what blocks a migration, printed whole too.
 CREATE FUNCTION storagelab.report()
 RETURNS SETOF text
 LANGUAGE plpgsql STABLE
@@ -448,8 +449,9 @@ BEGIN
                             CASE f.unit WHEN 'percent' THEN f.value || ' %'
                                         WHEN 'bytes' THEN pg_size_pretty(f.value)
                                         ELSE f.value || ' ' || f.unit END), 100);
-    RETURN NEXT left('    ' || f.message, 100);
-    RETURN NEXT '    ' || f.fix;
+    -- whole: a message may end naming functions, or what blocks a migration
+    RETURN NEXT '    ' || f.message;
+    RETURN NEXT '    ' || coalesce(f.fix, '(no fix: see the message)');
   END LOOP;
 END
 $fn$;
