@@ -277,6 +277,38 @@ SELECT 'toast'::text AS category, 'warning'::text AS severity,
 COMMENT ON VIEW storagelab_internal.findings_toast IS
   'storagelab.findings rows of category toast';
 
+-- What the layout script would refuse for a table, from the catalogs only
+-- (its check of the values against the new types reads the table: left to
+-- the script): the rewrite engine's refusals of the table and of the objects
+-- that follow it, and type changes that break functions (types: the new
+-- type by column name).  NULL when none; else the error's message, detail
+-- and hint.
+CREATE FUNCTION storagelab_internal.findings_layout_refusal(relation regclass, types jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  m text;
+  d text;
+  h text;
+BEGIN
+  PERFORM storagelab_internal.rewrite_refuse(ARRAY[relation::oid]);
+  PERFORM count(*) FROM storagelab_internal.rewrite_dependents(ARRAY[relation::oid]);
+  PERFORM storagelab_internal.layout_function_check(relation,
+            (SELECT jsonb_agg(jsonb_build_object('column_name', a.attname, 'from', format_type(a.atttypid, a.atttypmod), 'to', t.value))
+               FROM jsonb_each_text(coalesce(types, '{}')) t
+               JOIN pg_attribute a ON a.attrelid = relation AND a.attname = t.key AND NOT a.attisdropped))
+    WHERE types IS NOT NULL AND types <> '{}';
+  RETURN NULL;
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, h = PG_EXCEPTION_HINT;
+  RETURN concat_ws(' ', m || ':', nullif(d, ''), nullif(h, ''));
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.findings_layout_refusal(regclass, jsonb) IS
+  'what layout_migration_script() would refuse for a table, from the catalogs only (the rewrite engine''s refusals, type changes breaking functions): its message, detail and hint, NULL when none';
+
 -- column_width and alignment: the table_rewrite_plan rows worth a rewrite.
 -- The plan lists partitions and inheritance children one by one, but the
 -- layout script rebuilds them only with their topmost parent (a partition's
@@ -342,9 +374,11 @@ SELECT CASE WHEN g.narrows THEN 'column_width' ELSE 'alignment' END AS category,
             THEN 'its partitions or children plan differently: read their plans, choose for the parent'
             WHEN NOT g.narrows
             THEN 'column order wastes alignment padding: rebuild in the planned order'
-            ELSE 'narrower column types and a new column order shrink every row' END AS message,
+            ELSE 'narrower column types and a new column order shrink every row' END
+         || coalesce('; no script rebuilds it: ' || rf.refused, '') AS message,
        g.saved AS estimated_saved_bytes, NULL::timestamptz AS overflow_at,
-       CASE WHEN g.root_planned
+       CASE WHEN rf.refused IS NOT NULL AND (g.root_planned OR g.agree) THEN NULL
+            WHEN g.root_planned
             THEN pg_catalog.format('SELECT storagelab.layout_migration_script(%L);',
                                    pg_catalog.format('%I.%I', n.nspname, c.relname))
             WHEN g.agree AND g.types <> '{}'
@@ -364,9 +398,14 @@ SELECT CASE WHEN g.narrows THEN 'column_width' ELSE 'alignment' END AS category,
   FROM grouped g
   JOIN pg_catalog.pg_class c ON c.oid = g.root
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+  -- what the script would refuse (its fix is then NULL): the root's own plan's type changes, else the agreed ones
+ CROSS JOIN LATERAL (SELECT storagelab_internal.findings_layout_refusal(g.root::pg_catalog.regclass,
+                              CASE WHEN g.root_planned
+                                   THEN (SELECT l.types FROM leaf l WHERE l.relid = g.root)::jsonb
+                                   WHEN g.agree THEN g.types::jsonb END) AS refused) rf
  WHERE g.saved >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.min_saved_size'));
 COMMENT ON VIEW storagelab_internal.findings_layout IS
-  'storagelab.findings rows of categories column_width and alignment: one per table_rewrite_plan row, except that the plans of partitions and inheritance children make one row on their topmost parent, with its script (following its own plan, else the changes and order the plans agree on) or the plans to read';
+  'storagelab.findings rows of categories column_width and alignment: one per table_rewrite_plan row, except that the plans of partitions and inheritance children make one row on their topmost parent, with its script (following its own plan, else the changes and order the plans agree on) or the plans to read; no script (fix NULL, the message says why) where the layout script would refuse the table';
 
 CREATE VIEW storagelab.findings AS
 SELECT f.category, f.severity, f.relation, f.column_name, f.metric, f.value, f.unit, f.message,
