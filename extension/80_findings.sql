@@ -226,6 +226,29 @@ SELECT 'visibility'::text AS category,
 COMMENT ON VIEW storagelab_internal.findings_visibility IS
   'storagelab.findings rows of category visibility';
 
+-- A fix that calls a cheap generator (catalogs only: the storage script)
+-- executed as written, its result discarded: NULL when it runs, else the
+-- error's message, detail and hint.
+CREATE FUNCTION storagelab_internal.findings_try(fix text)
+RETURNS text
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  m text;
+  d text;
+  h text;
+BEGIN
+  EXECUTE fix;
+  RETURN NULL;
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, h = PG_EXCEPTION_HINT;
+  RETURN concat_ws(' ', m || ':', nullif(d, ''), nullif(h, ''));
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.findings_try(text) IS
+  'executes a findings fix that calls a catalog-only generator, discarding its script: NULL when it runs, else the error''s message, detail and hint';
+
 -- toast: a sample of the bytea columns with the largest TOAST tables.
 -- Cost bound: findings.toast_max_columns columns, findings.toast_sample_rows
 -- rows and value prefixes each; a locked table is skipped, not waited for.
@@ -264,15 +287,19 @@ SELECT 'toast'::text AS category, 'warning'::text AS severity,
        col.oid::pg_catalog.regclass AS relation, col.attname AS column_name,
        'large_incompressible_pct'::text AS metric,
        round(100.0 * p.large_incompressible / p.large_values, 1) AS value, 'percent'::text AS unit,
-       'large values are compressed already: store them EXTERNAL, skip compressing'::text AS message,
+       'large values are compressed already: store them EXTERNAL, skip compressing'
+         || coalesce('; no script changes it: ' || x.refused, '') AS message,
        NULL::int8 AS estimated_saved_bytes, NULL::timestamptz AS overflow_at,
-       pg_catalog.format('SELECT storagelab.storage_migration_script(%L, %L, ''external'');',
-                         col.name, col.attname) AS fix,
+       CASE WHEN x.refused IS NULL THEN x.fix END AS fix,
        CASE WHEN p.sampled THEN 'sampled' ELSE 'exact' END AS evidence,
        p.rows_scanned AS sample_rows
   FROM col
  CROSS JOIN LATERAL storagelab_internal.findings_toast_sample(col.oid::pg_catalog.regclass,
                                                            col.attname, col.sample_rows) p
+ -- the fix asked as written (the generator refuses, for one, a name holding its dollar-quote tags)
+ CROSS JOIN LATERAL (SELECT f.fix, storagelab_internal.findings_try(f.fix) AS refused
+                       FROM (SELECT pg_catalog.format('SELECT storagelab.storage_migration_script(%L, %L, ''external'');',
+                                                      col.name, col.attname) AS fix) f) x
  WHERE p.large_values > 0 AND p.large_incompressible >= 0.8 * p.large_values;
 COMMENT ON VIEW storagelab_internal.findings_toast IS
   'storagelab.findings rows of category toast';
