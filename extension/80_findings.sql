@@ -122,9 +122,10 @@ SELECT 'int_overflow'::text AS category, o.severity, o.relation, o.column_name,
          || coalesce(x.note, '') AS message,
        NULL::int8 AS estimated_saved_bytes, o.overflow_at,
        x.fix,
-       CASE WHEN cardinality(o.referencing_columns) > 0
+       CASE WHEN pg_catalog.cardinality(o.referencing_columns) > 0
             THEN pg_catalog.format('%s; %s referencing columns: %s', coalesce(o.evidence, 'unknown'),
-                                   cardinality(o.referencing_columns), array_to_string(o.referencing_columns, ', '))
+                                   pg_catalog.cardinality(o.referencing_columns),
+                                   pg_catalog.array_to_string(o.referencing_columns, ', '))
             ELSE o.evidence END AS evidence,
        NULL::int8 AS sample_rows
   FROM kept o
@@ -226,9 +227,9 @@ SELECT 'visibility'::text AS category,
 COMMENT ON VIEW storagelab_internal.findings_visibility IS
   'storagelab.findings rows of category visibility';
 
--- A fix that calls a cheap generator (catalogs only: the storage script)
--- executed as written, its result discarded: NULL when it runs, else the
--- error's message, detail and hint.
+-- A fix that calls a cheap generator (catalogs only: the storage script),
+-- or a generator's checks, executed as written, its result discarded: NULL
+-- when it runs, else the error's message, detail and hint.
 CREATE FUNCTION storagelab_internal.findings_try(fix text)
 RETURNS text
 LANGUAGE plpgsql VOLATILE
@@ -309,30 +310,22 @@ COMMENT ON VIEW storagelab_internal.findings_toast IS
 -- the script): the rewrite engine's refusals of the table and of the objects
 -- that follow it, and type changes that break functions (types: the new
 -- type by column name).  NULL when none; else the error's message, detail
--- and hint.
+-- and hint (findings_try).
 CREATE FUNCTION storagelab_internal.findings_layout_refusal(relation regclass, types jsonb)
 RETURNS text
-LANGUAGE plpgsql STABLE
+LANGUAGE sql VOLATILE
 SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-  m text;
-  d text;
-  h text;
-BEGIN
-  PERFORM storagelab_internal.rewrite_refuse(ARRAY[relation::oid]);
-  PERFORM count(*) FROM storagelab_internal.rewrite_dependents(ARRAY[relation::oid]);
-  PERFORM storagelab_internal.layout_function_check(relation,
-            (SELECT jsonb_agg(jsonb_build_object('column_name', a.attname, 'from', format_type(a.atttypid, a.atttypmod), 'to', t.value))
-               FROM jsonb_each_text(coalesce(types, '{}')) t
-               JOIN pg_attribute a ON a.attrelid = relation AND a.attname = t.key AND NOT a.attisdropped))
-    WHERE types IS NOT NULL AND types <> '{}';
-  RETURN NULL;
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, h = PG_EXCEPTION_HINT;
-  RETURN concat_ws(' ', m || ':', nullif(d, ''), nullif(h, ''));
-END
-$fn$;
+AS $$
+  SELECT storagelab_internal.findings_try(format(
+           'SELECT storagelab_internal.rewrite_refuse(ARRAY[%1$s::oid]), '
+           '(SELECT count(*) FROM storagelab_internal.rewrite_dependents(ARRAY[%1$s::oid])), '
+           'storagelab_internal.layout_function_check(%1$s::oid::regclass, %2$L::jsonb)',
+           $1::oid,
+           (SELECT coalesce(jsonb_agg(jsonb_build_object('column_name', a.attname, 'from', format_type(a.atttypid, a.atttypmod),
+                                                         'to', t.value)), '[]')
+              FROM jsonb_each_text(coalesce($2, '{}')) t
+              JOIN pg_attribute a ON a.attrelid = $1 AND a.attname = t.key AND NOT a.attisdropped)))
+$$;
 COMMENT ON FUNCTION storagelab_internal.findings_layout_refusal(regclass, jsonb) IS
   'what layout_migration_script() would refuse for a table, from the catalogs only (the rewrite engine''s refusals, type changes breaking functions): its message, detail and hint, NULL when none';
 
