@@ -7,7 +7,8 @@
 --     referencing column to a PL/pgSQL function taking integer (a hazard
 --     that fails at once): the fix says function_hazards => 'widen' and the
 --     message names the function; a view over a function of the hub's rows
---     (f(t)): mode online converts it, its rows unchanged;
+--     (f(t)), a policy and a rule of another table over it: mode online
+--     converts them, the view's rows unchanged;
 --   - a smallint column referencing a second hub, near its own limit: a
 --     finding of its own (an integer one folds into the hub's; these fixes
 --     are not run: the hub's is the same kind);
@@ -53,6 +54,12 @@ INSERT INTO fx.ref2 SELECT id, id FROM fx.hub;
 INSERT INTO fx.ref3 SELECT id, 'n' FROM fx.hub;
 CREATE FUNCTION fx.label(h fx.hub) RETURNS text LANGUAGE sql STABLE AS $$ SELECT h.name || '#' || h.id $$;
 CREATE VIEW fx.hub_labels AS SELECT h.id, fx.label(h) AS label FROM fx.hub h;
+-- ... and a policy and a rule of another table over it
+CREATE TABLE fx.notes (hub_id int8, body text);
+ALTER TABLE fx.notes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY labelled ON fx.notes USING (EXISTS (SELECT 1 FROM fx.hub h WHERE h.id = notes.hub_id AND fx.label(h) IS NOT NULL));
+CREATE RULE notes_log AS ON INSERT TO fx.notes
+  DO ALSO INSERT INTO fx.audit SELECT h.id, length(fx.label(h)) FROM fx.hub h WHERE h.id = NEW.hub_id;
 -- a second hub: a smallint column referencing it near its own limit (its
 -- own problem: a finding of its own), an integer one (folded)
 CREATE TABLE fx.hub2 (id serial PRIMARY KEY);
@@ -105,7 +112,7 @@ INSERT INTO storagelab.settings VALUES ('findings.min_saved_size', '0'), ('findi
   ('findings.toast_min_size', '8kB'), ('scripts.lock_timeout', '5s');
 \o
 
-SELECT plan(24);
+SELECT plan(25);
 CREATE TABLE pg_temp.found AS SELECT * FROM storagelab.findings WHERE relation::text LIKE 'fx.%';
 CREATE TABLE pg_temp.labels AS SELECT * FROM fx.hub_labels;
 CREATE TABLE pg_temp.totals AS SELECT * FROM fx.padded_totals;
@@ -153,6 +160,10 @@ SELECT is((SELECT array_agg(format_type(atttypid, NULL) ORDER BY attrelid::regcl
                                           ('fx.ref2'::regclass, 'hub_id'), ('fx.ref3'::regclass, 'hub_id'))),
           '{bigint,bigint,bigint,bigint}', 'the hub and every referencing column are bigint');
 SELECT set_eq('SELECT * FROM fx.hub_labels', 'SELECT * FROM pg_temp.labels', 'the view over f(t) is back, its rows unchanged');
+INSERT INTO fx.notes VALUES (2000000001, 'x');
+SELECT is((SELECT count(*) FROM pg_policy WHERE polname = 'labelled') + (SELECT count(*) FROM pg_rules WHERE rulename = 'notes_log')
+          || ' ' || (SELECT n FROM fx.audit WHERE hub_id = 2000000001 AND n > 1),
+          '2 13', 'the policy and the rule of another table over f(t) are back, and the rule runs');
 SELECT lives_ok($$INSERT INTO fx.hub VALUES (3000000000, 'big'); INSERT INTO fx.ref1 (hub_id) VALUES (3000000000)$$,
                 'past 2^31 the trigger calls the widened function');
 SELECT is((SELECT max(hub_id) FROM fx.audit), 3000000000::int8, 'which received the value');
