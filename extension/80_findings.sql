@@ -57,7 +57,7 @@ BEGIN
     objs := storagelab_internal.bigint_migration_model(ARRAY[relation], ARRAY[column_name]);
   EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS md = MESSAGE_TEXT, fh = PG_EXCEPTION_HINT;
-    note := format('; no script converts it: %s. %s', md, fh);
+    note := format('; no script converts it: %s. %s', rtrim(md, '.'), fh);
     RETURN;
   END;
   FOREACH fh IN ARRAY ARRAY['refuse', 'widen', 'accept'] LOOP
@@ -82,7 +82,7 @@ BEGIN
     END LOOP;
   END LOOP;
   -- no script: what blocks the blocking one (else the online one), and what to do
-  note := format('; no script converts it: %s. %s', coalesce(nullif(r.detail, ''), r.message), r.hint);
+  note := format('; no script converts it: %s. %s', rtrim(coalesce(nullif(r.detail, ''), r.message), '.'), r.hint);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.findings_bigint_fix(regclass, name) IS
@@ -123,8 +123,9 @@ SELECT 'int_overflow'::text AS category, o.severity, o.relation, o.column_name,
        NULL::int8 AS estimated_saved_bytes, o.overflow_at,
        x.fix,
        CASE WHEN pg_catalog.cardinality(o.referencing_columns) > 0
-            THEN pg_catalog.format('%s; %s referencing columns: %s', coalesce(o.evidence, 'unknown'),
+            THEN pg_catalog.format('%s; %s referencing column%s: %s', coalesce(o.evidence, 'unknown'),
                                    pg_catalog.cardinality(o.referencing_columns),
+                                   CASE WHEN pg_catalog.cardinality(o.referencing_columns) > 1 THEN 's' ELSE '' END,
                                    pg_catalog.array_to_string(o.referencing_columns, ', '))
             ELSE o.evidence END AS evidence,
        NULL::int8 AS sample_rows
