@@ -303,6 +303,49 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_view_parts(oid) IS
   'statements re-creating what a view or materialized view loses when dropped: column defaults, indexes, triggers, rules, with their comments';
 
+-- An object that uses a function taking or returning the rows of a table
+-- the engine rewrites (the function is dropped and re-created with the new
+-- table's row type): a view or materialized view (with its parts), a rule
+-- or policy of another table, or a function with an SQL-standard body, to
+-- drop before the function and re-create after it.  Anything else, and the
+-- rewritten tables' own objects (the old table would keep them, and they
+-- would keep the function from being dropped), is refused (0A000).
+CREATE FUNCTION storagelab_internal.rewrite_function_dependent(dep_classid oid, dep_objid oid, fn oid, relids oid[])
+RETURNS storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o   storagelab.bigint_migration_object;
+  ev  oid := (SELECT w.ev_class FROM pg_rewrite w WHERE dep_classid = 'pg_rewrite'::regclass AND w.oid = dep_objid);
+BEGIN
+  IF dep_classid = 'pg_rewrite'::regclass AND ev <> ALL (relids) THEN
+    o := (storagelab_internal.bigint_migration_dep_rewrite(dep_classid, dep_objid, 0, 'n', 'pg_proc'::regclass,
+            fn, 0, NULL::storagelab.bigint_migration_object, false)).o;
+    IF o.kind IN ('view', 'materialized_view') THEN
+      o.create_sql := o.create_sql || storagelab_internal.rewrite_view_parts(ev);
+    END IF;
+  ELSIF dep_classid = 'pg_policy'::regclass
+        AND (SELECT p.polrelid FROM pg_policy p WHERE p.oid = dep_objid) <> ALL (relids) THEN
+    o := (storagelab_internal.bigint_migration_dep_policy(dep_classid, dep_objid, 0, 'n', 'pg_proc'::regclass,
+            fn, 0, NULL::storagelab.bigint_migration_object, false)).o;
+  ELSIF dep_classid = 'pg_proc'::regclass THEN
+    o := (storagelab_internal.bigint_migration_dep_function(dep_classid, dep_objid, 0, 'n', 'pg_proc'::regclass,
+            fn, 0, NULL::storagelab.bigint_migration_object, false)).o;
+  END IF;
+  IF o.kind IS NULL OR o.kind = 'blocker' THEN
+    RAISE EXCEPTION 'the rewrite engine cannot move an object over a function of a table''s rows'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = format('%s uses function %s, which takes or returns the rows of a table the engine rewrites; the function is re-created with the new table''s row type.',
+                            pg_describe_object(dep_classid, dep_objid, 0), fn::regprocedure),
+            HINT = format('Drop %s before the script and re-create it afterwards.', pg_describe_object(dep_classid, dep_objid, 0));
+  END IF;
+  RETURN o;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_function_dependent(oid, oid, oid, oid[]) IS
+  'a view, rule or policy of another table, or an SQL-standard function, over a function of a rewritten table''s rows, to drop before the function and re-create after it; refuses (0A000) anything else and the rewritten tables'' own objects';
+
 -- The objects outside the tables that follow a table by OID and so must be
 -- dropped before the swap and re-created after it (their definitions name
 -- the table by name, which is the new table's then): views and
@@ -375,29 +418,12 @@ BEGIN
     LOOP
       o := NULL;
       IF d.refclassid = 'pg_proc'::regclass THEN
-        -- over a function of the tables' rows: a view, rule, policy or function of
-        -- another table, dropped before the function and re-created after it
-        IF d.classid = 'pg_rewrite'::regclass AND d.ev_class <> ALL (relids) THEN
-          o := (storagelab_internal.bigint_migration_dep_rewrite(d.classid, d.objid, 0, 'n', d.refclassid,
-                  d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
-          IF o.kind IN ('view', 'materialized_view') THEN
-            next_f := next_f || d.ev_class;
-            o.create_sql := o.create_sql || storagelab_internal.rewrite_view_parts(d.ev_class);
-          END IF;
-        ELSIF d.classid = 'pg_policy'::regclass AND d.polrelid <> ALL (relids) THEN
-          o := (storagelab_internal.bigint_migration_dep_policy(d.classid, d.objid, 0, 'n', d.refclassid,
-                  d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
-        ELSIF d.classid = 'pg_proc'::regclass THEN
-          o := (storagelab_internal.bigint_migration_dep_function(d.classid, d.objid, 0, 'n', d.refclassid,
-                  d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
+        -- over a function of the tables' rows: dropped before it, re-created after it
+        o := storagelab_internal.rewrite_function_dependent(d.classid, d.objid, d.refobjid, relids);
+        IF o.kind IN ('view', 'materialized_view') THEN
+          next_f := next_f || d.ev_class;
+        ELSIF o.kind = 'function' THEN
           next_fns := next_fns || d.objid;
-        END IF;
-        IF o.kind IS NULL OR o.kind = 'blocker' THEN
-          RAISE EXCEPTION 'the rewrite engine cannot move an object over a function of a table''s rows'
-            USING ERRCODE = 'feature_not_supported',
-                  DETAIL = format('%s uses function %s, which takes or returns the rows of a table the engine rewrites; the function is re-created with the new table''s row type.',
-                                  pg_describe_object(d.classid, d.objid, 0), d.refobjid::regprocedure),
-                  HINT = format('Drop %s before the script and re-create it afterwards.', pg_describe_object(d.classid, d.objid, 0));
         END IF;
       ELSIF d.classid = 'pg_rewrite'::regclass THEN
         CONTINUE WHEN d.ev_class = ANY (relids) OR d.ev_class = d.refobjid;   -- a table's own rule, a view's own query

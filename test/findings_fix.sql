@@ -112,7 +112,7 @@ INSERT INTO storagelab.settings VALUES ('findings.min_saved_size', '0'), ('findi
   ('findings.toast_min_size', '8kB'), ('scripts.lock_timeout', '5s');
 \o
 
-SELECT plan(25);
+SELECT plan(26);
 CREATE TABLE pg_temp.found AS SELECT * FROM storagelab.findings WHERE relation::text LIKE 'fx.%';
 CREATE TABLE pg_temp.labels AS SELECT * FROM fx.hub_labels;
 CREATE TABLE pg_temp.totals AS SELECT * FROM fx.padded_totals;
@@ -148,6 +148,12 @@ SELECT ok((SELECT fix IS NULL AND message LIKE '%; no script changes it: relatio
              FROM pg_temp.found WHERE relation = 'fx."odd$step$"'::regclass AND category = 'toast'),
           'a toast finding whose storage script is refused: no fix, the message says why');
 SELECT is((SELECT count(*) FROM pg_temp.found WHERE fix IS NULL), 3::int8, 'every other finding has a fix');
+SELECT is((SELECT array_agg(DISTINCT format('%s %s', r.code, r.message))
+             FROM unnest(ARRAY['online', 'blocking']) m,
+                  storagelab_internal.bigint_migration_refusal(
+                    storagelab_internal.bigint_migration_model('{fx.typed}', '{id}'), m, 'refuse') r),
+          '{"0A000 cannot generate a correct INT to BIGINT migration: 1 blocker(s)"}',
+          'what both modes refuse, they refuse with the same SQLSTATE and message');
 SELECT is((SELECT array_agg(category ORDER BY category) FROM (SELECT DISTINCT category FROM pg_temp.found) c),
           '{alignment,column_width,int_overflow,toast,visibility}', 'every category is found');
 
