@@ -62,7 +62,8 @@ BEGIN
   END;
   FOREACH fh IN ARRAY ARRAY['refuse', 'widen', 'accept'] LOOP
     CONTINUE WHEN fh = 'accept' AND EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'function_hazard'
-                                              AND x.hazard_fails = 'immediately' AND x.hazard_caller LIKE 'view %');
+                                              AND x.hazard_fails = 'immediately'
+                                              AND x.hazard_caller ~ '^(view|materialized view) ');
     FOREACH md IN ARRAY ARRAY['online', 'blocking'] LOOP
       r := storagelab_internal.bigint_migration_refusal(objs, md, fh);
       IF md = 'online' THEN online := r; END IF;
