@@ -9,6 +9,8 @@
 --     message names the function; a view over a function of the hub's rows
 --     (f(t)), a policy and a rule of another table over it: mode online
 --     converts them, the view's rows unchanged;
+--   - a third hub's key returned by RETURN QUERY as integer (fails at once,
+--     cannot be widened): function_hazards => 'accept', the function named;
 --   - a smallint column referencing a second hub, near its own limit: a
 --     finding of its own (an integer one folds into the hub's; these fixes
 --     are not run: the hub's is the same kind);
@@ -69,6 +71,13 @@ CREATE TABLE fx.narrow (id int8 PRIMARY KEY, hub2_id smallint REFERENCES fx.hub2
 INSERT INTO fx.narrow VALUES (1, 32000);
 CREATE TABLE fx.wide (id int8 PRIMARY KEY, hub2_id int REFERENCES fx.hub2);
 INSERT INTO fx.wide SELECT 1, max(id) FROM fx.hub2;
+-- a third hub whose key a PL/pgSQL function returns by RETURN QUERY as
+-- integer (fails at once; widen changes parameters only): accept
+CREATE TABLE fx.hub3 (id serial PRIMARY KEY);
+SELECT setval('fx.hub3_id_seq', 2000000000);
+INSERT INTO fx.hub3 DEFAULT VALUES;
+CREATE FUNCTION fx.hub3_ids() RETURNS TABLE (id integer) LANGUAGE plpgsql
+  AS $$ BEGIN RETURN QUERY SELECT h.id FROM fx.hub3 h; END $$;
 -- a key of an inheritance child that its parent lacks: mode online refuses it
 CREATE TABLE fx.base (note text);
 CREATE TABLE fx.kid (id serial PRIMARY KEY) INHERITS (fx.base);
@@ -106,13 +115,13 @@ CREATE TABLE fx.holder (x fx.padded2);
 -- column_width: narrowable
 CREATE TABLE fx.users (uid int8 PRIMARY KEY, age int8, gender int8) WITH (autovacuum_enabled = off);
 INSERT INTO fx.users SELECT g, 13 + (g * 7) % 38, g % 3 FROM generate_series(1, 5000) g;
-ANALYZE fx.hub, fx.ref1, fx.ref2, fx.ref3, fx.hub2, fx.narrow, fx.wide, fx.kid, fx.typed, fx.loaded, fx.files, fx.padded,
+ANALYZE fx.hub, fx.hub3, fx.ref1, fx.ref2, fx.ref3, fx.hub2, fx.narrow, fx.wide, fx.kid, fx.typed, fx.loaded, fx.files, fx.padded,
         fx.padded2, fx.users, fx."odd$step$";
 INSERT INTO storagelab.settings VALUES ('findings.min_saved_size', '0'), ('findings.visibility_min_size', '16kB'),
   ('findings.toast_min_size', '8kB'), ('scripts.lock_timeout', '5s');
 \o
 
-SELECT plan(26);
+SELECT plan(27);
 CREATE TABLE pg_temp.found AS SELECT * FROM storagelab.findings WHERE relation::text LIKE 'fx.%';
 CREATE TABLE pg_temp.labels AS SELECT * FROM fx.hub_labels;
 CREATE TABLE pg_temp.totals AS SELECT * FROM fx.padded_totals;
@@ -120,7 +129,7 @@ CREATE TABLE pg_temp.totals AS SELECT * FROM fx.padded_totals;
 -- one finding per problem
 SELECT is((SELECT array_agg(format('%s.%s', relation, column_name) ORDER BY relation::text, column_name)
              FROM pg_temp.found WHERE category = 'int_overflow'),
-          '{fx.hub.id,fx.hub2.id,fx.kid.id,fx.narrow.hub2_id,fx.typed.id}',
+          '{fx.hub.id,fx.hub2.id,fx.hub3.id,fx.kid.id,fx.narrow.hub2_id,fx.typed.id}',
           'one int_overflow finding per key; a column referencing a key folds into it unless narrower');
 SELECT is((SELECT evidence FROM pg_temp.found WHERE relation = 'fx.hub'::regclass),
           'exact; 3 referencing columns: fx.ref1.hub_id, fx.ref2.hub_id, fx.ref3.hub_id',
@@ -134,6 +143,10 @@ SELECT is((SELECT fix FROM pg_temp.found WHERE relation = 'fx.hub'::regclass),
           'a hazard that fails at once: the fix widens the function (online accepts the view over f(t))');
 SELECT ok((SELECT message LIKE '%: migrate it to bigint; the script widens fx.note_hub(integer)' FROM pg_temp.found
             WHERE relation = 'fx.hub'::regclass), 'the message names the function widened');
+SELECT is((SELECT fix || ' ' || message FROM pg_temp.found WHERE relation = 'fx.hub3'::regclass),
+          $$SELECT storagelab.bigint_migration_script('fx.hub3', 'id', 'online', function_hazards => 'accept'); $$
+          || 'integer column is running out of values: migrate it to bigint; change by hand, they break: fx.hub3_ids()',
+          'a hazard storagelab cannot widen (a RETURN QUERY column): accept, and the message names the function to change');
 SELECT is((SELECT fix FROM pg_temp.found WHERE relation = 'fx.kid'::regclass),
           $$SELECT storagelab.bigint_migration_script('fx.kid', 'id', 'blocking');$$,
           'online refuses an inheritance child''s own key: the fix is blocking');
@@ -195,7 +208,7 @@ SELECT is(:'rc'::text, '0', 'alignment (a view over a function of the table''s r
 SELECT set_eq('SELECT * FROM fx.padded_totals', 'SELECT * FROM pg_temp.totals', 'that view is back, its rows unchanged');
 SELECT is((SELECT array_agg(format('%s.%s', relation, column_name) ORDER BY relation::text, column_name)
              FROM storagelab_internal.findings_int_overflow),
-          '{fx.hub2.id,fx.narrow.hub2_id,fx.typed.id}', 'int_overflow: the hub and the child are no finding any more');
+          '{fx.hub2.id,fx.hub3.id,fx.narrow.hub2_id,fx.typed.id}', 'int_overflow: the hub and the child are no finding any more');
 
 SELECT * FROM finish();
 \c :origdb
