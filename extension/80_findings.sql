@@ -44,6 +44,8 @@ CREATE FUNCTION storagelab_internal.findings_bigint_fix(relation regclass, colum
                                                         OUT fix text, OUT note text)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
+-- the model's and the checks' many catalog queries: JIT compiling them costs more than it saves
+SET jit = off
 AS $fn$
 DECLARE
   objs    storagelab.bigint_migration_object[];
