@@ -518,8 +518,7 @@ DECLARE
   lock_list  text;
   all_tables text[];
 BEGIN
-  PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
-  objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
+  objs := storagelab_internal.bigint_migration_preflight(objs, 'blocking', function_hazards);   -- part 27
   -- Tables: every table whose columns change or that carries a re-created object.
   all_tables := ARRAY(SELECT DISTINCT storagelab_internal.bigint_migration_qname(x.relation)
                         FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation

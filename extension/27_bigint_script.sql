@@ -73,6 +73,52 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_write(storagelab.bigint_migration_object[], regclass[], name[], text, text) IS
   'the INT->BIGINT script of a model, in mode blocking, online (copy and swap; alias copy_swap) or shadow (shadow columns), function_hazards refuse, widen or accept';
 
+-- What the writer of mode 'blocking' or 'online' refuses for a model under
+-- a choice of function_hazards, raised as the writer raises it (the
+-- blocking mode's blockers, nothing to convert, function hazards; online:
+-- the rewrite engine's refusals too, part 63), before anything is written.
+-- Returns the model with function_hazards applied.  The writers call it
+-- first; bigint_migration_refusal() asks it without writing a script.
+CREATE FUNCTION storagelab_internal.bigint_migration_preflight(objs storagelab.bigint_migration_object[], mode text,
+                                                               function_hazards text)
+RETURNS storagelab.bigint_migration_object[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF mode IN ('online', 'copy_swap') THEN
+    -- PL/pgSQL: part 63 is created later in the install script
+    RETURN storagelab_internal.bigint_copy_swap_refuse(objs, function_hazards);
+  ELSIF mode = 'blocking' THEN
+    PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');
+    RETURN storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
+  END IF;
+  RAISE EXCEPTION 'invalid mode "%"', mode
+    USING ERRCODE = 'invalid_parameter_value', HINT = 'The pre-flight knows modes ''blocking'' and ''online''.';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_preflight(storagelab.bigint_migration_object[], text, text) IS
+  'raises what the INT->BIGINT writer of mode blocking or online refuses for a model under a choice of function_hazards, before writing; returns the model with function_hazards applied';
+
+-- The refusal of bigint_migration_preflight() as values instead of an
+-- error: NULLs when the writer of that mode accepts the model under that
+-- function_hazards.
+CREATE FUNCTION storagelab_internal.bigint_migration_refusal(objs storagelab.bigint_migration_object[], mode text,
+                                                             function_hazards text,
+                                                             OUT code text, OUT message text, OUT detail text, OUT hint text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  PERFORM storagelab_internal.bigint_migration_preflight(objs, mode, function_hazards);
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL,
+                          hint = PG_EXCEPTION_HINT;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_refusal(storagelab.bigint_migration_object[], text, text) IS
+  'what bigint_migration_preflight() raises for a model, mode and function_hazards (SQLSTATE, message, detail, hint), NULLs when the writer accepts it';
+
 -- The plan ------------------------------------------------------------------
 
 -- Columns that storagelab.int_overflow rates warning or critical, grouped so

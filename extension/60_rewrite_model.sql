@@ -303,14 +303,62 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_view_parts(oid) IS
   'statements re-creating what a view or materialized view loses when dropped: column defaults, indexes, triggers, rules, with their comments';
 
+-- An object that uses a function taking or returning the rows of a table
+-- the engine rewrites (the function is dropped and re-created with the new
+-- table's row type): a view or materialized view (with its parts), a rule
+-- or policy of another table, or a function with an SQL-standard body, to
+-- drop before the function and re-create after it.  Anything else, and the
+-- rewritten tables' own objects (the old table would keep them, and they
+-- would keep the function from being dropped), is refused (0A000).
+CREATE FUNCTION storagelab_internal.rewrite_function_dependent(dep_classid oid, dep_objid oid, fn oid, relids oid[])
+RETURNS storagelab.bigint_migration_object
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o   storagelab.bigint_migration_object;
+  ev  oid := (SELECT w.ev_class FROM pg_rewrite w WHERE dep_classid = 'pg_rewrite'::regclass AND w.oid = dep_objid);
+BEGIN
+  IF dep_classid = 'pg_rewrite'::regclass AND ev <> ALL (relids) THEN
+    o := (storagelab_internal.bigint_migration_dep_rewrite(dep_classid, dep_objid, 0, 'n', 'pg_proc'::regclass,
+            fn, 0, NULL::storagelab.bigint_migration_object, false)).o;
+    IF o.kind IN ('view', 'materialized_view') THEN
+      o.create_sql := o.create_sql || storagelab_internal.rewrite_view_parts(ev);
+    END IF;
+  ELSIF dep_classid = 'pg_policy'::regclass
+        AND (SELECT p.polrelid FROM pg_policy p WHERE p.oid = dep_objid) <> ALL (relids) THEN
+    o := (storagelab_internal.bigint_migration_dep_policy(dep_classid, dep_objid, 0, 'n', 'pg_proc'::regclass,
+            fn, 0, NULL::storagelab.bigint_migration_object, false)).o;
+  ELSIF dep_classid = 'pg_proc'::regclass THEN
+    o := (storagelab_internal.bigint_migration_dep_function(dep_classid, dep_objid, 0, 'n', 'pg_proc'::regclass,
+            fn, 0, NULL::storagelab.bigint_migration_object, false)).o;
+  END IF;
+  IF o.kind IS NULL OR o.kind = 'blocker' THEN
+    RAISE EXCEPTION 'the rewrite engine cannot move an object over a function of a table''s rows'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = format('%s uses function %s, which takes or returns the rows of a table the engine rewrites; the function is re-created with the new table''s row type.',
+                            pg_describe_object(dep_classid, dep_objid, 0), fn::regprocedure),
+            HINT = format('Drop %s before the script and re-create it afterwards.', pg_describe_object(dep_classid, dep_objid, 0));
+  END IF;
+  RETURN o;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_function_dependent(oid, oid, oid, oid[]) IS
+  'a view, rule or policy of another table, or an SQL-standard function, over a function of a rewritten table''s rows, to drop before the function and re-create after it; refuses (0A000) anything else and the rewritten tables'' own objects';
+
 -- The objects outside the tables that follow a table by OID and so must be
 -- dropped before the swap and re-created after it (their definitions name
 -- the table by name, which is the new table's then): views and
 -- materialized views (over the tables, and over those, level by level),
 -- rules and policies of other tables, functions with an SQL-standard body
--- or taking or returning the rows of a table or view.
+-- or taking or returning the rows of a table or view, and the views, rules,
+-- policies and SQL-standard functions of other tables over such a function
+-- (CREATE VIEW v AS SELECT f(t) FROM t: one level deeper than the function,
+-- so dropped before it and re-created after it, as the blocking script does).
 -- depth: re-create in ascending order, drop in descending order.  Any other
--- object depending on a table is refused (0A000, naming it).  The tables'
+-- object depending on a table is refused (0A000, naming it), and so is any
+-- object of the tables themselves over such a function (the old table keeps
+-- it, and it would keep the function from being dropped).  The tables'
 -- own objects (indexes, constraints, triggers, policies, rules, statistics,
 -- publication membership) are the phases' business, not this function's.
 CREATE FUNCTION storagelab_internal.rewrite_dependents(relids oid[])
@@ -321,22 +369,24 @@ AS $fn$
 DECLARE
   frontier oid[] := relids;
   next_f   oid[];
+  fns      oid[] := '{}';   -- functions of the tables' rows found on this level: their dependents are on the next
+  next_fns oid[];
   lvl      int := 0;
   d        record;
-  fdep     record;
   o        storagelab.bigint_migration_object;
   found_rows storagelab.bigint_migration_object[] := '{}';
 BEGIN
   -- the partitions too: objects that follow a partition, and its own objects
   relids := ARRAY(SELECT m.relid FROM storagelab_internal.rewrite_members(relids) m);
   frontier := relids;
-  WHILE cardinality(frontier) > 0 LOOP
+  WHILE cardinality(frontier) + cardinality(fns) > 0 LOOP
     lvl := lvl + 1;
     IF lvl > 100 THEN
       RAISE EXCEPTION 'views nested too deep' USING ERRCODE = 'feature_not_supported',
         HINT = 'The engine follows at most 100 levels of views over views.';
     END IF;
     next_f := '{}';
+    next_fns := '{}';
     FOR d IN
       SELECT DISTINCT dep.classid, dep.objid, dep.refclassid, dep.refobjid,
              w.ev_class, w.rulename, p.polrelid, c.contype, c.conrelid, c.confrelid
@@ -351,21 +401,31 @@ BEGIN
                  AND dep.refobjid IN (SELECT v.reltype FROM pg_class v WHERE v.oid = ANY (frontier)
                                       UNION ALL
                                       SELECT t.typarray FROM pg_class v JOIN pg_type t ON t.oid = v.reltype
-                                       WHERE v.oid = ANY (frontier)))
+                                       WHERE v.oid = ANY (frontier))
+              -- what uses such a function (below: refused when it is one of the tables' own)
+              OR dep.refclassid = 'pg_proc'::regclass AND dep.refobjid = ANY (fns))
          -- the tables' own objects (defaults and generated columns, constraints,
          -- triggers, indexes, statistics) depending on their columns
-         AND NOT CASE dep.classid
+         AND (dep.refclassid = 'pg_proc'::regclass OR NOT CASE dep.classid
                    WHEN 'pg_attrdef'::regclass THEN (SELECT x.adrelid FROM pg_attrdef x WHERE x.oid = dep.objid) = ANY (relids)
                    WHEN 'pg_constraint'::regclass THEN c.conrelid = ANY (relids) AND c.contype <> 'f'
                    WHEN 'pg_trigger'::regclass THEN (SELECT x.tgrelid FROM pg_trigger x WHERE x.oid = dep.objid) = ANY (relids)
                    WHEN 'pg_statistic_ext'::regclass THEN (SELECT x.stxrelid FROM pg_statistic_ext x WHERE x.oid = dep.objid) = ANY (relids)
                    WHEN 'pg_class'::regclass THEN (SELECT x.indrelid FROM pg_index x WHERE x.indexrelid = dep.objid) = ANY (relids)
                    WHEN 'pg_publication_rel'::regclass THEN (SELECT x.prrelid FROM pg_publication_rel x WHERE x.oid = dep.objid) = ANY (relids)
-                   ELSE false END
+                   ELSE false END)
        ORDER BY dep.classid, dep.objid
     LOOP
       o := NULL;
-      IF d.classid = 'pg_rewrite'::regclass THEN
+      IF d.refclassid = 'pg_proc'::regclass THEN
+        -- over a function of the tables' rows: dropped before it, re-created after it
+        o := storagelab_internal.rewrite_function_dependent(d.classid, d.objid, d.refobjid, relids);
+        IF o.kind IN ('view', 'materialized_view') THEN
+          next_f := next_f || d.ev_class;
+        ELSIF o.kind = 'function' THEN
+          next_fns := next_fns || d.objid;
+        END IF;
+      ELSIF d.classid = 'pg_rewrite'::regclass THEN
         CONTINUE WHEN d.ev_class = ANY (relids) OR d.ev_class = d.refobjid;   -- a table's own rule, a view's own query
         o := (storagelab_internal.bigint_migration_dep_rewrite(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
                 d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
@@ -380,25 +440,9 @@ BEGIN
       ELSIF d.classid = 'pg_proc'::regclass THEN
         o := (storagelab_internal.bigint_migration_dep_function(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
                 d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
-        -- the function is dropped and re-created with the new row type: a
-        -- view (or anything else) over it would make its DROP fail in the swap
-        FOR fdep IN
-          SELECT coalesce((SELECT CASE k.relkind WHEN 'v' THEN 'view ' WHEN 'm' THEN 'materialized view ' ELSE 'a rule of ' END
-                                  || k.oid::regclass::text
-                             FROM pg_rewrite w JOIN pg_class k ON k.oid = w.ev_class
-                            WHERE fd.classid = 'pg_rewrite'::regclass AND w.oid = fd.objid),
-                          pg_describe_object(fd.classid, fd.objid, fd.objsubid)) AS what
-            FROM pg_depend fd
-           WHERE fd.refclassid = 'pg_proc'::regclass AND fd.refobjid = d.objid AND fd.deptype = 'n'
-           ORDER BY 1 LIMIT 1
-        LOOP
-          RAISE EXCEPTION 'the rewrite engine cannot move an object over a function of a table''s rows'
-            USING ERRCODE = 'feature_not_supported',
-                  DETAIL = format('%s uses function %s, which takes or returns the rows of %s; the function is re-created with the new table''s row type.',
-                                  fdep.what, d.objid::regprocedure, CASE WHEN d.refclassid = 'pg_type'::regclass THEN format_type(d.refobjid, NULL)
-                                                                      ELSE d.refobjid::regclass::text END),
-                  HINT = format('Drop %s before the script and re-create it afterwards.', fdep.what);
-        END LOOP;
+        -- the function is dropped and re-created with the new row type: what
+        -- uses it is dropped before it and re-created after it (next level)
+        next_fns := next_fns || d.objid;
       ELSIF d.classid = 'pg_constraint'::regclass AND d.contype = 'f' THEN
         CONTINUE;                                                              -- foreign keys: the swap phase
       END IF;
@@ -418,6 +462,7 @@ BEGIN
       found_rows := found_rows || o;
     END LOOP;
     frontier := next_f;
+    fns := next_fns;
   END LOOP;
   -- an object reached on several levels is re-created after the deepest;
   -- a rule of a view that is re-created goes with its view
@@ -432,4 +477,4 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_dependents(oid[]) IS
-  'objects outside the tables that follow them by OID (views and materialized views over them, level by level, rules and policies of other tables, functions with an SQL-standard body or of the tables'' rows): depth, identity, the SQL that drops and re-creates each; refuses (0A000) any other dependent, and a view or other object over such a function';
+  'objects outside the tables that follow them by OID (views and materialized views over them, level by level, rules and policies of other tables, functions with an SQL-standard body or of the tables'' rows, and the views, rules, policies and functions of other tables over those functions, a level deeper): depth, identity, the SQL that drops and re-creates each; refuses (0A000) any other dependent, and the tables'' own objects over such a function';

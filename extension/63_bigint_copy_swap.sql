@@ -553,6 +553,70 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[], text[]) IS
   'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects, and at the end of the swap (swap_end)';
 
+-- What mode online refuses, raised before anything is written: the model's
+-- blockers as the blocking mode raises them (same SQLSTATEs; a
+-- partition-key column blocks ALTER COLUMN TYPE, not a new table), the
+-- function hazards under function_hazards (part 28), then what the rewrite
+-- engine cannot rebuild: a converted column of an inheritance child that its
+-- parent lacks, a publication that would publish the new tables, the
+-- engine's refusals of the tables (rewrite_refuse) and of the objects that
+-- follow them (rewrite_dependents), a partitioned table without partitions.
+-- Returns the model with function_hazards applied.  Shared by the script
+-- and by storagelab_internal.bigint_migration_refusal() (findings).
+CREATE FUNCTION storagelab_internal.bigint_copy_swap_refuse(objs storagelab.bigint_migration_object[], function_hazards text)
+RETURNS storagelab.bigint_migration_object[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  s      text;
+  roots  oid[];
+  pubs   name[];
+BEGIN
+  PERFORM storagelab_internal.bigint_migration_refuse(
+    ARRAY(SELECT x FROM unnest(objs) x WHERE x.kind <> 'blocker' OR x.handling IS DISTINCT FROM 'partition key'), '{}', 'blocking');
+  objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
+  IF to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NULL THEN
+    RAISE EXCEPTION 'mode online needs the rewrite engine, which this installation lacks'
+      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''shadow'' or ''blocking''.';
+  END IF;
+  -- a child's own column would not be converted with its parent's (the engine keeps a child's own columns' types)
+  FOR s IN
+    SELECT format('%s.%I', x.relation, x.column_name)
+      FROM unnest(objs) x JOIN pg_attribute a ON a.attrelid = x.relation AND a.attname = x.column_name
+     WHERE x.kind = 'column' AND a.attinhcount = 0 AND EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = x.relation)
+     ORDER BY 1 LIMIT 1
+  LOOP
+    RAISE EXCEPTION 'mode online does not convert a column of an inheritance child that its parent lacks'
+      USING ERRCODE = 'feature_not_supported', DETAIL = format('Column %s.', s),
+            HINT = 'Use mode ''blocking'' or ''shadow''.';
+  END LOOP;
+  roots := ARRAY(SELECT to_regclass(t->>'relation')::oid
+                   FROM jsonb_array_elements(storagelab_internal.bigint_copy_swap_tables(objs)) t);
+  -- a publication of all tables, or of a schema of these tables, would publish the new tables and the logs
+  -- (the subscribers lack them: their apply stops at the first copied row)
+  pubs := storagelab_internal.rewrite_online_publications(roots);
+  IF cardinality(pubs) > 0 THEN
+    RAISE EXCEPTION 'a publication FOR ALL TABLES or FOR TABLES IN SCHEMA would publish the new tables and change logs of an online migration'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = format('Publications: %s.', (SELECT string_agg(quote_ident(x), ', ') FROM unnest(pubs) x)),
+            HINT = 'Name the published tables instead (ALTER PUBLICATION ... SET TABLE ...), or use mode ''blocking''.';
+  END IF;
+  -- the engine: the tables (part 60), the objects that follow them, rows to copy
+  PERFORM storagelab_internal.rewrite_refuse(roots);
+  PERFORM count(*) FROM storagelab_internal.rewrite_dependents(roots);
+  FOR s IN SELECT r::regclass::text FROM unnest(roots) r
+            WHERE NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf) LOOP
+    RAISE EXCEPTION 'the online rewrite needs a table that holds rows'
+      USING ERRCODE = 'feature_not_supported', DETAIL = format('The partitioned table %s has no partitions.', s),
+            HINT = 'Use the blocking mode.';
+  END LOOP;
+  RETURN objs;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_copy_swap_refuse(storagelab.bigint_migration_object[], text) IS
+  'raises what mode online refuses for a model (its blockers as the blocking mode, function hazards, the rewrite engine''s refusals), before anything is written; returns the model with function_hazards applied';
+
 -- The online (copy-and-swap) script of a model: refusals as in the blocking mode (same
 -- SQLSTATEs), the engine's own refusals, then the header and the phases.
 CREATE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[],
@@ -572,10 +636,7 @@ DECLARE
   back_post text[] := '{}';
   swap_end  text[] := '{}';
 BEGIN
-  -- a partition-key column blocks ALTER COLUMN TYPE, not a new table
-  PERFORM storagelab_internal.bigint_migration_refuse(
-    ARRAY(SELECT x FROM unnest(objs) x WHERE x.kind <> 'blocker' OR x.handling IS DISTINCT FROM 'partition key'), '{}', 'blocking');
-  objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
+  objs := storagelab_internal.bigint_copy_swap_refuse(objs, function_hazards);
   -- in the swap, around the dependent objects: the functions to widen
   -- (checked unchanged since generation, dropped, created with bigint
   -- parameters) and the sequences' types; in the swap back, the reverse
@@ -604,31 +665,7 @@ BEGIN
   back_post := back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.bigint_migration_qname(x.objid), format_type(q.seqtypid, NULL))
                                     FROM unnest(objs) x JOIN pg_sequence q ON q.seqrelid = x.objid
                                    WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
-  IF to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NULL THEN
-    RAISE EXCEPTION 'mode online needs the rewrite engine, which this installation lacks'
-      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''shadow'' or ''blocking''.';
-  END IF;
-  -- a child's own column would not be converted with its parent's (the engine keeps a child's own columns' types)
-  FOR s IN
-    SELECT format('%s.%I', x.relation, x.column_name)
-      FROM unnest(objs) x JOIN pg_attribute a ON a.attrelid = x.relation AND a.attname = x.column_name
-     WHERE x.kind = 'column' AND a.attinhcount = 0 AND EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = x.relation)
-     ORDER BY 1 LIMIT 1
-  LOOP
-    RAISE EXCEPTION 'mode online does not convert a column of an inheritance child that its parent lacks'
-      USING ERRCODE = 'feature_not_supported', DETAIL = format('Column %s.', s),
-            HINT = 'Use mode ''blocking'' or ''shadow''.';
-  END LOOP;
   tables := storagelab_internal.bigint_copy_swap_tables(objs);
-  -- a publication of all tables, or of a schema of these tables, would publish the new tables and the logs
-  -- (the subscribers lack them: their apply stops at the first copied row)
-  IF cardinality(storagelab_internal.rewrite_online_publications(ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t))) > 0 THEN
-    RAISE EXCEPTION 'a publication FOR ALL TABLES or FOR TABLES IN SCHEMA would publish the new tables and change logs of an online migration'
-      USING ERRCODE = 'feature_not_supported',
-            DETAIL = format('Publications: %s.', (SELECT string_agg(quote_ident(x), ', ')
-                       FROM unnest(storagelab_internal.rewrite_online_publications(ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t))) x)),
-            HINT = 'Name the published tables instead (ALTER PUBLICATION ... SET TABLE ...), or use mode ''blocking''.';
-  END IF;
   mid := 'slcs' || substr(md5(tables::text || now()::text), 1, 10);
   s := format(E'-- storagelab %s: INT to BIGINT migration (mode online: copy and swap), migration id %s\n',
               (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)

@@ -30,28 +30,112 @@ INSERT INTO storagelab_internal.setting_defaults VALUES
   ('findings.toast_sample_rows', '200',
    'findings: rows sampled per bytea column');
 
+-- The fix of an int_overflow finding on relation.column_name: the first
+-- bigint_migration_script() call whose generator accepts the column's
+-- component, asked through the generators' own pre-flight
+-- (bigint_migration_refusal(), part 27): function_hazards 'refuse' (the
+-- default), then 'widen', then 'accept', each in mode 'online' and then
+-- 'blocking'.  'accept' only when no view calls a function that fails at
+-- once (its script could not re-create the view).  note: what the message
+-- adds, naming the functions widened or left to change by hand, the
+-- functions that fail past 2^31, why online was refused; or, with no fix,
+-- what blocks every script and what to do.
+CREATE FUNCTION storagelab_internal.findings_bigint_fix(relation regclass, column_name name,
+                                                        OUT fix text, OUT note text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+-- the model's and the checks' many catalog queries: JIT compiling them costs more than it saves
+SET jit = off
+AS $fn$
+DECLARE
+  objs    storagelab.bigint_migration_object[];
+  fh      text;
+  md      text;
+  r       record;
+  online  record;
+  later   text;
+BEGIN
+  BEGIN
+    objs := storagelab_internal.bigint_migration_model(ARRAY[relation], ARRAY[column_name]);
+  EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS md = MESSAGE_TEXT, fh = PG_EXCEPTION_HINT;
+    note := format('; no script converts it: %s. %s', rtrim(md, '.'), fh);
+    RETURN;
+  END;
+  FOREACH fh IN ARRAY ARRAY['refuse', 'widen', 'accept'] LOOP
+    CONTINUE WHEN fh = 'accept' AND EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'function_hazard'
+                                              AND x.hazard_fails = 'immediately'
+                                              AND x.hazard_caller ~ '^(view|materialized view) ');
+    FOREACH md IN ARRAY ARRAY['online', 'blocking'] LOOP
+      r := storagelab_internal.bigint_migration_refusal(objs, md, fh);
+      IF md = 'online' THEN online := r; END IF;
+      IF r.code IS NULL THEN
+        fix := format('SELECT storagelab.bigint_migration_script(%L, %L, %L%s);',
+                      storagelab_internal.bigint_migration_qname(relation), column_name, md,
+                      CASE WHEN fh <> 'refuse' THEN format(', function_hazards => %L', fh) ELSE '' END);
+        SELECT string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.hazard_fails <> 'immediately')
+          INTO later FROM unnest(objs) x WHERE x.kind = 'function_hazard';
+        note := coalesce((SELECT CASE fh WHEN 'widen' THEN '; the script widens ' ELSE '; change by hand, they break: ' END
+                                 || string_agg(DISTINCT x.objid::regprocedure::text, ', ')
+                            FROM unnest(objs) x WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately'), '')
+                || coalesce('; review, they keep integer values: ' || later, '')
+                || CASE WHEN md = 'blocking' THEN format('; online refuses: %s', online.message) ELSE '' END;
+        RETURN;
+      END IF;
+    END LOOP;
+  END LOOP;
+  -- no script: what blocks the blocking one (else the online one), and what to do
+  note := format('; no script converts it: %s. %s', rtrim(coalesce(nullif(r.detail, ''), r.message), '.'), r.hint);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.findings_bigint_fix(regclass, name) IS
+  'the fix of an int_overflow finding: the first bigint_migration_script() call (function_hazards refuse, widen, accept; mode online, blocking) the generator''s pre-flight accepts, and what the message adds (functions widened or to change, why online was refused, or what blocks every script); fix NULL when none';
+
 -- int_overflow: the view's warning and critical rows; the message says
 -- when no sequence feeds the column (the application writes the values),
 -- and when a value is the type's bound itself (often a sentinel such as
--- 2147483647 for "unknown", not growth).
+-- 2147483647 for "unknown", not growth).  One finding per problem: a
+-- column that references a key with a finding, holds no sequence of its own
+-- and is not narrower than the key folds into the key's finding (the key's
+-- fix converts it); that finding's evidence counts and lists the columns
+-- that reference the key.
 CREATE VIEW storagelab_internal.findings_int_overflow AS
+WITH f AS MATERIALIZED (
+  SELECT o.*, pg_catalog.format('%I.%I.%I', n.nspname, c.relname, o.column_name) AS qcol
+    FROM storagelab.int_overflow o
+    JOIN pg_catalog.pg_class c ON c.oid = o.relation
+    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+   WHERE o.severity IN ('warning', 'critical')
+), k AS (
+  -- keys: findings with a sequence of their own, or that reference no other finding
+  SELECT f.* FROM f
+   WHERE f.source IN ('sequence', 'identity')
+      OR NOT EXISTS (SELECT 1 FROM f o WHERE f.qcol = ANY (o.referencing_columns))
+), kept AS (
+  SELECT f.* FROM f
+   WHERE f.source IN ('sequence', 'identity')
+      OR NOT EXISTS (SELECT 1 FROM k WHERE f.qcol = ANY (k.referencing_columns) AND f.limit_value >= k.limit_value)
+)
 SELECT 'int_overflow'::text AS category, o.severity, o.relation, o.column_name,
        'used_pct'::text AS metric, round(o.used_pct, 1) AS value, 'percent'::text AS unit,
        CASE WHEN o.source IN ('sequence', 'identity', 'foreign key') THEN 'integer column is running out of values: migrate it to bigint'
             -- no sequence: values the application writes; one at the type's bound itself is often a sentinel
             WHEN o.values_left = 0 THEN 'integer column holds its type''s limit itself (a sentinel?): check its writers, then migrate'
-            ELSE 'integer column holds values near its limit, no sequence behind them: migrate it to bigint' END AS message,
+            ELSE 'integer column holds values near its limit, no sequence behind them: migrate it to bigint' END
+         || coalesce(x.note, '') AS message,
        NULL::int8 AS estimated_saved_bytes, o.overflow_at,
-       pg_catalog.format('SELECT storagelab.bigint_migration_script(%L, %L, ''online'');',
-                         pg_catalog.format('%I.%I', n.nspname, c.relname), o.column_name) AS fix,
-       o.evidence,
+       x.fix,
+       CASE WHEN pg_catalog.cardinality(o.referencing_columns) > 0
+            THEN pg_catalog.format('%s; %s referencing column%s: %s', coalesce(o.evidence, 'unknown'),
+                                   pg_catalog.cardinality(o.referencing_columns),
+                                   CASE WHEN pg_catalog.cardinality(o.referencing_columns) > 1 THEN 's' ELSE '' END,
+                                   pg_catalog.array_to_string(o.referencing_columns, ', '))
+            ELSE o.evidence END AS evidence,
        NULL::int8 AS sample_rows
-  FROM storagelab.int_overflow o
-  JOIN pg_catalog.pg_class c ON c.oid = o.relation
-  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
- WHERE o.severity IN ('warning', 'critical');
+  FROM kept o
+ CROSS JOIN LATERAL storagelab_internal.findings_bigint_fix(o.relation, o.column_name) x;
 COMMENT ON VIEW storagelab_internal.findings_int_overflow IS
-  'storagelab.findings rows of category int_overflow';
+  'storagelab.findings rows of category int_overflow: one per key (the columns referencing it folded in, listed in evidence), with the fix its generator accepts';
 
 -- The two sources behind pg_stat_scan_tables, which refuse a caller without
 -- its privileges (42501): called only for those who have them, so that the
@@ -147,6 +231,29 @@ SELECT 'visibility'::text AS category,
 COMMENT ON VIEW storagelab_internal.findings_visibility IS
   'storagelab.findings rows of category visibility';
 
+-- A fix that calls a cheap generator (catalogs only: the storage script),
+-- or a generator's checks, executed as written, its result discarded: NULL
+-- when it runs, else the error's message, detail and hint.
+CREATE FUNCTION storagelab_internal.findings_try(fix text)
+RETURNS text
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  m text;
+  d text;
+  h text;
+BEGIN
+  EXECUTE fix;
+  RETURN NULL;
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, h = PG_EXCEPTION_HINT;
+  RETURN concat_ws(' ', m || ':', nullif(d, ''), nullif(h, ''));
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.findings_try(text) IS
+  'executes a findings fix that calls a catalog-only generator, discarding its script: NULL when it runs, else the error''s message, detail and hint';
+
 -- toast: a sample of the bytea columns with the largest TOAST tables.
 -- Cost bound: findings.toast_max_columns columns, findings.toast_sample_rows
 -- rows and value prefixes each; a locked table is skipped, not waited for.
@@ -185,18 +292,46 @@ SELECT 'toast'::text AS category, 'warning'::text AS severity,
        col.oid::pg_catalog.regclass AS relation, col.attname AS column_name,
        'large_incompressible_pct'::text AS metric,
        round(100.0 * p.large_incompressible / p.large_values, 1) AS value, 'percent'::text AS unit,
-       'large values are compressed already: store them EXTERNAL, skip compressing'::text AS message,
+       'large values are compressed already: store them EXTERNAL, skip compressing'
+         || coalesce('; no script changes it: ' || x.refused, '') AS message,
        NULL::int8 AS estimated_saved_bytes, NULL::timestamptz AS overflow_at,
-       pg_catalog.format('SELECT storagelab.storage_migration_script(%L, %L, ''external'');',
-                         col.name, col.attname) AS fix,
+       CASE WHEN x.refused IS NULL THEN x.fix END AS fix,
        CASE WHEN p.sampled THEN 'sampled' ELSE 'exact' END AS evidence,
        p.rows_scanned AS sample_rows
   FROM col
  CROSS JOIN LATERAL storagelab_internal.findings_toast_sample(col.oid::pg_catalog.regclass,
                                                            col.attname, col.sample_rows) p
+ -- the fix asked as written (the generator refuses, for one, a name holding its dollar-quote tags)
+ CROSS JOIN LATERAL (SELECT f.fix, storagelab_internal.findings_try(f.fix) AS refused
+                       FROM (SELECT pg_catalog.format('SELECT storagelab.storage_migration_script(%L, %L, ''external'');',
+                                                      col.name, col.attname) AS fix) f) x
  WHERE p.large_values > 0 AND p.large_incompressible >= 0.8 * p.large_values;
 COMMENT ON VIEW storagelab_internal.findings_toast IS
   'storagelab.findings rows of category toast';
+
+-- What the layout script would refuse for a table, from the catalogs only
+-- (its check of the values against the new types reads the table: left to
+-- the script): the rewrite engine's refusals of the table and of the objects
+-- that follow it, and type changes that break functions (types: the new
+-- type by column name).  NULL when none; else the error's message, detail
+-- and hint (findings_try).
+CREATE FUNCTION storagelab_internal.findings_layout_refusal(relation regclass, types jsonb)
+RETURNS text
+LANGUAGE sql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT storagelab_internal.findings_try(format(
+           'SELECT storagelab_internal.rewrite_refuse(ARRAY[%1$s::oid]), '
+           '(SELECT count(*) FROM storagelab_internal.rewrite_dependents(ARRAY[%1$s::oid])), '
+           'storagelab_internal.layout_function_check(%1$s::oid::regclass, %2$L::jsonb)',
+           $1::oid,
+           (SELECT coalesce(jsonb_agg(jsonb_build_object('column_name', a.attname, 'from', format_type(a.atttypid, a.atttypmod),
+                                                         'to', t.value)), '[]')
+              FROM jsonb_each_text(coalesce($2, '{}')) t
+              JOIN pg_attribute a ON a.attrelid = $1 AND a.attname = t.key AND NOT a.attisdropped)))
+$$;
+COMMENT ON FUNCTION storagelab_internal.findings_layout_refusal(regclass, jsonb) IS
+  'what layout_migration_script() would refuse for a table, from the catalogs only (the rewrite engine''s refusals, type changes breaking functions): its message, detail and hint, NULL when none';
 
 -- column_width and alignment: the table_rewrite_plan rows worth a rewrite.
 -- The plan lists partitions and inheritance children one by one, but the
@@ -263,9 +398,11 @@ SELECT CASE WHEN g.narrows THEN 'column_width' ELSE 'alignment' END AS category,
             THEN 'its partitions or children plan differently: read their plans, choose for the parent'
             WHEN NOT g.narrows
             THEN 'column order wastes alignment padding: rebuild in the planned order'
-            ELSE 'narrower column types and a new column order shrink every row' END AS message,
+            ELSE 'narrower column types and a new column order shrink every row' END
+         || coalesce('; no script rebuilds it: ' || rf.refused, '') AS message,
        g.saved AS estimated_saved_bytes, NULL::timestamptz AS overflow_at,
-       CASE WHEN g.root_planned
+       CASE WHEN rf.refused IS NOT NULL AND (g.root_planned OR g.agree) THEN NULL
+            WHEN g.root_planned
             THEN pg_catalog.format('SELECT storagelab.layout_migration_script(%L);',
                                    pg_catalog.format('%I.%I', n.nspname, c.relname))
             WHEN g.agree AND g.types <> '{}'
@@ -285,9 +422,14 @@ SELECT CASE WHEN g.narrows THEN 'column_width' ELSE 'alignment' END AS category,
   FROM grouped g
   JOIN pg_catalog.pg_class c ON c.oid = g.root
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+  -- what the script would refuse (its fix is then NULL): the root's own plan's type changes, else the agreed ones
+ CROSS JOIN LATERAL (SELECT storagelab_internal.findings_layout_refusal(g.root::pg_catalog.regclass,
+                              CASE WHEN g.root_planned
+                                   THEN (SELECT l.types FROM leaf l WHERE l.relid = g.root)::jsonb
+                                   WHEN g.agree THEN g.types::jsonb END) AS refused) rf
  WHERE g.saved >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.min_saved_size'));
 COMMENT ON VIEW storagelab_internal.findings_layout_rows IS
-  'storagelab.findings rows of categories column_width and alignment: one per table_rewrite_plan row, except that the plans of partitions and inheritance children make one row on their topmost parent, with its script (following its own plan, else the changes and order the plans agree on) or the plans to read';
+  'storagelab.findings rows of categories column_width and alignment: one per table_rewrite_plan row, except that the plans of partitions and inheritance children make one row on their topmost parent, with its script (following its own plan, else the changes and order the plans agree on) or the plans to read; no script (fix NULL, the message says why) where the layout script would refuse the table';
 -- Planned in the caller's session, the query above is estimated in the
 -- millions (the plan's row counts are guesses) and would be JIT-compiled,
 -- which takes seconds: findings reads it through a function that plans and
@@ -332,17 +474,18 @@ COMMENT ON COLUMN storagelab.findings.column_name IS 'the column; NULL for a tab
 COMMENT ON COLUMN storagelab.findings.metric IS 'stable key of what value measures: used_pct, hint_debt_pages, relfrozenxid_age, large_incompressible_pct, saved_bytes';
 COMMENT ON COLUMN storagelab.findings.value IS 'the measured number, in unit';
 COMMENT ON COLUMN storagelab.findings.unit IS 'percent, pages, transactions or bytes';
-COMMENT ON COLUMN storagelab.findings.message IS 'what is wrong and what to do, at most 100 characters, no number that is not in a typed column';
+COMMENT ON COLUMN storagelab.findings.message IS 'what is wrong and what to do, at most 100 characters, no number that is not in a typed column; an int_overflow message may go on to name the functions its fix widens or leaves to change, why the fix is not online, or what blocks every script';
 COMMENT ON COLUMN storagelab.findings.estimated_saved_bytes IS 'bytes the fix saves (column_width, alignment)';
 COMMENT ON COLUMN storagelab.findings.estimated_saved_pretty IS 'estimated_saved_bytes, pg_size_pretty';
 COMMENT ON COLUMN storagelab.findings.overflow_at IS 'projected overflow time (int_overflow, from the recorded growth)';
-COMMENT ON COLUMN storagelab.findings.fix IS 'the SQL to run next: a migration script generator, VACUUM, or the plan to read';
-COMMENT ON COLUMN storagelab.findings.evidence IS 'exact, statistics or sampled';
+COMMENT ON COLUMN storagelab.findings.fix IS 'the SQL to run next: a migration script generator (in a mode and with function_hazards its pre-flight accepts), VACUUM, or the plan to read; NULL when no script can fix it (the message says why)';
+COMMENT ON COLUMN storagelab.findings.evidence IS 'exact, statistics or sampled; for an int_overflow key that other columns reference, followed by their count and list (N referencing columns: s.t.c, ...)';
 COMMENT ON COLUMN storagelab.findings.sample_rows IS 'rows a sampled finding rests on';
 GRANT SELECT ON storagelab.findings TO PUBLIC;
 
 -- report(): the findings as lines of text for psql, at most 100 columns
--- except a fix, which is printed whole (it is SQL to copy).
+-- except a fix, which is printed whole (it is SQL to copy), and a message
+-- naming functions or what blocks a migration, printed whole too.
 CREATE FUNCTION storagelab.report()
 RETURNS SETOF text
 LANGUAGE plpgsql STABLE
@@ -392,8 +535,9 @@ BEGIN
                             CASE f.unit WHEN 'percent' THEN f.value || ' %'
                                         WHEN 'bytes' THEN pg_size_pretty(f.value)
                                         ELSE f.value || ' ' || f.unit END), 100);
-    RETURN NEXT left('    ' || f.message, 100);
-    RETURN NEXT '    ' || f.fix;
+    -- whole: a message may end naming functions, or what blocks a migration
+    RETURN NEXT '    ' || f.message;
+    RETURN NEXT '    ' || coalesce(f.fix, '(no fix: see the message)');
   END LOOP;
 END
 $fn$;
