@@ -445,15 +445,19 @@ BEGIN
   -- the component, the new tables, the tables whose foreign keys the swap re-points and those the old tables'
   -- foreign keys reference (the swap drops those keys, which drops their triggers there), locked in one statement
   -- (a partitioned table's lock covers its partitions)
-  locks := format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', (SELECT string_agg(x, ', ' ORDER BY x) FROM (
+  -- (one at a time within a budget, the migration giving way in a wait cycle: storagelab_internal.script_lock)
+  locks := storagelab_internal.script_lock_sql((SELECT array_agg(x ORDER BY x) FROM (
              SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
              UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to'
              UNION SELECT storagelab_internal.bigint_migration_qname(k.confrelid)
                      FROM storagelab_internal.rewrite_foreign_keys(roots) f JOIN pg_constraint k ON k.oid = f.conoid
                     WHERE f.direction = 'from'
-                      AND k.confrelid NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(roots) m)) y));
+                      AND k.confrelid NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(roots) m)) y),
+             'ACCESS EXCLUSIVE');
   -- start
-  st := unchanged || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
+  -- (CREATE TRIGGER takes SHARE ROW EXCLUSIVE: every table's first, within the budget of script_lock)
+  st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'SHARE ROW EXCLUSIVE')]
+        || unchanged || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
   END LOOP;
@@ -500,14 +504,23 @@ BEGIN
                                                   '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)
          || E'\\endif\n';
   -- validate
-  FOR d IN SELECT to_jsonb(r.statement) FROM storagelab_internal.rewrite_statements(tables, 'validate') r ORDER BY r.ord LOOP
-    validate := validate || storagelab_internal.retry_block(ARRAY[d #>> '{}'], retries);
+  -- (SHARE UPDATE EXCLUSIVE on the referencing table, which no client's reads and writes conflict with, first
+  -- through script_lock: an autovacuum of it gives way after the short deadlock_timeout)
+  FOR d IN SELECT jsonb_build_array(storagelab_internal.bigint_migration_qname(r.relation), r.statement)
+             FROM storagelab_internal.rewrite_statements(tables, 'validate') r ORDER BY r.ord LOOP
+    validate := validate || storagelab_internal.retry_block(
+                  ARRAY[storagelab_internal.script_lock_sql(ARRAY[d->>0], 'SHARE UPDATE EXCLUSIVE'), d->>1], retries);
   END LOOP;
   s := s || E'\\if :ph_validate\n' || validate || E'\\endif\n';
   -- cleanup
-  st := '{}';
-  FOR d IN SELECT x FROM jsonb_array_elements(back) x UNION ALL SELECT x FROM jsonb_array_elements(fwd) x LOOP
+  -- (the tables, under their names the new ones since the swap, locked first through script_lock: dropping
+  -- the back logs' triggers takes ACCESS EXCLUSIVE on them; the forward logs' triggers went in the swap)
+  st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'ACCESS EXCLUSIVE')];
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || (storagelab_internal.rewrite_online_log_stop(d, true))[3:4];
   END LOOP;
   st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'cleanup') r ORDER BY r.ord)
            || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
@@ -529,11 +542,26 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
   END LOOP;
+  -- after cleanup (the tables under their names are not the ones the script was written for, and neither
+  -- the old nor the new ones are left beside them) there is nothing to go back to: 55000
   s := s || E'\\if :ph_rollback\n'
+         || 'DO ' || storagelab_internal.dollar_quote(format(
+              E'\nBEGIN\n  IF %s THEN\n'
+              || E'    RAISE EXCEPTION ''migration %s is final: phase cleanup has run'' USING ERRCODE = ''object_not_in_prerequisite_state'',\n'
+              || E'      DETAIL = ''The old tables were dropped; the tables keep their new definitions.'',\n'
+              || E'      HINT = ''Nothing can be rolled back after cleanup; to change the tables again, generate a new migration.'';\n'
+              || E'  END IF;\nEND\n',
+              (SELECT string_agg(format('(to_regclass(%L) IS NOT NULL AND to_regclass(%L)::oid <> %s AND to_regclass(%L) IS NULL AND to_regclass(%L) IS NULL)',
+                                        storagelab_internal.bigint_migration_qname(r), storagelab_internal.bigint_migration_qname(r), r::oid,
+                                        format('%I.%I', n.nspname, storagelab_internal.rewrite_name('old', r)),
+                                        format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', r))), ' OR ')
+                 FROM unnest(roots) r JOIN pg_class c ON c.oid = r JOIN pg_namespace n ON n.oid = c.relnamespace),
+              mid)) || E';\n'
          || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'not swapped: nothing to swap back',
                                                   '(' || ours || ') OR NOT (' || others || ')',
                                                   'another copy-and-swap migration is rewriting these tables: roll back with its script', retries);
-  st := '{}';
+  -- (the tables locked first through script_lock: dropping the logs' triggers takes ACCESS EXCLUSIVE on them)
+  st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'ACCESS EXCLUSIVE')];
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
   END LOOP;
