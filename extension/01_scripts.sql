@@ -77,7 +77,10 @@ COMMENT ON FUNCTION storagelab_internal.retry_block(text[], int, text) IS
 -- step gives way (and its retry loop tries again), never a client:
 --   * each relation of rels (as written: 'ONLY s.t' leaves out partitions
 --     and children; one that does not exist is skipped) locked in mode,
---     one at a time, as the step's first statement;
+--     one at a time, as the step's first statement; a view or materialized
+--     view in mode ACCESS EXCLUSIVE by ALTER ... OWNER TO its owner (LOCK
+--     TABLE would lock the tables it reads too, and takes no materialized
+--     view);
 --   * every attempt within a budget counted from its first request: the
 --     lower of the lock_timeout in force and half the server's
 --     deadlock_timeout (its reset value: the clients' unless they changed
@@ -115,6 +118,7 @@ DECLARE
   tries   int := 0;
   r       text;
   cur     text;
+  v       record;
 BEGIN
   IF mode IS NULL OR upper(mode) NOT IN ('ACCESS SHARE', 'ROW SHARE', 'ROW EXCLUSIVE', 'SHARE UPDATE EXCLUSIVE', 'SHARE',
                                          'SHARE ROW EXCLUSIVE', 'EXCLUSIVE', 'ACCESS EXCLUSIVE') THEN
@@ -138,7 +142,12 @@ BEGIN
                   HINT = 'Other sessions hold locks on these tables; the step is retried.';
         END IF;
         PERFORM set_config('lock_timeout', left_ms::text || 'ms', true);
-        EXECUTE format('LOCK TABLE %s IN %s MODE', r, upper(mode));
+        SELECT c.relkind, pg_get_userbyid(c.relowner) AS owner INTO v FROM pg_class c WHERE c.oid = to_regclass(regexp_replace(r, '^ONLY\s+', ''));
+        IF v.relkind IN ('v', 'm') AND upper(mode) = 'ACCESS EXCLUSIVE' THEN
+          EXECUTE format('ALTER %s %s OWNER TO %I', CASE v.relkind WHEN 'v' THEN 'VIEW' ELSE 'MATERIALIZED VIEW' END, r, v.owner);
+        ELSE
+          EXECUTE format('LOCK TABLE %s IN %s MODE', r, upper(mode));
+        END IF;
       END LOOP;
       EXIT;
     EXCEPTION WHEN lock_not_available OR deadlock_detected THEN

@@ -489,11 +489,16 @@ BEGIN
   END LOOP;
   x := x || E'END\n';
   s := s || 'DO ' || storagelab_internal.dollar_quote(x) || E';\n';
-  -- one table at a time within a budget, giving way to clients in a wait cycle (storagelab_internal.script_lock);
-  -- lock_list is the model's "s.t, s.u" (each name quoted where needed)
+  -- one table at a time within a budget, giving way to clients in a wait cycle (storagelab_internal.script_lock),
+  -- after the views and materialized views the swap drops (outermost first, as a client reading one locks it
+  -- before the tables); lock_list is the model's "s.t, s.u" (each name quoted where needed)
   lock_rels := ARRAY(SELECT rx[1] FROM regexp_matches(lock_list, '((?:"(?:[^"]|"")*"|[^",. ]+)\.(?:"(?:[^"]|"")*"|[^",. ]+))', 'g') rx);
   s := s || storagelab_internal.retry_block(ARRAY[
-              CASE WHEN array_to_string(lock_rels, ', ') = lock_list THEN storagelab_internal.script_lock_sql(lock_rels, 'ACCESS EXCLUSIVE')
+              CASE WHEN array_to_string(lock_rels, ', ') = lock_list
+                   THEN storagelab_internal.script_lock_sql(
+                          ARRAY(SELECT storagelab_internal.bigint_migration_qname(x.objid) FROM unnest(m.objs) x
+                                 WHERE x.kind IN ('view', 'materialized_view') GROUP BY x.objid ORDER BY max(x.depth) DESC, x.objid)
+                          || lock_rels, 'ACCESS EXCLUSIVE')
                    ELSE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list) END], retries);
   -- the views the swap drops and re-creates are as they were (one redefined since would be put back)
   x := storagelab_internal.bigint_migration_view_checks(m.objs);

@@ -445,8 +445,13 @@ BEGIN
   -- the component, the new tables, the tables whose foreign keys the swap re-points and those the old tables'
   -- foreign keys reference (the swap drops those keys, which drops their triggers there), locked in one statement
   -- (a partitioned table's lock covers its partitions)
-  -- (one at a time within a budget, the migration giving way in a wait cycle: storagelab_internal.script_lock)
-  locks := storagelab_internal.script_lock_sql((SELECT array_agg(x ORDER BY x) FROM (
+  -- (one at a time within a budget, the migration giving way in a wait cycle: storagelab_internal.script_lock),
+  -- after the views and materialized views the swap drops and creates again, outermost first, as a client
+  -- reading one locks it before the tables
+  locks := storagelab_internal.script_lock_sql(
+             ARRAY(SELECT storagelab_internal.bigint_migration_qname(d.objid) FROM storagelab_internal.rewrite_dependents(roots) d
+                    WHERE d.classid = 'pg_class'::regclass GROUP BY d.objid ORDER BY max(d.depth) DESC, d.objid)
+             || (SELECT array_agg(x ORDER BY x) FROM (
              SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
              UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to'
              UNION SELECT storagelab_internal.bigint_migration_qname(k.confrelid)

@@ -3,8 +3,9 @@
 # generated scripts give way to the application, never the reverse.
 #
 # Three copies (schemas a, b and c) of a small component: parent (the key), and
-# child1, child2 referencing it.  pgbench (4 clients, 127.0.0.1, retries off:
-# --max-tries=1, the default) runs transactions that write parent, then
+# child1, child2 referencing it, a view of parent and child2.  pgbench (4
+# clients, 127.0.0.1, retries off: --max-tries=1, the default) runs
+# transactions that read the view, then write parent, then
 # child2, then child1 (two rows, the higher key first): the opposite of the
 # order in which the scripts lock the tables (by name) and in which a batched
 # UPDATE walks the rows.  While it runs, one after the other:
@@ -48,6 +49,7 @@ BEGIN
     EXECUTE format('CREATE TABLE %I.child2 (id int PRIMARY KEY, parent_id int NOT NULL REFERENCES %I.parent, v int NOT NULL DEFAULT 0)', s, s);
     EXECUTE format('CREATE INDEX ON %I.child2 (parent_id)', s);
     EXECUTE format('CREATE TABLE %I.ledger (n int)', s);
+    EXECUTE format('CREATE VIEW %I.pv AS SELECT p.id, p.v, c.id AS cid FROM %I.parent p JOIN %I.child2 c ON c.parent_id = p.id', s, s, s);
     EXECUTE format('INSERT INTO %I.parent (id) SELECT g FROM generate_series(1, 500) g', s);
     EXECUTE format('INSERT INTO %I.child1 (id, parent_id, note) SELECT g, (g + 1) / 2, repeat(''note '' || g, 400) FROM generate_series(1, 1000) g', s);
     EXECUTE format('INSERT INTO %I.child2 (id, parent_id) SELECT g, (g + 1) / 2 FROM generate_series(1, 1000) g', s);
@@ -58,13 +60,15 @@ ANALYZE;
 SQL
 ok $? "fixtures: schemas a, b and c, parent with child1 and child2 (500 + 1000 + 1000 rows each)"
 
-# The workload: parent, then child2, then child1's rows 2p and 2p - 1; a short
+# The workload: a view of parent and child2 read, then parent, child2 and
+# child1's rows 2p and 2p - 1 written (the swap drops and creates the view); a short
 # pause between statements keeps the locks held while the others come.
 for s in a b c; do
 	cat >"$work/$s.sql" <<EOF
 SELECT 1 / (1 - stop) FROM ctl;
 \set p random(1, 500)
 BEGIN;
+SELECT count(*) FROM $s.pv WHERE id = :p;
 UPDATE $s.parent SET v = v + 1 WHERE id = :p;
 \sleep 2 ms
 UPDATE $s.child2 SET v = v + 1 WHERE parent_id = :p;
