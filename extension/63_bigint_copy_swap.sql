@@ -375,6 +375,34 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_statements(jsonb, text, text[], text[]) IS
   'the rewrite engine''s swap or swap_back statements with the caller''s own after the dependent objects are dropped (pre) and before they are created again (post)';
 
+-- The check that opens phase rollback: after cleanup (the tables under
+-- their names are not the ones the script was written for, roots, and
+-- neither the old nor the new ones are left beside them) there is nothing
+-- to go back to: 55000, the migration is final.
+CREATE FUNCTION storagelab_internal.rewrite_online_final_check(roots oid[], mid text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- PL/pgSQL: rewrite_name belongs to the rewrite engine
+  RETURN 'DO ' || storagelab_internal.dollar_quote(format(
+           E'\nBEGIN\n  IF %s THEN\n'
+           || E'    RAISE EXCEPTION ''migration %s is final: phase cleanup has run'' USING ERRCODE = ''object_not_in_prerequisite_state'',\n'
+           || E'      DETAIL = ''The old tables were dropped; the tables keep their new definitions.'',\n'
+           || E'      HINT = ''Nothing can be rolled back after cleanup; to change the tables again, generate a new migration.'';\n'
+           || E'  END IF;\nEND\n',
+           (SELECT string_agg(format('(to_regclass(%L) IS NOT NULL AND to_regclass(%L)::oid <> %s AND to_regclass(%L) IS NULL AND to_regclass(%L) IS NULL)',
+                                     storagelab_internal.bigint_migration_qname(r), storagelab_internal.bigint_migration_qname(r), r::oid,
+                                     format('%I.%I', n.nspname, storagelab_internal.rewrite_name('old', r)),
+                                     format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', r))), ' OR ')
+              FROM unnest(roots) r JOIN pg_class c ON c.oid = r JOIN pg_namespace n ON n.oid = c.relnamespace),
+           mid)) || E';\n';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_final_check(oid[], text) IS
+  'the DO statement opening an online script''s phase rollback: 55000 when phase cleanup has run (the migration is final)';
+
 -- The phases of a copy-and-swap script for the engine input tables
 -- (part 62's machinery around the engine's statements), as psql \if
 -- sections; mid is the migration id.
@@ -532,7 +560,8 @@ BEGIN
   s := s || E'\\if :ph_cleanup\n'
          || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
          || E'\\endif\n';
-  -- rollback: swap back when swapped (unless columns were added since), then drop what start created
+  -- rollback (refused after cleanup: rewrite_online_final_check): swap back when swapped (unless columns were
+  -- added since), then drop what start created
   st := ARRAY[locks]
         || (SELECT format('SELECT storagelab_internal.rewrite_check_rollback(%L, %L)',
                           array_agg(storagelab_internal.bigint_migration_qname(m.relid) ORDER BY m.level, m.relid),
@@ -547,21 +576,7 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
   END LOOP;
-  -- after cleanup (the tables under their names are not the ones the script was written for, and neither
-  -- the old nor the new ones are left beside them) there is nothing to go back to: 55000
-  s := s || E'\\if :ph_rollback\n'
-         || 'DO ' || storagelab_internal.dollar_quote(format(
-              E'\nBEGIN\n  IF %s THEN\n'
-              || E'    RAISE EXCEPTION ''migration %s is final: phase cleanup has run'' USING ERRCODE = ''object_not_in_prerequisite_state'',\n'
-              || E'      DETAIL = ''The old tables were dropped; the tables keep their new definitions.'',\n'
-              || E'      HINT = ''Nothing can be rolled back after cleanup; to change the tables again, generate a new migration.'';\n'
-              || E'  END IF;\nEND\n',
-              (SELECT string_agg(format('(to_regclass(%L) IS NOT NULL AND to_regclass(%L)::oid <> %s AND to_regclass(%L) IS NULL AND to_regclass(%L) IS NULL)',
-                                        storagelab_internal.bigint_migration_qname(r), storagelab_internal.bigint_migration_qname(r), r::oid,
-                                        format('%I.%I', n.nspname, storagelab_internal.rewrite_name('old', r)),
-                                        format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', r))), ' OR ')
-                 FROM unnest(roots) r JOIN pg_class c ON c.oid = r JOIN pg_namespace n ON n.oid = c.relnamespace),
-              mid)) || E';\n'
+  s := s || E'\\if :ph_rollback\n' || storagelab_internal.rewrite_online_final_check(roots, mid)
          || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'not swapped: nothing to swap back',
                                                   '(' || ours || ') OR NOT (' || others || ')',
                                                   'another copy-and-swap migration is rewriting these tables: roll back with its script', retries);

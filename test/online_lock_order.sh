@@ -153,7 +153,9 @@ cat "$work"/tx.* 2>/dev/null | awk -v W="$work/windows" '
 	$3 == "failed" { t = $5 * 1000000 + $6; hit = "between phases"
 	                 for (i = 1; i <= nw; i++) if (t >= s[i] && t <= e[i] + 1000000) { hit = name[i]; break }
 	                 count[hit]++ }
-	END { for (h in count) printf "# failed client transactions ending in %s (or within 1 s after it): %d\n", h, count[h] }'
+	$3 != "failed" && $3 > max { max = $3 }
+	END { for (h in count) printf "# failed client transactions ending in %s (or within 1 s after it): %d\n", h, count[h]
+	      printf "# longest client transaction: %d ms\n", max / 1000 }'
 for f in "$work"/*.sql.*; do
 	grep -H -E 'ERROR|retrying|WARNING' "$f" | sed 's/^/# /'
 	g=$(grep -c 'gave way' "$f")
