@@ -146,6 +146,10 @@ processed=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\
 fails=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$work/pgbench")
 [ "${processed:-0}" -gt 0 ] && [ "$fails" = 0 ]
 ok $? "no client transaction failed (processed ${processed:-?}, failed ${fails:-?})"
+# an error other than a deadlock or serialization failure aborts a client without counting as failed:
+# every client must have run until the stop (its division by zero)
+[ "$(grep -c 'aborted in command' "$work/pgbench")" = 4 ] && [ "$(grep -c 'aborted in command 0 query 0: ERROR:  division by zero' "$work/pgbench")" = 4 ]
+ok $? "every client ran until the end (no other error)"
 # diagnostics: the failed client transactions by the phase they ended in,
 # and what the scripts retried
 cat "$work"/tx.* 2>/dev/null | awk -v W="$work/windows" '
