@@ -375,6 +375,39 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_statements(jsonb, text, text[], text[]) IS
   'the rewrite engine''s swap or swap_back statements with the caller''s own after the dependent objects are dropped (pre) and before they are created again (post)';
 
+-- The statement that takes the locks of an online swap (and of a rollback
+-- after it), through storagelab_internal.script_lock (one at a time within
+-- a budget, giving way to clients in a wait cycle), ACCESS EXCLUSIVE: the
+-- views and materialized views the swap drops and creates again, outermost
+-- first (a client reading one locks it before the tables), then by name the
+-- component, the tables whose foreign keys the swap re-points and those the
+-- old tables' foreign keys reference (the swap drops those keys, which drops
+-- their triggers there); a partitioned table's lock covers its partitions.
+CREATE FUNCTION storagelab_internal.rewrite_online_swap_locks(tables jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  roots oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
+BEGIN
+  -- PL/pgSQL: rewrite_dependents, rewrite_foreign_keys and rewrite_members belong to the rewrite engine
+  RETURN storagelab_internal.script_lock_sql(
+           ARRAY(SELECT storagelab_internal.bigint_migration_qname(d.objid) FROM storagelab_internal.rewrite_dependents(roots) d
+                  WHERE d.classid = 'pg_class'::regclass GROUP BY d.objid ORDER BY max(d.depth) DESC, d.objid)
+           || (SELECT array_agg(x ORDER BY x) FROM (
+                 SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
+                 UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to'
+                 UNION SELECT storagelab_internal.bigint_migration_qname(k.confrelid)
+                         FROM storagelab_internal.rewrite_foreign_keys(roots) f JOIN pg_constraint k ON k.oid = f.conoid
+                        WHERE f.direction = 'from'
+                          AND k.confrelid NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(roots) m)) y),
+           'ACCESS EXCLUSIVE');
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_locks(jsonb) IS
+  'the statement taking the locks of an online copy-and-swap swap (and rollback) through storagelab_internal.script_lock: the views it drops and creates again, then the component and the tables its foreign keys join, ACCESS EXCLUSIVE';
+
 -- The check that opens phase rollback: after cleanup (the tables under
 -- their names are not the ones the script was written for, roots, and
 -- neither the old nor the new ones are left beside them) there is nothing
@@ -470,23 +503,7 @@ BEGIN
   guard := storagelab_internal.rewrite_online_publication_guard(ARRAY(
              SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
                JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1));
-  -- the component, the new tables, the tables whose foreign keys the swap re-points and those the old tables'
-  -- foreign keys reference (the swap drops those keys, which drops their triggers there), locked in one statement
-  -- (a partitioned table's lock covers its partitions)
-  -- (one at a time within a budget, the migration giving way in a wait cycle: storagelab_internal.script_lock),
-  -- after the views and materialized views the swap drops and creates again, outermost first, as a client
-  -- reading one locks it before the tables
-  locks := storagelab_internal.script_lock_sql(
-             ARRAY(SELECT storagelab_internal.bigint_migration_qname(d.objid) FROM storagelab_internal.rewrite_dependents(roots) d
-                    WHERE d.classid = 'pg_class'::regclass GROUP BY d.objid ORDER BY max(d.depth) DESC, d.objid)
-             || (SELECT array_agg(x ORDER BY x) FROM (
-             SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
-             UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to'
-             UNION SELECT storagelab_internal.bigint_migration_qname(k.confrelid)
-                     FROM storagelab_internal.rewrite_foreign_keys(roots) f JOIN pg_constraint k ON k.oid = f.conoid
-                    WHERE f.direction = 'from'
-                      AND k.confrelid NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(roots) m)) y),
-             'ACCESS EXCLUSIVE');
+  locks := storagelab_internal.rewrite_online_swap_locks(tables);
   -- start
   -- (CREATE TRIGGER takes SHARE ROW EXCLUSIVE: every table's first, within the budget of script_lock)
   st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'SHARE ROW EXCLUSIVE')]
