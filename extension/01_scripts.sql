@@ -71,3 +71,107 @@ AS $$
 $$;
 COMMENT ON FUNCTION storagelab_internal.retry_block(text[], int, text) IS
   'a DO statement running statements in one subtransaction, retried on lock_timeout or deadlock (storagelab_internal.retry_loop)';
+
+-- The locks of one step of a generated script, taken so that when a wait
+-- cycle forms between the step and the application's transactions, the
+-- step gives way (and its retry loop tries again), never a client:
+--   * each relation of rels (as written: 'ONLY s.t' leaves out partitions
+--     and children; one that does not exist is skipped) locked in mode,
+--     one at a time, as the step's first statement; a view or materialized
+--     view in mode ACCESS EXCLUSIVE by ALTER ... OWNER TO its owner (LOCK
+--     TABLE would lock the tables it reads too, and takes no materialized
+--     view);
+--   * every attempt within a budget counted from its first request: the
+--     lower of the lock_timeout in force and half the server's
+--     deadlock_timeout (its reset value: the clients' unless they changed
+--     it); lock_timeout is set to what is left of it before each LOCK, and
+--     stays at the budget for the rest of the transaction.  A client that
+--     waits for one of these locks began waiting after it was granted, so
+--     it runs its deadlock check (after its own deadlock_timeout) only once
+--     the attempt holds every lock or has given up, releasing them;
+--   * deadlock_timeout set to a tenth of the server's, at most 100 ms, for
+--     the rest of the transaction, when this role may set it (superuser, or
+--     GRANT SET ON PARAMETER deadlock_timeout): the session that has waited
+--     its deadlock_timeout runs the check and, finding a cycle, is the one
+--     cancelled (40P01); an autovacuum of a table gives way to a request
+--     that has waited that long.  Without that right the budget alone keeps
+--     clients from being cancelled, but an autovacuum holding a table makes
+--     each attempt time out until it ends;
+--   * an attempt that timed out or was cancelled by the deadlock check is
+--     rolled back (its locks released) and the next one takes the relation
+--     it waited for first, holding nothing else (so the order converges to
+--     the clients'); after as many attempts as relations, plus one, the
+--     error goes to the caller (the retry loop pauses and tries again).
+CREATE FUNCTION storagelab_internal.script_lock(rels text[], mode text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  dt      numeric := (SELECT s.reset_val::numeric FROM pg_settings s WHERE s.name = 'deadlock_timeout');
+  lt      numeric := (SELECT s.setting::numeric FROM pg_settings s WHERE s.name = 'lock_timeout');
+  budget  numeric;
+  t0      timestamptz;
+  left_ms numeric;
+  ord     text[] := ARRAY(SELECT r FROM unnest(rels) WITH ORDINALITY u(r, n)
+                           WHERE to_regclass(regexp_replace(r, '^ONLY\s+', '')) IS NOT NULL ORDER BY n);
+  tries   int := 0;
+  r       text;
+  cur     text;
+  v       record;
+BEGIN
+  IF mode IS NULL OR upper(mode) NOT IN ('ACCESS SHARE', 'ROW SHARE', 'ROW EXCLUSIVE', 'SHARE UPDATE EXCLUSIVE', 'SHARE',
+                                         'SHARE ROW EXCLUSIVE', 'EXCLUSIVE', 'ACCESS EXCLUSIVE') THEN
+    RAISE EXCEPTION 'unknown lock mode %', coalesce(quote_literal(mode), 'NULL')
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass a mode of LOCK TABLE, such as ''ACCESS EXCLUSIVE''.';
+  END IF;
+  budget := greatest(CASE WHEN lt > 0 THEN least(lt, dt / 2) ELSE dt / 2 END, 1);
+  IF has_parameter_privilege('deadlock_timeout', 'SET') THEN
+    PERFORM set_config('deadlock_timeout', greatest(1, least(100, floor(dt / 10)))::text || 'ms', true);
+  END IF;
+  LOOP
+    tries := tries + 1;
+    t0 := clock_timestamp();
+    BEGIN
+      FOREACH r IN ARRAY ord LOOP
+        cur := r;
+        left_ms := floor(budget - extract(epoch FROM clock_timestamp() - t0) * 1000);
+        IF left_ms < 1 THEN
+          RAISE EXCEPTION 'could not take the locks of this step within % ms', budget
+            USING ERRCODE = 'lock_not_available', DETAIL = format('Waiting for %s.', r),
+                  HINT = 'Other sessions hold locks on these tables; the step is retried.';
+        END IF;
+        PERFORM set_config('lock_timeout', left_ms::text || 'ms', true);
+        SELECT c.relkind, pg_get_userbyid(c.relowner) AS owner INTO v FROM pg_class c WHERE c.oid = to_regclass(regexp_replace(r, '^ONLY\s+', ''));
+        IF v.relkind IN ('v', 'm') AND upper(mode) = 'ACCESS EXCLUSIVE' THEN
+          EXECUTE format('ALTER %s %s OWNER TO %I', CASE v.relkind WHEN 'v' THEN 'VIEW' ELSE 'MATERIALIZED VIEW' END, r, v.owner);
+        ELSE
+          EXECUTE format('LOCK TABLE %s IN %s MODE', r, upper(mode));
+        END IF;
+      END LOOP;
+      EXIT;
+    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+      IF tries > cardinality(ord) THEN
+        RAISE;
+      END IF;
+      RAISE NOTICE 'gave way to other sessions waiting for %: %; trying again with it first', cur, SQLERRM;
+      ord := ARRAY[cur] || array_remove(ord, cur);
+    END;
+  END LOOP;
+  PERFORM set_config('lock_timeout', budget::text || 'ms', true);
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.script_lock(text[], text) IS
+  'takes the locks of a generated script''s step one relation at a time within a budget below the server''s deadlock_timeout, with a short deadlock_timeout when permitted, so that the step, not a client, gives way in a wait cycle (retried with the relation it waited for first)';
+
+-- The statement that calls script_lock for rels in mode, for a step's
+-- statement list.
+CREATE FUNCTION storagelab_internal.script_lock_sql(rels text[], mode text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format('SELECT storagelab_internal.script_lock(%L::text[], %L)', $1, $2)
+$$;
+COMMENT ON FUNCTION storagelab_internal.script_lock_sql(text[], text) IS
+  'the statement of a generated script that takes a step''s locks with storagelab_internal.script_lock';

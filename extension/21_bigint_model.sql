@@ -324,11 +324,27 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_model(regclass[], name[]) IS
   'the INT->BIGINT dependency model of several columns as one array of rows, built once per script';
 
+-- The model's rows; 22023 when the component has nothing to convert (every
+-- column bigint, no sequence to widen, no blocker): the script writers
+-- raise their own error for that, per mode.
 CREATE FUNCTION storagelab.bigint_migration_group_objects(relations regclass[], column_names name[])
 RETURNS SETOF storagelab.bigint_migration_object
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT * FROM unnest(storagelab_internal.bigint_migration_model($1, $2)) $$;
+AS $fn$
+DECLARE
+  objs storagelab.bigint_migration_object[] := storagelab_internal.bigint_migration_model(relations, column_names);
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM unnest(objs) x
+                  WHERE x.kind = 'blocker' OR (x.kind IN ('column', 'sequence') AND x.create_sql IS NOT NULL)) THEN
+    RAISE EXCEPTION 'nothing to convert: every column of the foreign-key component of % is bigint already',
+                    (SELECT string_agg(format('%s.%I', u.r, u.c), ', ') FROM unnest(relations, column_names) u(r, c))
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Nothing to do for these columns; storagelab.int_overflow lists the columns that still need a migration.';
+  END IF;
+  RETURN QUERY SELECT * FROM unnest(objs);
+END
+$fn$;
 COMMENT ON FUNCTION storagelab.bigint_migration_group_objects(regclass[], name[]) IS
   'dependency model of an INT->BIGINT migration of several columns: the union of their foreign-key components and every dependent object, with lock, handling and DDL';
 

@@ -132,7 +132,7 @@ BEGIN
                                   FROM unnest(c_rel, c_new, c_name) AS u(r, nw, nm) WHERE u.r = tabs[k])
                             || E'  RETURN NEW;\nEND\n'))];
     s := s || '-- ' || storagelab_internal.bigint_migration_comment_text(x) || E': shadow columns (added to partitions and children too) and the sync function\n'
-           || storagelab_internal.retry_block(stmts, retries);
+           || storagelab_internal.retry_block(storagelab_internal.script_lock_sql(ARRAY[x], 'ACCESS EXCLUSIVE') || stmts, retries);
   END LOOP;
   -- the sync trigger: on each table that is not a partition (partitions get
   -- clones of their parent's trigger); named zz_... so that it fires after
@@ -417,7 +417,7 @@ BEGIN
                        q.tq, q.nn)
              -- referenced table first, as applications do (parent row, then child rows):
              -- the other order deadlocks with them
-             || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s, %s IN SHARE ROW EXCLUSIVE MODE', r.fqn, q.tq),
+             || storagelab_internal.retry_block(ARRAY[storagelab_internal.script_lock_sql(ARRAY[r.fqn, q.tq], 'SHARE ROW EXCLUSIVE'),
                                                               format('ALTER TABLE %s ADD CONSTRAINT %I %s', q.tq, q.nn, x)], retries)
              || E'\\endif\n';
       IF r.convalidated THEN
@@ -449,6 +449,7 @@ DECLARE
   fk_rel       oid[] := m.fk_rel;
   fk_new       name[] := m.fk_new;
   lock_list    text := m.lock_list;
+  lock_rels    text[];
   pre          text := m.pre;
   r            record;
   s            text := '';
@@ -488,7 +489,17 @@ BEGIN
   END LOOP;
   x := x || E'END\n';
   s := s || 'DO ' || storagelab_internal.dollar_quote(x) || E';\n';
-  s := s || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)], retries);
+  -- one table at a time within a budget, giving way to clients in a wait cycle (storagelab_internal.script_lock),
+  -- after the views and materialized views the swap drops (outermost first, as a client reading one locks it
+  -- before the tables); lock_list is the model's "s.t, s.u" (each name quoted where needed)
+  lock_rels := ARRAY(SELECT rx[1] FROM regexp_matches(lock_list, '((?:"(?:[^"]|"")*"|[^",. ]+)\.(?:"(?:[^"]|"")*"|[^",. ]+))', 'g') rx);
+  s := s || storagelab_internal.retry_block(ARRAY[
+              CASE WHEN array_to_string(lock_rels, ', ') = lock_list
+                   THEN storagelab_internal.script_lock_sql(
+                          ARRAY(SELECT storagelab_internal.bigint_migration_qname(x.objid) FROM unnest(m.objs) x
+                                 WHERE x.kind IN ('view', 'materialized_view') GROUP BY x.objid ORDER BY max(x.depth) DESC, x.objid)
+                          || lock_rels, 'ACCESS EXCLUSIVE')
+                   ELSE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list) END], retries);
   -- the views the swap drops and re-creates are as they were (one redefined since would be put back)
   x := storagelab_internal.bigint_migration_view_checks(m.objs);
   IF x <> '' THEN

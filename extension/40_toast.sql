@@ -438,8 +438,10 @@ BEGIN
                          CASE WHEN method IS NULL THEN 'SET STORAGE ' || upper(target)
                               ELSE 'SET STORAGE ' || upper(target) || ' and SET COMPRESSION ' || method END,
                          translate(t.r::text, E'\n\r', '  '), translate(t.r::text, E'\n\r', '  '), retries, lock_to);
+    -- the lock first, through script_lock: a short deadlock_timeout (an autovacuum gives way) and a budget below the server's
     out := out || E'DO $step$\nBEGIN\n'
-               || storagelab_internal.retry_loop(format(E'        EXECUTE %L;\n', stmt), retries,
+               || storagelab_internal.retry_loop(format(E'        EXECUTE %L;\n        EXECUTE %L;\n',
+                                                        storagelab_internal.script_lock_sql(ARRAY['ONLY ' || t.r::text], 'ACCESS EXCLUSIVE'), stmt), retries,
                                                  'Other sessions keep using the table: run the script again when traffic is lower.')
                || E'END\n$step$;\n';
   END LOOP;
@@ -482,24 +484,48 @@ BEGIN
       '  last_page bigint := pg_catalog.pg_relation_size(%1$L::regclass) / current_setting(''block_size'')::bigint;\n'
       '  first_page bigint := 0;\n'
       '  n bigint;\n'
+      '  skipped bigint;\n'
+      '  tries int := 0;\n'
       '  total bigint := 0;\n'
+      '  left_locked bigint := 0;\n'
       'BEGIN\n'
       '  WHILE first_page <= last_page LOOP\n',
       t.r::text)
+      -- rows that other sessions hold locked are skipped (SKIP LOCKED), never waited for: the
+      -- batch then waits for no client, so it cannot be in a wait cycle with one; the range is
+      -- done again (up to 20 times, 0.1 s apart) while it skipped rows, then they are counted
       || storagelab_internal.retry_loop(format(
-           E'        UPDATE ONLY %1$s SET %2$s\n'
-           '         WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
-           '           AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid\n'
-           '           AND %3$s;\n'
-           '        GET DIAGNOSTICS n = ROW_COUNT;\n',
+           E'        WITH todo AS (SELECT ctid FROM ONLY %1$s\n'
+           '                       WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
+           '                         AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid AND %3$s),\n'
+           '             got AS (SELECT ctid FROM ONLY %1$s\n'
+           '                      WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
+           '                        AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid AND %3$s\n'
+           '                      FOR UPDATE SKIP LOCKED),\n'
+           '             upd AS (UPDATE ONLY %1$s SET %2$s\n'
+           '                      WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
+           '                        AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid\n'
+           '                        AND ctid IN (SELECT ctid FROM got) RETURNING 1)\n'
+           '        SELECT (SELECT count(*) FROM upd), (SELECT count(*) FROM todo) - (SELECT count(*) FROM got) INTO n, skipped;\n',
            t.r, set_list, rewrite_cond), retries,
            'Other sessions keep rows of the table locked: run the script again; rewritten values are skipped.')
       || format(
       E'    COMMIT;\n'
       '    total := total + n;\n'
+      '    tries := tries + 1;\n'
+      '    IF skipped > 0 AND tries < 20 THEN\n'
+      '      PERFORM pg_catalog.pg_sleep(0.1);\n'
+      '      CONTINUE;\n'
+      '    END IF;\n'
+      '    left_locked := left_locked + greatest(skipped, 0);\n'
+      '    tries := 0;\n'
       '    first_page := first_page + batch_pages;\n'
       '    RAISE NOTICE ''%%: pages < %% done, %% values rewritten'', %1$L, first_page, total;\n'
       '  END LOOP;\n'
+      '  IF left_locked > 0 THEN\n'
+      '    RAISE WARNING ''%%: %% rows were locked by other sessions each time and were left as they are'', %1$L, left_locked\n'
+      '      USING HINT = ''Run this script again: values already rewritten are skipped.'';\n'
+      '  END IF;\n'
       'END\n$rewrite$;\n',
       t.r::text);
     out := out || format(E'\n-- Then: VACUUM %s (SHARE UPDATE EXCLUSIVE; does not block reads or writes)\n'

@@ -375,6 +375,67 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_statements(jsonb, text, text[], text[]) IS
   'the rewrite engine''s swap or swap_back statements with the caller''s own after the dependent objects are dropped (pre) and before they are created again (post)';
 
+-- The statement that takes the locks of an online swap (and of a rollback
+-- after it), through storagelab_internal.script_lock (one at a time within
+-- a budget, giving way to clients in a wait cycle), ACCESS EXCLUSIVE: the
+-- views and materialized views the swap drops and creates again, outermost
+-- first (a client reading one locks it before the tables), then by name the
+-- component, the tables whose foreign keys the swap re-points and those the
+-- old tables' foreign keys reference (the swap drops those keys, which drops
+-- their triggers there); a partitioned table's lock covers its partitions.
+CREATE FUNCTION storagelab_internal.rewrite_online_swap_locks(tables jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  roots oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
+BEGIN
+  -- PL/pgSQL: rewrite_dependents, rewrite_foreign_keys and rewrite_members belong to the rewrite engine
+  RETURN storagelab_internal.script_lock_sql(
+           ARRAY(SELECT storagelab_internal.bigint_migration_qname(d.objid) FROM storagelab_internal.rewrite_dependents(roots) d
+                  WHERE d.classid = 'pg_class'::regclass GROUP BY d.objid ORDER BY max(d.depth) DESC, d.objid)
+           || (SELECT array_agg(x ORDER BY x) FROM (
+                 SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
+                 UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to'
+                 UNION SELECT storagelab_internal.bigint_migration_qname(k.confrelid)
+                         FROM storagelab_internal.rewrite_foreign_keys(roots) f JOIN pg_constraint k ON k.oid = f.conoid
+                        WHERE f.direction = 'from'
+                          AND k.confrelid NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(roots) m)) y),
+           'ACCESS EXCLUSIVE');
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_locks(jsonb) IS
+  'the statement taking the locks of an online copy-and-swap swap (and rollback) through storagelab_internal.script_lock: the views it drops and creates again, then the component and the tables its foreign keys join, ACCESS EXCLUSIVE';
+
+-- The check that opens phase rollback: after cleanup (the tables under
+-- their names are not the ones the script was written for, roots, and
+-- neither the old nor the new ones are left beside them) there is nothing
+-- to go back to: 55000, the migration is final.
+CREATE FUNCTION storagelab_internal.rewrite_online_final_check(roots oid[], mid text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  -- PL/pgSQL: rewrite_name belongs to the rewrite engine
+  RETURN 'DO ' || storagelab_internal.dollar_quote(format(
+           E'\nBEGIN\n  IF %s THEN\n'
+           || E'    RAISE EXCEPTION ''migration %s is final: phase cleanup has run'' USING ERRCODE = ''object_not_in_prerequisite_state'',\n'
+           || E'      DETAIL = ''The old tables were dropped; the tables keep their new definitions.'',\n'
+           || E'      HINT = ''Nothing can be rolled back after cleanup; to change the tables again, generate a new migration.'';\n'
+           || E'  END IF;\nEND\n',
+           (SELECT string_agg(format('(to_regclass(%L) IS NOT NULL AND to_regclass(%L)::oid <> %s AND to_regclass(%L) IS NULL AND to_regclass(%L) IS NULL)',
+                                     storagelab_internal.bigint_migration_qname(r), storagelab_internal.bigint_migration_qname(r), r::oid,
+                                     format('%I.%I', n.nspname, storagelab_internal.rewrite_name('old', r)),
+                                     format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', r))), ' OR ')
+              FROM unnest(roots) r JOIN pg_class c ON c.oid = r JOIN pg_namespace n ON n.oid = c.relnamespace),
+           mid)) || E';\n';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_final_check(oid[], text) IS
+  'the DO statement opening an online script''s phase rollback: 55000 when phase cleanup has run (the migration is final)';
+
 -- The phases of a copy-and-swap script for the engine input tables
 -- (part 62's machinery around the engine's statements), as psql \if
 -- sections; mid is the migration id.
@@ -442,18 +503,11 @@ BEGIN
   guard := storagelab_internal.rewrite_online_publication_guard(ARRAY(
              SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
                JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1));
-  -- the component, the new tables, the tables whose foreign keys the swap re-points and those the old tables'
-  -- foreign keys reference (the swap drops those keys, which drops their triggers there), locked in one statement
-  -- (a partitioned table's lock covers its partitions)
-  locks := format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', (SELECT string_agg(x, ', ' ORDER BY x) FROM (
-             SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
-             UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to'
-             UNION SELECT storagelab_internal.bigint_migration_qname(k.confrelid)
-                     FROM storagelab_internal.rewrite_foreign_keys(roots) f JOIN pg_constraint k ON k.oid = f.conoid
-                    WHERE f.direction = 'from'
-                      AND k.confrelid NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(roots) m)) y));
+  locks := storagelab_internal.rewrite_online_swap_locks(tables);
   -- start
-  st := unchanged || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
+  -- (CREATE TRIGGER takes SHARE ROW EXCLUSIVE: every table's first, within the budget of script_lock)
+  st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'SHARE ROW EXCLUSIVE')]
+        || unchanged || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
   END LOOP;
@@ -500,21 +554,31 @@ BEGIN
                                                   '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)
          || E'\\endif\n';
   -- validate
-  FOR d IN SELECT to_jsonb(r.statement) FROM storagelab_internal.rewrite_statements(tables, 'validate') r ORDER BY r.ord LOOP
-    validate := validate || storagelab_internal.retry_block(ARRAY[d #>> '{}'], retries);
+  -- (SHARE UPDATE EXCLUSIVE on the referencing table, which no client's reads and writes conflict with, first
+  -- through script_lock: an autovacuum of it gives way after the short deadlock_timeout)
+  FOR d IN SELECT jsonb_build_array(storagelab_internal.bigint_migration_qname(r.relation), r.statement)
+             FROM storagelab_internal.rewrite_statements(tables, 'validate') r ORDER BY r.ord LOOP
+    validate := validate || storagelab_internal.retry_block(
+                  ARRAY[storagelab_internal.script_lock_sql(ARRAY[d->>0], 'SHARE UPDATE EXCLUSIVE'), d->>1], retries);
   END LOOP;
   s := s || E'\\if :ph_validate\n' || validate || E'\\endif\n';
   -- cleanup
-  st := '{}';
-  FOR d IN SELECT x FROM jsonb_array_elements(back) x UNION ALL SELECT x FROM jsonb_array_elements(fwd) x LOOP
+  -- (the tables, under their names the new ones since the swap, locked first through script_lock: dropping
+  -- the back logs' triggers takes ACCESS EXCLUSIVE on them; the forward logs' triggers went in the swap)
+  st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'ACCESS EXCLUSIVE')];
+  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
+  END LOOP;
+  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+    st := st || (storagelab_internal.rewrite_online_log_stop(d, true))[3:4];
   END LOOP;
   st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'cleanup') r ORDER BY r.ord)
            || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
   s := s || E'\\if :ph_cleanup\n'
          || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
          || E'\\endif\n';
-  -- rollback: swap back when swapped (unless columns were added since), then drop what start created
+  -- rollback (refused after cleanup: rewrite_online_final_check): swap back when swapped (unless columns were
+  -- added since), then drop what start created
   st := ARRAY[locks]
         || (SELECT format('SELECT storagelab_internal.rewrite_check_rollback(%L, %L)',
                           array_agg(storagelab_internal.bigint_migration_qname(m.relid) ORDER BY m.level, m.relid),
@@ -529,11 +593,12 @@ BEGIN
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
   END LOOP;
-  s := s || E'\\if :ph_rollback\n'
+  s := s || E'\\if :ph_rollback\n' || storagelab_internal.rewrite_online_final_check(roots, mid)
          || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'not swapped: nothing to swap back',
                                                   '(' || ours || ') OR NOT (' || others || ')',
                                                   'another copy-and-swap migration is rewriting these tables: roll back with its script', retries);
-  st := '{}';
+  -- (the tables locked first through script_lock: dropping the logs' triggers takes ACCESS EXCLUSIVE on them)
+  st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'ACCESS EXCLUSIVE')];
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, true);
   END LOOP;
