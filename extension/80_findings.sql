@@ -338,6 +338,7 @@ BEGIN
   IF fs IS NULL THEN
     RETURN NEXT left(format('storagelab: nothing found in database %s (%s)',
                             current_database(), db), 100);
+    RETURN QUERY SELECT * FROM storagelab_internal.report_unreadable();
     RETURN;
   END IF;
 
@@ -372,6 +373,7 @@ BEGIN
     RETURN NEXT left('    ' || f.message, 100);
     RETURN NEXT '    ' || f.fix;
   END LOOP;
+  RETURN QUERY SELECT * FROM storagelab_internal.report_unreadable();
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.report() IS
