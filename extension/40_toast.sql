@@ -60,7 +60,7 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 #variable_conflict use_column
 DECLARE
-  e_state text; e_msg text; e_detail text; e_hint text;
+  e_detail text; e_hint text;
 BEGIN
   -- plpgsql rather than SQL: the plan of this query is cached per session.
   RETURN QUERY
@@ -139,11 +139,9 @@ BEGIN
         ELSE 'none'
         END AS expected_effect
     ) a;
-EXCEPTION WHEN OTHERS THEN
-  -- raised again from here: the CONTEXT does not show the query's text
-  GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_msg = MESSAGE_TEXT,
-                          e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
-  PERFORM storagelab_internal.reraise(e_state, e_msg, e_detail, e_hint);
+EXCEPTION WHEN OTHERS THEN   -- raised again from here: the CONTEXT does not show the query
+  GET STACKED DIAGNOSTICS e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+  PERFORM storagelab_internal.reraise(SQLSTATE, SQLERRM, e_detail, e_hint);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.toast_profile(regclass, name, integer) IS

@@ -446,7 +446,7 @@ LANGUAGE plpgsql VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  e_state text; e_msg text; e_detail text; e_hint text;
+  e_detail text; e_hint text;
 BEGIN
   PERFORM storagelab_internal.require_primary('column_profile()');
   PERFORM storagelab_internal.check_scan_role();
@@ -476,11 +476,9 @@ BEGIN
            p.avg_width, p.min_value, p.max_value, p.all_integers, p.text_kind, p.trimmed_avg_width
       FROM scan p
      ORDER BY p.attnum;
-EXCEPTION WHEN OTHERS THEN
-  -- raised again from here: the CONTEXT does not show the query's text
-  GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_msg = MESSAGE_TEXT,
-                          e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
-  PERFORM storagelab_internal.reraise(e_state, e_msg, e_detail, e_hint);
+EXCEPTION WHEN OTHERS THEN   -- raised again from here: the CONTEXT does not show the query
+  GET STACKED DIAGNOSTICS e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+  PERFORM storagelab_internal.reraise(SQLSTATE, SQLERRM, e_detail, e_hint);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.column_profile(regclass) IS

@@ -842,7 +842,7 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   kind "char" := (SELECT c.relkind FROM pg_class c WHERE c.oid = relation);
-  e_state text; e_msg text; e_detail text; e_hint text;
+  e_detail text; e_hint text;
 BEGIN
   IF relation IS NULL THEN
     RETURN NULL;
@@ -862,11 +862,9 @@ BEGIN
   END IF;
   RETURN storagelab_internal.layout_script(relation, mode, column_types, column_order,
            (SELECT to_jsonb(r) FROM storagelab.table_rewrite_plan r WHERE r.relation = layout_migration_script.relation));
-EXCEPTION WHEN OTHERS THEN
-  -- raised again from here: the CONTEXT does not show the query's text
-  GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_msg = MESSAGE_TEXT,
-                          e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
-  PERFORM storagelab_internal.reraise(e_state, e_msg, e_detail, e_hint);
+EXCEPTION WHEN OTHERS THEN   -- raised again from here: the CONTEXT does not show the query
+  GET STACKED DIAGNOSTICS e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+  PERFORM storagelab_internal.reraise(SQLSTATE, SQLERRM, e_detail, e_hint);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]) IS
