@@ -52,8 +52,8 @@ COMMENT ON FUNCTION storagelab_internal.refuse_other_temp(oid, text) IS
 GRANT EXECUTE ON FUNCTION storagelab_internal.refuse_other_temp(oid, text) TO PUBLIC;
 
 -- The arguments of the copy and replay phases of a copy-and-swap rewrite,
--- checked before they write: on a primary; a migration id; dirs a non-empty
--- array of objects naming, as strings, a source, a target and a change log
+-- checked before they write: on a primary; a migration id; dirs an array
+-- (empty: nothing to do) of objects naming, as strings, a source, a target and a change log
 -- that exist, the log commented with this migration's id by phase start, and
 -- a copy statement; key, when given, an array.
 CREATE FUNCTION storagelab_internal.check_online_dirs(what text, migration text, dirs jsonb)
@@ -71,8 +71,8 @@ BEGIN
   IF coalesce(migration, '') = '' THEN
     RAISE EXCEPTION '% needs a migration id', what USING ERRCODE = 'null_value_not_allowed', HINT = usage;
   END IF;
-  IF jsonb_typeof(dirs) IS DISTINCT FROM 'array' OR jsonb_array_length(dirs) = 0 THEN
-    RAISE EXCEPTION 'dirs of % must be a non-empty JSON array of tables', what
+  IF jsonb_typeof(dirs) IS DISTINCT FROM 'array' THEN
+    RAISE EXCEPTION 'dirs of % must be a JSON array of tables', what
       USING ERRCODE = 'invalid_parameter_value', DETAIL = format('It is %s.', coalesce(dirs::text, 'NULL')), HINT = usage;
   END IF;
   FOR d IN SELECT x FROM jsonb_array_elements(dirs) x LOOP
