@@ -141,11 +141,11 @@ INSERT INTO valid_value VALUES
   ('rewrite_online_replay', 'time_limit', 'interval', '''1 min'''),
   ('rewrite_online_copy', 'dirs', 'jsonb', :'dirs'), ('rewrite_online_replay', 'dirs', 'jsonb', :'dirs');
 
--- Errors that need no hint, and why.  Matched on SQLSTATE and message.
-CREATE TEMP TABLE no_hint_needed (sqlstate text, message_like text, reason text);
-INSERT INTO no_hint_needed VALUES
-  ('22003', '%out of range%', 'the value itself is out of range for the type; the message names the type'),
-  ('22P02', 'invalid input syntax%', 'a malformed literal: PostgreSQL''s own input function names the value');
+-- Errors that need no hint, and why; matched on SQLSTATE and message.  None
+-- so far: every error the sweep meets carries one.  A row here needs its
+-- reason (say, an error PostgreSQL raises for a literal before storagelab
+-- runs).
+CREATE TEMP TABLE no_hint_needed (sqlstate text, message_like text, reason text NOT NULL);
 
 -- Allowed SQLSTATEs of a failure per relation case (any other case: the classes above).
 CREATE TEMP TABLE relation_state (label text, allowed text[]);
