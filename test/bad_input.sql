@@ -302,12 +302,17 @@ SELECT results_eq(
   $$VALUES ('bigint_migration_script', '0A000'), ('layout_migration_script', '0A000'), ('storage_migration_script', '0A000')$$,
   'another session''s temporary table: no script is generated for it (0A000)');
 
--- a role that may not read the table nor a sequence at 99 %
+-- a role that may not read an analyzed table with a layout plan, nor a
+-- sequence at 99 %
+CREATE TABLE bad.waste (a int, b bigint, c smallint, d text);
+INSERT INTO bad.waste SELECT g, g, 1, 'x' FROM generate_series(1, 1000) g;
+ANALYZE bad.waste;
 CREATE SEQUENCE bad.seq99 AS integer;
 SELECT setval('bad.seq99', 2126008811);
 CREATE ROLE bad_nobody;
+GRANT USAGE ON SCHEMA bad TO bad_nobody;
 SET ROLE bad_nobody;
-SELECT throws_ok($$SELECT storagelab.layout_migration_script('bad.plain')$$, '42501', NULL,
+SELECT throws_ok($$SELECT storagelab.layout_migration_script('bad.waste')$$, '42501', NULL,
                  'layout_migration_script() of a table the role may not read: 42501 (not "no plan")');
 SELECT matches((SELECT string_agg(r, E'\n') FROM storagelab.report() r),
                'not read by role bad_nobody: [0-9]+ table\(s\), [0-9]+ sequence\(s\)[^\n]*\n    [^\n]*bad\.seq99',
