@@ -249,6 +249,7 @@ BEGIN
             DETAIL = 'int_overflow_scan() scans tables, partitioned tables and materialized views.',
             HINT = 'Pass a table.';
   END IF;
+  PERFORM storagelab_internal.refuse_other_temp(relation, 'scan');
   IF NOT has_table_privilege(relation, 'SELECT') THEN
     RAISE EXCEPTION 'permission denied for table %', relation
       USING ERRCODE = '42501',

@@ -33,14 +33,19 @@ BEGIN
         ON a.attrelid = c.oid AND a.attname = column_names[i] AND a.attnum > 0 AND NOT a.attisdropped
      WHERE c.oid = relations[i];
     IF NOT FOUND THEN
-      RAISE EXCEPTION 'relation with OID % does not exist', relations[i]::oid USING ERRCODE = 'undefined_table';
+      RAISE EXCEPTION 'relation with OID % does not exist', relations[i]::oid
+        USING ERRCODE = 'undefined_table', HINT = 'Pass an existing table, for example ''public.orders''::regclass.';
     ELSIF r.relkind NOT IN ('r', 'p') THEN
       RAISE EXCEPTION '"%" is not a table', relations[i]
         USING ERRCODE = 'wrong_object_type',
-              DETAIL = 'Only columns of tables and partitioned tables can be converted to bigint.';
-    ELSIF r.attnum IS NULL THEN
+              DETAIL = 'Only columns of tables and partitioned tables can be converted to bigint.',
+              HINT = 'Pass the table the column belongs to (for a view, its base table).';
+    END IF;
+    PERFORM storagelab_internal.refuse_other_temp(relations[i], 'convert a column of');
+    IF r.attnum IS NULL THEN
       RAISE EXCEPTION 'column "%" of relation "%" does not exist', column_names[i], relations[i]
-        USING ERRCODE = 'undefined_column';
+        USING ERRCODE = 'undefined_column',
+              HINT = 'Pass the name of one of the table''s columns, as stored (case-sensitive); system columns cannot be converted.';
     ELSIF NOT EXISTS (SELECT 1 FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
                        WHERE a.attrelid = relations[i] AND a.attnum = r.attnum
                          AND (a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)

@@ -60,6 +60,8 @@ ROWS 1  -- one row per call: the planner's guess of 1000 made bytea_storage's pl
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 #variable_conflict use_column
+DECLARE
+  e_detail text; e_hint text;
 BEGIN
   -- plpgsql rather than SQL: the plan of this query is cached per session.
   RETURN QUERY
@@ -138,6 +140,9 @@ BEGIN
         ELSE 'none'
         END AS expected_effect
     ) a;
+EXCEPTION WHEN OTHERS THEN   -- raised again from here: the CONTEXT does not show the query
+  GET STACKED DIAGNOSTICS e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+  PERFORM storagelab_internal.reraise(SQLSTATE, SQLERRM, e_detail, e_hint);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.toast_profile(regclass, name, integer) IS
@@ -289,6 +294,7 @@ BEGIN
             DETAIL = 'storage_migration_script() writes ALTER TABLE and UPDATE statements, which apply to tables and partitioned tables only.',
             HINT = 'For a materialized view, run ALTER MATERIALIZED VIEW ... ALTER COLUMN ... SET STORAGE, then REFRESH MATERIALIZED VIEW.';
   END IF;
+  PERFORM storagelab_internal.refuse_other_temp(relation, 'generate a script for');
   SELECT * INTO att FROM pg_attribute
    WHERE attrelid = relation AND attname = column_name AND attnum > 0 AND NOT attisdropped;
   IF NOT FOUND THEN

@@ -445,6 +445,8 @@ RETURNS TABLE (column_name name, column_type text, row_count int8, null_frac flo
 LANGUAGE plpgsql VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $fn$
+DECLARE
+  e_detail text; e_hint text;
 BEGIN
   PERFORM storagelab_internal.require_primary('column_profile()');
   PERFORM storagelab_internal.check_scan_role();
@@ -474,6 +476,9 @@ BEGIN
            p.avg_width, p.min_value, p.max_value, p.all_integers, p.text_kind, p.trimmed_avg_width
       FROM scan p
      ORDER BY p.attnum;
+EXCEPTION WHEN OTHERS THEN   -- raised again from here: the CONTEXT does not show the query
+  GET STACKED DIAGNOSTICS e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+  PERFORM storagelab_internal.reraise(SQLSTATE, SQLERRM, e_detail, e_hint);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.column_profile(regclass) IS

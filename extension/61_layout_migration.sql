@@ -837,13 +837,36 @@ COMMENT ON FUNCTION storagelab_internal.layout_script(regclass, text, jsonb, nam
 CREATE FUNCTION storagelab.layout_migration_script(relation regclass, mode text DEFAULT 'blocking',
                                                    column_types jsonb DEFAULT NULL, column_order name[] DEFAULT NULL)
 RETURNS text
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT CASE WHEN $1 IS NOT NULL THEN
-           storagelab_internal.layout_script($1, $2, $3, $4,
-             (SELECT to_jsonb(r) FROM storagelab.table_rewrite_plan r WHERE r.relation = $1)) END
-$$;
+AS $fn$
+DECLARE
+  kind "char" := (SELECT c.relkind FROM pg_class c WHERE c.oid = relation);
+  e_detail text; e_hint text;
+BEGIN
+  IF relation IS NULL THEN
+    RETURN NULL;
+  ELSIF kind IS NULL THEN
+    RAISE EXCEPTION 'relation with OID % does not exist', relation::oid
+      USING ERRCODE = 'undefined_table', HINT = 'Pass an existing table, for example ''public.orders''::regclass.';
+  ELSIF kind NOT IN ('r', 'p') THEN
+    RAISE EXCEPTION '% is not a table', relation
+      USING ERRCODE = 'wrong_object_type', HINT = 'Give an ordinary or partitioned table.';
+  END IF;
+  PERFORM storagelab_internal.refuse_other_temp(relation, 'generate a script for');
+  IF NOT has_table_privilege(relation, 'SELECT') THEN
+    RAISE EXCEPTION 'permission denied for table %', relation
+      USING ERRCODE = 'insufficient_privilege',
+            DETAIL = 'The plan is made from the table''s statistics and rows, which this role may not read.',
+            HINT = format('Run it as the table''s owner, or GRANT SELECT ON %s TO %I.', relation, current_user);
+  END IF;
+  RETURN storagelab_internal.layout_script(relation, mode, column_types, column_order,
+           (SELECT to_jsonb(r) FROM storagelab.table_rewrite_plan r WHERE r.relation = layout_migration_script.relation));
+EXCEPTION WHEN OTHERS THEN   -- raised again from here: the CONTEXT does not show the query
+  GET STACKED DIAGNOSTICS e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+  PERFORM storagelab_internal.reraise(SQLSTATE, SQLERRM, e_detail, e_hint);
+END
+$fn$;
 COMMENT ON FUNCTION storagelab.layout_migration_script(regclass, text, jsonb, name[]) IS
   'a psql script that rebuilds a table in the column order and types of its storagelab.table_rewrite_plan row (column_types and column_order override it) by copy and swap, in one transaction (mode blocking) or in phases beside live traffic (mode online), with every dependent object, a partitioned table with all its partitions, an inheritance parent with its children; retypes an integer primary or foreign key named in column_types with its whole foreign-key component (other keys refused), refuses a partition or child alone, multiple inheritance, type changes that break functions, and values that do not fit (checked before, and again under the locks); NULL relation: NULL';
 

@@ -252,6 +252,10 @@ DECLARE
   caller_rls  text := pg_catalog.current_setting('row_security');
 BEGIN
   PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+  PERFORM storagelab_internal.check_online_dirs('storagelab.rewrite_online_copy()', migration, dirs);
+  PERFORM storagelab_internal.check_arg(batch_time_ms BETWEEN 0 AND 1e9, 'rewrite_online_copy()', 'batch_time_ms', '0 to 1e9 (ms)');
+  PERFORM storagelab_internal.check_arg(batch_blocks >= 1, 'rewrite_online_copy()', 'batch_blocks', '>= 1 (blocks)');
+  PERFORM storagelab_internal.check_arg(pause >= '0', 'rewrite_online_copy()', 'pause', '>= 0');
   FOR d IN SELECT x FROM pg_catalog.jsonb_array_elements(dirs) x LOOP
     INSERT INTO storagelab.bigint_migration_progress AS p (migration, relation, max_block, batch_blocks, started_at)
     SELECT rewrite_online_copy.migration, d->>'source',
@@ -336,6 +340,10 @@ DECLARE
   t0     timestamptz := pg_catalog.clock_timestamp();
   caller_path text := pg_catalog.current_setting('search_path');
 BEGIN
+  PERFORM storagelab_internal.check_online_dirs('storagelab.rewrite_online_replay()', migration, dirs);
+  PERFORM storagelab_internal.check_arg(max_lag >= 0, 'rewrite_online_replay()', 'max_lag', '>= 0 (rows)');
+  PERFORM storagelab_internal.check_arg(batch_rows >= 1, 'rewrite_online_replay()', 'batch_rows', '>= 1 (rows)');
+  PERFORM storagelab_internal.check_arg(time_limit > '0', 'rewrite_online_replay()', 'time_limit', '> 0');
   LOOP
     PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
     n := 0;

@@ -504,6 +504,7 @@ BEGIN
   IF fs IS NULL THEN
     RETURN NEXT left(format('storagelab: nothing found in database %s (%s)',
                             current_database(), db), 100);
+    RETURN QUERY SELECT * FROM storagelab_internal.report_unreadable();
     RETURN;
   END IF;
 
@@ -539,6 +540,7 @@ BEGIN
     RETURN NEXT '    ' || f.message;
     RETURN NEXT '    ' || coalesce(f.fix, '(no fix: see the message)');
   END LOOP;
+  RETURN QUERY SELECT * FROM storagelab_internal.report_unreadable();
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.report() IS

@@ -163,7 +163,8 @@ CREATE ROLE findings_nobody;
 SET ROLE findings_nobody;
 SELECT is((SELECT count(*) FROM storagelab.findings), 0::int8, 'nothing readable: no finding');
 SELECT matches((SELECT string_agg(r, E'\n') FROM storagelab.report() r),
-               '^storagelab: nothing found in database [^\n]*$', 'clean: one line saying nothing was found');
+               '^storagelab: nothing found in database [^\n]*\nnot read by role findings_nobody: [0-9]+ table\(s\), [0-9]+ sequence\(s\)[^\n]*\n    [^\n]*findings_seed\.',
+               'nothing readable: nothing found, and it names what the role could not read');
 RESET ROLE;
 DROP ROLE findings_nobody;
 

@@ -95,7 +95,8 @@ ok $? "bigint_migration_script generates on the standby"
 qs -c "SELECT storagelab.storage_migration_script('t', 'b')" >/dev/null
 ok $? "storage_migration_script generates on the standby"
 
-# The writers refuse with SQLSTATE 25006 and say where to run them.
+# The writers, the procedures of the migration scripts too, refuse with
+# SQLSTATE 25006 and say where to run them.
 # writer_refused SQL: the statement fails with 25006 and the hint.
 writer_refused() {
 	local out
@@ -105,7 +106,10 @@ writer_refused() {
 		grep -q "HINT:  Run it on the primary; the views work on a standby." <<<"$out"
 }
 for w in "SELECT storagelab.int_overflow_snapshot()" "SELECT storagelab.snapshot()" \
-	"SELECT * FROM storagelab.column_profile('t')"; do
+	"SELECT * FROM storagelab.column_profile('t')" \
+	"CALL storagelab.bigint_migration_backfill('m', 't', '{n}', '{id}', 0, 1, '0', 0)" \
+	"CALL storagelab.rewrite_online_copy('m', '[]', 0, 1, '0')" \
+	"CALL storagelab.rewrite_online_replay('m', '[]', 0, 1, '1 min')"; do
 	writer_refused "$w"
 	ok $? "$w on the standby: 25006, hint to run it on the primary"
 done
