@@ -54,6 +54,7 @@ DECLARE
   r       record;
   online  record;
   later   text;
+  unread  text;
 BEGIN
   BEGIN
     objs := storagelab_internal.bigint_migration_model(ARRAY[relation], ARRAY[column_name]);
@@ -73,12 +74,15 @@ BEGIN
         fix := format('SELECT storagelab.bigint_migration_script(%L, %L, %L%s);',
                       storagelab_internal.bigint_migration_qname(relation), column_name, md,
                       CASE WHEN fh <> 'refuse' THEN format(', function_hazards => %L', fh) ELSE '' END);
-        SELECT string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.hazard_fails <> 'immediately')
-          INTO later FROM unnest(objs) x WHERE x.kind = 'function_hazard';
+        SELECT string_agg(DISTINCT x.objid::regprocedure::text, ', ')
+                 FILTER (WHERE x.hazard_fails NOT IN ('immediately', 'unknown')),
+               string_agg(DISTINCT x.objid::regprocedure::text, ', ') FILTER (WHERE x.hazard_fails = 'unknown')
+          INTO later, unread FROM unnest(objs) x WHERE x.kind = 'function_hazard';
         note := coalesce((SELECT CASE fh WHEN 'widen' THEN '; the script widens ' ELSE '; change by hand, they break: ' END
                                  || string_agg(DISTINCT x.objid::regprocedure::text, ', ')
                             FROM unnest(objs) x WHERE x.kind = 'function_hazard' AND x.hazard_fails = 'immediately'), '')
                 || coalesce('; review, they keep integer values: ' || later, '')
+                || coalesce('; check by hand, their dynamic SQL may break: ' || unread, '')
                 || CASE WHEN md = 'blocking' THEN format('; online refuses: %s', online.message) ELSE '' END;
         RETURN;
       END IF;

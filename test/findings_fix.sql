@@ -76,8 +76,8 @@ INSERT INTO fx.wide SELECT 1, max(id) FROM fx.hub2;
 CREATE TABLE fx.hub3 (id serial PRIMARY KEY);
 SELECT setval('fx.hub3_id_seq', 2000000000);
 INSERT INTO fx.hub3 DEFAULT VALUES;
-CREATE FUNCTION fx.hub3_ids() RETURNS TABLE (id integer) LANGUAGE plpgsql
-  AS $$ BEGIN RETURN QUERY SELECT h.id FROM fx.hub3 h; END $$;
+CREATE FUNCTION fx.hub3_ids(col text DEFAULT 'id') RETURNS TABLE (id integer) LANGUAGE plpgsql
+  AS $$ BEGIN RETURN QUERY EXECUTE format('SELECT %I FROM fx.hub3', col); END $$;
 -- a key of an inheritance child that its parent lacks: mode online refuses it
 CREATE TABLE fx.base (note text);
 CREATE TABLE fx.kid (id serial PRIMARY KEY) INHERITS (fx.base);
@@ -145,8 +145,8 @@ SELECT ok((SELECT message LIKE '%: migrate it to bigint; the script widens fx.no
             WHERE relation = 'fx.hub'::regclass), 'the message names the function widened');
 SELECT is((SELECT fix || ' ' || message FROM pg_temp.found WHERE relation = 'fx.hub3'::regclass),
           $$SELECT storagelab.bigint_migration_script('fx.hub3', 'id', 'online', function_hazards => 'accept'); $$
-          || 'integer column is running out of values: migrate it to bigint; change by hand, they break: fx.hub3_ids()',
-          'a hazard storagelab cannot widen (a RETURN QUERY column): accept, and the message names the function to change');
+          || 'integer column is running out of values: migrate it to bigint; check by hand, their dynamic SQL may break: fx.hub3_ids(text)',
+          'a hazard storagelab cannot widen (a RETURN QUERY EXECUTE column it cannot read): accept, and the message names the function to check');
 SELECT is((SELECT fix FROM pg_temp.found WHERE relation = 'fx.kid'::regclass),
           $$SELECT storagelab.bigint_migration_script('fx.kid', 'id', 'blocking');$$,
           'online refuses an inheritance child''s own key: the fix is blocking');
