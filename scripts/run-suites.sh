@@ -188,10 +188,15 @@ else
 fi
 
 # The longest files first (the times of the previous run; without them, the
-# TAP scripts first), so that the last to start are short.
+# TAP scripts, then the files that load Pagila or pgbench, each group the
+# largest first), so that the last to start are short.
 ordered=$(for f in "${TAP_FILES[@]}"; do
 	t=$(awk -v f="$f" '$2 == f {print $1}' "$TIMES" 2>/dev/null)
-	[ -n "$t" ] || case $f in *.sh) t=999999 ;; *) t=0 ;; esac
+	if [ -z "$t" ]; then
+		t=$(wc -c <"$f")
+		grep -qE 'fixtures/(pagila|pgbench)\.sql' "$f" && t=$((t + 10000000))
+		case $f in *.sh) t=$((t + 20000000)) ;; esac
+	fi
 	printf '%s\t%s\n' "$t" "$f"
 done | sort -k1,1nr -k2 | cut -f2)
 mapfile -t TAP_FILES <<<"$ordered"
