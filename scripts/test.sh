@@ -68,6 +68,10 @@ log "upgrade test: every released version to $(extension_version)"
 part_end upgrade
 log "META.json against the PGXN Meta Spec"
 part_end meta
+# More test scripts go here, each as "part CMD..." (after the suites; a
+# script that builds the releases as the upgrade test does must not run
+# beside it: they share .build/releases), or as part_start NAME CMD... above
+# with part_end NAME here when it is independent of the others.
 
 log "the 5 slowest test files (of $(grep -c '' "$REPO/.build/times-$PG_MAJOR" 2>/dev/null || echo 0); all in the log above):"
 head -n 5 "$REPO/.build/times-$PG_MAJOR" 2>/dev/null |
