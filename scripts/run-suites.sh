@@ -200,17 +200,35 @@ ordered=$(for f in "${TAP_FILES[@]}"; do
 	printf '%s\t%s\n' "$t" "$f"
 done | sort -k1,1nr -k2 | cut -f2)
 mapfile -t TAP_FILES <<<"$ordered"
+# A file with a line "-- suite: alone" (or "# suite: alone") runs after the
+# others, by itself: it needs the cluster quiet (no other file's CHECKPOINT,
+# CREATE or DROP DATABASE between two of its reads).
+ALONE=() BESIDE=()
+for f in "${TAP_FILES[@]}"; do
+	[ -n "$f" ] || continue
+	if grep -qE '^(--|#) suite: alone' "$f"; then ALONE+=("$f"); else BESIDE+=("$f"); fi
+done
 
-# pgTAP and the TAP scripts together, JOBS files at a time.
+# prove_files JOBS FILE...: run FILEs through run-test-file.sh, JOBS at a
+# time; add their counts to t_pass and t_fail, keep their failures.
 t_pass=0 t_fail=0 prove_rc=0
-if [ ${#TAP_FILES[@]} -gt 0 ] && [ -n "${TAP_FILES[0]}" ]; then
-	prove -j "$JOBS" --timer --merge --exec "$REPO/scripts/run-test-file.sh" "${TAP_FILES[@]}" 2>&1 | tee "$out"
-	prove_rc=${PIPESTATUS[0]}
-	read -r t_pass t_fail < <(tap_counts "$out" "$prove_rc")
-	[ "$t_fail" -gt 0 ] && tap_failures "$out"
-fi
+prove_files() {
+	local jobs=$1 rc p f
+	shift
+	[ $# -gt 0 ] || return 0
+	prove -j "$jobs" --timer --merge --exec "$REPO/scripts/run-test-file.sh" "$@" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	read -r p f < <(tap_counts "$out" "$rc")
+	[ "$f" -gt 0 ] && tap_failures "$out"
+	t_pass=$((t_pass + p)) t_fail=$((t_fail + f))
+	[ "$rc" -eq 0 ] || prove_rc=$rc
+}
 
+# pgTAP and the TAP scripts together, JOBS files at a time, then the files
+# that run alone (after pg_regress too).
+prove_files "$JOBS" "${BESIDE[@]}"
 wait "$regress_pid"
+prove_files 1 "${ALONE[@]}"
 cat "$regress_out"
 regress_rc=$(cat "$regress_out.rc" 2>/dev/null || echo 1)
 r_pass=$(grep -cE '\.\.\. ok|^ok [0-9]+ ' "$regress_out" || true)
