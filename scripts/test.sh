@@ -48,8 +48,10 @@ part_start() {
 	part_pid[$name]=$!
 }
 part_end() {
+	local st=0
+	wait "${part_pid[$1]}" || st=$?
 	part cat "$REPO/.build/part-$1.log"
-	wait "${part_pid[$1]}" || rc=1
+	[ "$st" -eq 0 ] || rc=1
 }
 
 # The upgrade test (its own cluster) and the META.json check run beside the
