@@ -3,7 +3,8 @@
 #
 # Installs missing Debian packages, builds with -Werror, stages the
 # installation, starts a throwaway cluster and runs both suites in it:
-# pg_regress (sql/ + expected/) and pgTAP (test/*.sql through pg_prove).
+# pg_regress (sql/ + expected/), pgTAP (test/*.sql) and the TAP scripts
+# (test/*.sh), the last two through prove -j (scripts/run-suites.sh).
 # Beside them, scripts/upgrade-test.sh (every released version, upgraded with
 # ALTER EXTENSION UPDATE, equals a fresh install of this one; a cluster of its
 # own) and scripts/meta-check.py (META.json against the PGXN Meta Spec).
