@@ -113,7 +113,7 @@ stage_settings() {
 build_extension() {
 	log "building storagelab for PostgreSQL $PG_MAJOR"
 	clean_other_major
-	make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" PG_CFLAGS=-Werror >/dev/null
+	make -C "$REPO" -s -j "$(nproc)" PG_CONFIG="$PG_CONFIG" PG_CFLAGS=-Werror >/dev/null
 	if [ -n "$(stage_settings)" ]; then
 		make_stage_dir
 		make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" install DESTDIR="$STAGE" >/dev/null

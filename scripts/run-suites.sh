@@ -21,7 +21,8 @@ trap 'rm -f "$out"' EXIT
 # Each failing test's output is kept in $FAILURES (one file per test, listed
 # in $FAILURES/index as "test<TAB>file") and its first lines are printed at
 # the end, so that a log alone (CI) shows why a test failed.
-FAILURES=$REPO/.build/failures-${SUMMARY##*/summary-}
+run=${SUMMARY##*/summary-}
+FAILURES=$REPO/.build/failures-$run
 rm -rf "$FAILURES"
 mkdir -p "$FAILURES"
 : >"$FAILURES/index"
@@ -78,19 +79,7 @@ excerpt() {
 	fi
 }
 
-# pg_regress.  Its result lines are "test name ... ok" (PostgreSQL 15) or
-# "ok 1 - name" / "not ok 1 - name" (16 and later).
-make -s PG_CONFIG="$PG_CONFIG" installcheck 2>&1 | tee "$out"
-regress_rc=${PIPESTATUS[0]}
-r_pass=$(grep -cE '\.\.\. ok|^ok [0-9]+ ' "$out" || true)
-r_fail=$(grep -cE '\.\.\. (FAILED|failed)|^not ok [0-9]+ ' "$out" || true)
-skipped=$(grep -c '^skipped: ' "$out" || true)
-if [ "$regress_rc" -ne 0 ]; then
-	[ -f regression.diffs ] && regress_failures regression.diffs
-	[ "$r_fail" -eq 0 ] && r_fail=1
-fi
-
-# tap_counts FILE RC: "passed failed" from a prove/pg_prove transcript.
+# tap_counts FILE RC: "passed failed" from a prove transcript.
 tap_counts() {
 	local total failed
 	total=$(sed -n 's/.*Tests=\([0-9]*\).*/\1/p' "$1" | tail -1)
@@ -101,13 +90,12 @@ tap_counts() {
 	echo "$((total - failed)) $failed"
 }
 
-# pgTAP, in a database of its own; each test file loads its fixtures.
-createdb storagelab_tap
-psql -X -q -d storagelab_tap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION storagelab'
 # runnable FILE...: RUN becomes the FILEs to run.  STORAGELAB_TAP_EXCLUDE
 # (an extended regular expression) leaves out the files whose names match
-# (scripts/valgrind.sh's CI scope); a file that loads Pagila while it is
+# (scripts/valgrind.sh's CI scope), STORAGELAB_TAP_ONLY keeps only the files
+# that match (by hand, to try a few files as the suite runs them); a file that loads Pagila while it is
 # missing is reported as skipped and counted.
+skipped=0
 runnable() {
 	local f
 	RUN=()
@@ -115,6 +103,8 @@ runnable() {
 		[ -e "$f" ] || continue
 		if [ -n "${STORAGELAB_TAP_EXCLUDE:-}" ] && grep -qE "$STORAGELAB_TAP_EXCLUDE" <<<"$f"; then
 			echo "left out (STORAGELAB_TAP_EXCLUDE): $f"
+		elif [ -n "${STORAGELAB_TAP_ONLY:-}" ] && ! grep -qE "$STORAGELAB_TAP_ONLY" <<<"$f"; then
+			: # by hand: STORAGELAB_TAP_ONLY='^test/(a|b)\.' runs only those
 		elif needs_pagila "$f"; then
 			echo "skipped: $f needs $pagila, which is missing"
 			skipped=$((skipped + 1))
@@ -123,29 +113,140 @@ runnable() {
 		fi
 	done
 }
-runnable test/*.sql
-pg_prove --merge -d storagelab_tap --ext .sql "${RUN[@]}" 2>&1 | tee "$out"
-prove_rc=${PIPESTATUS[0]}
-read -r t_pass t_fail < <(tap_counts "$out" "$prove_rc")
-[ "$t_fail" -gt 0 ] && tap_failures "$out"
 
-# TAP scripts that need more than one server (test/*.sh: the hot standby).
-s_pass=0 s_fail=0 sh_rc=0
-# STORAGELAB_NO_SCRIPTS=1 leaves them out (scripts/valgrind.sh's CI scope).
+# Time limits (scripts/run-test-file.sh): a statement_timeout for every
+# session of a test file and a limit for the whole file, in seconds, so that
+# a hang fails with the file's name.  Generous: a loaded 2-core machine
+# meets them many times over.  Off under valgrind (about 55 times slower),
+# unless set.
+if [[ $SUMMARY == */summary-valgrind-* ]]; then
+	: "${STORAGELAB_STATEMENT_TIMEOUT:=0}" "${STORAGELAB_FILE_TIMEOUT:=0}"
+fi
+export STORAGELAB_STATEMENT_TIMEOUT=${STORAGELAB_STATEMENT_TIMEOUT:-300}
+export STORAGELAB_FILE_TIMEOUT=${STORAGELAB_FILE_TIMEOUT:-900}
+JOBS=${STORAGELAB_JOBS:-$(nproc)}
+TIMES=$REPO/.build/times-$run
+export STORAGELAB_TIMES=$FAILURES/times STORAGELAB_TAP_LOCKS=$FAILURES
+mkdir -p "$STORAGELAB_TIMES"
+
+# pg_regress, in the background beside the TAP files (its own database,
+# contrib_regression).  Its tests run one after the other: they read
+# database-wide views (int_overflow, visibility, bytea_storage) in the one
+# database pg_regress gives them, so in a parallel group each would see the
+# others' tables.  Result lines: "test name ... ok" (PostgreSQL 15) or
+# "ok 1 - name" / "not ok 1 - name" (16 and later).
+regress_out=$FAILURES/regress.log
+(
+	s=$(date +%s%N)
+	[ "$STORAGELAB_STATEMENT_TIMEOUT" = 0 ] ||
+		export PGOPTIONS="${PGOPTIONS:-} -c statement_timeout=${STORAGELAB_STATEMENT_TIMEOUT}s"
+	make -s PG_CONFIG="$PG_CONFIG" installcheck >"$regress_out" 2>&1
+	echo $? >"$regress_out.rc"
+	echo $((($(date +%s%N) - s) / 1000000)) >"$STORAGELAB_TIMES/pg_regress"
+) &
+regress_pid=$!
+
+# Template databases for the pgTAP files (scripts/run-test-file.sh): tap_tpl
+# with pgTAP and storagelab, and one per combination of the shared fixtures
+# (Pagila, the pgbench tables) that files load, made from it.  Each file
+# runs in a copy of the template that has what it loads (the fixtures see
+# they are loaded and do nothing), so no file sees another's objects.
+# template_name FIXTURES...: the template for those fixtures.
+template_name() { local IFS=_; echo "tap_tpl${*:+_$*}"; }
+export STORAGELAB_TAP_TEMPLATES=$FAILURES/templates
+: >"$STORAGELAB_TAP_TEMPLATES"
+createdb tap_tpl &&
+	psql -X -q -d tap_tpl -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION storagelab' &&
+	printf '\t%s\n' tap_tpl >>"$STORAGELAB_TAP_TEMPLATES"
+runnable test/*.sql
+# The fixture combinations the files load (the names run-test-file.sh
+# looks for), each built in the background from tap_tpl.
+tpl_pids=()
+for combo in $(for f in "${RUN[@]}"; do
+	sed -n 's#^[[:space:]]*\\ir\{0,1\}[[:space:]].*fixtures/\(pagila\|pgbench\)\.sql.*#\1#p' "$f" |
+		sort -u | paste -sd_ -
+done | sort -u); do
+	(
+		db=$(template_name ${combo//_/ })
+		createdb -T tap_tpl "$db" &&
+			for fx in ${combo//_/ }; do echo "\\i test/fixtures/$fx.sql"; done |
+			psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null &&
+			printf '%s\t%s\n' "${combo//_/ }" "$db" >>"$STORAGELAB_TAP_TEMPLATES"
+	) &
+	tpl_pids+=($!)
+done
+[ ${#tpl_pids[@]} -eq 0 ] || wait "${tpl_pids[@]}"
+TAP_FILES=("${RUN[@]}")
+
+# TAP scripts test/*.sh (more than one session or server), unless
+# STORAGELAB_NO_SCRIPTS=1 (scripts/valgrind.sh's CI scope).
 if [ -n "${STORAGELAB_NO_SCRIPTS:-}" ]; then
 	echo "left out (STORAGELAB_NO_SCRIPTS): test/*.sh"
 else
 	runnable test/*.sh
-	if [ ${#RUN[@]} -gt 0 ]; then
-		prove --merge "${RUN[@]}" 2>&1 | tee "$out"
-		sh_rc=${PIPESTATUS[0]}
-		read -r s_pass s_fail < <(tap_counts "$out" "$sh_rc")
-		[ "$s_fail" -gt 0 ] && tap_failures "$out"
-	fi
+	TAP_FILES+=("${RUN[@]}")
 fi
-t_pass=$((t_pass + s_pass))
-t_fail=$((t_fail + s_fail))
-[ "$sh_rc" -ne 0 ] && prove_rc=$sh_rc
+
+# The longest files first (the times of the previous run; without them, the
+# TAP scripts, then the files that load Pagila or pgbench, each group the
+# largest first), so that the last to start are short.
+ordered=$(for f in "${TAP_FILES[@]}"; do
+	t=$(awk -v f="$f" '$2 == f {print $1}' "$TIMES" 2>/dev/null)
+	if [ -z "$t" ]; then
+		t=$(wc -c <"$f")
+		grep -qE 'fixtures/(pagila|pgbench)\.sql' "$f" && t=$((t + 10000000))
+		case $f in *.sh) t=$((t + 20000000)) ;; esac
+	fi
+	printf '%s\t%s\n' "$t" "$f"
+done | sort -k1,1nr -k2 | cut -f2)
+mapfile -t TAP_FILES <<<"$ordered"
+# A file with a line "-- suite: alone" (or "# suite: alone") runs after the
+# others, by itself: it needs the cluster quiet (no other file's CHECKPOINT,
+# CREATE or DROP DATABASE between two of its reads).
+ALONE=() BESIDE=()
+for f in "${TAP_FILES[@]}"; do
+	[ -n "$f" ] || continue
+	if grep -qE '^(--|#) suite: alone' "$f"; then ALONE+=("$f"); else BESIDE+=("$f"); fi
+done
+
+# prove_files JOBS FILE...: run FILEs through run-test-file.sh, JOBS at a
+# time; add their counts to t_pass and t_fail, keep their failures.
+t_pass=0 t_fail=0 prove_rc=0
+prove_files() {
+	local jobs=$1 rc p f
+	shift
+	[ $# -gt 0 ] || return 0
+	prove -j "$jobs" --timer --merge --exec "$REPO/scripts/run-test-file.sh" "$@" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	read -r p f < <(tap_counts "$out" "$rc")
+	[ "$f" -gt 0 ] && tap_failures "$out"
+	t_pass=$((t_pass + p)) t_fail=$((t_fail + f))
+	[ "$rc" -eq 0 ] || prove_rc=$rc
+}
+
+# pgTAP and the TAP scripts together, JOBS files at a time, then the files
+# that run alone (after pg_regress too).
+prove_files "$JOBS" "${BESIDE[@]}"
+wait "$regress_pid"
+prove_files 1 "${ALONE[@]}"
+cat "$regress_out"
+regress_rc=$(cat "$regress_out.rc" 2>/dev/null || echo 1)
+r_pass=$(grep -cE '\.\.\. ok|^ok [0-9]+ ' "$regress_out" || true)
+r_fail=$(grep -cE '\.\.\. (FAILED|failed)|^not ok [0-9]+ ' "$regress_out" || true)
+skipped=$((skipped + $(grep -c '^skipped: ' "$regress_out" || true)))
+if [ "$regress_rc" -ne 0 ]; then
+	[ -f regression.diffs ] && regress_failures regression.diffs
+	[ "$r_fail" -eq 0 ] && r_fail=1
+fi
+
+# Each file's wall time, the longest first (kept for the next run's order).
+for f in "$STORAGELAB_TIMES"/*; do
+	[ -f "$f" ] || continue
+	n=${f##*/}
+	printf '%s\t%s\n' "$(cat "$f")" "${n//\~//}"
+done | sort -k1,1nr >"$TIMES"
+echo "wall time per test file (ms):"
+sed 's/^/    /' "$TIMES"
 
 # Each failing test's output, bounded, and where the whole of it is kept.
 while IFS=$'\t' read -r t file; do

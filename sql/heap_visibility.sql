@@ -65,7 +65,14 @@ SELECT relations FROM storagelab.heap_visibility_toast('hv_regress.parted');
 
 -- Materialized views and TOAST tables are read too.
 CREATE MATERIALIZED VIEW hv_regress.mv WITH (autovacuum_enabled = off) AS SELECT id FROM hv_regress.t;
-SELECT tuples FROM storagelab.heap_visibility('hv_regress.mv');
+-- Checked against oracles, not a count alone: the rows a query of the
+-- view returns, its size on disk, and the hint-bit classes adding up.
+SELECT h.tuples, h.tuples = (SELECT count(*) FROM hv_regress.mv) AS tuples_are_rows,
+       h.pages = pg_relation_size('hv_regress.mv') / current_setting('block_size')::int AS pages_are_size,
+       h.scanned_pages = h.pages AS read_whole,
+       h.xmin_frozen + h.xmin_committed + h.xmin_invalid + h.xmin_unhinted = h.tuples AS xmin_classes_add_up,
+       h.deleted_tuples = 0 AS none_deleted
+  FROM storagelab.heap_visibility('hv_regress.mv') h;
 SELECT relations FROM storagelab.heap_visibility(
   (SELECT reltoastrelid FROM pg_class WHERE oid = 'hv_regress.t'::regclass)::regclass);
 

@@ -6,9 +6,18 @@
 # pgbench (4 clients) writes for a few seconds while one session runs
 # VACUUM in a loop and another runs every storagelab reader and view in a
 # loop.  Nothing may fail: no reader error, no failed pgbench transaction.
-# Then a large heap_visibility() read is started, and DROP TABLE / TRUNCATE
-# are issued while it runs: they wait for it (its ACCESS SHARE lock), the
-# reader returns its row, and the server keeps running.
+# Then a heap_visibility() read is started, and DROP TABLE / TRUNCATE are
+# issued while it holds its lock: they wait for it (its ACCESS SHARE lock),
+# the reader returns its row, and the server keeps running.
+#
+# Data sized to the oracle: pgbench at scale 1 (100,000 accounts, about
+# 1,640 pages: the readers still read far past the 256 kB BAS_BULKREAD ring
+# of 32 pages), tables to drop and truncate of 250,000 rows (about 2,100
+# pages) instead of 1.5 million.  The DDL no longer needs a read long
+# enough to be caught by polling: a session holding ACCESS EXCLUSIVE queues
+# the read, then the DDL behind it, and lets go only when both wait, so the
+# DDL is always issued while the read is in progress, whatever its length.
+# Setting up (pgbench -i, the tables) is not a test: it bails out.
 set -uo pipefail
 : "${PG_MAJOR:?run from scripts/run-suites.sh}"
 SECONDS_OF_LOAD=${CONCURRENCY_SECONDS:-8}
@@ -22,18 +31,19 @@ dropdb --if-exists "$PGDATABASE" 2>/dev/null
 createdb "$PGDATABASE"
 q() { psql -X -At -v ON_ERROR_STOP=1 "$@"; }
 
-pgbench -i -q -s 5 --foreign-keys >/dev/null 2>&1
-ok $? "pgbench -i -s 5 --foreign-keys"
-q -q <<'SQL'
+ROWS=250000
+bail() { echo "Bail out! $*"; exit 1; }
+pgbench -i -q -s 1 --foreign-keys >"$work/init" 2>&1 ||
+	bail "pgbench -i -s 1 --foreign-keys failed: $(head -c 300 "$work/init" | tr '\n' ' ')"
+q -q >"$work/init" 2>&1 <<SQL || bail "could not set up the tables: $(head -c 300 "$work/init" | tr '\n' ' ')"
 SET client_min_messages = warning;
 CREATE EXTENSION storagelab;
 CREATE TABLE blobs (id serial PRIMARY KEY, b bytea);
 INSERT INTO blobs (b) SELECT decode(repeat(md5(g::text), 100 + g % 300), 'hex') FROM generate_series(1, 2000) g;
-CREATE TABLE victim AS SELECT g AS id, md5(g::text) AS t FROM generate_series(1, 1500000) g;
+CREATE TABLE victim AS SELECT g AS id, md5(g::text) AS t FROM generate_series(1, $ROWS) g;
 CREATE TABLE victim2 AS SELECT * FROM victim;
 ANALYZE;
 SQL
-ok $? "fixtures: blobs, and two 1.5M-row tables to drop and truncate"
 
 # Writers: pgbench with 4 clients; VACUUM in a loop; blob updates in a loop.
 pgbench -n -c 4 -j 2 -T "$SECONDS_OF_LOAD" >"$work/pgbench" 2>&1 &
@@ -81,24 +91,52 @@ ok $? "pgbench's 4 clients saw no failed transaction ($(grep -m1 '^tps' "$work/p
 ok $? "VACUUM and the bytea updates ran beside the readers without error"
 
 # DROP / TRUNCATE while a full heap_visibility() read is in progress.
+# waiters TABLE N: wait (60 s at most) until N sessions wait for a lock on
+# TABLE; false when they do not.
+waiters() {
+	q -c "DO \$\$ BEGIN
+	  FOR i IN 1..6000 LOOP
+	    EXIT WHEN (SELECT count(*) FROM pg_locks WHERE relation = '$1'::regclass AND NOT granted) >= $2;
+	    PERFORM pg_sleep(0.01);
+	  END LOOP;
+	  IF (SELECT count(*) FROM pg_locks WHERE relation = '$1'::regclass AND NOT granted) < $2 THEN
+	    RAISE EXCEPTION 'fewer than $2 sessions wait for a lock on $1';
+	  END IF;
+	END \$\$" >/dev/null
+}
 for target in "DROP TABLE victim" "TRUNCATE victim2"; do
 	table=${target##* }
+	# The gate: ACCESS EXCLUSIVE until the read and then the DDL wait
+	# behind it, in that order; released, the read gets its lock first and
+	# the DDL waits for the read.
+	q -c "BEGIN" -c "LOCK TABLE $table IN ACCESS EXCLUSIVE MODE" -c "SELECT 'locked'" \
+		-c "DO \$\$ BEGIN
+		  FOR i IN 1..6000 LOOP
+		    EXIT WHEN (SELECT count(*) FROM pg_locks WHERE relation = '$table'::regclass AND NOT granted) >= 2;
+		    PERFORM pg_sleep(0.01);
+		  END LOOP;
+		  IF (SELECT array_agg(mode::text ORDER BY waitstart) FROM pg_locks
+		       WHERE relation = '$table'::regclass AND NOT granted) IS DISTINCT FROM
+		     '{AccessShareLock,AccessExclusiveLock}' THEN
+		    RAISE EXCEPTION 'the read and then the DDL did not queue for the lock';
+		  END IF;
+		END \$\$" -c "COMMIT" >"$work/gate" 2>&1 &
+	gate=$!
+	deadline=$((SECONDS + 60))
+	until grep -q locked "$work/gate" || [ $SECONDS -ge $deadline ]; do sleep 0.05; done
 	q -c "SELECT tuples FROM storagelab.heap_visibility('$table')" >"$work/read" 2>&1 &
 	reader=$!
-	# Wait (60 s at most) until the read holds its ACCESS SHARE lock, which
-	# it keeps until it ends.  Being active is not enough: a read that has
-	# not yet opened the table would queue behind the DDL and fail.
-	deadline=$((SECONDS + 60))
-	while [ $SECONDS -lt $deadline ]; do
-		[ "$(q -c "SELECT count(*) FROM pg_locks WHERE relation = '$table'::regclass AND mode = 'AccessShareLock' AND granted AND pid <> pg_backend_pid()")" = 1 ] && break
-		sleep 0.05
-	done
+	waiters "$table" 1 2>>"$work/gate"
 	q -c "SET lock_timeout = '60s'; $target" >"$work/ddl" 2>&1
 	ddl_rc=$?
 	wait $reader
 	read_rc=$?
-	[ "$ddl_rc" = 0 ] && [ "$read_rc" = 0 ] && grep -qx '1500000' "$work/read"
-	ok $? "$target during a heap_visibility() read: waits for it, the read returns all 1500000 tuples"
+	wait $gate
+	gate_rc=$?
+	[ "$gate_rc" = 0 ]
+	ok $? "$target is issued while a heap_visibility() read of $table holds its lock ($(grep -m1 -E 'ERROR|fewer' "$work/gate"))"
+	[ "$ddl_rc" = 0 ] && [ "$read_rc" = 0 ] && grep -qx "$ROWS" "$work/read"
+	ok $? "$target during a heap_visibility() read: waits for it, the read returns all $ROWS tuples ($(head -c 200 "$work/read" "$work/ddl" | tr '\n' ' '))"
 done
 [ "$(q -c 'SELECT 1')" = 1 ]
 ok $? "the server is still up"

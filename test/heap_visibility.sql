@@ -13,6 +13,9 @@
 --     hint_debt_tuples equals the tuples whose infomask that read changed
 --     and hint_debt_wal_bytes the WAL it wrote (0 unless data checksums or
 --     wal_log_hints are on).
+-- suite: alone -- the "dirty in shared buffers" state needs no checkpoint
+-- between its two reads: another file's CHECKPOINT, CREATE or DROP DATABASE
+-- would clean those pages (it failed once, 34 against 38, run beside them).
 \set ECHO none
 \o /dev/null
 SET client_min_messages = warning;
