@@ -1215,7 +1215,8 @@ BEGIN
                   || format(E'ALTER ROUTINE %s OWNER TO %I;\n', newsig, pg_get_userbyid(p.proowner))
                   || storagelab_internal.bigint_migration_acl_sql('ROUTINE', newsig, p.proacl, p.proowner)
                   || CASE WHEN p.descr IS NULL THEN '' ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', newsig, p.descr) END;
-  IF newsig <> fn::regprocedure::text THEN
+  -- newsig separates its arguments with ', ', regprocedure's text with ','
+  IF replace(newsig, ', ', ',') <> fn::regprocedure::text THEN
     o.check_sql := format('to_regprocedure(%L) IS NOT NULL AND to_regprocedure(%L) IS NULL', newsig, fn::regprocedure::text);
   END IF;
   -- what depends on the function must be re-created around it: the views
