@@ -45,11 +45,6 @@ set -euo pipefail
 RELEASES=$REPO/.build/releases
 EXTVERSION=$(extension_version)
 
-# released: "version commit" per released version, from CHANGELOG.md.
-released() {
-	sed -n 's/^## \([0-9][0-9.]*\)[^0-9a-z].*commit \([0-9a-f]\{7,40\}\).*/\1 \2/p' "$REPO/CHANGELOG.md"
-}
-
 git_() { git -c safe.directory='*' -C "$REPO" "$@"; }
 
 # prepare VERSION COMMIT: the source of VERSION in $RELEASES/VERSION/src.
@@ -108,17 +103,9 @@ skip() { skipped=$((skipped + 1)); echo "skipped - $*"; }
 
 psql_() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
-# stage VERSION|current: put VERSION's staged release (or the current build,
-# over what is there) into $UPGRADE_STAGE, readable by the server.
-stage() {
-	if [ "$1" = current ]; then
-		make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" install DESTDIR="$UPGRADE_STAGE" >/dev/null
-	else
-		find "$UPGRADE_STAGE" -mindepth 1 -delete
-		cp -a "$RELEASES/$1/pg$PG_MAJOR/stage/." "$UPGRADE_STAGE/"
-	fi
-	chmod -R a+rX "$UPGRADE_STAGE"
-}
+# stage VERSION|current: VERSION's staged release (or the current build,
+# over what is there) in $UPGRADE_STAGE (lib.sh's release_stage).
+stage() { release_stage "$UPGRADE_STAGE" "$1"; }
 
 # The rows of the extension's tables, one line each: table OID, its name,
 # and the row as JSON keyed by "column number:column name".
@@ -253,7 +240,7 @@ in_cluster() {
 			not_ok "$v + ALTER EXTENSION UPDATE loses rows"
 			sed 's/^/#   /' "$tmp/lost"
 		fi
-	done < <(released)
+	done < <(release_list)
 	echo "$passed $failed $skipped" >"$UPGRADE_COUNTS"
 }
 
@@ -273,7 +260,7 @@ fi
 if [ "${1:-}" = --prepare ]; then
 	while read -r v c; do
 		prepare "$v" "$c" >&2 || log "release $v: not prepared"
-	done < <(released)
+	done < <(release_list)
 	exit 0
 fi
 
@@ -283,7 +270,7 @@ if [ -z "${STORAGELAB_BUILT:-}" ]; then
 	build_extension
 fi
 
-echo "# upgrade test: released versions $(released | awk '{print $1}' | paste -sd' '), current $EXTVERSION"
+echo "# upgrade test: released versions $(release_list | awk '{print $1}' | paste -sd' '), current $EXTVERSION"
 # The update files hold only what cannot be run again: every function,
 # procedure and view is defined once, in the install parts, which the
 # upgrade scripts run again (CREATE OR REPLACE).
@@ -322,7 +309,7 @@ while read -r v c; do
 			diff -u --label "released $v" --label "built now" "$old" "$REPO/storagelab--$v.sql" | head -n 60 | sed 's/^/#   /' || true
 		fi
 	fi
-done < <(released)
+done < <(release_list)
 
 if [ "$have" -gt 0 ]; then
 	upgrade_stage=$(mktemp -d /tmp/storagelab-upgrade.XXXXXX)
