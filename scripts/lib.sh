@@ -41,7 +41,10 @@ ensure_packages() {
 		postgresql-common python3
 		# test/monitoring.sh runs the real monitoring tools
 		prometheus-postgres-exporter check-postgres curl iproute2)
-	local optional=("postgresql-$PG_MAJOR-toastinfo" "postgresql-$PG_MAJOR-plpgsql-check")
+	# postgresql-N-jit: the LLVM JIT, a package of its own from 18 on in
+	# Debian (15 and 17 have it in postgresql-N); test/jit_nested.sh needs it.
+	local optional=("postgresql-$PG_MAJOR-toastinfo" "postgresql-$PG_MAJOR-plpgsql-check"
+		"postgresql-$PG_MAJOR-jit")
 	local missing=() p
 	for p in "${want[@]}"; do
 		installed "$p" && continue

@@ -65,8 +65,16 @@ grep -E -m5 -A2 '^(psql:.*)?ERROR:' <<<"$out" | sed 's/^/# /'
 ok $? "every view and function ran (no error)"
 [ "$plans" -gt $((top * 10)) ]
 ok $? "their nested statements were planned and logged ($plans plans for $top top-level statements)"
-[ "$compiled" -eq "$top" ]
-ok $? "only the $top top-level statements were JIT-compiled ($compiled were)"
+if [ "$(psql -X -At -d "$db" -c 'SELECT pg_jit_available()')" = t ]; then
+	[ "$compiled" -eq "$top" ]
+	ok $? "only the $top top-level statements were JIT-compiled ($compiled were)"
+else
+	# Nothing is compiled where the server has no JIT (Debian: the package
+	# postgresql-N-jit, 18 and later, which scripts/lib.sh installs when
+	# the suite has it): the count would pass whatever storagelab does.
+	n=$((n + 1))
+	echo "ok $n # SKIP this server has no JIT (pg_jit_available() is false: postgresql-$PG_MAJOR-jit not installed)"
+fi
 
 dropdb --if-exists "$db" 2>/dev/null
 [ "$failed" -eq 0 ]
