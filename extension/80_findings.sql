@@ -59,6 +59,7 @@ BEGIN
   BEGIN
     objs := storagelab_internal.bigint_migration_model(ARRAY[relation], ARRAY[column_name]);
   EXCEPTION WHEN OTHERS THEN
+    IF SQLSTATE ~ '^(40|53|57|58)' OR SQLSTATE = '55P03' THEN RAISE; END IF;  -- passing: not an answer
     GET STACKED DIAGNOSTICS md = MESSAGE_TEXT, fh = PG_EXCEPTION_HINT;
     note := format('; no script converts it: %s. %s', rtrim(md, '.'), fh);
     RETURN;
@@ -251,6 +252,7 @@ BEGIN
   EXECUTE fix;
   RETURN NULL;
 EXCEPTION WHEN OTHERS THEN
+  IF SQLSTATE ~ '^(40|53|57|58)' OR SQLSTATE = '55P03' THEN RAISE; END IF;  -- passing: not an answer
   GET STACKED DIAGNOSTICS m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, h = PG_EXCEPTION_HINT;
   RETURN concat_ws(' ', m || ':', nullif(d, ''), nullif(h, ''));
 END
