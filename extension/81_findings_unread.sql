@@ -23,7 +23,7 @@ AS $$
        AND CASE WHEN c.relkind = 'S'
                 THEN NOT (has_sequence_privilege(c.oid, 'SELECT') OR has_sequence_privilege(c.oid, 'USAGE')
                           OR pg_has_role('pg_read_all_stats', 'USAGE'))
-                ELSE NOT has_table_privilege(c.oid, 'SELECT') END
+                ELSE NOT has_any_column_privilege(c.oid, 'SELECT') END
   ), s AS (
     SELECT count(*) FILTER (WHERE NOT is_seq) AS tables, count(*) FILTER (WHERE is_seq) AS sequences,
            string_agg(rel::text, ', ' ORDER BY is_seq DESC, rel::text) AS names
