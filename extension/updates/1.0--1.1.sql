@@ -36,7 +36,7 @@ BEGIN
     DELETE FROM pg_catalog.pg_depend
      WHERE classid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND objid = ext
        AND refclassid = 'pg_catalog.pg_namespace'::pg_catalog.regclass
-       AND deptype = 'n';
+       AND refobjid = 'storagelab'::pg_catalog.regnamespace AND deptype = 'n';
     UPDATE pg_catalog.pg_extension
        SET extnamespace = 'pg_catalog'::pg_catalog.regnamespace
      WHERE oid = ext;
