@@ -59,7 +59,12 @@ function scan(line,   i, n, c, p, rest) {
 		}
 		if (substr(line, i, 2) == "--") return
 		if (substr(line, i, 2) == "/*") { bcomment = 1; i += 2; continue }
-		if (c == "'") { squote = 1; started = 1; i++; continue }
+		if (c == "'") {
+			# an E'' string's backslash escapes (\') are not followed here
+			if (substr(line, i - 1, 1) ~ /[Ee]/ && (i == 2 || substr(line, i - 2, 1) !~ /[A-Za-z0-9_$]/))
+				fail("an E'' string outside a function body: write it with '' instead")
+			squote = 1; started = 1; i++; continue
+		}
 		if (c == "\"") { dquote = 1; started = 1; i++; continue }
 		if (c == "$") {
 			rest = substr(line, i)
