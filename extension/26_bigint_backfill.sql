@@ -5,6 +5,48 @@
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
+-- The arguments of bigint_migration_backfill(), checked before it writes:
+-- on a primary, the table there and not another session's temporary table
+-- (qn is NULL when it does not exist), the column lists of one length
+-- without NULLs naming columns the table has, and the numbers in range.
+CREATE FUNCTION storagelab_internal.backfill_check(relation regclass, qn text, new_columns name[], old_columns name[],
+                                                   batch_time_ms numeric, batch_blocks int, pause interval,
+                                                   lock_retries int)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  b_missing name;              -- a column of new_columns or old_columns the table lacks
+BEGIN
+  PERFORM storagelab_internal.require_primary('storagelab.bigint_migration_backfill()');
+  IF pg_catalog.cardinality(new_columns) IS DISTINCT FROM pg_catalog.cardinality(old_columns) OR pg_catalog.cardinality(new_columns) = 0
+     OR pg_catalog.array_position(new_columns, NULL) IS NOT NULL OR pg_catalog.array_position(old_columns, NULL) IS NOT NULL THEN
+    RAISE EXCEPTION 'new_columns and old_columns must be non-empty arrays of the same length without NULLs'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Run phase backfill from the script that storagelab generated: it passes the columns.';
+  END IF;
+  IF qn IS NULL THEN
+    RAISE EXCEPTION 'relation with OID % does not exist', coalesce(relation::oid::text, 'NULL')
+      USING ERRCODE = 'undefined_table', HINT = 'Run phase backfill from the script that storagelab generated: it names the table.';
+  END IF;
+  PERFORM storagelab_internal.refuse_other_temp(relation, 'backfill');
+  SELECT u.c INTO b_missing FROM pg_catalog.unnest(new_columns || old_columns) u(c)
+   WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid = relation AND a.attname = u.c
+                        AND a.attnum > 0 AND NOT a.attisdropped) LIMIT 1;
+  IF FOUND THEN
+    RAISE EXCEPTION 'column "%" of relation % does not exist', b_missing, qn
+      USING ERRCODE = 'undefined_column', HINT = 'Run phase expand first: it adds the new columns; then phase backfill from the same script.';
+  END IF;
+  PERFORM storagelab_internal.check_arg(batch_time_ms BETWEEN 0 AND 1e9, 'bigint_migration_backfill()', 'batch_time_ms', '0 to 1e9 (ms)');
+  PERFORM storagelab_internal.check_arg(batch_blocks >= 1, 'bigint_migration_backfill()', 'batch_blocks', '>= 1 (blocks)');
+  PERFORM storagelab_internal.check_arg(pause >= '0', 'bigint_migration_backfill()', 'pause', '>= 0');
+  PERFORM storagelab_internal.check_arg(lock_retries >= 0, 'bigint_migration_backfill()', 'lock_retries', '>= 0');
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.backfill_check(regclass, text, name[], name[], numeric, integer, interval, integer) IS
+  'the arguments of storagelab.bigint_migration_backfill(), checked before it writes (25006 on a standby, 42P01, 0A000, 22023, 42703)';
+
 -- The backfill of one table: copies old_columns into new_columns in batches
 -- of heap blocks (TID range scans), one COMMIT each, from the progress row's
 -- next_block up to its max_block (the table's size when the sync trigger
@@ -53,32 +95,9 @@ DECLARE
   limit_batches int := coalesce(nullif(pg_catalog.current_setting('storagelab.backfill_batches', true), ''), '0')::int;
   caller_path text := pg_catalog.current_setting('search_path');
   caller_rls  text := pg_catalog.current_setting('row_security');
-  b_missing   name;            -- a column of new_columns or old_columns the table lacks
 BEGIN
   PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-  PERFORM storagelab_internal.require_primary('storagelab.bigint_migration_backfill()');
-  IF pg_catalog.cardinality(new_columns) IS DISTINCT FROM pg_catalog.cardinality(old_columns) OR pg_catalog.cardinality(new_columns) = 0
-     OR pg_catalog.array_position(new_columns, NULL) IS NOT NULL OR pg_catalog.array_position(old_columns, NULL) IS NOT NULL THEN
-    RAISE EXCEPTION 'new_columns and old_columns must be non-empty arrays of the same length without NULLs'
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Run phase backfill from the script that storagelab generated: it passes the columns.';
-  END IF;
-  IF qn IS NULL THEN
-    RAISE EXCEPTION 'relation with OID % does not exist', coalesce(relation::oid::text, 'NULL')
-      USING ERRCODE = 'undefined_table', HINT = 'Run phase backfill from the script that storagelab generated: it names the table.';
-  END IF;
-  PERFORM storagelab_internal.refuse_other_temp(relation, 'backfill');
-  SELECT u.c INTO b_missing FROM pg_catalog.unnest(new_columns || old_columns) u(c)
-   WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a WHERE a.attrelid = relation AND a.attname = u.c
-                        AND a.attnum > 0 AND NOT a.attisdropped) LIMIT 1;
-  IF FOUND THEN
-    RAISE EXCEPTION 'column "%" of relation % does not exist', b_missing, qn
-      USING ERRCODE = 'undefined_column', HINT = 'Run phase expand first: it adds the new columns; then phase backfill from the same script.';
-  END IF;
-  PERFORM storagelab_internal.check_arg(batch_time_ms BETWEEN 0 AND 1e9, 'bigint_migration_backfill()', 'batch_time_ms', '0 to 1e9 (ms)');
-  PERFORM storagelab_internal.check_arg(batch_blocks >= 1, 'bigint_migration_backfill()', 'batch_blocks', '>= 1 (blocks)');
-  PERFORM storagelab_internal.check_arg(pause >= '0', 'bigint_migration_backfill()', 'pause', '>= 0');
-  PERFORM storagelab_internal.check_arg(lock_retries >= 0, 'bigint_migration_backfill()', 'lock_retries', '>= 0');
+  PERFORM storagelab_internal.backfill_check(relation, qn, new_columns, old_columns, batch_time_ms, batch_blocks, pause, lock_retries);
   -- dynamic, with parameters: no PL/pgSQL variable can be mistaken for a column of the table
   copy_sql := pg_catalog.format('UPDATE ONLY %s SET %s WHERE ctid >= $1 AND ctid < $2 AND (%s)', qn,
                 (SELECT pg_catalog.string_agg(pg_catalog.format('%I = %I', u.nw, u.od), ', ')
