@@ -42,15 +42,18 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION storagelab_internal.heap_pages(float8, float8, int4, boolean) IS
   'pages a freshly written heap of that many tuples of tuple_bytes each (on average) takes: page header, line pointers, fillfactor reserve (NULL: 100), and for tuples of varying size half a tuple left free per page';
 
--- Results of column_profile().  Not registered with pg_extension_config_dump:
--- the rows are keyed by table OID and attnum, which a restore does not keep,
--- and they describe data as it was when profiled; run column_profile() again
--- after a restore.
+-- Results of column_profile(), kept by pg_dump.  The table and the column
+-- type are held as regclass and regtype: the same 4-byte OIDs the catalog
+-- walk (src/column_stats.c) compares, but pg_dump writes them as qualified
+-- names, which a restore reads back as the new OIDs; so the rows stay with
+-- their table (and follow a rename).  pg_upgrade keeps OIDs and accepts both
+-- types.  The dump leaves out rows of tables gone or temporary (whose OID
+-- would be written as a number, or name no table in the restored database).
 CREATE TABLE storagelab_internal.column_profiles (
-  relid             oid NOT NULL,
+  relid             regclass NOT NULL,
   attnum            int2 NOT NULL,
   attname           name NOT NULL,
-  atttypid          oid NOT NULL,
+  atttypid          regtype NOT NULL,
   atttypmod         int4 NOT NULL,
   profiled_at       timestamptz NOT NULL,
   row_count         int8 NOT NULL,
@@ -64,9 +67,11 @@ CREATE TABLE storagelab_internal.column_profiles (
   width_stddev      float8,
   PRIMARY KEY (relid, attnum)
 );
+SELECT pg_catalog.pg_extension_config_dump('storagelab_internal.column_profiles',
+  'WHERE EXISTS (SELECT FROM pg_catalog.pg_class c WHERE c.oid = relid AND c.relpersistence <> ''t'')');
 COMMENT ON TABLE storagelab_internal.column_profiles IS
-  'exact per-column facts written by storagelab.column_profile(); used by column_waste and alignment_padding instead of pg_stats while the column keeps its name and type; not dumped by pg_dump (OIDs do not survive a restore)';
-COMMENT ON COLUMN storagelab_internal.column_profiles.relid IS 'OID of the profiled table';
+  'exact per-column facts written by storagelab.column_profile(); used by column_waste and alignment_padding instead of pg_stats while the column keeps its name and type; kept by pg_dump (table and type written by name, so a restore attaches them to the same table)';
+COMMENT ON COLUMN storagelab_internal.column_profiles.relid IS 'the profiled table (follows a rename; written by name by pg_dump)';
 COMMENT ON COLUMN storagelab_internal.column_profiles.attnum IS 'column number';
 COMMENT ON COLUMN storagelab_internal.column_profiles.attname IS 'column name when profiled (a renamed column is profiled again)';
 COMMENT ON COLUMN storagelab_internal.column_profiles.atttypid IS 'column type when profiled (a retyped column is profiled again)';

@@ -103,6 +103,15 @@ ALTER VIEW storagelab.protected_columns SET SCHEMA storagelab_internal;
 ALTER VIEW storagelab.column_facts SET SCHEMA storagelab_internal;
 DROP FUNCTION storagelab.column_candidates(oid[], int2[]);
 
+-- Profiles are kept by pg_dump since 1.1: the table and the type become
+-- regclass and regtype (the same OIDs; pg_dump writes them as names).  The
+-- row security policy names relid, so it goes first (the install part
+-- creates it again).  Re-runnable: a column already of the type is left.
+DROP POLICY IF EXISTS readable_tables ON storagelab_internal.column_profiles;
+ALTER TABLE storagelab_internal.column_profiles
+  ALTER COLUMN relid TYPE pg_catalog.regclass,
+  ALTER COLUMN atttypid TYPE pg_catalog.regtype;
+
 -- Grants of 1.0 that 1.1 does not make (a grant run again adds, never takes
 -- away): the readers are executable by everyone and check the caller's
 -- privileges themselves.
