@@ -18,7 +18,12 @@
 #   INSERT INTO a table in shipped[] below             ON CONFLICT: the
 #                                                      shipped row replaces
 #                                                      the old one
-#   COMMENT, GRANT, REVOKE, SELECT, SET, RESET,        as they are (they
+#   GRANT|REVOKE privileges ON [kind] a, b TO|FROM r   a DO block: run for
+#                                                      each object the update
+#                                                      created, never for one
+#                                                      that was there before
+#                                                      it (see below)
+#   COMMENT, SELECT, SET, RESET,                       as they are (they
 #   ALTER TABLE t ENABLE|FORCE ROW LEVEL SECURITY      run again as they are)
 #   DO $tag$ -- runs again as it is                   as it is: the part says
 #                                                      so on the DO line
@@ -26,10 +31,18 @@
 # an error naming it: it cannot run twice, so it belongs in a table's
 # definition, in an update file, or taught to this script.
 #
+# Privileges: an object that existed before the update keeps the ones it
+# has (a DBA's GRANT or REVOKE, and pg_init_privs, against which pg_dump
+# writes them); an object the update creates gets the part's.  The upgrade
+# script starts by listing the objects that exist ("classid:objid," in the
+# setting storagelab_upgrade.existing, scripts/upgrade-script.sh); a
+# GRANT or REVOKE runs for each of its objects not in that list.
+#
 # What a re-run cannot do (the update file's job): change a function's
 # argument types or names or its result type (CREATE OR REPLACE refuses or
 # makes an overload), change a view's columns other than appending, change a
-# table or type that exists, drop anything.
+# table or type that exists, drop anything, change the privileges of an
+# object that exists.
 
 BEGIN {
 	# Tables the extension ships rows in: the conflict target and what a
@@ -115,7 +128,10 @@ function start(line,   w, name) {
 		mode = "insert"; conflict = shipped[name]; return "\001" line
 	}
 	if (line ~ /^DO \$[A-Za-z_]*\$ -- runs again as it is$/) return line
-	if (line ~ /^(COMMENT ON|GRANT|REVOKE|SELECT|SET|RESET) / ||
+	if (line ~ /^(GRANT|REVOKE) /) {
+		mode = "grant"; buf = line; return "\001"
+	}
+	if (line ~ /^(COMMENT ON|SELECT|SET|RESET) / ||
 	    line ~ /^ALTER TABLE [^ ]+ (ENABLE|FORCE) ROW LEVEL SECURITY;/)
 		return line
 	fail("cannot be run again over an older version (see the head of scripts/rerunnable.awk): " line)
@@ -129,6 +145,7 @@ function finish(line,   out) {
 		sub(/;[ \t]*$/, "\n  " conflict ";", line)
 		mode = ""; return line
 	}
+	if (mode == "grant") { mode = ""; return grant_block(buf) }
 	# mode == "type": created only when missing
 	if (index(buf, "$upgrade_create$") > 0) fail("a type definition containing $upgrade_create$")
 	out = "DO $upgrade_once$ BEGIN\n" \
@@ -136,6 +153,49 @@ function finish(line,   out) {
 	      "EXECUTE $upgrade_create$\n" buf "\n$upgrade_create$;\n" \
 	      "END IF;\nEND $upgrade_once$;"
 	mode = ""; return out
+}
+
+# grant_block(stmt): the GRANT or REVOKE statement stmt (its lines) as a DO
+# block that runs it for each of its objects the update created.
+function grant_block(stmt,   verb, on, kind, rest, i, n, c, depth, dq, cut, objs, obj, out, nobj, o, cast, cat) {
+	if (stmt ~ /--/) { fail("a comment inside a GRANT or REVOKE statement"); return stmt }
+	if (index(stmt, "$") > 0) { fail("a $ inside a GRANT or REVOKE statement"); return stmt }
+	gsub(/\n[ \t]*/, " ", stmt)
+	sub(/;[ \t]*$/, "", stmt)
+	verb = (stmt ~ /^GRANT /) ? "TO" : "FROM"
+	on = index(stmt, " ON ")
+	if (on == 0) { fail("a GRANT or REVOKE without ON (a role's membership?): " stmt); return stmt }
+	rest = substr(stmt, on + 4)
+	kind = ""; cast = "regclass"; cat = "pg_class"
+	if (match(rest, /^(FUNCTION|PROCEDURE|ROUTINE|SCHEMA|TYPE|DOMAIN|TABLE|SEQUENCE) /)) {
+		kind = substr(rest, 1, RLENGTH); rest = substr(rest, RLENGTH + 1)
+		if (kind ~ /^(FUNCTION|PROCEDURE|ROUTINE)/) { cast = "regprocedure"; cat = "pg_proc" }
+		else if (kind ~ /^SCHEMA/) { cast = "regnamespace"; cat = "pg_namespace" }
+		else if (kind ~ /^(TYPE|DOMAIN)/) { cast = "regtype"; cat = "pg_type" }
+	}
+	if (rest ~ /^ALL /) { fail("GRANT or REVOKE ON ALL ... IN SCHEMA: name the objects: " stmt); return stmt }
+	# The objects end at " TO " / " FROM " outside parentheses; split at commas.
+	n = length(rest); depth = 0; dq = 0; cut = 0; nobj = 0; obj = ""
+	for (i = 1; i <= n; i++) {
+		c = substr(rest, i, 1)
+		if (dq) { if (c == "\"") dq = 0; obj = obj c; continue }
+		if (c == "\"") { dq = 1; obj = obj c; continue }
+		if (c == "(") depth++
+		if (c == ")") depth--
+		if (depth == 0 && substr(rest, i, length(verb) + 2) == " " verb " ") { cut = i; break }
+		if (depth == 0 && c == ",") { objs[++nobj] = obj; obj = ""; continue }
+		obj = obj c
+	}
+	if (cut == 0) { fail("no " verb " in: " stmt); return stmt }
+	objs[++nobj] = obj
+	out = "DO $upgrade_grant$ BEGIN\n-- " stmt ";\n-- only on the objects this update created (scripts/rerunnable.awk)"
+	for (o = 1; o <= nobj; o++) {
+		obj = objs[o]; sub(/^ +/, "", obj); sub(/ +$/, "", obj)
+		out = out "\nIF pg_catalog.strpos(coalesce(pg_catalog.current_setting('storagelab_upgrade.existing', true), ''), " \
+		      "',' || 'pg_catalog." cat "'::pg_catalog.regclass::pg_catalog.oid || ':' || $o$" obj "$o$::pg_catalog." cast "::pg_catalog.oid || ',') = 0 THEN\n" \
+		      "  EXECUTE $s$" substr(stmt, 1, on + 3) kind obj substr(rest, cut) "$s$;\nEND IF;"
+	}
+	return out "\nEND $upgrade_grant$;"
 }
 
 FNR == 1 {
@@ -151,11 +211,11 @@ FNR == 1 {
 		if (line == "") next
 	}
 	scan($0)
-	if (mode == "type" && line != "\001") buf = buf "\n" $0
+	if ((mode == "type" || mode == "grant") && line != "\001") buf = buf "\n" $0
 	if (mode != "" && ended) {
 		if (mode == "insert") { sub(/^\001/, "", line); line = finish(line) }
 		else line = finish($0)
-	} else if (mode == "type") next
+	} else if (mode == "type" || mode == "grant") next
 	sub(/^\001/, "", line)
 	print line
 }

@@ -11,6 +11,12 @@
 #   3. what follows "-- after the install parts" in each update file (steps
 #      that need the new version's functions, such as refitting derived
 #      rows).
+# Before 1., the objects that exist (the extension's members and its
+# schemas) are listed in the setting storagelab_upgrade.existing: the
+# parts' GRANT and REVOKE statements skip them (scripts/rerunnable.awk), so
+# the update keeps the privileges a DBA gave or took on them; objects the
+# update creates get the parts' privileges.  A privilege change a version
+# makes on an object that exists is a step in the update file.
 # So a database of any released version reaches exactly what a fresh install
 # of TO gives (scripts/upgrade-test.sh proves it).  See CONTRIBUTING.md,
 # "Versions and upgrades".
@@ -58,6 +64,17 @@ cat <<HEAD
 -- re-runnable: do not edit it, edit those.
 
 \\echo Use "ALTER EXTENSION storagelab UPDATE TO '$to'" to load this file. \\quit
+
+-- The objects that exist before this update ("classid:objid," each): the
+-- install parts' GRANT and REVOKE leave their privileges as they are.
+SELECT pg_catalog.set_config('storagelab_upgrade.existing',
+  ',' || pg_catalog.string_agg(o.classid || ':' || o.objid, ',') || ',', true)
+  FROM (SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
+         WHERE d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND d.deptype = 'e'
+           AND d.refobjid = (SELECT e.oid FROM pg_catalog.pg_extension e WHERE e.extname = 'storagelab')
+        UNION
+        SELECT 'pg_catalog.pg_namespace'::pg_catalog.regclass::pg_catalog.oid, n.oid FROM pg_catalog.pg_namespace n
+         WHERE n.nspname IN ('storagelab', 'storagelab_internal')) o;
 HEAD
 for f in $chain; do
 	printf '\n-- from extension/updates/%s\n' "${f##*/}"
@@ -70,3 +87,4 @@ for f in $chain; do
 		part_of after "$f"
 	fi
 done
+printf '\n%s\n' "SELECT pg_catalog.set_config('storagelab_upgrade.existing', '', true);"

@@ -108,10 +108,11 @@ psql_() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 stage() { release_stage "$UPGRADE_STAGE" "$1"; }
 
 # The rows of the extension's tables, one line each: table OID, its name,
-# and the row as JSON keyed by "column number:column name".
+# and the row as JSON keyed by "column number:column name" (a regclass or
+# regtype value as its OID, as an oid column of the same data shows it).
 ROWS_SQL="
 CREATE FUNCTION pg_temp.rows(r regclass) RETURNS SETOF jsonb LANGUAGE plpgsql AS \$\$
-BEGIN RETURN QUERY EXECUTE format('SELECT to_jsonb(t) FROM %s t', r); END \$\$;
+BEGIN RETURN QUERY EXECUTE format('SELECT to_jsonb(t) FROM (SELECT %s FROM %s) t', (SELECT string_agg(CASE WHEN a.atttypid IN ('regclass'::regtype, 'regtype'::regtype) THEN format('%I::oid AS %I', a.attname, a.attname) ELSE quote_ident(a.attname) END, ', ' ORDER BY a.attnum) FROM pg_attribute a WHERE a.attrelid = r AND a.attnum > 0 AND NOT a.attisdropped), r); END \$\$;
 \\copy (SELECT c.oid, c.oid::regclass, (SELECT jsonb_object_agg(a.attnum || ':' || a.attname, j -> a.attname::text) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) FROM pg_depend d JOIN pg_class c ON c.oid = d.objid, pg_temp.rows(c.oid) j WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_extension'::regclass AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'storagelab') AND d.deptype = 'e' AND c.relkind IN ('r', 'p') ORDER BY 1, 3::text) TO STDOUT"
 
 # rows_kept DB BEFORE: every row of BEFORE (ROWS_SQL's output) is in DB's
@@ -125,7 +126,7 @@ rows_kept() {
 		CREATE TEMP TABLE before (relid oid, relname text, row jsonb);
 		\\copy before FROM '$2'
 		CREATE FUNCTION pg_temp.rows(r regclass) RETURNS SETOF jsonb LANGUAGE plpgsql AS \$\$
-		BEGIN RETURN QUERY EXECUTE format('SELECT to_jsonb(t) FROM %s t', r); END \$\$;
+BEGIN RETURN QUERY EXECUTE format('SELECT to_jsonb(t) FROM (SELECT %s FROM %s) t', (SELECT string_agg(CASE WHEN a.atttypid IN ('regclass'::regtype, 'regtype'::regtype) THEN format('%I::oid AS %I', a.attname, a.attname) ELSE quote_ident(a.attname) END, ', ' ORDER BY a.attnum) FROM pg_attribute a WHERE a.attrelid = r AND a.attnum > 0 AND NOT a.attisdropped), r); END \$\$;
 		CREATE TEMP TABLE target AS
 		  SELECT DISTINCT b.relid AS old, b.relname,
 		         coalesce((SELECT c.oid FROM pg_class c WHERE c.oid = b.relid),
@@ -165,6 +166,65 @@ rows_kept() {
 	EOF
 }
 
+# privileges_kept VERSION DB PDB: PDB, where test/upgrade/change-privileges.sql
+# changed the privileges of every object of VERSION (test/upgrade/acl.sql
+# listed them in $tmp/acl-dba0), is updated; each object that is still there
+# (same OID) has the privileges it had before, except the objects whose
+# privileges the update itself changes (a step in extension/updates/: their
+# privileges differ in DB, updated without changes, between $tmp/acl-plain0
+# and now), which keep the DBA's grant to a role of their own.  Then pg_dump of PDB restored into a new database gives each of
+# these objects the same privileges again (pg_dump writes them against
+# pg_init_privs, which the update must leave as they were).
+privileges_kept() {
+	local v=$1 db=$2 pdb=$3 rdb=$3_restored
+	psql_ -At -d "$db" -f "$REPO/test/upgrade/acl.sql" >"$tmp/acl-plain1"
+	if ! psql_ -d "$pdb" -c 'ALTER EXTENSION storagelab UPDATE' 2>"$tmp/err"; then
+		not_ok "$v with a DBA's privilege changes: ALTER EXTENSION storagelab UPDATE fails"
+		sed 's/^/#   /' "$tmp/err"
+		return
+	fi
+	psql_ -At -d "$pdb" -f "$REPO/test/upgrade/acl.sql" >"$tmp/acl-dba1"
+	# The identities (after the update) of the objects whose privileges the
+	# update changes itself.
+	awk -F'|' 'NR == FNR { a[$1] = $3; next } ($1 in a) && a[$1] != $3 { print $2 }' \
+		"$tmp/acl-plain0" "$tmp/acl-plain1" >"$tmp/acl-stepped"
+	awk -F'|' -v counts="$tmp/acl-counts" '
+		FILENAME == ARGV[1] { skip[$0] = 1; next }
+		FILENAME == ARGV[2] { before[$1] = $3; next }
+		!($1 in before) { next }
+		$2 in skip && $3 !~ /(^| )storagelab_upgrade_dba=/ { print $2 ": the grant to storagelab_upgrade_dba is gone (" $3 ")" }
+		$2 in skip { s++; next }
+		{ n++; print $2 > (counts ".ids") }
+		before[$1] != $3 { print $2 ": " before[$1] " before the update, " $3 " after" }
+		END { print n + 0, s + 0 > counts }' \
+		"$tmp/acl-stepped" "$tmp/acl-dba0" "$tmp/acl-dba1" >"$tmp/acl-changed"
+	read -r kept stepped <"$tmp/acl-counts"
+	if [ ! -s "$tmp/acl-changed" ] && [ "$kept" -gt 0 ]; then
+		ok "$v with a DBA's privilege changes on every object + ALTER EXTENSION UPDATE: the $kept objects still there keep them (the $stepped whose privileges the update changes keep the DBA's grant to a role)"
+	else
+		not_ok "$v + ALTER EXTENSION UPDATE changes privileges a DBA set ($kept objects compared)"
+		sed 's/^/#   /' "$tmp/acl-changed"
+	fi
+	createdb "$rdb"
+	if ! pg_dump -Fc -f "$tmp/privileges.dump" "$pdb" || ! pg_restore --exit-on-error -d "$rdb" "$tmp/privileges.dump"; then
+		not_ok "$v with a DBA's privilege changes, updated: pg_dump and pg_restore into an empty database fail"
+		return
+	fi
+	psql_ -At -d "$rdb" -f "$REPO/test/upgrade/acl.sql" >"$tmp/acl-restored"
+	awk -F'|' 'FILENAME == ARGV[1] { want[$0] = 1; next }
+		FILENAME == ARGV[2] { if ($2 in want) acl[$2] = $3; next }
+		($2 in acl) && acl[$2] != $3 { print $2 ": " acl[$2] " in the dumped database, " $3 " restored" }
+		($2 in acl) { seen[$2] = 1 }
+		END { for (i in acl) if (!(i in seen)) print i ": not restored" }' \
+		"$tmp/acl-counts.ids" "$tmp/acl-dba1" "$tmp/acl-restored" >"$tmp/acl-lost"
+	if [ ! -s "$tmp/acl-lost" ]; then
+		ok "$v with a DBA's privilege changes, updated, then pg_dump and pg_restore: the $kept objects have the same privileges"
+	else
+		not_ok "$v with a DBA's privilege changes, updated: pg_dump and pg_restore lose them"
+		sed 's/^/#   /' "$tmp/acl-lost"
+	fi
+}
+
 in_cluster() {
 	local v c fresh=storagelab_upgrade_fresh created_fresh= tmp db path state
 	tmp=$(mktemp -d)
@@ -187,6 +247,14 @@ in_cluster() {
 		# shipped rows of the others are compared with a fresh install.
 		grep -vxF -f "$tmp/rows0" "$tmp/rows1" | cut -f1 | sort -u >"$tmp/state-oids" || true
 		awk -F'\t' 'NR == FNR { s[$1] = 1; next } ($1 in s)' "$tmp/state-oids" "$tmp/rows1" >"$tmp/before"
+
+		# A second database where a DBA changed the privileges of every
+		# object (privileges_kept).
+		createdb "$db"_privileges
+		psql_ -d "$db"_privileges -c "CREATE EXTENSION storagelab VERSION '$v'"
+		psql_ -d "$db"_privileges -o /dev/null -f "$REPO/test/upgrade/change-privileges.sql"
+		psql_ -At -d "$db"_privileges -f "$REPO/test/upgrade/acl.sql" >"$tmp/acl-dba0"
+		psql_ -At -d "$db" -f "$REPO/test/upgrade/acl.sql" >"$tmp/acl-plain0"
 
 		stage current
 		if ! psql_ -d "$db" -c 'ALTER EXTENSION storagelab UPDATE' 2>"$tmp/err"; then
@@ -240,6 +308,7 @@ in_cluster() {
 			not_ok "$v + ALTER EXTENSION UPDATE loses rows"
 			sed 's/^/#   /' "$tmp/lost"
 		fi
+		privileges_kept "$v" "$db" "$db"_privileges
 	done < <(release_list)
 	echo "$passed $failed $skipped" >"$UPGRADE_COUNTS"
 }

@@ -47,6 +47,18 @@ BEGIN
                     AND refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass
                     AND refobjid = ext AND deptype = 'e') THEN
     ALTER EXTENSION storagelab ADD SCHEMA storagelab;
+    -- ADD SCHEMA records the privileges it finds as the schema's initial
+    -- ones (pg_init_privs), against which pg_dump writes the changes: a
+    -- DBA's GRANT or REVOKE made on 1.0 would count as initial and be lost
+    -- by a dump.  The initial ones are those a 1.1 install gives.
+    DELETE FROM pg_catalog.pg_init_privs
+     WHERE classoid = 'pg_catalog.pg_namespace'::pg_catalog.regclass
+       AND objoid = 'storagelab'::pg_catalog.regnamespace AND objsubid = 0;
+    INSERT INTO pg_catalog.pg_init_privs (objoid, classoid, objsubid, privtype, initprivs)
+    SELECT n.oid, 'pg_catalog.pg_namespace'::pg_catalog.regclass, 0, 'e',
+           pg_catalog.acldefault('n', n.nspowner)
+             OPERATOR(pg_catalog.||) pg_catalog.makeaclitem(0, n.nspowner, 'USAGE', false)
+      FROM pg_catalog.pg_namespace n WHERE n.nspname = 'storagelab';
   END IF;
 END
 $schemas$;
@@ -112,14 +124,40 @@ ALTER TABLE storagelab_internal.column_profiles
   ALTER COLUMN relid TYPE pg_catalog.regclass,
   ALTER COLUMN atttypid TYPE pg_catalog.regtype;
 
--- Grants of 1.0 that 1.1 does not make (a grant run again adds, never takes
--- away): the readers are executable by everyone and check the caller's
--- privileges themselves.
+-- Privileges 1.1 changes on objects 1.0 had.  The install parts' GRANT and
+-- REVOKE statements apply only to objects the update creates (so that a
+-- DBA's own changes survive it; scripts/rerunnable.awk), so each change of
+-- an existing object's privileges is a step here.
+-- The readers are executable by everyone and check the caller's privileges
+-- themselves.
 REVOKE EXECUTE ON FUNCTION storagelab_internal.toast_census(regclass, name, integer),
                            storagelab_internal.toast_lock_nowait(regclass),
                            storagelab_internal.column_profile_scan(regclass),
                            storagelab.column_profile(regclass)
   FROM pg_stat_scan_tables;
+GRANT EXECUTE ON FUNCTION storagelab_internal.toast_census(regclass, name, integer),
+                          storagelab_internal.toast_lock_nowait(regclass),
+                          storagelab_internal.column_profile_scan(regclass),
+                          storagelab.column_profile(regclass),
+                          storagelab.snapshot()
+  TO PUBLIC;
+-- Executable by everyone as in 1.0 (the default), granted by name since 1.1.
+GRANT EXECUTE ON FUNCTION storagelab_internal.setting(text),
+                          storagelab_internal.int_overflow_measurements(),
+                          storagelab_internal.table_layouts()
+  TO PUBLIC;
+-- Helpers that only storagelab's own objects call.
+REVOKE EXECUTE ON FUNCTION storagelab_internal.column_statistics(),
+                           storagelab_internal.heap_tuple_bytes(int2[], "char"[], "char"[], float8[], float8[], float8[], int4[], int4, int2, "char", "char", float8, int4),
+                           storagelab_internal.heap_pages(float8, float8, int4, boolean),
+                           storagelab_internal.text_kind(text),
+                           storagelab_internal.int_overflow_sequence_state(regclass),
+                           storagelab_internal.int_overflow_index_bounds(regclass),
+                           storagelab_internal.int_overflow_stats_bounds(regclass, smallint)
+  FROM PUBLIC;
+REVOKE ALL ON storagelab_internal.column_facts, storagelab_internal.protected_columns FROM PUBLIC;
+-- Members of pg_monitor record snapshots (int_overflow_snapshot()).
+GRANT SELECT (taken_at), INSERT, DELETE ON storagelab.int_overflow_history TO pg_monitor;
 
 -- INT -> BIGINT generator: the 1.0 generator is dropped (1.1's is one model
 -- built once, its helpers internal); the progress rows are kept.
