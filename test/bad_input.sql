@@ -314,7 +314,7 @@ CREATE TABLE bad.waste (a int, b bigint, c smallint, d text);
 INSERT INTO bad.waste SELECT g, g, 1, 'x' FROM generate_series(1, 1000) g;
 ANALYZE bad.waste;
 CREATE SEQUENCE bad.seq99 AS integer;
-SELECT setval('bad.seq99', 2126008811);
+SELECT setval('bad.seq99', 2126008811) \g /dev/null
 CREATE ROLE bad_nobody;
 GRANT USAGE ON SCHEMA bad TO bad_nobody;
 SET ROLE bad_nobody;
