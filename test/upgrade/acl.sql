@@ -2,14 +2,10 @@
 -- scripts/upgrade-test.sh: one line per function, procedure, aggregate,
 -- table, view, sequence and schema, "classid:objid|identity|acl" (the ACL's
 -- items sorted; "default" when NULL), in identity order.  Run with psql -At.
+\ir objects.sql
 SELECT d.classid::oid || ':' || d.objid, i.identity,
        coalesce((SELECT string_agg(x::text, ' ' ORDER BY x::text) FROM unnest(a.acl) x), 'default')
-  FROM (SELECT classid, objid FROM pg_depend
-         WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
-           AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'storagelab')
-        UNION   -- schema storagelab, not a member in 1.0
-        SELECT 'pg_namespace'::regclass::oid, oid FROM pg_namespace
-         WHERE nspname IN ('storagelab', 'storagelab_internal')) d
+  FROM storagelab_objects d
   CROSS JOIN LATERAL pg_identify_object(d.classid, d.objid, 0) i
   CROSS JOIN LATERAL (SELECT CASE d.classid
                         WHEN 'pg_proc'::regclass THEN (SELECT p.proacl FROM pg_proc p WHERE p.oid = d.objid)

@@ -7,6 +7,7 @@
 -- ran the install parts' GRANT and REVOKE again over these objects would
 -- undo some of it.
 \set ON_ERROR_STOP 1
+\ir objects.sql
 DO $$ BEGIN CREATE ROLE storagelab_upgrade_dba; EXCEPTION WHEN duplicate_object THEN END $$;
 DO $$
 DECLARE
@@ -16,12 +17,7 @@ BEGIN
     SELECT format('%s %s', k.kind, k.name) AS obj, k.priv,
            EXISTS (SELECT FROM aclexplode(coalesce(k.acl, acldefault(k.defkind, k.owner))) x
                     WHERE x.grantee = 0) AS public_has
-      FROM (SELECT classid, objid FROM pg_depend
-             WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
-               AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'storagelab')
-            UNION   -- schema storagelab, not a member in 1.0
-            SELECT 'pg_namespace'::regclass::oid, oid FROM pg_namespace
-             WHERE nspname IN ('storagelab', 'storagelab_internal')) d
+      FROM storagelab_objects d
       CROSS JOIN LATERAL (
         SELECT 'ROUTINE' AS kind, p.oid::regprocedure::text AS name, 'EXECUTE' AS priv,
                p.proacl AS acl, 'f'::"char" AS defkind, p.proowner AS owner
