@@ -509,10 +509,12 @@ REVOKE ALL ON storagelab_internal.column_profiles FROM PUBLIC;
 -- column_profile_scan() checks in C, naming what is missing.  The function
 -- runs as its caller, who needs to find and replace a table's rows only.
 GRANT SELECT (relid), INSERT, DELETE ON storagelab_internal.column_profiles TO pg_stat_scan_tables;
--- Row security keeps a member to the tables it may read: it cannot plant a
+-- A trigger keeps a member to the tables it may read: it cannot plant a
 -- profile of another table (which would steer that table's advice) or
--- delete one; profiles of dropped tables may go.  The views read the table
--- as its owner, who is not subject to these policies.
+-- delete one; profiles of dropped tables may go.  Not row-level security:
+-- pg_dump of a table with row security enabled fails for a role without
+-- BYPASSRLS (a backup role in pg_read_all_data), and the table is dumped.
+-- The views read the table in C (src/column_stats.c), as its owner.
 CREATE FUNCTION storagelab_internal.may_read_columns(relid oid)
 RETURNS boolean
 LANGUAGE sql STABLE STRICT
@@ -525,11 +527,37 @@ AS $$
 $$;
 COMMENT ON FUNCTION storagelab_internal.may_read_columns(oid) IS
   'the current role may SELECT every live column of the table (what column_profile() requires)';
-ALTER TABLE storagelab_internal.column_profiles ENABLE ROW LEVEL SECURITY;
-CREATE POLICY readable_tables ON storagelab_internal.column_profiles FOR ALL
-  USING (storagelab_internal.may_read_columns(relid)
-         OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid = relid))
-  WITH CHECK (storagelab_internal.may_read_columns(relid));
+
+-- The trigger: a row written names a table the role may read (else 42501);
+-- a row deleted names one, or a dropped table (else it is left, as a row
+-- security policy would leave it).  Runs as the role writing.
+CREATE FUNCTION storagelab_internal.column_profiles_guard()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    IF storagelab_internal.may_read_columns(OLD.relid)
+       OR NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = OLD.relid) THEN
+      RETURN OLD;
+    END IF;
+    RETURN NULL;
+  END IF;
+  IF NOT coalesce(storagelab_internal.may_read_columns(NEW.relid), false) THEN
+    RAISE EXCEPTION 'cannot store a profile of table %', NEW.relid
+      USING ERRCODE = 'insufficient_privilege',
+            DETAIL = 'The role may not SELECT every column of that table.',
+            HINT = 'Profile it with storagelab.column_profile() as a role that may read all its columns.';
+  END IF;
+  RETURN NEW;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.column_profiles_guard() IS
+  'trigger of storagelab_internal.column_profiles: a role writes or deletes profiles only of tables whose every column it may SELECT (deletes of dropped tables'' profiles allowed)';
+CREATE TRIGGER column_profiles_guard BEFORE INSERT OR UPDATE OR DELETE
+  ON storagelab_internal.column_profiles
+  FOR EACH ROW EXECUTE FUNCTION storagelab_internal.column_profiles_guard();
 GRANT EXECUTE ON FUNCTION storagelab_internal.column_profile_scan(regclass),
                           storagelab.column_profile(regclass) TO PUBLIC;
 -- The internal views are read by the public ones only (as their owner).

@@ -95,6 +95,13 @@ ok $? "the extension object lives in pg_catalog"
 
 "$bindir/pg_dump" -Fc -f "$work/dump" "$src"
 ok $? "pg_dump -Fc"
+# A backup role: pg_read_all_data, no BYPASSRLS (pg_dump fails on a dumped
+# table with row-level security enabled for such a role).
+q "$src" -q -c "DROP ROLE IF EXISTS storagelab_restore_backup" \
+	-c "CREATE ROLE storagelab_restore_backup LOGIN PASSWORD 'backup' IN ROLE pg_read_all_data"
+PGPASSWORD=backup "$bindir/pg_dump" -U storagelab_restore_backup -Fc -f "$work/dump-backup" "$src" 2>"$work/backup.err"
+ok $? "pg_dump -Fc as a role in pg_read_all_data$(grep -m 1 error "$work/backup.err" | sed 's/^/: /')"
+q "$src" -q -c "DROP ROLE storagelab_restore_backup"
 "$bindir/pg_restore" -l "$work/dump" | grep -E ' SCHEMA - storagelab' >"$work/schemas"
 [ ! -s "$work/schemas" ]
 ok $? "the dump has no CREATE SCHEMA storagelab of its own$(sed 's/^/: /' "$work/schemas")"

@@ -116,10 +116,12 @@ ALTER VIEW storagelab.column_facts SET SCHEMA storagelab_internal;
 DROP FUNCTION storagelab.column_candidates(oid[], int2[]);
 
 -- Profiles are kept by pg_dump since 1.1: the table and the type become
--- regclass and regtype (the same OIDs; pg_dump writes them as names).  The
--- row security policy names relid, so it goes first (the install part
--- creates it again).  Re-runnable: a column already of the type is left.
+-- regclass and regtype (the same OIDs; pg_dump writes them as names), and
+-- a trigger (install part) replaces row-level security, with which pg_dump
+-- fails for a role without BYPASSRLS.  The policy names relid, so it goes
+-- first.  Re-runnable: a column already of the type is left.
 DROP POLICY IF EXISTS readable_tables ON storagelab_internal.column_profiles;
+ALTER TABLE storagelab_internal.column_profiles DISABLE ROW LEVEL SECURITY;
 ALTER TABLE storagelab_internal.column_profiles
   ALTER COLUMN relid TYPE pg_catalog.regclass,
   ALTER COLUMN atttypid TYPE pg_catalog.regtype;
