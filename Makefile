@@ -60,8 +60,9 @@ endif
 # PGXS installs DOCS flat into $(docdir)/extension/; they go into a
 # subdirectory of their own there instead (docmoduledir, below), so that
 # generic names such as settings.md cannot clash with another extension's.
-# doc/monitoring/queries.yaml (postgres_exporter) goes beside them.
-DOCS = $(sort $(wildcard doc/*.md)) doc/monitoring/queries.yaml
+# doc/monitoring/queries.yaml (postgres_exporter) and alerts.yaml (Prometheus
+# alerting rules) go beside them.
+DOCS = $(sort $(wildcard doc/*.md)) doc/monitoring/queries.yaml doc/monitoring/alerts.yaml
 
 PG_CPPFLAGS = -I$(srcdir)/src -DSTORAGELAB_VERSION=\"$(EXTVERSION)\"
 

@@ -39,8 +39,11 @@ ensure_packages() {
 	local want=(make gcc "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR"
 		"postgresql-$PG_MAJOR-pgtap" libtap-parser-sourcehandler-pgtap-perl
 		postgresql-common python3
-		# test/monitoring.sh runs the real monitoring tools
-		prometheus-postgres-exporter check-postgres curl iproute2)
+		# test/monitoring.sh runs the real monitoring tools;
+		# test/alert_rules.sh needs promtool (package prometheus),
+		# test/fleet.sh Prometheus and Alertmanager too
+		prometheus-postgres-exporter check-postgres curl iproute2
+		prometheus prometheus-alertmanager)
 	# postgresql-N-jit: the LLVM JIT, a package of its own from 18 on in
 	# Debian (15 and 17 have it in postgresql-N); test/jit_nested.sh needs it.
 	local optional=("postgresql-$PG_MAJOR-toastinfo" "postgresql-$PG_MAJOR-plpgsql-check"
@@ -84,6 +87,29 @@ install_missing() {
 	as_root apt-get update -qq
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends "${missing[@]}" >/dev/null
+	stop_services "${missing[@]}"
+}
+
+# stop_services PACKAGE...: Debian starts a package's service when it is
+# installed: the Prometheus server (port 9090), Alertmanager (9093) and
+# postgres_exporter (9187) would keep running on the machine, on all
+# interfaces.  The tests start their own on 127.0.0.1 and free ports, so
+# those installed here are stopped and disabled (not those installed before).
+stop_services() {
+	local p
+	for p in "$@"; do
+		case $p in
+		prometheus | prometheus-alertmanager | prometheus-postgres-exporter) ;;
+		*) continue ;;
+		esac
+		if [ -d /run/systemd/system ]; then
+			as_root systemctl disable --now "$p" >/dev/null 2>&1
+		else
+			as_root service "$p" stop >/dev/null 2>&1
+			as_root update-rc.d "$p" disable >/dev/null 2>&1
+		fi
+	done
+	return 0
 }
 
 # installed PACKAGE: whether dpkg has PACKAGE installed.  A package whose
