@@ -23,7 +23,9 @@
 
 -- The key the change log of table rel uses: the primary key, else the
 -- unique, valid, immediate, non-partial index on NOT NULL plain columns
--- with the fewest columns; NULL when it has neither.
+-- with the fewest columns; NULL when it has neither.  A key with a column
+-- named storagelab_seq (the log's own column) is passed over: the next one,
+-- else whole rows.
 CREATE FUNCTION storagelab_internal.rewrite_online_key(rel oid)
 RETURNS name[]
 LANGUAGE sql STABLE
@@ -35,12 +37,12 @@ AS $$
    WHERE i.indrelid = $1 AND i.indisunique AND i.indisvalid AND i.indimmediate AND i.indpred IS NULL
      AND i.indexprs IS NULL
      AND NOT EXISTS (SELECT 1 FROM unnest(i.indkey::int2[]) k(att) JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = k.att
-                      WHERE NOT a.attnotnull)
+                      WHERE NOT a.attnotnull OR a.attname = 'storagelab_seq')
    ORDER BY i.indisprimary DESC, i.indnatts, i.indexrelid
    LIMIT 1
 $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_key(oid) IS
-  'the key of a table''s change log: its primary key, else its narrowest unique non-partial index on NOT NULL columns; NULL when it has neither';
+  'the key of a table''s change log: its primary key, else its narrowest unique non-partial index on NOT NULL columns, neither with a column named storagelab_seq; NULL when it has none';
 
 -- The statements that start logging the changes of d.source into d.log: the
 -- log table, its trigger function (SECURITY DEFINER: the clients that write
@@ -48,7 +50,8 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_key(oid) IS
 -- (they fire for logical replication's apply too); TRUNCATE is refused
 -- while the log is kept.  The log's own columns have reserved names
 -- (storagelab_seq, storagelab_op, storagelab_row) beside the key columns it
--- copies; a key column named storagelab_seq is refused.
+-- copies; rewrite_online_key() never picks a key column named
+-- storagelab_seq (refused here all the same).
 CREATE FUNCTION storagelab_internal.rewrite_online_log_start(d jsonb)
 RETURNS text[]
 LANGUAGE plpgsql STABLE

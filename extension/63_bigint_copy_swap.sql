@@ -476,9 +476,9 @@ DECLARE
                                           storagelab_internal.rewrite_tree_fingerprint(to_regclass(t->>'relation')))
                               FROM jsonb_array_elements(tables) WITH ORDINALITY u(t, n) ORDER BY n);
 BEGIN
-  -- a partitioned table without partitions has no rows to copy, log or replay
-  IF EXISTS (SELECT 1 FROM unnest(roots) r WHERE NOT EXISTS (
-               SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)) THEN
+  -- partitioned tables without partitions have no rows to copy, log or replay: one that holds rows is needed
+  -- (a partitioned table without partitions beside it is created empty and swapped with it)
+  IF NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(roots) m WHERE m.leaf) THEN
     RAISE EXCEPTION 'the online rewrite needs a table that holds rows'
       USING ERRCODE = 'feature_not_supported',
             DETAIL = (SELECT format('The partitioned table %s has no partitions.', string_agg(r::regclass::text, ', '))
@@ -670,12 +670,16 @@ BEGIN
   -- the engine: the tables (part 60), the objects that follow them, rows to copy
   PERFORM storagelab_internal.rewrite_refuse(roots);
   PERFORM count(*) FROM storagelab_internal.rewrite_dependents(roots);
-  FOR s IN SELECT r::regclass::text FROM unnest(roots) r
-            WHERE NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf) LOOP
+  -- (a partitioned table without partitions is created empty and swapped with the others; alone, or
+  -- with others like it, there is nothing to copy: the blocking mode converts them without a rewrite)
+  IF NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(roots) m WHERE m.leaf) THEN
     RAISE EXCEPTION 'the online rewrite needs a table that holds rows'
-      USING ERRCODE = 'feature_not_supported', DETAIL = format('The partitioned table %s has no partitions.', s),
-            HINT = 'Use the blocking mode.';
-  END LOOP;
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = format('The partitioned table%s %s %s no partitions.', CASE WHEN cardinality(roots) > 1 THEN 's' ELSE '' END,
+                            (SELECT string_agg(r::regclass::text, ', ' ORDER BY r::regclass::text) FROM unnest(roots) r),
+                            CASE WHEN cardinality(roots) > 1 THEN 'have' ELSE 'has' END),
+            HINT = 'Use the blocking mode: it converts tables without rows at once.';
+  END IF;
   RETURN objs;
 END
 $fn$;
