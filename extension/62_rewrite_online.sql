@@ -23,9 +23,7 @@
 
 -- The key the change log of table rel uses: the primary key, else the
 -- unique, valid, immediate, non-partial index on NOT NULL plain columns
--- with the fewest columns; NULL when it has neither.  A key with a column
--- named storagelab_seq (the log's own column) is passed over: the next one,
--- else whole rows.
+-- with the fewest columns; NULL when it has neither.
 CREATE FUNCTION storagelab_internal.rewrite_online_key(rel oid)
 RETURNS name[]
 LANGUAGE sql STABLE
@@ -37,12 +35,12 @@ AS $$
    WHERE i.indrelid = $1 AND i.indisunique AND i.indisvalid AND i.indimmediate AND i.indpred IS NULL
      AND i.indexprs IS NULL
      AND NOT EXISTS (SELECT 1 FROM unnest(i.indkey::int2[]) k(att) JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = k.att
-                      WHERE NOT a.attnotnull OR a.attname = 'storagelab_seq')
+                      WHERE NOT a.attnotnull)
    ORDER BY i.indisprimary DESC, i.indnatts, i.indexrelid
    LIMIT 1
 $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_key(oid) IS
-  'the key of a table''s change log: its primary key, else its narrowest unique non-partial index on NOT NULL columns, neither with a column named storagelab_seq; NULL when it has none';
+  'the key of a table''s change log: its primary key, else its narrowest unique non-partial index on NOT NULL columns; NULL when it has neither';
 
 -- The statements that start logging the changes of d.source into d.log: the
 -- log table, its trigger function (SECURITY DEFINER: the clients that write
@@ -50,8 +48,8 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_key(oid) IS
 -- (they fire for logical replication's apply too); TRUNCATE is refused
 -- while the log is kept.  The log's own columns have reserved names
 -- (storagelab_seq, storagelab_op, storagelab_row) beside the key columns it
--- copies; rewrite_online_key() never picks a key column named
--- storagelab_seq (refused here all the same).
+-- copies; a key column named storagelab_seq is refused (the INT->BIGINT
+-- pre-flight refuses it first, part 63).
 CREATE FUNCTION storagelab_internal.rewrite_online_log_start(d jsonb)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
@@ -198,8 +196,10 @@ BEGIN
     SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
       FROM pg_attribute a
      WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
-    EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) '
-                   'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log')
+    EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %4$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) r '
+                   'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log',
+                   (SELECT string_agg('r.' || quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_attribute a   -- r.: the log has a storagelab_seq too
+                     WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''))
       USING ids;
     IF ndel > 0 THEN
     EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '

@@ -172,8 +172,10 @@ BEGIN
       SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
         FROM pg_attribute a
        WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
-      EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) '
-                     'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log')
+      EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %4$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) r '
+                     'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log',
+                     (SELECT string_agg('r.' || quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_attribute a   -- r.: the log has a storagelab_seq too
+                       WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''))
         USING idl;
     END IF;
   END LOOP;
@@ -623,7 +625,8 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[
 -- partition-key column blocks ALTER COLUMN TYPE, not a new table), the
 -- function hazards under function_hazards (part 28), then what the rewrite
 -- engine cannot rebuild: a converted column of an inheritance child that its
--- parent lacks, a publication that would publish the new tables, the
+-- parent lacks, a publication that would publish the new tables, a key
+-- column named storagelab_seq (42701: the change log's own column), the
 -- engine's refusals of the tables (rewrite_refuse) and of the objects that
 -- follow them (rewrite_dependents), a partitioned table without partitions.
 -- Returns the model with function_hazards applied.  Shared by the script
@@ -667,6 +670,12 @@ BEGIN
             DETAIL = format('Publications: %s.', (SELECT string_agg(quote_ident(x), ', ') FROM unnest(pubs) x)),
             HINT = 'Name the published tables instead (ALTER PUBLICATION ... SET TABLE ...), or use mode ''blocking''.';
   END IF;
+  -- a log keyed by a column named like its own sequence column (rewrite_online_log_start raises it too)
+  FOR s IN SELECT m.relid::regclass::text FROM storagelab_internal.rewrite_members(roots) m
+            WHERE m.leaf AND 'storagelab_seq' = ANY (storagelab_internal.rewrite_online_key(m.relid)) ORDER BY 1 LIMIT 1 LOOP
+    RAISE EXCEPTION 'cannot log the changes of table %: its key column "storagelab_seq" has the name of a column of the change log', s
+      USING ERRCODE = 'duplicate_column', HINT = 'Rename the column first, or use mode ''blocking''.';
+  END LOOP;
   -- the engine: the tables (part 60), the objects that follow them, rows to copy
   PERFORM storagelab_internal.rewrite_refuse(roots);
   PERFORM count(*) FROM storagelab_internal.rewrite_dependents(roots);

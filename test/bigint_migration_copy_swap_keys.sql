@@ -5,10 +5,9 @@
 -- between the phases: the replay, the swap and the rollback after the swap
 -- apply each batch as a set, so they converge; executed with psql
 -- -v phase=... -f in a scratch database, the data checked after each.
--- A key column named like the log's sequence column is not the log's key
--- (whole rows are logged); a
+-- A key column named like the log's sequence column is refused; so is a
 -- publication FOR ALL TABLES or FOR TABLES IN SCHEMA of the table's schema
--- is refused (by the generator, and by phase start when it appears afterwards).
+-- (by the generator, and by phase start when it appears afterwards).
 \set QUIET 1
 \set ON_ERROR_STOP 1
 \set origdb :DBNAME
@@ -75,8 +74,8 @@ SELECT set_eq('SELECT to_jsonb(t) FROM items t', 'SELECT j FROM before_rollback'
 SELECT is((SELECT count(*) FROM pg_class WHERE relname LIKE 'storagelab\_%'), 0::bigint, 'no table of the migration is left');
 
 CREATE TABLE odd (storagelab_seq int PRIMARY KEY, v int);
-SELECT ok(storagelab.bigint_migration_script('odd', 'storagelab_seq', 'copy_swap') LIKE '%CREATE TABLE %storagelab_log_% (storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, storagelab_op "char" NOT NULL, storagelab_row jsonb NOT NULL)%',
-          'a key column named like the change log''s sequence column: the log takes whole rows (test/bigint_migration_online_parity.sql runs such a script)');
+SELECT throws_ok($$SELECT storagelab.bigint_migration_script('odd', 'storagelab_seq', 'copy_swap')$$, '42701', NULL,
+                 'a key column named like the change log''s sequence column is refused');
 -- publications of all tables or of the tables' schema would publish the new tables and logs: refused
 CREATE SCHEMA other;
 CREATE PUBLICATION pub_other FOR TABLES IN SCHEMA other;
