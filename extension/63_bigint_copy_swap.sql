@@ -252,7 +252,9 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_old_triggers(jsonb, boole
 -- old tables, storagelab_old_<OID> since the swap) has a column that its
 -- old table lacks.  The swap back keeps the old tables and the replay
 -- copies into them only their own columns: a column added after the swap
--- would be dropped with its values.  55000, naming the columns.
+-- would be dropped with its values; so would a partition or inheritance
+-- child attached to a new table after the swap, with its rows.  55000,
+-- naming them.
 CREATE FUNCTION storagelab_internal.rewrite_check_rollback(relations text[], relids oid[])
 RETURNS void
 LANGUAGE plpgsql STABLE
@@ -272,10 +274,20 @@ BEGIN
             DETAIL = 'A rollback gives the old tables back, which lack them: their values would be lost.',
             HINT = 'Keep the swap (run phases validate and cleanup), or drop those columns and run phase rollback again.';
   END IF;
+  SELECT string_agg(i.inhrelid::regclass::text, ', ' ORDER BY i.inhrelid::regclass::text) INTO cols
+    FROM unnest(relations, relids) r(rel, old) JOIN pg_inherits i ON i.inhparent = to_regclass(r.rel)
+   WHERE to_regclass(r.rel)::oid IS DISTINCT FROM r.old
+     AND i.inhrelid NOT IN (SELECT to_regclass(x)::oid FROM unnest(relations) x WHERE to_regclass(x) IS NOT NULL);
+  IF cols IS NOT NULL THEN
+    RAISE EXCEPTION 'partitions or inheritance children were added after the swap: %', cols
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'A rollback drops the new tables and gives the old ones back: their rows would be lost.',
+            HINT = 'Keep the swap (run phases validate and cleanup), or detach them (DETACH PARTITION, NO INHERIT) and run phase rollback again.';
+  END IF;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_check_rollback(text[], oid[]) IS
-  'raises 55000 naming the columns when, after the swap of an online rewrite, a table (its original name) has a column its old table (relids) lacks: the check of a rollback, which would lose them';
+  'raises 55000 naming them when, after the swap of an online rewrite, a table (its original name) has a column its old table (relids) lacks, or a partition or child attached since: the check of a rollback, which would lose them';
 
 -- A DO statement (one transaction) that fails with require_error unless
 -- require (an SQL boolean expression) holds, then says skip_notice instead
