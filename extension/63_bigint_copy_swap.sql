@@ -262,27 +262,23 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   cols text;
+  kids text;
 BEGIN
   SELECT string_agg(format('%s.%I', r.rel, a.attname), ', ' ORDER BY r.rel, a.attnum) INTO cols
     FROM unnest(relations, relids) r(rel, old)
     JOIN pg_attribute a ON a.attrelid = to_regclass(r.rel) AND a.attnum > 0 AND NOT a.attisdropped
    WHERE to_regclass(r.rel)::oid IS DISTINCT FROM r.old
      AND NOT EXISTS (SELECT 1 FROM pg_attribute o WHERE o.attrelid = r.old AND o.attname = a.attname AND o.attnum > 0 AND NOT o.attisdropped);
-  IF cols IS NOT NULL THEN
-    RAISE EXCEPTION 'columns were added after the swap: %', cols
-      USING ERRCODE = 'object_not_in_prerequisite_state',
-            DETAIL = 'A rollback gives the old tables back, which lack them: their values would be lost.',
-            HINT = 'Keep the swap (run phases validate and cleanup), or drop those columns and run phase rollback again.';
-  END IF;
-  SELECT string_agg(i.inhrelid::regclass::text, ', ' ORDER BY i.inhrelid::regclass::text) INTO cols
+  SELECT string_agg(i.inhrelid::regclass::text, ', ' ORDER BY i.inhrelid::regclass::text) INTO kids
     FROM unnest(relations, relids) r(rel, old) JOIN pg_inherits i ON i.inhparent = to_regclass(r.rel)
    WHERE to_regclass(r.rel)::oid IS DISTINCT FROM r.old
      AND i.inhrelid NOT IN (SELECT to_regclass(x)::oid FROM unnest(relations) x WHERE to_regclass(x) IS NOT NULL);
-  IF cols IS NOT NULL THEN
-    RAISE EXCEPTION 'partitions or inheritance children were added after the swap: %', cols
+  IF cols IS NOT NULL OR kids IS NOT NULL THEN
+    RAISE EXCEPTION '%', concat_ws('; ', 'columns were added after the swap: ' || cols,
+                                   'partitions or inheritance children were added after the swap: ' || kids)
       USING ERRCODE = 'object_not_in_prerequisite_state',
-            DETAIL = 'A rollback drops the new tables and gives the old ones back: their rows would be lost.',
-            HINT = 'Keep the swap (run phases validate and cleanup), or detach them (DETACH PARTITION, NO INHERIT) and run phase rollback again.';
+            DETAIL = 'A rollback gives the old tables back, which lack them, and drops the new ones: their values and rows would be lost.',
+            HINT = 'Keep the swap (run phases validate and cleanup), or drop those columns and detach those tables (DETACH PARTITION, NO INHERIT), then run phase rollback again.';
   END IF;
 END
 $fn$;
