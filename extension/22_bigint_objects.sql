@@ -78,7 +78,8 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_column_rows(oid[], int2[]) IS
   'One row per component column: ALTER COLUMN TYPE, or already bigint, or a blocker (another type).';
 
--- Blockers on the tables themselves: typed tables, row types stored elsewhere, partition keys, multiple inheritance.
+-- Blockers on the tables themselves: typed tables, extensions' tables, row types stored elsewhere, partition keys,
+-- multiple inheritance.
 CREATE FUNCTION storagelab_internal.bigint_migration_table_blockers(crel oid[], catt int2[])
 RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
@@ -101,6 +102,17 @@ BEGIN
       o.hint := 'Detach it from the type (ALTER TABLE ... NOT OF), convert, and change the type by hand.';
       RETURN NEXT o;
     END IF;
+    -- an extension's table: pg_dump writes CREATE EXTENSION, whose script re-creates it with the old types
+    FOR q IN SELECT e.extname FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
+              WHERE d.classid = 'pg_class'::regclass AND d.objid = r.relid AND d.refclassid = 'pg_extension'::regclass
+                AND d.deptype = 'e' LOOP
+      o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
+      o.blocker := format('table %s belongs to extension %s; a dump and restore re-creates it from the extension''s script, with its old column types',
+                          r.qn, quote_ident(q.extname));
+      o.sqlstate := '0A000';
+      o.hint := 'Leave the table to the extension (a newer version of it), or make it yours first (ALTER EXTENSION ... DROP TABLE).';
+      RETURN NEXT o;
+    END LOOP;
     FOR q IN
       SELECT a.attrelid, a.attname
         FROM pg_attribute a
@@ -164,7 +176,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_table_blockers(oid[], int2[]) IS
-  'Blockers on the tables themselves: typed tables, row types stored elsewhere, partition keys, multiple inheritance.';
+  'Blockers on the tables themselves: typed tables, extensions'' tables, row types stored elsewhere, partition keys, multiple inheritance.';
 
 -- Sequences feeding the component's columns: serial (OWNED BY), plain nextval() defaults, identity.
 CREATE FUNCTION storagelab_internal.bigint_migration_sequence_rows(crel oid[], catt int2[])

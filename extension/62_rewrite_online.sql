@@ -48,7 +48,8 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_key(oid) IS
 -- (they fire for logical replication's apply too); TRUNCATE is refused
 -- while the log is kept.  The log's own columns have reserved names
 -- (storagelab_seq, storagelab_op, storagelab_row) beside the key columns it
--- copies; a key column named storagelab_seq is refused.
+-- copies; a key column named storagelab_seq is refused (the INT->BIGINT
+-- pre-flight refuses it first, part 63).
 CREATE FUNCTION storagelab_internal.rewrite_online_log_start(d jsonb)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
@@ -195,8 +196,10 @@ BEGIN
     SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
       FROM pg_attribute a
      WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
-    EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) '
-                   'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log')
+    EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %4$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) r '
+                   'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log',
+                   (SELECT string_agg('r.' || quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_attribute a   -- r.: the log has a storagelab_seq too
+                     WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''))
       USING ids;
     IF ndel > 0 THEN
     EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '

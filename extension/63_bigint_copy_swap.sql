@@ -172,8 +172,10 @@ BEGIN
       SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
         FROM pg_attribute a
        WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
-      EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) '
-                     'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log')
+      EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %4$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) r '
+                     'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log',
+                     (SELECT string_agg('r.' || quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_attribute a   -- r.: the log has a storagelab_seq too
+                       WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''))
         USING idl;
     END IF;
   END LOOP;
@@ -250,7 +252,9 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_old_triggers(jsonb, boole
 -- old tables, storagelab_old_<OID> since the swap) has a column that its
 -- old table lacks.  The swap back keeps the old tables and the replay
 -- copies into them only their own columns: a column added after the swap
--- would be dropped with its values.  55000, naming the columns.
+-- would be dropped with its values; so would a partition or inheritance
+-- child attached to a new table after the swap, with its rows.  55000,
+-- naming them.
 CREATE FUNCTION storagelab_internal.rewrite_check_rollback(relations text[], relids oid[])
 RETURNS void
 LANGUAGE plpgsql STABLE
@@ -258,22 +262,28 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   cols text;
+  kids text;
 BEGIN
   SELECT string_agg(format('%s.%I', r.rel, a.attname), ', ' ORDER BY r.rel, a.attnum) INTO cols
     FROM unnest(relations, relids) r(rel, old)
     JOIN pg_attribute a ON a.attrelid = to_regclass(r.rel) AND a.attnum > 0 AND NOT a.attisdropped
    WHERE to_regclass(r.rel)::oid IS DISTINCT FROM r.old
      AND NOT EXISTS (SELECT 1 FROM pg_attribute o WHERE o.attrelid = r.old AND o.attname = a.attname AND o.attnum > 0 AND NOT o.attisdropped);
-  IF cols IS NOT NULL THEN
-    RAISE EXCEPTION 'columns were added after the swap: %', cols
+  SELECT string_agg(i.inhrelid::regclass::text, ', ' ORDER BY i.inhrelid::regclass::text) INTO kids
+    FROM unnest(relations, relids) r(rel, old) JOIN pg_inherits i ON i.inhparent = to_regclass(r.rel)
+   WHERE to_regclass(r.rel)::oid IS DISTINCT FROM r.old
+     AND i.inhrelid NOT IN (SELECT to_regclass(x)::oid FROM unnest(relations) x WHERE to_regclass(x) IS NOT NULL);
+  IF cols IS NOT NULL OR kids IS NOT NULL THEN
+    RAISE EXCEPTION '%', concat_ws('; ', 'columns were added after the swap: ' || cols,
+                                   'partitions or inheritance children were added after the swap: ' || kids)
       USING ERRCODE = 'object_not_in_prerequisite_state',
-            DETAIL = 'A rollback gives the old tables back, which lack them: their values would be lost.',
-            HINT = 'Keep the swap (run phases validate and cleanup), or drop those columns and run phase rollback again.';
+            DETAIL = 'A rollback gives the old tables back, which lack them, and drops the new ones: their values and rows would be lost.',
+            HINT = 'Keep the swap (run phases validate and cleanup), or drop those columns and detach those tables (DETACH PARTITION, NO INHERIT), then run phase rollback again.';
   END IF;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_check_rollback(text[], oid[]) IS
-  'raises 55000 naming the columns when, after the swap of an online rewrite, a table (its original name) has a column its old table (relids) lacks: the check of a rollback, which would lose them';
+  'raises 55000 naming them when, after the swap of an online rewrite, a table (its original name) has a column its old table (relids) lacks, or a partition or child attached since: the check of a rollback, which would lose them';
 
 -- A DO statement (one transaction) that fails with require_error unless
 -- require (an SQL boolean expression) holds, then says skip_notice instead
@@ -476,9 +486,9 @@ DECLARE
                                           storagelab_internal.rewrite_tree_fingerprint(to_regclass(t->>'relation')))
                               FROM jsonb_array_elements(tables) WITH ORDINALITY u(t, n) ORDER BY n);
 BEGIN
-  -- a partitioned table without partitions has no rows to copy, log or replay
-  IF EXISTS (SELECT 1 FROM unnest(roots) r WHERE NOT EXISTS (
-               SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)) THEN
+  -- partitioned tables without partitions have no rows to copy, log or replay: one that holds rows is needed
+  -- (a partitioned table without partitions beside it is created empty and swapped with it)
+  IF NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(roots) m WHERE m.leaf) THEN
     RAISE EXCEPTION 'the online rewrite needs a table that holds rows'
       USING ERRCODE = 'feature_not_supported',
             DETAIL = (SELECT format('The partitioned table %s has no partitions.', string_agg(r::regclass::text, ', '))
@@ -623,7 +633,8 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[
 -- partition-key column blocks ALTER COLUMN TYPE, not a new table), the
 -- function hazards under function_hazards (part 28), then what the rewrite
 -- engine cannot rebuild: a converted column of an inheritance child that its
--- parent lacks, a publication that would publish the new tables, the
+-- parent lacks, a publication that would publish the new tables, a key
+-- column named storagelab_seq (42701: the change log's own column), the
 -- engine's refusals of the tables (rewrite_refuse) and of the objects that
 -- follow them (rewrite_dependents), a partitioned table without partitions.
 -- Returns the model with function_hazards applied.  Shared by the script
@@ -667,15 +678,25 @@ BEGIN
             DETAIL = format('Publications: %s.', (SELECT string_agg(quote_ident(x), ', ') FROM unnest(pubs) x)),
             HINT = 'Name the published tables instead (ALTER PUBLICATION ... SET TABLE ...), or use mode ''blocking''.';
   END IF;
+  -- a log keyed by a column named like its own sequence column (rewrite_online_log_start raises it too)
+  FOR s IN SELECT m.relid::regclass::text FROM storagelab_internal.rewrite_members(roots) m
+            WHERE m.leaf AND 'storagelab_seq' = ANY (storagelab_internal.rewrite_online_key(m.relid)) ORDER BY 1 LIMIT 1 LOOP
+    RAISE EXCEPTION 'cannot log the changes of table %: its key column "storagelab_seq" has the name of a column of the change log', s
+      USING ERRCODE = 'duplicate_column', HINT = 'Rename the column first, or use mode ''blocking''.';
+  END LOOP;
   -- the engine: the tables (part 60), the objects that follow them, rows to copy
   PERFORM storagelab_internal.rewrite_refuse(roots);
   PERFORM count(*) FROM storagelab_internal.rewrite_dependents(roots);
-  FOR s IN SELECT r::regclass::text FROM unnest(roots) r
-            WHERE NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf) LOOP
+  -- (a partitioned table without partitions is created empty and swapped with the others; alone, or
+  -- with others like it, there is nothing to copy: the blocking mode converts them without a rewrite)
+  IF NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(roots) m WHERE m.leaf) THEN
     RAISE EXCEPTION 'the online rewrite needs a table that holds rows'
-      USING ERRCODE = 'feature_not_supported', DETAIL = format('The partitioned table %s has no partitions.', s),
-            HINT = 'Use the blocking mode.';
-  END LOOP;
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = format('The partitioned table%s %s %s no partitions.', CASE WHEN cardinality(roots) > 1 THEN 's' ELSE '' END,
+                            (SELECT string_agg(r::regclass::text, ', ' ORDER BY r::regclass::text) FROM unnest(roots) r),
+                            CASE WHEN cardinality(roots) > 1 THEN 'have' ELSE 'has' END),
+            HINT = 'Use the blocking mode: it converts tables without rows at once.';
+  END IF;
   RETURN objs;
 END
 $fn$;

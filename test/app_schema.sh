@@ -15,8 +15,11 @@
 #   - every online phase of a hub's migration runs while pgbench (4 clients,
 #     127.0.0.1, no retries) writes every table of the component in the
 #     order opposite to the migration's (which goes through them by name)
-#     and reads the views: no client transaction may fail (the script
-#     deletes nothing, so the data checks below still hold);
+#     and reads the views: start and rollback first, then start, copy,
+#     index, replay, swap, validate and cleanup; no client transaction may
+#     fail (the script deletes nothing, so the data checks below still
+#     hold).  A rollback after the swap (the swap's locks again) is run
+#     under load by test/online_lock_order.sh;
 #   - after each mode: the same rows in every table (count and md5 of the
 #     rows as jsonb, so column order does not matter), every column of each
 #     hub's foreign-key component bigint, and test/fixtures/app_workload.sql
@@ -149,7 +152,7 @@ bench_stop() {
 # (online: every phase of its header, in order, under pgbench when the
 # component is given).
 run_fix() {
-	local db=$1 fix=$2 label=$3 comp=${4:-} phases p rc=0
+	local db=$1 fix=$2 label=$3 comp=${4:-} phases p rc=0 t0
 	if ! q -d "$db" -c "$fix" >"$work/script.sql" 2>"$work/err"; then
 		ok 1 "$label generates: $(firsterr "$work/err")"
 		return 1
@@ -158,8 +161,23 @@ run_fix() {
 	phases=$(sed -n 's/^--   psql .*-v phase=\([a-z]*\) .*/\1/p' "$work/script.sql" | paste -sd' ')
 	if [ -n "$phases" ]; then
 		[ -n "$comp" ] && [ "${APP_SCHEMA_CONCURRENCY:-1}" != 0 ] && bench_start "$db" "$comp"
+		# phase rollback under the same load: once after start (it drops the logs' triggers under
+		# the tables' ACCESS EXCLUSIVE, as cleanup does; its swap back takes the swap's locks), then
+		# the migration from its start
+		if [ -n "$comp" ] && case " $phases " in *" start "*) true;; *) false;; esac; then
+			for p in start rollback; do
+				t0=$SECONDS
+				q -q -v phase="$p" -d "$db" -f "$work/script.sql" >"$work/err" 2>&1 || { rc=1; break; }
+				echo "# phase $p: $((SECONDS - t0)) s" >&2
+			done
+			[ $rc = 0 ] && [ "$(qt -d "$db" -c "SELECT count(*) FROM pg_class WHERE relname LIKE 'storagelab\_%'")" = 0 ] || rc=1
+			ok $rc "$label: phases start and rollback run, nothing of the migration is left$( [ $rc = 0 ] || echo ": phase $p: $(firsterr "$work/err")")"
+			rc=0
+		fi
 		for p in $phases; do
+			t0=$SECONDS
 			q -q -v phase="$p" -d "$db" -f "$work/script.sql" >"$work/err" 2>&1 || { rc=1; break; }
+			echo "# phase $p: $((SECONDS - t0)) s" >&2
 		done
 		ok $rc "$label: its script runs, phases $phases$( [ $rc = 0 ] || echo ": phase $p failed: $(firsterr "$work/err")")"
 		[ -n "$comp" ] && [ "${APP_SCHEMA_CONCURRENCY:-1}" != 0 ] && bench_stop "$label"
