@@ -513,6 +513,7 @@ $fn$;
 CREATE FUNCTION storagelab_internal.bigint_migration_converted(objs storagelab.bigint_migration_object[])
 RETURNS TABLE (relid oid, attname name)
 LANGUAGE sql STABLE STRICT
+ROWS 10  -- a component's columns: a few (the default guess, 1000, joined pg_class by a full scan)
 SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT a.attrelid, a.attname
