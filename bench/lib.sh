@@ -3,6 +3,8 @@
 #   bench_db NAME            create database NAME with storagelab, make it current
 #   bench_ms "SQL" [RUNS]    median milliseconds of RUNS executions of SQL,
 #                            timed inside the server (no connection overhead)
+#   bench_best_ms "SQL" [RUNS]  the same, best (fastest) of RUNS: on a shared
+#                            machine the least disturbed run
 #   bench_row LABEL MS ANCHOR_LABEL ANCHOR_MS
 #                            print one result row with its ratio to the anchor
 #   $bench_catalog_anchor_sql  the catalog query behind int_overflow, an anchor
@@ -40,11 +42,26 @@ bench_db() {
 				times := times || (extract(epoch FROM clock_timestamp() - t) * 1000)::numeric;
 			END LOOP;
 			RETURN round((SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(times) x)::numeric, 2);
+		END \$\$;
+		CREATE FUNCTION public.bench_best(q text, runs int DEFAULT 5) RETURNS numeric
+		LANGUAGE plpgsql AS \$\$
+		DECLARE t timestamptz; best numeric;
+		BEGIN
+			FOR i IN 1..runs LOOP
+				t := clock_timestamp();
+				EXECUTE q;
+				best := least(best, (extract(epoch FROM clock_timestamp() - t) * 1000)::numeric);
+			END LOOP;
+			RETURN round(best, 2);
 		END \$\$;"
 }
 
 bench_ms() {
 	psql -X -At -v ON_ERROR_STOP=1 -v q="$1" -v runs="${2:-5}" <<<'SELECT public.bench_ms(:'"'"'q'"'"', :runs)'
+}
+
+bench_best_ms() {
+	psql -X -At -v ON_ERROR_STOP=1 -v q="$1" -v runs="${2:-5}" <<<'SELECT public.bench_best(:'"'"'q'"'"', :runs)'
 }
 
 bench_row() {

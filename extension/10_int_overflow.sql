@@ -126,6 +126,34 @@ COMMENT ON FUNCTION storagelab_internal.int_overflow_measurements() IS
 -- The view and int_overflow_snapshot() run it as their caller.
 GRANT EXECUTE ON FUNCTION storagelab_internal.int_overflow_measurements() TO PUBLIC;
 
+-- Whether a table that had no rows at its last ANALYZE or VACUUM
+-- (pg_class.reltuples 0, what int_overflow_measurements() calls empty
+-- without an index to read) has none now, as far as the cumulative
+-- statistics tell: no live rows counted since (n_live_tup 0: inserts add to
+-- it, ANALYZE and VACUUM set it), and none added by the caller's own
+-- transaction, not yet counted there (its inserts beyond its deletes).  The
+-- table and every table below it (partitions, inheritance children).  A
+-- table bulk-loaded after its last ANALYZE keeps reltuples 0 until the next
+-- one: this tells it apart.  Statistics only: no lock taken, no page read.
+CREATE FUNCTION storagelab_internal.int_overflow_still_empty(relation oid)
+RETURNS boolean
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+  WITH RECURSIVE tree(oid) AS (
+    SELECT $1
+    UNION
+    SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.oid
+  )
+  SELECT NOT EXISTS (
+    SELECT 1 FROM tree JOIN pg_class c ON c.oid = tree.oid
+     WHERE c.relkind <> 'p'
+       AND (pg_stat_get_live_tuples(c.oid) > 0
+            OR pg_stat_get_xact_tuples_inserted(c.oid) > pg_stat_get_xact_tuples_deleted(c.oid)))
+$$;
+COMMENT ON FUNCTION storagelab_internal.int_overflow_still_empty(oid) IS
+  'whether a table empty at its last ANALYZE or VACUUM (and every table below it) still has no rows by the cumulative statistics: no live tuples counted since, none inserted by this transaction beyond its deletes';
+
 CREATE VIEW storagelab.int_overflow AS
 WITH
 -- MATERIALIZED: the settings are read once per query, not once per row (an
@@ -161,13 +189,14 @@ SELECT m.row_rel::pg_catalog.regclass AS relation,
        m.lim AS limit_value,
        m.left_ AS values_left,
        round((g.per_second * 86400)::numeric, 3) AS growth_per_day,
-       m.source,
+       CASE WHEN e.loaded THEN 'none' ELSE m.source END AS source,
        m.seqid::pg_catalog.regclass AS sequence,
        CASE WHEN m.cur IS NULL THEN NULL
             WHEN m.exact THEN 'exact'
             WHEN m.source = 'statistics' THEN 'statistics'
             ELSE 'estimate' END AS evidence,
-       CASE WHEN m.cur IS NOT NULL AND m.cycles THEN 'cycles' ELSE m.status END AS status,
+       CASE WHEN m.cur IS NOT NULL AND m.cycles THEN 'cycles'
+            WHEN e.loaded THEN 'no data' ELSE m.status END AS status,
        pg_catalog.format_type(m.atttypid, NULL) AS column_type,
        m.min_value,
        m.max_value,
@@ -186,7 +215,14 @@ SELECT m.row_rel::pg_catalog.regclass AS relation,
                ELSE pg_catalog.now()
                     + pg_catalog.make_interval(secs => (abs(m.lim - m.cur) / abs(g.per_second)::numeric)::float8)
           END AS overflow_at_
- ) p;
+ ) p
+ -- "empty" from statistics (reltuples 0) only while the cumulative
+ -- statistics count no rows since: a table loaded after its last ANALYZE
+ -- has no data until the next one
+ CROSS JOIN LATERAL (
+   SELECT m.status = 'empty' AND m.source = 'statistics'
+          AND NOT storagelab_internal.int_overflow_still_empty(m.row_rel) AS loaded
+ ) e;
 
 COMMENT ON VIEW storagelab.int_overflow IS
   'every int2/int4 column and every sequence-fed integer column of the database: usage, severity, projected overflow time, current value and limit; one row per partitioned/inheritance parent';
@@ -208,7 +244,7 @@ COMMENT ON COLUMN storagelab.int_overflow.increment IS 'the sequence''s INCREMEN
 COMMENT ON COLUMN storagelab.int_overflow.cycling IS 'the sequence CYCLEs within the column''s range: it wraps around instead of overflowing';
 COMMENT ON COLUMN storagelab.int_overflow.evidence IS 'where current_value comes from: exact (sequence, index end), statistics (pg_stats bounds), estimate (an index end past too many dead entries); NULL when unknown';
 COMMENT ON COLUMN storagelab.int_overflow.growth_per_day IS 'recorded growth of current_value per day (least squares over the growth window)';
-COMMENT ON COLUMN storagelab.int_overflow.status IS 'ok, estimate, cycles, empty (no non-NULL value; without an index: no rows at the last ANALYZE or VACUUM), unreadable (no privilege: SELECT on the sequence or table, or pg_read_all_stats for sequences), locked (ACCESS EXCLUSIVE held elsewhere; skipped, not waited for), unavailable (dropped meanwhile, unlogged on a standby), no data (no sequence, index or statistics, never analyzed: ANALYZE or int_overflow_scan())';
+COMMENT ON COLUMN storagelab.int_overflow.status IS 'ok, estimate, cycles, empty (no non-NULL value; without an index: no rows at the last ANALYZE or VACUUM, and none counted since by the cumulative statistics), unreadable (no privilege: SELECT on the sequence or table, or pg_read_all_stats for sequences), locked (ACCESS EXCLUSIVE held elsewhere; skipped, not waited for), unavailable (dropped meanwhile, unlogged on a standby), no data (no sequence, index or statistics, never analyzed or rows added since an ANALYZE that found none: ANALYZE or int_overflow_scan())';
 
 GRANT SELECT ON storagelab.int_overflow TO PUBLIC;
 

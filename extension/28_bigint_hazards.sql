@@ -513,6 +513,7 @@ $fn$;
 CREATE FUNCTION storagelab_internal.bigint_migration_converted(objs storagelab.bigint_migration_object[])
 RETURNS TABLE (relid oid, attname name)
 LANGUAGE sql STABLE STRICT
+ROWS 10  -- a component's columns: a few (the default guess, 1000, joined pg_class by a full scan)
 SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT a.attrelid, a.attname
@@ -1816,6 +1817,10 @@ BEGIN
          AND p.prorettype <> 'trigger'::regtype
          AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
          AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+         -- the name in the raw source first: the scrub (three regular
+         -- expressions) only blanks text, so it never makes a match; every
+         -- function's source was scrubbed for each table before
+         AND strpos(lower(p.prosrc), lower(k2.relname)) > 0
          AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])')
       ORDER BY 2
     LOOP

@@ -143,6 +143,7 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_columns(jsonb) IS
 CREATE FUNCTION storagelab_internal.rewrite_members(relids oid[])
 RETURNS TABLE (root oid, relid oid, parent oid, level int, leaf boolean)
 LANGUAGE sql STABLE STRICT
+ROWS 10  -- a table and its partitions: the default guess, 1000, joined pg_class and pg_type by full scans
 SET search_path = pg_catalog, pg_temp
 AS $$
   WITH RECURSIVE tree(n, root, relid, parent, level) AS (

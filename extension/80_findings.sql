@@ -348,7 +348,11 @@ COMMENT ON FUNCTION storagelab_internal.findings_layout_refusal(regclass, jsonb)
 -- script the changes and the order the plans agree on; plans that disagree,
 -- or a child of several parents, get the plans to read instead.
 CREATE VIEW storagelab_internal.findings_layout_rows AS
-WITH RECURSIVE plan AS MATERIALIZED (
+WITH RECURSIVE cfg AS MATERIALIZED (
+  -- the settings once per query, not once per table
+  SELECT pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.min_saved_size')) AS min_saved,
+         pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.saved_warning_size')) AS warning_saved
+), plan AS MATERIALIZED (
   SELECT p.relation::oid AS relid, p.estimated_saved_bytes, p.column_changes, p.column_order,
          p.evidence
     FROM storagelab.table_rewrite_plan p
@@ -394,9 +398,7 @@ WITH RECURSIVE plan AS MATERIALIZED (
    GROUP BY l.root
 )
 SELECT CASE WHEN g.narrows THEN 'column_width' ELSE 'alignment' END AS category,
-       CASE WHEN g.saved
-                 >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.saved_warning_size'))
-            THEN 'warning' ELSE 'info' END AS severity,
+       CASE WHEN g.saved >= cfg.warning_saved THEN 'warning' ELSE 'info' END AS severity,
        g.root::pg_catalog.regclass AS relation, NULL::name AS column_name,
        'saved_bytes'::text AS metric, g.saved::numeric AS value,
        'bytes'::text AS unit,
@@ -425,7 +427,7 @@ SELECT CASE WHEN g.narrows THEN 'column_width' ELSE 'alignment' END AS category,
                                       JOIN pg_catalog.pg_namespace ln ON ln.oid = lc.relnamespace))
        END AS fix,
        g.evidence, NULL::int8 AS sample_rows
-  FROM grouped g
+  FROM cfg, grouped g
   JOIN pg_catalog.pg_class c ON c.oid = g.root
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
   -- what the script would refuse (its fix is then NULL): the root's own plan's type changes, else the agreed ones
@@ -433,7 +435,7 @@ SELECT CASE WHEN g.narrows THEN 'column_width' ELSE 'alignment' END AS category,
                               CASE WHEN g.root_planned
                                    THEN (SELECT l.types FROM leaf l WHERE l.relid = g.root)::jsonb
                                    WHEN g.agree THEN g.types::jsonb END) AS refused) rf
- WHERE g.saved >= pg_catalog.pg_size_bytes(storagelab_internal.setting('findings.min_saved_size'));
+ WHERE g.saved >= cfg.min_saved;
 COMMENT ON VIEW storagelab_internal.findings_layout_rows IS
   'storagelab.findings rows of categories column_width and alignment: one per table_rewrite_plan row, except that the plans of partitions and inheritance children make one row on their topmost parent, with its script (following its own plan, else the changes and order the plans agree on) or the plans to read; no script (fix NULL, the message says why) where the layout script would refuse the table';
 -- Planned in the caller's session, the query above is estimated in the

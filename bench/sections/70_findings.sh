@@ -16,7 +16,10 @@
 #      (int_overflow.history_retention is 400 days).  Goal: at most 1 s each
 #      at SCALE 1.
 #
-# Warm: median of 5 runs in one session (bench_ms; a new session per row).
+# Warm: best (fastest) of BENCH_RUNS runs (default 7) in one session
+# (bench_best_ms; a new session per row): the machine is shared, and the
+# fastest run is the one least disturbed by the others' work.  The load
+# average (/proc/loadavg) is printed before and after each database's rows.
 # Anchors: postgres_exporter's own pg_stat_database query, the catalog query
 # of section 10 (integer columns joined to pg_sequences: work comparable to
 # int_overflow's), and, for the snapshot, a count of pg_class.  Each database also prints the largest top-level plan cost of a
@@ -61,16 +64,19 @@ measure_all() {
 			END LOOP;
 			RETURN format('%s (%s)', round(m::numeric), worst);
 		END \$\$;"
+	local runs=${BENCH_RUNS:-7}
 	echo "  largest top-level plan cost of a public view: $(psql -X -At -c 'SELECT public.bench_max_view_cost()'), jit_above_cost $(psql -X -At -c 'SHOW jit_above_cost')"
-	db_ms=$(bench_ms "$exporter_db_sql" 5)
-	cat_ms=$(bench_ms "$bench_catalog_anchor_sql" 5)
+	echo "  load average before: $(cut -d' ' -f1-3 /proc/loadavg); best of $runs runs each"
+	db_ms=$(bench_best_ms "$exporter_db_sql" "$runs")
+	cat_ms=$(bench_best_ms "$bench_catalog_anchor_sql" "$runs")
 	while IFS=$'\t' read -r name sql; do
-		on=$(bench_ms "$sql" 5)
-		off=$(PGOPTIONS='-c jit=off' bench_ms "$sql" 5)
+		on=$(bench_best_ms "$sql" "$runs")
+		off=$(PGOPTIONS='-c jit=off' bench_best_ms "$sql" "$runs")
 		bench_row "$name, jit on" "$on" "exporter's pg_stat_database" "$db_ms"
 		bench_row "  jit off" "$off" "exporter's pg_stat_database" "$db_ms"
 		bench_row "  jit on (plan JIT-compiled: $(psql -X -At -v q="$sql" <<<"SELECT public.bench_jit(:'q')"))" "$on" "integer columns + pg_sequences" "$cat_ms"
 	done < <(printf 'findings\tSELECT * FROM storagelab.findings\nreport()\tSELECT * FROM storagelab.report()\n'; monitoring_queries)
+	echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
 # --- 1. Pagila plus pgbench scale 10 ---------------------------------------
