@@ -545,8 +545,11 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_script(storage
   'the blocking INT->BIGINT script of a model under a choice of function_hazards: one transaction, sections header to finish';
 
 -- Refuses, listing every blocker, when no correct script can be produced:
--- the model's blocker rows plus what the writer of that mode cannot do
--- (more_blockers); also when nothing is left to convert.
+-- the model's blocker rows plus what the writer cannot do (more_blockers,
+-- SQLSTATE 0A000); also when nothing is left to convert.  mode is not read:
+-- both callers (the blocking pre-flight, part 27, and the online one, part
+-- 63) pass 'blocking' and no more_blockers since mode shadow, whose writer
+-- passed others, was removed.
 CREATE FUNCTION storagelab_internal.bigint_migration_refuse(objs storagelab.bigint_migration_object[], more_blockers text[], mode text)
 RETURNS void
 LANGUAGE plpgsql STABLE
@@ -559,25 +562,17 @@ BEGIN
   blockers := ARRAY(SELECT format('%s (SQLSTATE %s): %s', b.blocker, b.sqlstate, b.hint)
                       FROM unnest(objs) b WHERE b.kind = 'blocker' ORDER BY b.identity, b.blocker);
   codes := ARRAY(SELECT DISTINCT b.sqlstate FROM unnest(objs) b WHERE b.kind = 'blocker');
-  IF mode = 'blocking' AND cardinality(blockers) > 0 THEN
+  blockers := blockers || more_blockers;
+  IF cardinality(blockers) > 0 THEN
     RAISE EXCEPTION 'cannot generate a correct INT to BIGINT migration: % blocker(s)', cardinality(blockers)
-      USING ERRCODE = CASE WHEN cardinality(codes) = 1 THEN codes[1] ELSE '0A000' END,
+      USING ERRCODE = CASE WHEN cardinality(codes) = 1 AND cardinality(more_blockers) = 0 THEN codes[1] ELSE '0A000' END,
             DETAIL = array_to_string(blockers, E'\n'),
             HINT = 'Resolve each blocker listed in the detail (storagelab.bigint_migration_objects() shows them with kind ''blocker'') and generate the script again.';
-  ELSIF cardinality(blockers || more_blockers) > 0 THEN
-    RAISE EXCEPTION 'cannot generate a correct shadow-mode INT to BIGINT migration: % blocker(s)', cardinality(blockers || more_blockers)
-      USING ERRCODE = 'feature_not_supported',
-            DETAIL = array_to_string(blockers || more_blockers, E'\n'),
-            HINT = 'Resolve each blocker listed in the detail, or use mode ''online'' (copy and swap) or ''blocking''.';
   END IF;
-  IF mode = 'blocking' AND NOT EXISTS (SELECT 1 FROM unnest(objs) x
-                                        WHERE x.kind IN ('column', 'sequence') AND x.create_sql IS NOT NULL) THEN
+  IF NOT EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind IN ('column', 'sequence') AND x.create_sql IS NOT NULL) THEN
     RAISE EXCEPTION 'nothing to convert: every column of the foreign-key component and its sequences are already bigint'
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'storagelab.bigint_migration_objects() lists the component.';
-  ELSIF mode = 'online' AND NOT EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL) THEN
-    RAISE EXCEPTION 'nothing to convert: every column of the foreign-key component is already bigint'
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'storagelab.bigint_migration_objects() lists the component.';
   END IF;
 END
 $fn$;
