@@ -193,17 +193,18 @@ online_start() {
 		INSERT INTO storagelab.settings VALUES ('bigint_migration.backfill_batch_time', '0'),
 		  ('bigint_migration.backfill_batch_blocks', '2'), ('bigint_migration.backfill_pause', '0');
 	EOF
-	psql_ -At -d "$2" -c "SELECT storagelab.bigint_migration_script('up_parent', 'id', 'online')" >"$tmp/online.sql" &&
+	local rc=0
+	{ psql_ -At -d "$2" -c "SELECT storagelab.bigint_migration_script('up_parent', 'id', 'online')" >"$tmp/online.sql" &&
 		psql_ -d "$2" -v phase=expand -f "$tmp/online.sql" >"$tmp/online.out" 2>&1 &&
 		psql_ -d "$2" -v phase=backfill -v backfill_batches=1 -f "$tmp/online.sql" >>"$tmp/online.out" 2>&1 &&
-		[ "$(psql_ -At -d "$2" -c 'SELECT count(*) FILTER (WHERE NOT done) FROM storagelab.bigint_migration_progress')" -gt 0 ]
-	online_ok $? "$1: an online migration started (phase expand, one backfill batch of two blocks; not done)"
+		[ "$(psql_ -At -d "$2" -c 'SELECT count(*) FILTER (WHERE NOT done) FROM storagelab.bigint_migration_progress')" -gt 0 ]; } || rc=1
+	online_ok $rc "$1: an online migration started (phase expand, one backfill batch of two blocks; not done)"
 }
 
 # online_finish VERSION DB: after the update, DB's migration finishes.
 online_finish() {
 	[ "$1" = 1.0 ] || return 0
-	local sum rc=0 ph after
+	local sum rc=0 ph after same=0
 	if ! psql_ -d "$2" -c 'ALTER EXTENSION storagelab UPDATE' >>"$tmp/online.out" 2>&1; then
 		online_ok 1 "$1: ALTER EXTENSION storagelab UPDATE with an online migration under way"
 		return
@@ -218,7 +219,7 @@ online_finish() {
 		UNION ALL
 		SELECT md5(string_agg(format('%s|%s|%s', id, parent_id, n), ',' ORDER BY id)) FROM up_child;
 	EOF
-	)
+	) || sum="the writes failed"
 	for ph in backfill prepare swap cleanup; do
 		psql_ -d "$2" -v phase=$ph -f "$tmp/online.sql" >>"$tmp/online.out" 2>&1 || { rc=1; break; }
 	done
@@ -239,8 +240,8 @@ online_finish() {
 up_child.id integer, up_child.parent_id bigint, up_parent.id bigint
 2147483647
 2147483648
-2147483648" ]
-	online_ok $? "$1: after it, the same rows, the component bigint, keys past 2^31 inserted"
+2147483648" ] || same=1
+	online_ok $same "$1: after it, the same rows, the component bigint, keys past 2^31 inserted"
 	[[ "$after" == "$sum"* ]] || printf '#   expected the checksums\n#   %s\n#   got\n#   %s\n' "${sum//$'\n'/ }" "${after//$'\n'/ }"
 }
 
