@@ -9,14 +9,15 @@
 --                           (storagelab.bigint_migration_objects and _group_objects)
 --   22_bigint_objects.sql   one function per kind of object in the model
 --   23_bigint_blocking.sql  the blocking script, one function per section
---   24_bigint_online_model.sql  what the online phases need, derived once
---   25_bigint_online.sql    the online script, one function per phase
---   26_bigint_backfill.sql  the backfill procedure the online script calls
+--   24_index_copy.sql       an index's DDL with columns renamed (the rewrite
+--                           engine's copies, parts 60)
 --   26_bigint_progress.sql  storagelab.bigint_migration_progress
 --   27_bigint_script.sql    storagelab.bigint_migration_script / _group_script
 --                           and storagelab.bigint_migration_plan
 --   28_bigint_hazards.sql   function hazards: functions the converted values
 --                           reach with a narrower type (refuse, widen, accept)
+--   63_bigint_copy_swap.sql mode online: copy and swap, on the rewrite engine
+--                           of parts 60-62
 --
 -- Written in PL/pgSQL: the work is catalog queries plus PostgreSQL's own
 -- deparsers (pg_get_viewdef, pg_get_triggerdef, pg_get_constraintdef,
@@ -84,10 +85,8 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_qname(oid) IS
 --     partitions (and inheritance children) under the parent's name: an
 --     inherited constraint cannot be renamed, so a partition's NOT NULL
 --     name follows its parent's after the migration;
---   * the online swap's SET NOT NULL on the new column creates a new
---     constraint (named after the column, with a digit appended while the old
---     column's still holds the name); the swap renames it to the old name
---     once the old column's is dropped (a rename recurses to the partitions).
+--   * the online mode (copy and swap) gives the new table's column a NOT
+--     NULL constraint of the old one's name (part 60).
 -- Before PostgreSQL 18, NOT NULL is only pg_attribute.attnotnull: nothing to
 -- name, re-create or check beyond it.
 CREATE FUNCTION storagelab_internal.bigint_migration_not_null_name(rel oid, attnum int2)

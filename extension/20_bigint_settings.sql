@@ -10,11 +10,11 @@ INSERT INTO storagelab_internal.setting_defaults VALUES
    'heap plus index MB per second that scripts assume when they estimate a table rewrite''s duration');
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('bigint_migration.backfill_batch_time', '200ms',
-   'shadow: target duration of a backfill batch, its size adapted after each; 0 = backfill_batch_blocks'),
+   'no effect since 1.1 (it sized the batches of mode shadow, removed; online copies use copy_batch_time); kept so that overrides of it stay valid'),
   ('bigint_migration.backfill_batch_blocks', '64',
-   'online and shadow: heap blocks in the first copy or backfill batch (in every one when the time is 0)'),
+   'online (copy and swap): heap blocks in the first copy batch (in every one when copy_batch_time is 0)'),
   ('bigint_migration.backfill_pause', '20ms',
-   'shadow migrations: pause between backfill batches (skipped after a batch that copied no row)');
+   'no effect since 1.1 (it paused the backfill of mode shadow, removed); kept so that overrides of it stay valid');
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('bigint_migration.copy_batch_time', '2s',
    'online: target duration of a copy batch (it holds no lock clients wait for); 0 = fixed batches');

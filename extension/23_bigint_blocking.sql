@@ -176,6 +176,97 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_view_checks(storagelab.bigint_migration_object[]) IS
   'lines of a DO block adding to its problems array each view or materialized view of objs redefined since generation (definition, options, owner, privileges, comment), which a script would re-create as it was';
 
+-- Lines of the pre-flight DO block (part of bigint_migration_blocking_preflight)
+-- that stop the script with 42501 unless the running role owns (is a member
+-- of the owner of) every table, sequence, function and publication it alters
+-- or re-creates, and may CREATE in the schemas of re-created objects.
+CREATE FUNCTION storagelab_internal.bigint_migration_role_check(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  RETURN E'  -- the role running the script must be able to do every step: own (be a member of the owner of)\n'
+       || E'  -- every object it alters, drops or re-creates, and have CREATE on the schemas it re-creates them in\n'
+       || format(E'  SELECT string_agg(x, ''; '') INTO who FROM (\n'
+                 '    SELECT format(''%%s (owner %%s)'', c.oid::regclass, pg_get_userbyid(c.relowner)) AS x\n'
+                 '      FROM pg_class c WHERE c.oid = ANY (ARRAY[%s]::regclass[]) AND NOT pg_has_role(c.relowner, ''USAGE'')\n'
+                 '    UNION ALL\n'
+                 '    SELECT format(''function %%s (owner %%s)'', p.oid::regprocedure, pg_get_userbyid(p.proowner))\n'
+                 '      FROM pg_proc p WHERE p.oid = ANY (ARRAY[%s]::regprocedure[]) AND NOT pg_has_role(p.proowner, ''USAGE'')\n'
+                 '    UNION ALL\n'
+                 '    SELECT format(''publication %%I (owner %%s)'', b.pubname, pg_get_userbyid(b.pubowner))\n'
+                 '      FROM pg_publication b WHERE b.pubname = ANY (ARRAY[%s]::name[]) AND NOT pg_has_role(b.pubowner, ''USAGE'')\n'
+                 '    UNION ALL\n'
+                 '    SELECT format(''schema %%I (no CREATE privilege)'', n.nspname)\n'
+                 '      FROM pg_namespace n WHERE n.nspname = ANY (ARRAY[%s]::name[]) AND NOT has_schema_privilege(n.oid, ''CREATE'')) y;\n',
+                 coalesce((SELECT string_agg(format('%L', q), ', ' ORDER BY q) FROM (
+                             SELECT DISTINCT storagelab_internal.bigint_migration_qname(x.relation) AS q FROM unnest(objs) x WHERE x.relation IS NOT NULL
+                             UNION
+                             SELECT storagelab_internal.bigint_migration_qname(x.objid) FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL) z), ''),
+                 coalesce((SELECT string_agg(DISTINCT format('%L', x.objid::regprocedure::text), ', ')
+                             FROM unnest(objs) x WHERE x.kind IN ('function', 'trigger_function', 'widened_function')), ''),
+                 coalesce((SELECT string_agg(DISTINCT format('%L', b.pubname), ', ')
+                             FROM unnest(objs) x JOIN pg_publication_rel pr ON pr.oid = x.objid JOIN pg_publication b ON b.oid = pr.prpubid
+                            WHERE x.kind = 'publication_table'), ''),
+                 coalesce((SELECT string_agg(DISTINCT format('%L', n.nspname), ', ')
+                             FROM unnest(objs) x
+                             JOIN pg_namespace n ON n.oid = CASE WHEN x.kind IN ('view', 'materialized_view') THEN (SELECT relnamespace FROM pg_class WHERE oid = x.objid)
+                                                                 WHEN x.kind IN ('function', 'widened_function') THEN (SELECT pronamespace FROM pg_proc WHERE oid = x.objid)
+                                                                 WHEN x.kind = 'statistics' THEN (SELECT stxnamespace FROM pg_statistic_ext WHERE oid = x.objid) END
+                            WHERE x.create_sql IS NOT NULL), ''))
+       || E'  IF who IS NOT NULL THEN\n'
+       || E'    RAISE EXCEPTION ''the role running this script cannot do every step of it''\n'
+       || E'      USING ERRCODE = ''insufficient_privilege'', DETAIL = who,\n'
+       || E'            HINT = ''Run the script as a superuser, or as a role that owns these objects (and may create objects in these schemas).'';\n  END IF;\n';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_role_check(storagelab.bigint_migration_object[]) IS
+  'lines of the blocking pre-flight DO block raising 42501 unless the running role may do every step (owners, CREATE on schemas)';
+
+-- Lines of the pre-flight DO block (part of bigint_migration_blocking_preflight)
+-- that stop the script with 55006 while a transaction older than
+-- bigint_migration.max_blocking_transaction_age holds a lock on a converted
+-- table, or an anti-wraparound autovacuum (which does not give way) runs on
+-- one: every lock attempt would time out behind them.
+CREATE FUNCTION storagelab_internal.bigint_migration_activity_checks(objs storagelab.bigint_migration_object[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  max_age text := storagelab_internal.setting('bigint_migration.max_blocking_transaction_age');
+  tabs    text := (SELECT string_agg(format('%L', storagelab_internal.bigint_migration_qname(x.relation)), ', ' ORDER BY 1)
+                     FROM (SELECT DISTINCT x.relation FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
+                            WHERE c.relkind IN ('r', 'p')) x);   -- the converted tables with storage or partitions
+BEGIN
+  RETURN E'  -- a long-running transaction holding a lock on these tables would make every lock attempt time out\n'
+       || format(E'  SELECT string_agg(DISTINCT format(''pid %%s (transaction started %%s ago, state %%s)'', a.pid, now() - a.xact_start, a.state), ''; '')\n'
+                 '    INTO who\n'
+                 '    FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid\n'
+                 '   WHERE l.pid <> pg_backend_pid() AND l.relation = ANY (ARRAY[%s]::regclass[])\n'
+                 '     AND a.xact_start < now() - %L::interval;\n',
+                 tabs,
+                 max_age)
+       || E'  IF who IS NOT NULL THEN\n'
+       || E'    RAISE EXCEPTION ''long-running transactions hold locks on tables this migration converts''\n'
+       || E'      USING ERRCODE = ''object_in_use'', DETAIL = who,\n'
+       || E'            HINT = ''Wait for them to finish or end them (pg_cancel_backend / pg_terminate_backend), then run the script again.'';\n  END IF;\n'
+       || E'  -- an anti-wraparound autovacuum does not give way to the ACCESS EXCLUSIVE lock\n'
+       || format(E'  SELECT string_agg(format(''pid %%s on %%s'', v.pid, v.relid::regclass), ''; '')\n'
+                 '    INTO who\n'
+                 '    FROM pg_stat_progress_vacuum v JOIN pg_stat_activity a ON a.pid = v.pid\n'
+                 '   WHERE v.relid = ANY (ARRAY[%s]::regclass[]) AND a.query LIKE ''%%to prevent wraparound%%'';\n',
+                 tabs)
+       || E'  IF who IS NOT NULL THEN\n'
+       || E'    RAISE EXCEPTION ''an anti-wraparound autovacuum is running on a table this migration converts''\n'
+       || E'      USING ERRCODE = ''object_in_use'', DETAIL = who,\n'
+       || E'            HINT = ''Let it finish (it does not yield its lock), then run the script again.'';\n  END IF;\n';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_activity_checks(storagelab.bigint_migration_object[]) IS
+  'lines of the blocking pre-flight DO block raising 55006 while an old transaction holds a lock on, or an anti-wraparound autovacuum runs on, a converted table';
+
 -- The pre-flight DO block of a blocking script: the database still looks as it did at generation, the role may do every step, no long transaction or anti-wraparound vacuum holds the tables.
 CREATE FUNCTION storagelab_internal.bigint_migration_blocking_preflight(objs storagelab.bigint_migration_object[])
 RETURNS text
@@ -184,10 +275,8 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   o          storagelab.bigint_migration_object;
-  r          record;
   s          text := '';
   body       text;
-  max_age    text := storagelab_internal.setting('bigint_migration.max_blocking_transaction_age');
 BEGIN
   body := E'\nDECLARE\n  problems text[] := ''{}'';\n  who text;\nBEGIN\n'
        || E'  -- the database must still look as it did when this script was generated\n';
@@ -231,65 +320,8 @@ BEGIN
        || E'    RAISE EXCEPTION ''the database changed since this script was generated''\n'
        || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
        || E'            HINT = ''Generate the script again with storagelab.bigint_migration_script().'';\n  END IF;\n'
-       || E'  -- the role running the script must be able to do every step: own (be a member of the owner of)\n'
-       || E'  -- every object it alters, drops or re-creates, and have CREATE on the schemas it re-creates them in\n'
-       || format(E'  SELECT string_agg(x, ''; '') INTO who FROM (\n'
-                 '    SELECT format(''%%s (owner %%s)'', c.oid::regclass, pg_get_userbyid(c.relowner)) AS x\n'
-                 '      FROM pg_class c WHERE c.oid = ANY (ARRAY[%s]::regclass[]) AND NOT pg_has_role(c.relowner, ''USAGE'')\n'
-                 '    UNION ALL\n'
-                 '    SELECT format(''function %%s (owner %%s)'', p.oid::regprocedure, pg_get_userbyid(p.proowner))\n'
-                 '      FROM pg_proc p WHERE p.oid = ANY (ARRAY[%s]::regprocedure[]) AND NOT pg_has_role(p.proowner, ''USAGE'')\n'
-                 '    UNION ALL\n'
-                 '    SELECT format(''publication %%I (owner %%s)'', b.pubname, pg_get_userbyid(b.pubowner))\n'
-                 '      FROM pg_publication b WHERE b.pubname = ANY (ARRAY[%s]::name[]) AND NOT pg_has_role(b.pubowner, ''USAGE'')\n'
-                 '    UNION ALL\n'
-                 '    SELECT format(''schema %%I (no CREATE privilege)'', n.nspname)\n'
-                 '      FROM pg_namespace n WHERE n.nspname = ANY (ARRAY[%s]::name[]) AND NOT has_schema_privilege(n.oid, ''CREATE'')) y;\n',
-                 coalesce((SELECT string_agg(format('%L', q), ', ' ORDER BY q) FROM (
-                             SELECT DISTINCT storagelab_internal.bigint_migration_qname(x.relation) AS q FROM unnest(objs) x WHERE x.relation IS NOT NULL
-                             UNION
-                             SELECT storagelab_internal.bigint_migration_qname(x.objid) FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL) z), ''),
-                 coalesce((SELECT string_agg(DISTINCT format('%L', x.objid::regprocedure::text), ', ')
-                             FROM unnest(objs) x WHERE x.kind IN ('function', 'trigger_function', 'widened_function')), ''),
-                 coalesce((SELECT string_agg(DISTINCT format('%L', b.pubname), ', ')
-                             FROM unnest(objs) x JOIN pg_publication_rel pr ON pr.oid = x.objid JOIN pg_publication b ON b.oid = pr.prpubid
-                            WHERE x.kind = 'publication_table'), ''),
-                 coalesce((SELECT string_agg(DISTINCT format('%L', n.nspname), ', ')
-                             FROM unnest(objs) x
-                             JOIN pg_namespace n ON n.oid = CASE WHEN x.kind IN ('view', 'materialized_view') THEN (SELECT relnamespace FROM pg_class WHERE oid = x.objid)
-                                                                 WHEN x.kind IN ('function', 'widened_function') THEN (SELECT pronamespace FROM pg_proc WHERE oid = x.objid)
-                                                                 WHEN x.kind = 'statistics' THEN (SELECT stxnamespace FROM pg_statistic_ext WHERE oid = x.objid) END
-                            WHERE x.create_sql IS NOT NULL), ''))
-       || E'  IF who IS NOT NULL THEN\n'
-       || E'    RAISE EXCEPTION ''the role running this script cannot do every step of it''\n'
-       || E'      USING ERRCODE = ''insufficient_privilege'', DETAIL = who,\n'
-       || E'            HINT = ''Run the script as a superuser, or as a role that owns these objects (and may create objects in these schemas).'';\n  END IF;\n'
-       || E'  -- a long-running transaction holding a lock on these tables would make every lock attempt time out\n'
-       || format(E'  SELECT string_agg(DISTINCT format(''pid %%s (transaction started %%s ago, state %%s)'', a.pid, now() - a.xact_start, a.state), ''; '')\n'
-                 '    INTO who\n'
-                 '    FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid\n'
-                 '   WHERE l.pid <> pg_backend_pid() AND l.relation = ANY (ARRAY[%s]::regclass[])\n'
-                 '     AND a.xact_start < now() - %L::interval;\n',
-                 (SELECT string_agg(format('%L', storagelab_internal.bigint_migration_qname(x.relation)), ', ' ORDER BY 1)
-                    FROM (SELECT DISTINCT x.relation FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
-                           WHERE c.relkind IN ('r', 'p')) x),
-                 max_age)
-       || E'  IF who IS NOT NULL THEN\n'
-       || E'    RAISE EXCEPTION ''long-running transactions hold locks on tables this migration converts''\n'
-       || E'      USING ERRCODE = ''object_in_use'', DETAIL = who,\n'
-       || E'            HINT = ''Wait for them to finish or end them (pg_cancel_backend / pg_terminate_backend), then run the script again.'';\n  END IF;\n'
-       || E'  -- an anti-wraparound autovacuum does not give way to the ACCESS EXCLUSIVE lock\n'
-       || format(E'  SELECT string_agg(format(''pid %%s on %%s'', v.pid, v.relid::regclass), ''; '')\n'
-                 '    INTO who\n'
-                 '    FROM pg_stat_progress_vacuum v JOIN pg_stat_activity a ON a.pid = v.pid\n'
-                 '   WHERE v.relid = ANY (ARRAY[%s]::regclass[]) AND a.query LIKE ''%%to prevent wraparound%%'';\n',
-                 (SELECT string_agg(format('%L', storagelab_internal.bigint_migration_qname(x.relation)), ', ' ORDER BY 1)
-                    FROM (SELECT DISTINCT x.relation FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
-                           WHERE c.relkind IN ('r', 'p')) x))
-       || E'  IF who IS NOT NULL THEN\n'
-       || E'    RAISE EXCEPTION ''an anti-wraparound autovacuum is running on a table this migration converts''\n'
-       || E'      USING ERRCODE = ''object_in_use'', DETAIL = who,\n'
-       || E'            HINT = ''Let it finish (it does not yield its lock), then run the script again.'';\n  END IF;\n'
+       || storagelab_internal.bigint_migration_role_check(objs)
+       || storagelab_internal.bigint_migration_activity_checks(objs)
        || E'END\n';
   s := s || E'-- Pre-flight checks (no locks taken yet beyond catalog reads).\n'
          || 'DO ' || storagelab_internal.dollar_quote(body) || E';\n\n';
@@ -444,7 +476,6 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   o          storagelab.bigint_migration_object;
-  r          record;
   s          text := '';
   body       text;
 BEGIN
@@ -545,8 +576,11 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_script(storage
   'the blocking INT->BIGINT script of a model under a choice of function_hazards: one transaction, sections header to finish';
 
 -- Refuses, listing every blocker, when no correct script can be produced:
--- the model's blocker rows plus what the writer of that mode cannot do
--- (more_blockers); also when nothing is left to convert.
+-- the model's blocker rows plus what the writer cannot do (more_blockers,
+-- SQLSTATE 0A000); also when nothing is left to convert.  mode is not read:
+-- both callers (the blocking pre-flight, part 27, and the online one, part
+-- 63) pass 'blocking' and no more_blockers since mode shadow, whose writer
+-- passed others, was removed.
 CREATE FUNCTION storagelab_internal.bigint_migration_refuse(objs storagelab.bigint_migration_object[], more_blockers text[], mode text)
 RETURNS void
 LANGUAGE plpgsql STABLE
@@ -559,25 +593,17 @@ BEGIN
   blockers := ARRAY(SELECT format('%s (SQLSTATE %s): %s', b.blocker, b.sqlstate, b.hint)
                       FROM unnest(objs) b WHERE b.kind = 'blocker' ORDER BY b.identity, b.blocker);
   codes := ARRAY(SELECT DISTINCT b.sqlstate FROM unnest(objs) b WHERE b.kind = 'blocker');
-  IF mode = 'blocking' AND cardinality(blockers) > 0 THEN
+  blockers := blockers || more_blockers;
+  IF cardinality(blockers) > 0 THEN
     RAISE EXCEPTION 'cannot generate a correct INT to BIGINT migration: % blocker(s)', cardinality(blockers)
-      USING ERRCODE = CASE WHEN cardinality(codes) = 1 THEN codes[1] ELSE '0A000' END,
+      USING ERRCODE = CASE WHEN cardinality(codes) = 1 AND cardinality(more_blockers) = 0 THEN codes[1] ELSE '0A000' END,
             DETAIL = array_to_string(blockers, E'\n'),
             HINT = 'Resolve each blocker listed in the detail (storagelab.bigint_migration_objects() shows them with kind ''blocker'') and generate the script again.';
-  ELSIF cardinality(blockers || more_blockers) > 0 THEN
-    RAISE EXCEPTION 'cannot generate a correct shadow-mode INT to BIGINT migration: % blocker(s)', cardinality(blockers || more_blockers)
-      USING ERRCODE = 'feature_not_supported',
-            DETAIL = array_to_string(blockers || more_blockers, E'\n'),
-            HINT = 'Resolve each blocker listed in the detail, or use mode ''online'' (copy and swap) or ''blocking''.';
   END IF;
-  IF mode = 'blocking' AND NOT EXISTS (SELECT 1 FROM unnest(objs) x
-                                        WHERE x.kind IN ('column', 'sequence') AND x.create_sql IS NOT NULL) THEN
+  IF NOT EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind IN ('column', 'sequence') AND x.create_sql IS NOT NULL) THEN
     RAISE EXCEPTION 'nothing to convert: every column of the foreign-key component and its sequences are already bigint'
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'storagelab.bigint_migration_objects() lists the component.';
-  ELSIF mode = 'online' AND NOT EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL) THEN
-    RAISE EXCEPTION 'nothing to convert: every column of the foreign-key component is already bigint'
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'storagelab.bigint_migration_objects() lists the component.';
   END IF;
 END
 $fn$;

@@ -1,11 +1,14 @@
 -- storagelab install script, part 26: storagelab.bigint_migration_progress,
--- one row per table that the backfill of an online INT -> BIGINT migration
--- copies (storagelab.bigint_migration_backfill writes it).
+-- one row per table that an online migration copies: written by the copy of
+-- the online (copy-and-swap) scripts, storagelab.rewrite_online_copy (part
+-- 62), and by the backfill phase of 1.0's online scripts, which carry their
+-- own code and need only this table and its columns (a 1.0 migration under
+-- way when the extension is updated still finishes: scripts/upgrade-test.sh).
 --
 -- Progress rows can be read by every role (monitoring) and written only by
--- the roles that can run the migration's backfill, that is roles that may
--- UPDATE the row's table, and superusers: row-level security.  (The other
--- phases need the table's owner.)
+-- the roles that can run the copy, that is roles that may UPDATE the row's
+-- table, and superusers: row-level security.  (The other phases need the
+-- table's owner.)
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
@@ -25,17 +28,17 @@ CREATE TABLE storagelab.bigint_migration_progress (
   PRIMARY KEY (migration, relation)
 );
 COMMENT ON TABLE storagelab.bigint_migration_progress IS
-  'progress of the backfill phase of online INT->BIGINT migrations: per table, the next heap block to copy and the last block that existed when the sync trigger was installed';
+  'progress of the copy of online migrations (and of the backfill of 1.0''s online INT->BIGINT scripts): per table, the next heap block to copy and the last block that existed when the copy started';
 COMMENT ON COLUMN storagelab.bigint_migration_progress.migration IS 'the migration id (sl... in the script header)';
-COMMENT ON COLUMN storagelab.bigint_migration_progress.relation IS 'the table with storage being backfilled (schema-qualified, quoted)';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.relation IS 'the table with storage being copied (schema-qualified, quoted)';
 COMMENT ON COLUMN storagelab.bigint_migration_progress.next_block IS 'first heap block of the next batch';
-COMMENT ON COLUMN storagelab.bigint_migration_progress.max_block IS 'table size in blocks when the sync trigger was installed: the backfill stops there';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.max_block IS 'table size in blocks when the copy started (1.0: when the sync trigger was installed): the copy stops there, later rows come through the change log (1.0: the sync trigger)';
 COMMENT ON COLUMN storagelab.bigint_migration_progress.done IS 'true once every block up to max_block is copied';
 COMMENT ON COLUMN storagelab.bigint_migration_progress.updated_at IS 'time of the last committed batch';
 COMMENT ON COLUMN storagelab.bigint_migration_progress.batches IS 'batches committed so far';
-COMMENT ON COLUMN storagelab.bigint_migration_progress.rows_copied IS 'rows the batches updated (rows the sync trigger had already written are skipped)';
-COMMENT ON COLUMN storagelab.bigint_migration_progress.batch_blocks IS 'size in blocks of the next batch (adapted to bigint_migration.backfill_batch_time)';
-COMMENT ON COLUMN storagelab.bigint_migration_progress.last_batch_ms IS 'milliseconds the copy statement of the last batch took (row locks are held that long plus the COMMIT)';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.rows_copied IS 'rows the batches copied (1.0''s backfill: updated; rows the sync trigger had already written are skipped)';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.batch_blocks IS 'size in blocks of the next batch (adapted to a time budget: bigint_migration.copy_batch_time)';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.last_batch_ms IS 'milliseconds the copy statement of the last batch took (1.0''s backfill held its row locks that long plus the COMMIT)';
 COMMENT ON COLUMN storagelab.bigint_migration_progress.max_batch_ms IS 'longest copy statement of any batch so far, in milliseconds';
 COMMENT ON COLUMN storagelab.bigint_migration_progress.started_at IS 'when the first batch started';
 GRANT SELECT, INSERT, UPDATE, DELETE ON storagelab.bigint_migration_progress TO PUBLIC;
@@ -47,4 +50,4 @@ CREATE POLICY table_writers_write ON storagelab.bigint_migration_progress FOR AL
 COMMENT ON POLICY read_all ON storagelab.bigint_migration_progress IS
   'every role may read the progress of every migration';
 COMMENT ON POLICY table_writers_write ON storagelab.bigint_migration_progress IS
-  'a progress row is written only by roles that may UPDATE its table (who can run the backfill) and superusers';
+  'a progress row is written only by roles that may UPDATE its table (who can run the copy) and superusers';

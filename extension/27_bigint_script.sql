@@ -4,15 +4,40 @@
 --   storagelab.bigint_migration_script(relation, column_name, mode, function_hazards)
 --   storagelab.bigint_migration_group_script(relations[], column_names[], mode, function_hazards)
 --       the model of part 21, built once, written by part 23 (mode
---       'blocking'), part 63 (mode 'online': copy and swap; 'copy_swap' is
---       its alias) or part 25 (mode 'shadow': the shadow-column writer of
---       1.0's mode 'online'); function_hazards 'refuse' | 'widen' |
---       'accept': part 28
+--       'blocking') or part 63 (mode 'online': copy and swap; 'copy_swap' is
+--       its alias); mode 'shadow' (1.0's shadow-column writer) is refused
+--       since 1.1; function_hazards 'refuse' | 'widen' | 'accept': part 28
 --   storagelab.bigint_migration_plan(mode, function_hazards)
 --       one script per group of columns that int_overflow rates warning or
 --       critical
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+-- Checks the mode argument of the public generators: NULL (22004), mode
+-- 'shadow', removed in 1.1 (22023, saying so), anything else unknown (22023).
+CREATE FUNCTION storagelab_internal.bigint_migration_check_mode(mode text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF mode IS NULL THEN
+    RAISE EXCEPTION 'mode must not be NULL' USING ERRCODE = 'null_value_not_allowed',
+      HINT = 'Use mode => ''blocking''.';
+  ELSIF mode = 'shadow' THEN
+    RAISE EXCEPTION 'mode "shadow" was removed in storagelab 1.1'
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'The shadow-column writer (1.0''s mode online) is gone; a 1.0 online script already under way still finishes.',
+            HINT = 'Use mode ''online'' (copy and swap) or ''blocking''.';
+  ELSIF mode NOT IN ('blocking', 'online', 'copy_swap') THEN
+    RAISE EXCEPTION 'invalid mode "%"', mode
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Valid modes are ''blocking'' and ''online'' (alias ''copy_swap'').';
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_check_mode(text) IS
+  'raises 22004 for a NULL mode, 22023 for mode shadow (removed in 1.1) or an unknown mode of the INT->BIGINT generators';
 
 CREATE FUNCTION storagelab.bigint_migration_group_script(relations regclass[], column_names name[], mode text DEFAULT 'blocking',
                                                          function_hazards text DEFAULT 'refuse')
@@ -21,20 +46,13 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
-  IF mode IS NULL THEN
-    RAISE EXCEPTION 'mode must not be NULL' USING ERRCODE = 'null_value_not_allowed',
-      HINT = 'Use mode => ''blocking''.';
-  ELSIF mode NOT IN ('blocking', 'online', 'copy_swap', 'shadow') THEN
-    RAISE EXCEPTION 'invalid mode "%"', mode
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Valid modes are ''blocking'', ''online'' (alias ''copy_swap'') and ''shadow''.';
-  END IF;
+  PERFORM storagelab_internal.bigint_migration_check_mode(mode);
   RETURN storagelab_internal.bigint_migration_write(
            storagelab_internal.bigint_migration_model(relations, column_names), relations, column_names, mode, function_hazards);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.bigint_migration_group_script(regclass[], name[], text, text) IS
-  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint: mode blocking (one transaction, each table rewritten once), online (copy and swap, in phases; alias copy_swap) or shadow (shadow columns, in phases); function_hazards refuse, widen or accept';
+  'psql script converting several int columns (and their foreign-key components and everything depending on them) to bigint: mode blocking (one transaction, each table rewritten once) or online (copy and swap, in phases; alias copy_swap); function_hazards refuse, widen or accept';
 
 CREATE FUNCTION storagelab.bigint_migration_script(relation regclass, column_name name, mode text DEFAULT 'blocking',
                                                    function_hazards text DEFAULT 'refuse')
@@ -52,7 +70,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.bigint_migration_script(regclass, name, text, text) IS
-  'psql script (run with psql -v ON_ERROR_STOP=1 -f) converting relation.column_name, its whole foreign-key component and every dependent object from int to bigint; mode blocking (one transaction), online (copy and swap; alias copy_swap) or shadow (shadow columns), both in phases chosen with -v phase=...; function_hazards refuse (default), widen or accept';
+  'psql script (run with psql -v ON_ERROR_STOP=1 -f) converting relation.column_name, its whole foreign-key component and every dependent object from int to bigint; mode blocking (one transaction) or online (copy and swap, in phases chosen with -v phase=...; alias copy_swap); function_hazards refuse (default), widen or accept';
 
 -- The script of a model in a mode (checked by the callers), under a choice
 -- of function_hazards (checked by the writers, part 28).
@@ -66,12 +84,11 @@ AS $fn$
 BEGIN
   -- PL/pgSQL: the copy-and-swap writer is created later in the install script (part 63)
   RETURN CASE WHEN mode IN ('online', 'copy_swap') THEN storagelab_internal.bigint_migration_copy_swap_script(objs, relations, column_names, function_hazards)
-              WHEN mode = 'shadow' THEN storagelab_internal.bigint_migration_online_script(objs, relations, column_names, function_hazards)
               ELSE storagelab_internal.bigint_migration_blocking_script(objs, relations, column_names, function_hazards) END;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_write(storagelab.bigint_migration_object[], regclass[], name[], text, text) IS
-  'the INT->BIGINT script of a model, in mode blocking, online (copy and swap; alias copy_swap) or shadow (shadow columns), function_hazards refuse, widen or accept';
+  'the INT->BIGINT script of a model, in mode blocking or online (copy and swap; alias copy_swap), function_hazards refuse, widen or accept';
 
 -- What the writer of mode 'blocking' or 'online' refuses for a model under
 -- a choice of function_hazards, raised as the writer raises it (the
@@ -202,10 +219,7 @@ DECLARE
   objs storagelab.bigint_migration_object[];
   msg text; det text; st text;
 BEGIN
-  IF mode IS NULL OR mode NOT IN ('blocking', 'online', 'copy_swap', 'shadow') THEN
-    RAISE EXCEPTION 'invalid mode "%"', mode
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid modes are ''blocking'', ''online'' (alias ''copy_swap'') and ''shadow''.';
-  END IF;
+  PERFORM storagelab_internal.bigint_migration_check_mode(mode);
   PERFORM storagelab_internal.bigint_migration_apply_hazards('{}', function_hazards);   -- checks the value
   step := 0;
   FOR g IN SELECT * FROM storagelab_internal.bigint_migration_plan_groups() LOOP
@@ -229,4 +243,4 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.bigint_migration_plan(text, text) IS
-  'one INT->BIGINT migration script (mode blocking, online (alias copy_swap) or shadow; function_hazards refuse, widen or accept) per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';
+  'one INT->BIGINT migration script (mode blocking or online (alias copy_swap); function_hazards refuse, widen or accept) per group of columns that storagelab.int_overflow rates warning or critical (columns whose foreign-key components share a table are grouped, so each table is rewritten once); critical groups first; blockers instead of a script when none can be produced';

@@ -654,7 +654,7 @@ BEGIN
   objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
   IF to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NULL THEN
     RAISE EXCEPTION 'mode online needs the rewrite engine, which this installation lacks'
-      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''shadow'' or ''blocking''.';
+      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''blocking''.';
   END IF;
   -- a child's own column would not be converted with its parent's (the engine keeps a child's own columns' types)
   FOR s IN
@@ -665,7 +665,7 @@ BEGIN
   LOOP
     RAISE EXCEPTION 'mode online does not convert a column of an inheritance child that its parent lacks'
       USING ERRCODE = 'feature_not_supported', DETAIL = format('Column %s.', s),
-            HINT = 'Use mode ''blocking'' or ''shadow''.';
+            HINT = 'Use mode ''blocking''.';
   END LOOP;
   roots := ARRAY(SELECT to_regclass(t->>'relation')::oid
                    FROM jsonb_array_elements(storagelab_internal.bigint_copy_swap_tables(objs)) t);

@@ -225,6 +225,97 @@ privileges_kept() {
 	fi
 }
 
+# ---------------------------------------------------------------------------
+# A 1.0 online migration under way across the update.  1.0's mode online
+# (the shadow-column writer, removed in 1.1) wrote psql files that carry
+# their own code: at run time they need of the extension only the table
+# storagelab.bigint_migration_progress (its columns and its row security),
+# which 1.1 keeps.  A migration begun under 1.0 must finish after ALTER
+# EXTENSION storagelab UPDATE: phase expand and one backfill batch run under
+# the release, the update, writes through the sync trigger, then the rest
+# (backfill, prepare, swap, cleanup) under the current version.  Checked:
+# every phase runs, the rows are the same (a checksum by key, taken after the
+# writes), the component is bigint, and a key past 2^31 is inserted.  Only
+# for releases whose mode online is the shadow writer (1.0).
+# ---------------------------------------------------------------------------
+
+# online_start VERSION DB: DB at VERSION with a migration under way (its
+# script in $tmp/online.sql).  Nothing for other releases.
+online_start() {
+	[ "$1" = 1.0 ] || return 0
+	createdb "$2"
+	psql_ -d "$2" <<-'EOF' >/dev/null
+		CREATE EXTENSION storagelab VERSION '1.0';
+		CREATE TABLE up_parent (id serial PRIMARY KEY, v text NOT NULL);
+		CREATE TABLE up_child (id serial PRIMARY KEY, parent_id int NOT NULL REFERENCES up_parent, n int);
+		INSERT INTO up_parent (v) SELECT 'p' || g FROM generate_series(1, 3000) g;
+		INSERT INTO up_child (parent_id, n) SELECT 1 + g % 3000, g FROM generate_series(1, 3000) g;
+		INSERT INTO storagelab.settings VALUES ('bigint_migration.backfill_batch_time', '0'),
+		  ('bigint_migration.backfill_batch_blocks', '2'), ('bigint_migration.backfill_pause', '0');
+	EOF
+	local rc=0
+	{ psql_ -At -d "$2" -c "SELECT storagelab.bigint_migration_script('up_parent', 'id', 'online')" >"$tmp/online.sql" &&
+		psql_ -d "$2" -v phase=expand -f "$tmp/online.sql" >"$tmp/online.out" 2>&1 &&
+		psql_ -d "$2" -v phase=backfill -v backfill_batches=1 -f "$tmp/online.sql" >>"$tmp/online.out" 2>&1 &&
+		[ "$(psql_ -At -d "$2" -c 'SELECT count(*) FILTER (WHERE NOT done) FROM storagelab.bigint_migration_progress')" -gt 0 ]; } || rc=1
+	online_ok $rc "$1: an online migration started (phase expand, one backfill batch of two blocks; not done)"
+}
+
+# online_finish VERSION DB: after the update, DB's migration finishes.
+online_finish() {
+	[ "$1" = 1.0 ] || return 0
+	local sum rc=0 ph after same=0
+	if ! psql_ -d "$2" -c 'ALTER EXTENSION storagelab UPDATE' >>"$tmp/online.out" 2>&1; then
+		online_ok 1 "$1: ALTER EXTENSION storagelab UPDATE with an online migration under way"
+		return
+	fi
+	# writes between the phases: through the 1.0 sync trigger, under the new version
+	sum=$(psql_ -At -d "$2" <<-'EOF'
+		INSERT INTO up_parent (v) SELECT 'new' || g FROM generate_series(1, 20) g;
+		INSERT INTO up_child (parent_id, n) SELECT id, -id FROM up_parent WHERE v LIKE 'new%';
+		UPDATE up_child SET parent_id = parent_id + 1 WHERE id % 100 = 0;
+		DELETE FROM up_child WHERE id % 250 = 0;
+		SELECT md5(string_agg(format('%s|%s', id, v), ',' ORDER BY id)) FROM up_parent
+		UNION ALL
+		SELECT md5(string_agg(format('%s|%s|%s', id, parent_id, n), ',' ORDER BY id)) FROM up_child;
+	EOF
+	) || sum="the writes failed"
+	for ph in backfill prepare swap cleanup; do
+		psql_ -d "$2" -v phase=$ph -f "$tmp/online.sql" >>"$tmp/online.out" 2>&1 || { rc=1; break; }
+	done
+	online_ok $rc "$1: the online migration started under $1 finishes under $EXTVERSION (phases backfill, prepare, swap, cleanup)"
+	after=$(psql_ -At -d "$2" <<-'EOF'
+		SELECT md5(string_agg(format('%s|%s', id, v), ',' ORDER BY id)) FROM up_parent
+		UNION ALL
+		SELECT md5(string_agg(format('%s|%s|%s', id, parent_id, n), ',' ORDER BY id)) FROM up_child;
+		SELECT string_agg(format('%s.%s %s', attrelid::regclass, attname, format_type(atttypid, atttypmod)), ', ' ORDER BY attrelid::regclass::text, attname)
+		  FROM pg_attribute WHERE attrelid IN ('up_parent'::regclass, 'up_child'::regclass) AND attnum > 0 AND NOT attisdropped
+		   AND (attname IN ('id', 'parent_id') OR attname LIKE 'storagelab%');
+		SELECT setval('up_parent_id_seq', 2147483647);
+		INSERT INTO up_parent (v) VALUES ('past 2^31') RETURNING id;
+		INSERT INTO up_child (parent_id) SELECT max(id) FROM up_parent RETURNING parent_id;
+	EOF
+	) || after="failed: $after"
+	[ "$after" = "$sum
+up_child.id integer, up_child.parent_id bigint, up_parent.id bigint
+2147483647
+2147483648
+2147483648" ] || same=1
+	online_ok $same "$1: after it, the same rows, the component bigint, keys past 2^31 inserted"
+	[[ "$after" == "$sum"* ]] || printf '#   expected the checksums\n#   %s\n#   got\n#   %s\n' "${sum//$'\n'/ }" "${after//$'\n'/ }"
+}
+
+# online_ok STATUS TEXT: ok or not ok, with the phases' output when not.
+online_ok() {
+	if [ "$1" -eq 0 ]; then
+		ok "$2"
+	else
+		not_ok "$2"
+		tail -n 20 "$tmp/online.out" | sed 's/^/#   /'
+	fi
+}
+# --- end of the 1.0 online migration block ---------------------------------
+
 in_cluster() {
 	local v c fresh=storagelab_upgrade_fresh created_fresh= tmp db path state
 	tmp=$(mktemp -d)
@@ -236,6 +327,7 @@ in_cluster() {
 		stage "$v"
 		createdb "$db"
 		psql_ -d "$db" -c "CREATE EXTENSION storagelab VERSION '$v'"
+		online_start "$v" "${db}_online"
 		psql_ -d "$db" <<<"$ROWS_SQL" >"$tmp/rows0"
 		if [ ! -f "$REPO/test/upgrade/seed-$v.sql" ]; then
 			not_ok "$v: test/upgrade/seed-$v.sql (the state a $v user has) is missing"
@@ -262,6 +354,7 @@ in_cluster() {
 			sed 's/^/#   /' "$tmp/err"
 			continue
 		fi
+		online_finish "$v" "${db}_online"
 		if [ -z "$created_fresh" ]; then
 			createdb "$fresh"
 			psql_ -d "$fresh" -c 'CREATE EXTENSION storagelab'

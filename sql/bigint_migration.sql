@@ -1,5 +1,5 @@
 -- bigint_migration: the dependency model, the script's shape, and every
--- refusal (bad input, blockers, what the shadow mode cannot do).
+-- refusal (bad input, blockers, mode 'shadow' removed in 1.1).
 -- Generated scripts are executed by the pgTAP tests (test/bigint_migration_*.sql).
 SET client_min_messages = warning;
 CREATE SCHEMA bm;
@@ -44,32 +44,27 @@ SELECT storagelab.bigint_migration_script('bm.parent', 'label');
 SELECT storagelab.bigint_migration_script('bm.v', 'id');
 SELECT storagelab.bigint_migration_objects('bm.parent', 'ctid');
 SELECT storagelab.bigint_migration_group_script(ARRAY['bm.parent']::regclass[], ARRAY['id', 'label']::name[]);
--- Modes: blocking, online (alias copy_swap), shadow; anything else is invalid.
+-- Modes: blocking, online (alias copy_swap); anything else is invalid.
 SELECT storagelab.bigint_migration_script('bm.parent', 'id', 'fast');
 \set VERBOSITY default
--- The online and shadow scripts: their phases (psql \if sections chosen with -v phase=...).
+-- Mode shadow (1.0's online writer) was removed in 1.1: 22023, with a hint.
+SET client_min_messages = notice;
+DO $$
+DECLARE msg text; hint text; st text;
+BEGIN
+  PERFORM storagelab.bigint_migration_script('bm.parent', 'id', 'shadow');
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT, st = RETURNED_SQLSTATE;
+  RAISE NOTICE E'%: %\nhint: %', st, msg, hint;
+END $$;
+SET client_min_messages = warning;
+-- The online script: its phases (psql \if sections chosen with -v phase=...).
 SELECT substring(line FROM '^\\if :ph_([a-z_]+)$') AS phase
   FROM regexp_split_to_table(storagelab.bigint_migration_script('bm.parent', 'id', 'online'), E'\n') WITH ORDINALITY AS l(line, n)
  WHERE line ~ '^\\if :ph_[a-z_]+$'
  ORDER BY n;
-SELECT substring(line FROM '^\\if :ph_([a-z_]+)$') AS phase
-  FROM regexp_split_to_table(storagelab.bigint_migration_script('bm.parent', 'id', 'shadow'), E'\n') WITH ORDINALITY AS l(line, n)
- WHERE line ~ '^\\if :ph_[a-z_]+$'
- ORDER BY n;
 SELECT storagelab.bigint_migration_script('bm.parent', 'id', 'copy_swap') = storagelab.bigint_migration_script('bm.parent', 'id', 'online')
        AS copy_swap_is_online;
-SET client_min_messages = notice;
--- What the shadow mode cannot do is refused with the reason.
-CREATE TABLE bm.ptab (parent_id int REFERENCES bm.parent, g bigint GENERATED ALWAYS AS (parent_id * 2) STORED);
-DO $$
-DECLARE msg text; det text; st text;
-BEGIN
-  PERFORM storagelab.bigint_migration_script('bm.parent', 'id', 'shadow');
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;
-  RAISE NOTICE E'%: %\n%', st, msg, det;
-END $$;
-DROP TABLE bm.ptab;
 
 -- Blockers: a partition key, a domain-typed column and a row type stored in
 -- another table, in one component: all listed in one error.

@@ -138,7 +138,6 @@ INSERT INTO valid_value VALUES
   (NULL, 'mode', 'text', '''blocking'''), (NULL, 'function_hazards', 'text', '''refuse'''),
   (NULL, 'storage', 'text', '''external'''), (NULL, 'migration', 'text', '''sl_sweep'''),
   ('toast_profile', 'column_name', 'name', '''t'''), ('storage_migration_script', 'column_name', 'name', '''t'''),
-  ('bigint_migration_backfill', 'new_columns', 'name[]', '''{n}'''),
   ('layout_migration_script', 'column_types', 'jsonb', '''{"n": "bigint"}'''),
   ('layout_migration_script', 'column_order', 'name[]', 'NULL'),
   ('rewrite_online_replay', 'time_limit', 'interval', '''1 min'''),
@@ -250,7 +249,10 @@ SELECT diag(format('%s calls of %s routines: %s failed, %s with a hint; %s XX; %
                                       WHERE x.sqlstate = o.sqlstate AND o.message LIKE x.message_like))))
   FROM outcome o;
 
-SELECT cmp_ok((SELECT count(*)::int FROM outcome), '>=', 2000, 'the sweep made at least 2,000 calls');
+-- a floor that catches a sweep that shrank unseen: 1,791 calls of 18
+-- routines once mode shadow's procedure bigint_migration_backfill (8
+-- arguments) was removed in 1.1; at least 2,000 before
+SELECT cmp_ok((SELECT count(*)::int FROM outcome), '>=', 1750, 'the sweep made at least 1,750 calls');
 
 SELECT is_empty($$SELECT fn, call, sqlstate, message FROM outcome WHERE label = 'valid' AND sqlstate IS NOT NULL$$,
                 'every routine accepts the valid arguments (the others of each bad call)');

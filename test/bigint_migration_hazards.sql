@@ -5,10 +5,10 @@
 -- must refuse by default in both modes with a hint naming the functions;
 -- function_hazards => 'widen' must migrate so that INSERTs keep working and
 -- the data is intact; 'accept' must generate the script.  The blocking run
--- happens in a database without plpgsql_check, the shadow run in one with it
+-- happens in a database without plpgsql_check, an online run in one with it
 -- (when the package is installed), where an 'accept' script must roll back;
--- the online (copy-and-swap) run widens in its swap and narrows again in a
--- rollback after the swap, in a third database.
+-- a second online (copy-and-swap) run widens in its swap and narrows again
+-- in a rollback after the swap, in a third database.
 \set QUIET 1
 \set ON_ERROR_STOP 1
 \set origdb :DBNAME
@@ -160,10 +160,10 @@ SELECT skip('plpgsql_check is not installed for this PostgreSQL: no check that c
 SELECT ok(:'rc' <> '0' AND :'out' ~ 'plpgsql_check finds new errors.*materialise_recording_length\(bigint\) does not exist' AND :'rc2' = 'integer',
           'accept with plpgsql_check installed: the post-check finds the broken call and rolls back');
 \endif
-\set rc `psql -X -q -At -d :odb -c "SELECT storagelab.bigint_migration_script('public.recording', 'id', 'shadow', 'widen')" > :tmp/online.sql && for ph in expand backfill prepare swap cleanup; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$ph -d :odb -f :tmp/online.sql > :tmp/online.$ph.out 2>&1 || { echo $ph; exit; }; done; echo 0`
-SELECT is(:'rc'::text, '0', 'shadow widen: every phase runs');
+\set rc `psql -X -q -At -d :odb -c "SELECT storagelab.bigint_migration_script('public.recording', 'id', 'online', 'widen')" > :tmp/online.sql && for ph in start copy index replay swap validate cleanup; do psql -X -q -v ON_ERROR_STOP=1 -v phase=$ph -d :odb -f :tmp/online.sql > :tmp/online.$ph.out 2>&1 || { echo $ph; exit; }; done; echo 0`
+SELECT is(:'rc'::text, '0', 'online widen, with plpgsql_check installed when it is: every phase runs');
 \set res `psql -X -q -At -d :odb -c "INSERT INTO public.track (recording, position, length) VALUES (1, 201, 200)" -c "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'public.track'::regclass AND attname = 'recording'" -c "SELECT r.length = (SELECT sum(length) FROM public.track WHERE recording = 1) AND m.track_count = 5 FROM public.recording r JOIN public.recording_meta m USING (id) WHERE id = 1" -c "SELECT recording_name FROM public.track_names WHERE position = 201" 2>&1 | tr '\n' ' '`
-SELECT is(:'res'::text, 'bigint t recording 1 ', 'shadow widen: track.recording is bigint and an INSERT into track runs every trigger and helper');
+SELECT is(:'res'::text, 'bigint t recording 1 ', 'online widen: track.recording is bigint and an INSERT into track runs every trigger and helper');
 
 -- online mode (copy and swap): the functions widened in the swap, narrowed
 -- again by a rollback after the swap, widened again by a second run through

@@ -89,9 +89,6 @@ INSERT INTO matrix VALUES
   'ok',       'ok',     'ok',     'ok',     'ok'),
 ('storagelab.bigint_migration_plan(text,text)', 'SELECT count(*) FROM storagelab.bigint_migration_plan()',
   'ok',       'ok',     'ok',     'ok',     'ok'),
-('storagelab.bigint_migration_backfill(text,regclass,name[],name[],numeric,integer,interval,integer)',
-  'CALL storagelab.bigint_migration_backfill(''slpriv'', ''priv.t'', ARRAY[''id''], ARRAY[''id''], 0, 1, ''0'', 0)',
-  'ok',       'ok',     'ok',     'ok',     'ok'),
 -- copy and swap: with no table given, nothing to copy or replay
 ('storagelab.rewrite_online_copy(text,jsonb,numeric,integer,interval)',
   'CALL storagelab.rewrite_online_copy(''slpriv'', ''[]'', 0, 1, ''0'')',
@@ -109,7 +106,7 @@ INSERT INTO roles VALUES
   ('monitor', 'priv_monitor', 'pg_monitor'),
   ('read_all_data', 'priv_data', 'pg_read_all_data');
 
-SELECT plan((SELECT count(*)::int * 5 FROM matrix) + 11);
+SELECT plan((SELECT count(*)::int * 5 FROM matrix) + 16);
 
 -- Every object of schema storagelab has a probe, and every probe's object exists.
 CREATE TEMP VIEW public_objects AS
@@ -136,7 +133,8 @@ INSERT INTO priv.t (n, b) SELECT g, decode(repeat('ab', 3000), 'hex') FROM gener
 CREATE TABLE priv.secret (id serial PRIMARY KEY, b bytea);
 INSERT INTO priv.secret (b) VALUES ('\x00');
 SELECT setval('priv.secret_id_seq', 2141041794);
--- a finished backfill of priv.t (its CALL returns at once)
+-- a progress row of a copy of priv.t (read by every role, written only by
+-- the roles that may UPDATE priv.t: tested at the end)
 INSERT INTO storagelab.bigint_migration_progress (migration, relation, max_block, done) VALUES ('slpriv', 'priv.t', 0, true);
 ANALYZE priv.t, priv.secret;
 DO $$
@@ -264,6 +262,21 @@ RESET ROLE;
 SELECT is((SELECT count(*)::int FROM storagelab_internal.column_profiles
             WHERE relid = 'priv.secret'::regclass), :profiled::int,
           'column_profiles: the member deleted none of another table''s rows');
+
+-- progress rows of online copies (and of 1.0's backfills): every role reads
+-- them; only roles that may UPDATE the table (and superusers) write them
+SET LOCAL ROLE priv_plain;
+SELECT is((SELECT count(*) FROM storagelab.bigint_migration_progress WHERE relation = 'priv.t'), 1::bigint,
+          'bigint_migration_progress: a role without UPDATE on the table reads its progress row');
+WITH u AS (UPDATE storagelab.bigint_migration_progress SET done = false, next_block = 5 WHERE relation = 'priv.t' RETURNING 1)
+SELECT is((SELECT count(*) FROM u), 0::bigint, '... but cannot change it');
+WITH d AS (DELETE FROM storagelab.bigint_migration_progress WHERE relation = 'priv.t' RETURNING 1)
+SELECT is((SELECT count(*) FROM d), 0::bigint, '... nor delete it');
+SELECT throws_ok($$INSERT INTO storagelab.bigint_migration_progress (migration, relation, max_block) VALUES ('sl0', 'priv.t', 0)$$,
+                 '42501', NULL, '... nor add one');
+RESET ROLE;
+SELECT is((SELECT (done, next_block) FROM storagelab.bigint_migration_progress WHERE relation = 'priv.t'), (true, 0::bigint),
+          'bigint_migration_progress: the row is as its writer left it');
 
 SELECT * FROM finish();
 ROLLBACK;

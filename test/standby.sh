@@ -109,7 +109,6 @@ writer_refused() {
 }
 for w in "SELECT storagelab.int_overflow_snapshot()" "SELECT storagelab.snapshot()" \
 	"SELECT * FROM storagelab.column_profile('t')" \
-	"CALL storagelab.bigint_migration_backfill('m', 't', '{n}', '{id}', 0, 1, '0', 0)" \
 	"CALL storagelab.rewrite_online_copy('m', '[]', 0, 1, '0')" \
 	"CALL storagelab.rewrite_online_replay('m', '[]', 0, 1, '1 min')"; do
 	writer_refused "$w"

@@ -1,9 +1,10 @@
 # Section 21: INT -> BIGINT online.  pgbench_accounts.aid (and its component,
 # pgbench_history.aid) on pgbench -i --foreign-keys -s SCALE data, converted
 # while pgbench runs 4 clients (built-in TPC-B-like script) for the whole
-# conversion: once with the shadow-column script (mode 'shadow', 1.0's
-# 'online'; labelled "online" below, every phase), once with the blocking
-# script, each on freshly initialised data.  Two loads:
+# conversion: once with the online script (copy and swap, every phase),
+# once with the blocking script, each on freshly initialised data.  (Until
+# 1.1 this part ran the shadow-column writer, mode 'shadow', removed in 1.1:
+# bench/README.md keeps its results.)  Two loads:
 #   saturating    pgbench without -R: the clients take all the CPU they can,
 #                 so the online plan competes with them while the blocking
 #                 plan runs with the clients stalled behind its lock;
@@ -13,14 +14,13 @@
 # Reports each plan's total time, the online/blocking ratio, failed
 # transactions, the per-second maximum latency from pgbench's aggregate log,
 # a probe client's longest transaction overall and per phase (the lock waits
-# clients see), what the backfill did (rows, batches, longest batch, WAL
+# clients see), what the copy did (rows, batches, longest batch, WAL
 # written, checkpoints), and pgbench's invariant sum(abalance) =
 # sum(tbalance) = sum(bbalance) = sum(history.delta) afterwards (no lost or
 # doubled transaction).  ONLINE_LOADS="saturating rate-limited" chooses
 # (ONLINE_LOADS=" ": none).
-# Then, without clients (ONLINE_FLOOR=0 skips it), the floor of any
-# shadow-column plan against the blocking and online scripts.  Then copy
-# and swap (ONLINE_COPY_SWAP=0 skips it), below.
+# Then copy and swap without clients and against pg_repack
+# (ONLINE_COPY_SWAP=0 skips it), below.
 online_tmp=$(mktemp -d)
 
 online_fresh() {
@@ -38,21 +38,21 @@ online_run() {
 	label=online-$load
 	online_fresh
 	psql -X -q -c "INSERT INTO storagelab.settings VALUES ('scripts.lock_timeout', '300ms')"
-	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'shadow')" >"$online_tmp/online.sql"
+	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'online')" >"$online_tmp/online.sql"
 	rm -f "$online_tmp/stop"
 	online_load "$label" "$rate" &
 	loadpid=$!
 	sleep 3
 	phase_ms=
 	phase_total=0
-	for phase in expand backfill prepare swap cleanup; do
-		if [ $phase = backfill ]; then
+	for phase in start copy index replay swap validate cleanup; do
+		if [ $phase = copy ]; then
 			lsn0=$(psql -X -At -c 'SELECT pg_current_wal_lsn()')
 			ckpt0=$(psql -X -At -c 'SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter')
 		fi
 		online_phase $phase psql -X -q -v ON_ERROR_STOP=1 -v phase=$phase -f "$online_tmp/online.sql"
-		if [ $phase = backfill ]; then
-			echo "  $label: backfill: $(psql -X -At -c "SELECT string_agg(format('%s: %s rows in %s batches (%s blocks), %s rows/s, longest batch %s ms',
+		if [ $phase = copy ]; then
+			echo "  $label: copy: $(psql -X -At -c "SELECT string_agg(format('%s: %s rows in %s batches (%s blocks), %s rows/s, longest batch %s ms',
 				relation, rows_copied, batches, max_block, round(rows_copied / greatest(extract(epoch FROM updated_at - started_at), 0.001)), max_batch_ms), '; ' ORDER BY relation)
 				FROM storagelab.bigint_migration_progress"); WAL $(psql -X -At -c "SELECT pg_size_pretty(pg_current_wal_lsn() - '$lsn0'::pg_lsn)"), checkpoints $(( $(psql -X -At -c 'SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter') - ckpt0 ))"
 		fi
@@ -99,42 +99,8 @@ for load in ${ONLINE_LOADS:-saturating rate-limited}; do
 		online_run rate-limited "$rate"
 	fi
 done
-# The floor of the shadow-column design, without clients: the least work any
-# plan of these phases must do (add the bigint columns, copy every row
-# into them, build the new unique index concurrently), as one UPDATE per
-# table with no trigger, no batches, no NOT NULL / FK validation, against the
-# blocking script and the whole online script on the same fresh data.
-if [ "${ONLINE_FLOOR:-1}" = 1 ]; then
-	echo "  -- no load: the shadow-column design's floor"
-	label=no-load
-	phase_ms=
-	online_fresh
-	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid')" >"$online_tmp/blocking.sql"
-	phase_total=0
-	online_phase script psql -X -q -v ON_ERROR_STOP=1 -f "$online_tmp/blocking.sql"
-	floor_blocking=$phase_total
-	online_fresh
-	phase_total=0
-	online_phase copy psql -X -q -v ON_ERROR_STOP=1 \
-		-c 'ALTER TABLE pgbench_accounts ADD COLUMN aid_floor bigint' -c 'ALTER TABLE pgbench_history ADD COLUMN aid_floor bigint' \
-		-c 'UPDATE pgbench_accounts SET aid_floor = aid' -c 'UPDATE pgbench_history SET aid_floor = aid'
-	floor_copy=$phase_total
-	online_phase index psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE UNIQUE INDEX CONCURRENTLY ON pgbench_accounts (aid_floor)'
-	floor_copy_index=$phase_total
-	online_fresh
-	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'shadow')" >"$online_tmp/online.sql"
-	phase_total=0
-	for phase in expand backfill prepare swap cleanup; do
-		online_phase $phase psql -X -q -v ON_ERROR_STOP=1 -v phase=$phase -f "$online_tmp/online.sql"
-	done
-	floor_online=$phase_total
-	bench_row "blocking script, no load" "$floor_blocking" "blocking script" "$floor_blocking"
-	bench_row "floor: one UPDATE per table, no trigger" "$floor_copy" "blocking script" "$floor_blocking"
-	bench_row "floor: that + CREATE UNIQUE INDEX CONC." "$floor_copy_index" "blocking script" "$floor_blocking"
-	bench_row "online script (all phases), no load" "$floor_online" "blocking script" "$floor_blocking"
-fi
 # Copy and swap (mode copy_swap) against anchors measured here: the blocking
-# script, the shadow-column online script, and pg_repack's rewrite of
+# script and pg_repack's rewrite of
 # pgbench_accounts (the floor of any copy and swap: same copy, index build
 # and log; pg_repack cannot change a type, and refuses pgbench_history,
 # which has no key).  Without clients: total times, pg_total_relation_size
@@ -164,14 +130,6 @@ if [ "${ONLINE_COPY_SWAP:-1}" = 1 ]; then
 	phase_total=0
 	online_phase script psql -X -q -v ON_ERROR_STOP=1 -f "$online_tmp/blocking.sql"
 	cs_blocking=$phase_total; size_blocking=$(cs_size); sum_blocking=$(cs_sum)
-	label=cs-online
-	online_fresh
-	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'shadow')" >"$online_tmp/online.sql"
-	phase_total=0
-	for phase in expand backfill prepare swap cleanup; do
-		online_phase $phase psql -X -q -v ON_ERROR_STOP=1 -v phase=$phase -f "$online_tmp/online.sql"
-	done
-	cs_online=$phase_total; size_online=$(cs_size)
 	label=cs-copy-swap
 	online_fresh
 	psql -X -At -c "SELECT storagelab.bigint_migration_script('pgbench_accounts', 'aid', 'copy_swap')" >"$online_tmp/cs.sql"
@@ -187,11 +145,10 @@ if [ "${ONLINE_COPY_SWAP:-1}" = 1 ]; then
 	online_phase repack cs_repack
 	cs_rp=$phase_total
 	bench_row "blocking script, no load" "$cs_blocking" "blocking script" "$cs_blocking"
-	bench_row "online script (shadow columns), no load" "$cs_online" "blocking script" "$cs_blocking"
 	bench_row "copy_swap script (all phases), no load" "$cs_cs" "blocking script" "$cs_blocking"
 	bench_row "pg_repack pgbench_accounts, no load" "$cs_rp" "blocking script" "$cs_blocking"
 	bench_row "copy_swap script (all phases), no load" "$cs_cs" "pg_repack" "$cs_rp"
-	echo "  sizes after (accounts + history, pg_total_relation_size): blocking $size_blocking, online $size_online, copy_swap $size_cs ($(awk -v a="$size_cs" -v b="$size_blocking" 'BEGIN { printf "%.3f", a / b }') x blocking)"
+	echo "  sizes after (accounts + history, pg_total_relation_size): blocking $size_blocking, copy_swap $size_cs ($(awk -v a="$size_cs" -v b="$size_blocking" 'BEGIN { printf "%.3f", a / b }') x blocking)"
 	echo "  pgbench_accounts checksum equal to blocking's: $([ "$sum_cs" = "$sum_blocking" ] && echo yes || echo NO); column order kept: $([ "$(cs_cols)" = "$cols0" ] && echo yes || echo NO) ($cols0)"
 
 	echo "  -- copy and swap under 4 clients (saturating), and pg_repack under the same load"
