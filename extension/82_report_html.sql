@@ -181,13 +181,11 @@ AS $$
                                    storagelab_internal.html_escape(f.message),
                                    storagelab_internal.html_escape(coalesce(f.fix, '(no fix: see the message)')),
                                    storagelab_internal.html_escape(f.evidence || coalesce(' (' || f.sample_rows || ' rows sampled)', '')))
-                            , E'\n' ORDER BY o)
+                            , E'\n' ORDER BY f.ordinality)
               || '</tbody></table>'
             ELSE '<p class="note">Nothing found.</p>' END
          || '</section>'
-    FROM unnest(fs) WITH ORDINALITY f(category, severity, relation, column_name, metric, value, unit, message,
-                                      estimated_saved_bytes, estimated_saved_pretty, overflow_at, fix, evidence,
-                                      sample_rows, o)
+    FROM unnest(fs) WITH ORDINALITY f
    CROSS JOIN LATERAL (SELECT storagelab_internal.html_escape(f.category) AS category,
                               storagelab_internal.html_escape(f.severity) AS severity,
                               storagelab_internal.html_escape(f.relation::text) AS rel,
@@ -247,15 +245,13 @@ BEGIN
                 round(220 - 200 * (0 - y0) / (y1 - y0), 1),
                 to_char(to_timestamp(x0), 'YYYY-MM-DD'), to_char(to_timestamp(x1), 'YYYY-MM-DD'));
   IF cardinality(ts) > 0 THEN
-    svg := svg || '<polyline class="history" points="'
-           || (SELECT string_agg(format('%s,%s', round((90 + 610 * (t - x0) / (x1 - x0))::numeric, 1),
-                                        round(220 - 200 * (v - y0) / (y1 - y0), 1)), ' ' ORDER BY o)
-                 FROM unnest(ts, vs) WITH ORDINALITY p(t, v, o)) || '"/>'
-           || (SELECT string_agg(format('<circle class="point" cx="%s" cy="%s" r="3"><title>%s: %s</title></circle>',
-                                        round((90 + 610 * (t - x0) / (x1 - x0))::numeric, 1),
-                                        round(220 - 200 * (v - y0) / (y1 - y0), 1),
-                                        to_char(to_timestamp(t), 'YYYY-MM-DD HH24:MI'), v), '' ORDER BY o)
-                 FROM unnest(ts, vs) WITH ORDINALITY p(t, v, o));
+    SELECT svg || '<polyline class="history" points="' || string_agg(format('%s,%s', q.x, q.y), ' ' ORDER BY q.o) || '"/>'
+           || string_agg(format('<circle class="point" cx="%s" cy="%s" r="3"><title>%s: %s</title></circle>',
+                                q.x, q.y, to_char(to_timestamp(q.t), 'YYYY-MM-DD HH24:MI'), q.v), '' ORDER BY q.o)
+      INTO svg
+      FROM (SELECT p.t, p.v, p.o, round((90 + 610 * (p.t - x0) / (x1 - x0))::numeric, 1) AS x,
+                   round(220 - 200 * (p.v - y0) / (y1 - y0), 1) AS y
+              FROM unnest(ts, vs) WITH ORDINALITY p(t, v, o)) q;
   END IF;
   IF finite THEN
     svg := svg || format('<line class="fit" x1="%s" y1="%s" x2="700" y2="%s"/>'
@@ -296,12 +292,10 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
   WITH f AS (
-    SELECT f.relation, f.column_name, f.overflow_at, f.o
-      FROM unnest(fs) WITH ORDINALITY f(category, severity, relation, column_name, metric, value, unit, message,
-                                        estimated_saved_bytes, estimated_saved_pretty, overflow_at, fix, evidence,
-                                        sample_rows, o)
+    SELECT f.relation, f.column_name, f.overflow_at, f.ordinality AS o
+      FROM unnest(fs) WITH ORDINALITY f
      WHERE f.category = 'int_overflow'
-     ORDER BY f.o LIMIT max_charts
+     ORDER BY f.ordinality LIMIT max_charts
   )
   SELECT '<section id="overflow"><h2>Integer columns near their limit</h2>'
          || coalesce(string_agg(storagelab_internal.report_html_overflow_chart(f.relation, f.column_name, f.overflow_at,
@@ -423,10 +417,8 @@ AS $$
          || coalesce(string_agg(storagelab_internal.report_html_strip(v.relation, strip_cells), E'\n' ORDER BY v.o),
                      '<p class="note">No visibility finding.</p>')
          || '</section>'
-    FROM (SELECT f.relation, min(f.o) AS o
-            FROM unnest(fs) WITH ORDINALITY f(category, severity, relation, column_name, metric, value, unit, message,
-                                              estimated_saved_bytes, estimated_saved_pretty, overflow_at, fix, evidence,
-                                              sample_rows, o)
+    FROM (SELECT f.relation, min(f.ordinality) AS o
+            FROM unnest(fs) WITH ORDINALITY f
            WHERE f.category = 'visibility' GROUP BY f.relation) v
 $$;
 COMMENT ON FUNCTION storagelab_internal.report_html_strips(storagelab.findings[], integer) IS
