@@ -88,8 +88,11 @@ AS $$
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; background: #fff; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
 table { border-collapse: collapse; width: 100%; } th, td { border: 1px solid #ddd; padding: 4px 6px; vertical-align: top; text-align: left; }
-th { background: #f3f3f3; } th.object { width: 22%; } th.todo { width: 42%; } td.num { text-align: right; white-space: nowrap; }
-code.fix { display: block; white-space: pre-wrap; word-break: break-all; background: #f6f8fa; border: 1px solid #ddd; padding: 3px; user-select: all; font-size: 12px; }
+th { background: #f3f3f3; } td { overflow-wrap: anywhere; } table.findings { table-layout: fixed; }
+table.findings th { width: 9%; } table.findings th.category { width: 11%; } table.findings th.object { width: 18%; }
+table.findings th.todo { width: 31%; } table.findings th.evidence { width: 13%; }
+td.num { text-align: right; white-space: nowrap; }
+code.fix { display: block; white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f8fa; border: 1px solid #ddd; padding: 3px; user-select: all; font-size: 12px; }
 .sev { font-weight: bold; padding: 1px 5px; border-radius: 3px; }
 .sev-critical { background: #c62828; color: #fff; } .sev-warning { background: #f9a825; } .sev-info { background: #90caf9; }
 .note { color: #555; font-style: italic; } .unread { background: #fff3e0; border: 1px solid #ffb74d; padding: 6px; }
@@ -165,8 +168,8 @@ SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT '<section id="findings"><h2>Findings</h2>'
          || CASE WHEN cardinality(fs) > 0 THEN
-              '<table class="findings"><thead><tr><th>severity</th><th>category</th><th class="object">object</th>'
-              '<th>measure</th><th>overflow at</th><th class="todo">what to do, and the fix</th><th>evidence</th></tr></thead><tbody>'
+              '<table class="findings"><thead><tr><th>severity</th><th class="category">category</th><th class="object">object</th>'
+              '<th>measure</th><th>overflow at</th><th class="todo">what to do, and the fix</th><th class="evidence">evidence</th></tr></thead><tbody>'
               || string_agg(format('<tr class="finding" data-category="%s" data-relation="%s" data-column="%s">'
                                    '<td><span class="sev sev-%s">%s</span></td><td>%s</td><td class="object">%s</td>'
                                    '<td class="num">%s</td><td class="num">%s</td>'
@@ -232,17 +235,20 @@ BEGIN
   x1 := CASE WHEN finite THEN date_part('epoch', overflow_at)
              ELSE t_now + greatest((t_now - x0) / 4, 30 * 86400) END;
   x0 := least(x0, x1 - 86400);
-  y0 := least(0, limit_value, current_value, (SELECT min(v) FROM unnest(vs) v));
-  y1 := greatest(0, limit_value, current_value, (SELECT max(v) FROM unnest(vs) v));
+  -- the values and the limit, 5 % of their range beyond each
+  y0 := least(limit_value, current_value, (SELECT min(v) FROM unnest(vs) v));
+  y1 := greatest(limit_value, current_value, (SELECT max(v) FROM unnest(vs) v));
   IF y1 = y0 THEN y1 := y0 + 1; END IF;
+  y0 := y0 - (y1 - y0) / 20;
+  y1 := y1 + (y1 - y0) / 21;
   -- plot area: x 90..700, y 20..220 (SVG y grows downward)
   svg := format('<svg class="overflow" viewBox="0 0 720 260" role="img" data-points="%1$s">'
                 '<rect class="frame" x="90" y="20" width="610" height="200"/>'
                 '<line class="limit" x1="90" x2="700" y1="%2$s" y2="%2$s"/><text x="86" y="%2$s" text-anchor="end">%3$s</text>'
-                '<text x="86" y="%4$s" text-anchor="end">0</text>'
+                '<text x="86" y="220" text-anchor="end">%4$s</text>'
                 '<text x="90" y="238">%5$s</text><text x="700" y="238" text-anchor="end">%6$s</text>',
                 cardinality(ts), round(220 - 200 * (limit_value - y0) / (y1 - y0), 1), limit_value,
-                round(220 - 200 * (0 - y0) / (y1 - y0), 1),
+                round(y0),
                 to_char(to_timestamp(x0), 'YYYY-MM-DD'), to_char(to_timestamp(x1), 'YYYY-MM-DD'));
   IF cardinality(ts) > 0 THEN
     SELECT svg || '<polyline class="history" points="' || string_agg(format('%s,%s', q.x, q.y), ' ' ORDER BY q.o) || '"/>'
@@ -256,7 +262,7 @@ BEGIN
   IF finite THEN
     svg := svg || format('<line class="fit" x1="%s" y1="%s" x2="700" y2="%s"/>'
                          '<line class="overflow-mark" x1="700" x2="700" y1="20" y2="220"/>'
-                         '<text class="overflow-date" x="696" y="34" text-anchor="end">overflow %s</text>',
+                         '<text class="overflow-date" x="700" y="14" text-anchor="end">overflow %s</text>',
                          round((90 + 610 * (t_now - x0) / (x1 - x0))::numeric, 1),
                          round(220 - 200 * (current_value - y0) / (y1 - y0), 1),
                          round(220 - 200 * (limit_value - y0) / (y1 - y0), 1),
