@@ -41,7 +41,8 @@ ensure_packages() {
 		postgresql-common python3
 		# test/monitoring.sh runs the real monitoring tools
 		prometheus-postgres-exporter check-postgres curl iproute2)
-	want+=(chromium python3-html5lib)   # test/report_html.sh: a browser, an HTML5 parser
+	# test/report_html.sh: an HTML5 parser; a browser where its browser part runs (15 only)
+	want+=(python3-html5lib); [ "$PG_MAJOR" != 15 ] || want+=(chromium)
 	# postgresql-N-jit: the LLVM JIT, a package of its own from 18 on in
 	# Debian (15 and 17 have it in postgresql-N); test/jit_nested.sh needs it.
 	local optional=("postgresql-$PG_MAJOR-toastinfo" "postgresql-$PG_MAJOR-plpgsql-check"
