@@ -39,11 +39,17 @@ ensure_packages() {
 	local want=(make gcc "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR"
 		"postgresql-$PG_MAJOR-pgtap" libtap-parser-sourcehandler-pgtap-perl
 		postgresql-common python3
-		# test/monitoring.sh runs the real monitoring tools;
-		# test/alert_rules.sh needs promtool (package prometheus),
-		# test/fleet.sh Prometheus and Alertmanager too
+		# test/monitoring.sh runs the real monitoring tools
 		prometheus-postgres-exporter check-postgres curl iproute2
-		prometheus prometheus-alertmanager)
+		# test/report_html.sh: an HTML5 parser
+		python3-html5lib)
+	# On the host's major (15) only, where their tests run (elsewhere they
+	# skip, saying so): test/alert_rules.sh needs promtool (package
+	# prometheus), test/fleet.sh Prometheus and Alertmanager too, and
+	# test/report_html.sh's browser part Chromium.  Their subject is the
+	# rules, labels and page, which do not change with the major; the
+	# exporter's queries are run on every major by test/monitoring.sh.
+	[ "$PG_MAJOR" != 15 ] || want+=(prometheus prometheus-alertmanager chromium)
 	# postgresql-N-jit: the LLVM JIT, a package of its own from 18 on in
 	# Debian (15 and 17 have it in postgresql-N); test/jit_nested.sh needs it.
 	local optional=("postgresql-$PG_MAJOR-toastinfo" "postgresql-$PG_MAJOR-plpgsql-check"

@@ -61,6 +61,8 @@ INSERT INTO matrix VALUES
   'ok',       'ok',     'ok',     'ok',     'ok'),
 ('storagelab.report()', 'SELECT count(*) FROM storagelab.report()',
   'ok',       'ok',     'ok',     'ok',     'ok'),
+('storagelab.report_html(jsonb)', 'SELECT length(storagelab.report_html())',
+  'ok',       'ok',     'ok',     'ok',     'ok'),
 ('storagelab.column_profile(regclass)', 'SELECT count(*) FROM storagelab.column_profile(''priv.t'')',
   '42501',    '42501',  'ok',     'ok',     '42501'),
 ('storagelab.column_profile(regclass)', 'SELECT count(*) FROM storagelab.column_profile(''priv.secret'')',

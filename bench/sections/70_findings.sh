@@ -79,6 +79,19 @@ measure_all() {
 	echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
+# measure_report_html: report_html() with jit on and off, against findings
+# (which it reads once) measured in the same run.  Goals: 1 s on Pagila plus
+# pgbench at scale 10, 2 s at 10,000 tables with a year of history.
+measure_report_html() {
+	local on off f
+	f=$(bench_ms 'SELECT count(*) FROM storagelab.findings' 5)
+	on=$(bench_ms 'SELECT length(storagelab.report_html())' 5)
+	off=$(PGOPTIONS='-c jit=off' bench_ms 'SELECT length(storagelab.report_html())' 5)
+	bench_row "report_html(), jit on" "$on" "findings, jit on" "$f"
+	bench_row "  jit off" "$off" "findings, jit on" "$f"
+	echo "  report_html(): $(psql -X -At -c "SELECT pg_size_pretty(length(storagelab.report_html())::int8)")"
+}
+
 # --- 1. Pagila plus pgbench scale 10 ---------------------------------------
 bench_db storagelab_bench_findings_pagila
 pagila_dir=$(cd "$REPO/.." && pwd)/shared/datasets/pagila
@@ -89,6 +102,7 @@ if [ -f "$pagila_dir/pagila-schema.sql" ]; then
 	vacuumdb -q -z "$PGDATABASE"
 	echo "  Pagila plus pgbench scale 10: $(psql -X -At -c "SELECT count(*) || ' relations, ' || pg_size_pretty(pg_database_size(current_database())) FROM pg_class")"
 	measure_all
+	measure_report_html
 	for g in "SELECT storagelab.bigint_migration_script('public.pgbench_accounts', 'aid')" \
 		"SELECT storagelab.bigint_migration_script('public.pgbench_accounts', 'aid', 'online')" \
 		"SELECT storagelab.layout_migration_script('public.pgbench_accounts')" \
@@ -150,6 +164,7 @@ psql -X -At -c "SELECT 'history rows: ' || count(*) FROM storagelab.int_overflow
 psql -X -At -c "SELECT 'findings: ' || count(*) || ' (' || string_agg(DISTINCT category, ', ') || ')' FROM storagelab.findings" | sed 's/^/  /'
 
 measure_all
+measure_report_html
 snap=$(bench_ms "$snap_sql" 3)
 cls=$(bench_ms 'SELECT count(*) FROM pg_class' 5)
 bench_row "snapshot() with a year of history" "$snap" "count(*) FROM pg_class" "$cls"
