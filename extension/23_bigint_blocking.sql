@@ -236,7 +236,8 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   max_age text := storagelab_internal.setting('bigint_migration.max_blocking_transaction_age');
-  tabs    text := (SELECT string_agg(format('%L', storagelab_internal.bigint_migration_qname(x.relation)), ', ' ORDER BY 1)
+  tabs    text := (SELECT string_agg(format('%L', storagelab_internal.bigint_migration_qname(x.relation)), ', '
+                                ORDER BY storagelab_internal.bigint_migration_qname(x.relation))
                      FROM (SELECT DISTINCT x.relation FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
                             WHERE c.relkind IN ('r', 'p')) x);   -- the converted tables with storage or partitions
 BEGIN

@@ -1542,7 +1542,7 @@ BEGIN
        AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(conv.relname) || '($|[^a-z0-9_$])'))
   SELECT string_agg(format('(%L, %L, %L)', f.fn::regprocedure::text,
                            CASE WHEN phase = 'after' THEN coalesce(w.hazard_target, f.fn::regprocedure::text) ELSE f.fn::regprocedure::text END,
-                           f.rel), ', ' ORDER BY 1)
+                           f.rel), ', ' ORDER BY f.fn::regprocedure::text, f.rel)
     INTO vals
     FROM fns f JOIN pg_proc p ON p.oid = f.fn JOIN pg_language l ON l.oid = p.prolang
     LEFT JOIN unnest(objs) w ON w.kind = 'widened_function' AND w.objid = f.fn
