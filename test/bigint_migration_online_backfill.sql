@@ -15,11 +15,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_bigint_online_backfill;
-CREATE DATABASE storagelab_tap_bigint_online_backfill;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_bigint_online_backfill TEMPLATE :"origdb";
 \c storagelab_tap_bigint_online_backfill
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 \set tmp `mktemp -d`
 DROP ROLE IF EXISTS storagelab_tap_backfiller;
 CREATE ROLE storagelab_tap_backfiller;
