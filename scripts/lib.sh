@@ -250,7 +250,7 @@ release_build() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	cp -a "$dir/src" "$out/build"
-	if ! { make -C "$out/build" -s PG_CONFIG="$PG_CONFIG" &&
+	if ! { make -C "$out/build" -s -j "$(nproc)" PG_CONFIG="$PG_CONFIG" &&
 		make -C "$out/build" -s PG_CONFIG="$PG_CONFIG" install DESTDIR="$out/stage"; } >"$out/build.log" 2>&1; then
 		tail -n 30 "$out/build.log"
 		echo "release $v (commit $c) does not build for PostgreSQL $PG_MAJOR"
