@@ -135,16 +135,21 @@ mkdir -p "$STORAGELAB_TIMES"
 # database pg_regress gives them, so in a parallel group each would see the
 # others' tables.  Result lines: "test name ... ok" (PostgreSQL 15) or
 # "ok 1 - name" / "not ok 1 - name" (16 and later).
+# STORAGELAB_REGRESS (names, space-separated) runs only those of the
+# Makefile's REGRESS (scripts/valgrind.sh's CI scope).
 regress_out=$FAILURES/regress.log
-(
-	s=$(date +%s%N)
-	[ "$STORAGELAB_STATEMENT_TIMEOUT" = 0 ] ||
-		export PGOPTIONS="${PGOPTIONS:-} -c statement_timeout=${STORAGELAB_STATEMENT_TIMEOUT}s"
-	make -s PG_CONFIG="$PG_CONFIG" installcheck >"$regress_out" 2>&1
-	echo $? >"$regress_out.rc"
-	echo $((($(date +%s%N) - s) / 1000000)) >"$STORAGELAB_TIMES/pg_regress"
-) &
-regress_pid=$!
+regress_pid=
+[ -n "${STORAGELAB_TEMPLATES_ONLY:-}" ] || {
+	(
+		s=$(date +%s%N)
+		[ "$STORAGELAB_STATEMENT_TIMEOUT" = 0 ] ||
+			export PGOPTIONS="${PGOPTIONS:-} -c statement_timeout=${STORAGELAB_STATEMENT_TIMEOUT}s"
+		make -s PG_CONFIG="$PG_CONFIG" ${STORAGELAB_REGRESS:+REGRESS="$STORAGELAB_REGRESS"} installcheck >"$regress_out" 2>&1
+		echo $? >"$regress_out.rc"
+		echo $((($(date +%s%N) - s) / 1000000)) >"$STORAGELAB_TIMES/pg_regress"
+	) &
+	regress_pid=$!
+}
 
 # Template databases for the pgTAP files (scripts/run-test-file.sh): tap_tpl
 # with pgTAP and storagelab, and one per combination of the shared fixtures
@@ -153,10 +158,13 @@ regress_pid=$!
 # they are loaded and do nothing), so no file sees another's objects.
 # template_name FIXTURES...: the template for those fixtures.
 template_name() { local IFS=_; echo "tap_tpl${*:+_$*}"; }
+# db_exists DB: a template made before (scripts/valgrind.sh makes them with
+# the server outside valgrind, STORAGELAB_TEMPLATES_ONLY=1) is used as it is.
+db_exists() { [ "$(psql -X -Atq -d postgres -c "SELECT 1 FROM pg_database WHERE datname = '$1'")" = 1 ]; }
 export STORAGELAB_TAP_TEMPLATES=$FAILURES/templates
 : >"$STORAGELAB_TAP_TEMPLATES"
-createdb tap_tpl &&
-	psql -X -q -d tap_tpl -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION storagelab' &&
+{ db_exists tap_tpl || { createdb tap_tpl &&
+	psql -X -q -d tap_tpl -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION storagelab'; }; } &&
 	printf '\t%s\n' tap_tpl >>"$STORAGELAB_TAP_TEMPLATES"
 runnable test/*.sql
 # The fixture combinations the files load (the names run-test-file.sh
@@ -168,14 +176,15 @@ for combo in $(for f in "${RUN[@]}"; do
 done | sort -u); do
 	(
 		db=$(template_name ${combo//_/ })
-		createdb -T tap_tpl "$db" &&
+		{ db_exists "$db" || { createdb -T tap_tpl "$db" &&
 			for fx in ${combo//_/ }; do echo "\\i test/fixtures/$fx.sql"; done |
-			psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null &&
+			psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null; }; } &&
 			printf '%s\t%s\n' "${combo//_/ }" "$db" >>"$STORAGELAB_TAP_TEMPLATES"
 	) &
 	tpl_pids+=($!)
 done
 [ ${#tpl_pids[@]} -eq 0 ] || wait "${tpl_pids[@]}"
+[ -z "${STORAGELAB_TEMPLATES_ONLY:-}" ] || exit 0
 TAP_FILES=("${RUN[@]}")
 
 # TAP scripts test/*.sh (more than one session or server), unless
@@ -187,11 +196,17 @@ else
 	TAP_FILES+=("${RUN[@]}")
 fi
 
-# The longest files first (the times of the previous run; without them, the
-# TAP scripts, then the files that load Pagila or pgbench, each group the
-# largest first), so that the last to start are short.
+# The longest files first, so that the last to start are short: by the
+# times of the previous run (.build/times-RUN), else by those committed in
+# test/times/RUN (a run's .build/times-RUN, copied there: 15 and
+# valgrind-15; another major uses 15's), so that a fresh clone starts its
+# longest files first too, else (a file new to both) the TAP scripts, then
+# the files that load Pagila or pgbench, each group the largest first.
+kept=$REPO/test/times/$run
+[ -f "$kept" ] || kept=$REPO/test/times/15
 ordered=$(for f in "${TAP_FILES[@]}"; do
 	t=$(awk -v f="$f" '$2 == f {print $1}' "$TIMES" 2>/dev/null)
+	[ -n "$t" ] || t=$(awk -v f="$f" '$2 == f {print $1}' "$kept" 2>/dev/null)
 	if [ -z "$t" ]; then
 		t=$(wc -c <"$f")
 		grep -qE 'fixtures/(pagila|pgbench)\.sql' "$f" && t=$((t + 10000000))

@@ -83,8 +83,10 @@ build() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	cp -a "$dir/src" "$out/build"
-	if ! { make -C "$out/build" -s PG_CONFIG="$PG_CONFIG" &&
-		make -C "$out/build" -s PG_CONFIG="$PG_CONFIG" install DESTDIR="$out/stage"; } >"$out/build.log" 2>&1; then
+	# as lib.sh's release_build: make -j, no LLVM bitcode (only JIT inlining
+	# reads it)
+	if ! { make -C "$out/build" -s -j "$(nproc)" PG_CONFIG="$PG_CONFIG" with_llvm=no &&
+		make -C "$out/build" -s PG_CONFIG="$PG_CONFIG" with_llvm=no install DESTDIR="$out/stage"; } >"$out/build.log" 2>&1; then
 		tail -n 30 "$out/build.log" >&2
 		return 1
 	fi

@@ -12,11 +12,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_copy_swap;
-CREATE DATABASE storagelab_tap_copy_swap;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_copy_swap TEMPLATE :"origdb";
 \c storagelab_tap_copy_swap
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 \set pgbench_scale 1
 \i test/fixtures/pgbench.sql
 \i test/fixtures/bigint_migration_helpers.sql

@@ -11,11 +11,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_bigint_edge;
-CREATE DATABASE storagelab_tap_bigint_edge;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_bigint_edge TEMPLATE :"origdb";
 \c storagelab_tap_bigint_edge
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 \i test/fixtures/bigint_migration_edge.sql
 SET client_min_messages = warning;
 \i test/fixtures/bigint_migration_helpers.sql

@@ -17,13 +17,15 @@ DROP DATABASE IF EXISTS storagelab_tap_bigint_hazards;
 DROP DATABASE IF EXISTS storagelab_tap_bigint_hazards_online;
 DROP DATABASE IF EXISTS storagelab_tap_bigint_hazards_cs;
 DROP ROLE IF EXISTS storagelab_hazard_app;
-CREATE DATABASE storagelab_tap_bigint_hazards;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_bigint_hazards TEMPLATE :"origdb";
 CREATE DATABASE storagelab_tap_bigint_hazards_online;
 CREATE DATABASE storagelab_tap_bigint_hazards_cs;
 \c storagelab_tap_bigint_hazards
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 \i test/fixtures/bigint_migration_hazards.sql
 \i test/fixtures/bigint_migration_helpers.sql
 SET client_min_messages = warning;

@@ -16,13 +16,15 @@ SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_hazards_dyn;
 DROP DATABASE IF EXISTS storagelab_tap_hazards_dyn_acc;
 DROP DATABASE IF EXISTS storagelab_tap_hazards_dyn_onl;
-CREATE DATABASE storagelab_tap_hazards_dyn;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_hazards_dyn TEMPLATE :"origdb";
 CREATE DATABASE storagelab_tap_hazards_dyn_acc;
 CREATE DATABASE storagelab_tap_hazards_dyn_onl;
 \c storagelab_tap_hazards_dyn
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 \i test/fixtures/bigint_migration_hazards_dynamic.sql
 \set tmp `mktemp -d`
 

@@ -16,11 +16,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_hazards_results;
-CREATE DATABASE storagelab_tap_hazards_results;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_hazards_results TEMPLATE :"origdb";
 \c storagelab_tap_hazards_results
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 \set tmp `mktemp -d`
 
 CREATE TABLE public.customers (id serial PRIMARY KEY, name text NOT NULL);

@@ -11,11 +11,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_bigint_index_options;
-CREATE DATABASE storagelab_tap_bigint_index_options;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_bigint_index_options TEMPLATE :"origdb";
 \c storagelab_tap_bigint_index_options
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 \set tmp `mktemp -d`
 
 -- the same tables in two schemas: ixb for the blocking script, ixo for the online one

@@ -9,11 +9,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_bigint_objects;
-CREATE DATABASE storagelab_tap_bigint_objects;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_bigint_objects TEMPLATE :"origdb";
 \c storagelab_tap_bigint_objects
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 \i test/fixtures/bigint_migration_objects.sql
 SET client_min_messages = warning;
 \i test/fixtures/bigint_migration_helpers.sql

@@ -15,11 +15,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_bigint_online_phases;
-CREATE DATABASE storagelab_tap_bigint_online_phases;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_bigint_online_phases TEMPLATE :"origdb";
 \c storagelab_tap_bigint_online_phases
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 \i test/fixtures/bigint_migration_helpers.sql
 \set tmp `mktemp -d`
 -- fixed batches of 4 blocks; a lock is waited for (the cancel comes first), except in the swap given up below

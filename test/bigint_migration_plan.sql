@@ -9,11 +9,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_bigint_plan;
-CREATE DATABASE storagelab_tap_bigint_plan;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_bigint_plan TEMPLATE :"origdb";
 \c storagelab_tap_bigint_plan
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 -- critical: 88 % of the int range used
 CREATE TABLE public.crit_parent (id serial PRIMARY KEY);
 CREATE TABLE public.crit_child (id bigserial PRIMARY KEY, parent_id int REFERENCES public.crit_parent);

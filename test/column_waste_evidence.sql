@@ -27,11 +27,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_evidence;
-CREATE DATABASE storagelab_tap_evidence;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_evidence TEMPLATE :"origdb";
 \c storagelab_tap_evidence
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 
 CREATE SCHEMA ev;
 -- autovacuum off: its ANALYZE would see the fraction added after ours

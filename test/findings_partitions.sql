@@ -15,11 +15,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_findings_parts;
-CREATE DATABASE storagelab_tap_findings_parts;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_findings_parts TEMPLATE :"origdb";
 \c storagelab_tap_findings_parts
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 \set tmp `mktemp -d`
 
 CREATE SCHEMA fp;

@@ -20,11 +20,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_layout_keys;
-CREATE DATABASE storagelab_tap_layout_keys;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_layout_keys TEMPLATE :"origdb";
 \c storagelab_tap_layout_keys
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 \i test/fixtures/bigint_migration_helpers.sql
 \set tmp `mktemp -d`
 INSERT INTO storagelab.settings VALUES ('bigint_migration.backfill_batch_blocks', '2'), ('bigint_migration.backfill_pause', '0'),

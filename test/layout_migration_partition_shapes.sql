@@ -17,11 +17,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_part_shapes;
-CREATE DATABASE storagelab_tap_part_shapes;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_part_shapes TEMPLATE :"origdb";
 \c storagelab_tap_part_shapes
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 \set tmp `mktemp -d`
 INSERT INTO storagelab.settings VALUES ('bigint_migration.backfill_batch_blocks', '2'), ('bigint_migration.backfill_pause', '0'),
   ('scripts.lock_retries', '0'), ('scripts.lock_timeout', '5s');

@@ -29,11 +29,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_layout_safety;
-CREATE DATABASE storagelab_tap_layout_safety;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_layout_safety TEMPLATE :"origdb";
 \c storagelab_tap_layout_safety
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 CREATE EXTENSION dblink;
 \i test/fixtures/bigint_migration_helpers.sql
 \set tmp `mktemp -d`

@@ -13,11 +13,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_rollback_rules;
-CREATE DATABASE storagelab_tap_rollback_rules;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_rollback_rules TEMPLATE :"origdb";
 \c storagelab_tap_rollback_rules
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 \set tmp `mktemp -d`
 CREATE TABLE t (id int PRIMARY KEY, v int);
 INSERT INTO t SELECT g, g FROM generate_series(1, 300) g;

@@ -13,11 +13,13 @@
 \set origdb :DBNAME
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_stale_dependents;
-CREATE DATABASE storagelab_tap_stale_dependents;
+-- a copy of the database this file was given (pgTAP, storagelab and the
+-- fixtures it loads, Pagila or pgbench, are there: not installed again)
+CREATE DATABASE storagelab_tap_stale_dependents TEMPLATE :"origdb";
 \c storagelab_tap_stale_dependents
 SET client_min_messages = warning;
-CREATE EXTENSION pgtap;
-CREATE EXTENSION storagelab;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS storagelab;
 \set tmp `mktemp -d`
 CREATE TABLE acct (id serial PRIMARY KEY, name text, v int);
 INSERT INTO acct (name, v) SELECT 'n' || g, g FROM generate_series(1, 300) g;
