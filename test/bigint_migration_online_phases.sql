@@ -18,6 +18,13 @@ DROP DATABASE IF EXISTS storagelab_tap_bigint_online_phases;
 -- a copy of the database this file was given (pgTAP, storagelab and the
 -- fixtures it loads, Pagila or pgbench, are there: not installed again)
 CREATE DATABASE storagelab_tap_bigint_online_phases TEMPLATE :"origdb";
+-- The phases take their locks through script_lock, which waits at most half
+-- the server's deadlock_timeout per attempt (500 ms by default) and gives up
+-- after a few: under load the poller of test/fixtures/cancel_phase.sh could
+-- miss the wait and see the phase already failed ("notwaiting").  With 60 s,
+-- each wait lasts until the cancel (or scripts.lock_timeout where it is set
+-- shorter); what is tested, a phase cancelled while waiting, is the same.
+ALTER DATABASE storagelab_tap_bigint_online_phases SET deadlock_timeout = '60s';
 \c storagelab_tap_bigint_online_phases
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
