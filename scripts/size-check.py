@@ -63,16 +63,14 @@ GENERATOR = [
 
 # Ceiling of the generator's size until it is within GENERATOR_LIMIT: its
 # size on 2026-11-28 (lower it as the generator shrinks).
-GENERATOR_CEILING = 9133
+GENERATOR_CEILING = 9125
 
 # SQL functions over SQL_LIMIT on 2026-11-28, with their size then: each
 # may shrink, never grow; remove an entry when its function is within the
 # limit (the check says so).  Keyed by schema-qualified name.
 SQL_ALLOWED = {
-    'storagelab.storage_migration_script': 286,
     'storagelab_internal.rewrite_online_phases': 176,
     'storagelab_internal.bigint_migration_online_model': 168,
-    'storagelab_internal.layout_script': 128,
 }
 
 # C functions over C_LIMIT (none).
