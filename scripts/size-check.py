@@ -26,6 +26,7 @@ the figures, and last "N passed, M failed".  Usage: scripts/size-check.py
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -381,6 +382,7 @@ def self_test(checks):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quietly, into | head
     repo = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                            os.path.join(os.path.dirname(__file__), '..'))
     checks = Checks()
