@@ -385,14 +385,16 @@ COMMENT ON FUNCTION storagelab_internal.storage_script_target(text) IS
 -- storage_script_rewrite: the DO block of a storage migration script that
 -- rewrites the values of one table whose stored form differs from the new
 -- setting (rewrite_cond), 1,000 pages per transaction, skipping locked rows,
--- then its VACUUM.
+-- then its VACUUM; with -v dry_run=1 one UPDATE of those values instead (in
+-- the run's one transaction, rolled back at its end).
 CREATE FUNCTION storagelab_internal.storage_script_rewrite(r regclass, set_list text, rewrite_cond text,
                                                            retries int)
 RETURNS text
 LANGUAGE sql STABLE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-  SELECT format(
+  SELECT format(E'\\if :{?dry_run}\nUPDATE ONLY %s SET %s WHERE %s;\n\\else\n', r, set_list, rewrite_cond)
+      || format(
       E'DO $rewrite$\nDECLARE\n'
       '  batch_pages constant bigint := 1000;\n'
       '  last_page bigint := pg_catalog.pg_relation_size(%1$L::regclass) / current_setting(''block_size'')::bigint;\n'
@@ -446,12 +448,14 @@ AS $fn$
                 '-- marks the old row versions and their TOAST chunks reusable; the files shrink\n'
                 '-- only with VACUUM FULL or pg_repack (ACCESS EXCLUSIVE / brief locks).\n'
                 'VACUUM (ANALYZE) %s;\n', translate(r::text, E'\n\r', '  '), r)
+      || E'\\endif\n'
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.storage_script_rewrite(regclass, text, text, int) IS
   'the batched, resumable rewrite of one table''s values (a DO block committing every 1,000 pages, locked rows skipped and retried) and its VACUUM, for storage_migration_script()';
 
 -- storage_script_header: the head of a storage migration script (what it
--- changes, how to run it) and its session settings; the column's facts as
+-- changes, how to run it) and its session settings, and with -v dry_run=1
+-- the BEGIN of the one transaction the run is then; the column's facts as
 -- storage_script_column() returns them.
 CREATE FUNCTION storagelab_internal.storage_script_header(
     relation regclass, column_name name, relkind "char", typ text, attstorage "char", attcompression "char",
@@ -470,6 +474,8 @@ AS $fn$
                 '--\n'
                 '-- Run with psql outside a transaction block (each step commits):\n'
                 '--   psql -v ON_ERROR_STOP=1 -f this_script.sql\n'
+                '-- -v dry_run=1: every step in one transaction, then ROLLBACK (the rewrite as one\n'
+                '-- UPDATE per table, without VACUUM): try it on a copy first.\n'
                 '--\n'
                 '-- ALTER TABLE ... SET STORAGE and SET COMPRESSION change the catalog only.\n'
                 '-- Values already stored keep their form: SET STORAGE does not touch them, nor does\n'
@@ -490,9 +496,22 @@ AS $fn$
                 CASE WHEN rewrite_existing THEN 'yes' ELSE 'no' END)
       || format(E'\n\\set ON_ERROR_STOP on\nSET lock_timeout = %L;\n', lock_to)
       || E'SET row_security = off;   -- a policy hiding rows from this role is an error, never a partial rewrite\n'
+      || E'\\if :{?dry_run}\nBEGIN;\n\\endif\n'
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.storage_script_header(regclass, name, "char", text, "char", "char", text, text, boolean, text) IS
   'the head of a storage_migration_script() script: the table, the column with its storage and compression now and as targeted, how to run the script, and its SET statements';
+
+-- storage_script_end: the end of a storage migration script: with
+-- -v dry_run=1, the ROLLBACK of the run's one transaction.
+CREATE FUNCTION storagelab_internal.storage_script_end()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+  SELECT E'\n\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\endif\n'
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.storage_script_end() IS
+  'the end of a storage_migration_script() script: with -v dry_run=1, ROLLBACK of the one transaction the run was';
 
 -- storage_migration_script: SET STORAGE (and SET COMPRESSION) per table of
 -- an inheritance/partition tree, with lock_timeout and retries, and an
@@ -573,7 +592,8 @@ BEGIN
   IF NOT rewrite_existing THEN
     out := out || E'\n-- Existing values are left as they are (rewrite_existing => false).  To see how\n'
                || format(E'-- they are stored: SELECT * FROM storagelab.toast_profile(%L, %L);\n',
-                         translate(relation::text, E'\n\r', '  '), translate(column_name::text, E'\n\r', '  '));
+                         translate(relation::text, E'\n\r', '  '), translate(column_name::text, E'\n\r', '  '))
+               || storagelab_internal.storage_script_end();
     RETURN out;
   END IF;
 
@@ -604,7 +624,7 @@ BEGIN
                            '-- they look unchanged, and every run rewrites them again.' END)
                || storagelab_internal.storage_script_rewrite(t.r, c.set_list, rewrite_cond, retries);
   END LOOP;
-  RETURN out;
+  RETURN out || storagelab_internal.storage_script_end();
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.storage_migration_script(regclass, name, text, boolean) IS
