@@ -253,55 +253,47 @@ COMMENT ON COLUMN storagelab.bytea_storage.content_types IS 'counts per content 
 -- a caller without the privileges of pg_stat_scan_tables.
 GRANT SELECT ON storagelab.bytea_storage TO PUBLIC;
 
--- storage_migration_script: SET STORAGE (and SET COMPRESSION) per table of
--- an inheritance/partition tree, with lock_timeout and retries, and an
--- optional batched rewrite of the values whose stored form would change.
-CREATE FUNCTION storagelab.storage_migration_script(
-    relation regclass, column_name name, storage text DEFAULT 'external',
-    rewrite_existing boolean DEFAULT false)
-RETURNS text
+-- storage_script_column: the column a storage migration script is for,
+-- checked (an ordinary or partitioned table, not another session's
+-- temporary one; a live column of a type the rewrite handles, or of a
+-- domain over one; a generated column only when stored and its expression
+-- reads other columns), with the SET clause of its rewrite (set_list; the
+-- column's names quoted) and its type (typ, for the header).
+CREATE FUNCTION storagelab_internal.storage_script_column(
+    relation regclass, column_name name, rewrite_existing boolean,
+    OUT relkind "char", OUT attstorage "char", OUT attcompression "char",
+    OUT typ text, OUT set_list text)
 LANGUAGE plpgsql STABLE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  rel         pg_class;
-  att         pg_attribute;
-  words       text[];
-  target      text;            -- external | extended | main
-  method      text;            -- pglz | lz4 | NULL (unchanged)
-  lock_to     text := storagelab_internal.setting('scripts.lock_timeout');
-  retries     int  := storagelab_internal.setting('scripts.lock_retries')::int;
-  typ         text;
-  base_typ    oid;
+  att          pg_attribute;
+  base_typ     oid;
   rewrite_expr text;
-  set_list    text;            -- the rewrite's SET clause
-  rewrite_cond text;
-  col         text := quote_ident(column_name);
-  out         text;
-  step        int := 0;
-  t           record;
-  stmt        text;
+  col          text := quote_ident(column_name);
 BEGIN
-  SELECT * INTO rel FROM pg_class WHERE oid = relation;
+  SELECT c.relkind INTO relkind FROM pg_class c WHERE c.oid = relation;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'relation with OID % does not exist', relation::oid
       USING ERRCODE = 'undefined_table',
             HINT = 'Pass an existing table as a regclass, for example ''public.files''::regclass.';
   END IF;
-  IF rel.relkind NOT IN ('r', 'p') THEN
+  IF relkind NOT IN ('r', 'p') THEN
     RAISE EXCEPTION '"%" is not a table', relation
       USING ERRCODE = 'wrong_object_type',
             DETAIL = 'storage_migration_script() writes ALTER TABLE and UPDATE statements, which apply to tables and partitioned tables only.',
             HINT = 'For a materialized view, run ALTER MATERIALIZED VIEW ... ALTER COLUMN ... SET STORAGE, then REFRESH MATERIALIZED VIEW.';
   END IF;
   PERFORM storagelab_internal.refuse_other_temp(relation, 'generate a script for');
-  SELECT * INTO att FROM pg_attribute
-   WHERE attrelid = relation AND attname = column_name AND attnum > 0 AND NOT attisdropped;
+  SELECT * INTO att FROM pg_attribute a
+   WHERE a.attrelid = relation AND a.attname = column_name AND a.attnum > 0 AND NOT a.attisdropped;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'column "%" of relation "%" does not exist', column_name, relation
       USING ERRCODE = 'undefined_column',
             HINT = 'Pass the name of one of the table''s columns, as stored (case-sensitive).';
   END IF;
+  attstorage := att.attstorage;
+  attcompression := att.attcompression;
   typ := format_type(att.atttypid, NULL);
   -- A domain is handled as the type it is built on (domains over domains
   -- too): the rewrite's value is of that type and is assigned back to the
@@ -312,8 +304,6 @@ BEGIN
     SELECT ty.oid, ty.typbasetype FROM pg_type ty JOIN d ON ty.oid = d.base
   )
   SELECT d.oid INTO base_typ FROM d WHERE d.base = 0;
-  -- Names are interpolated into comment lines too: there, line breaks in a
-  -- (quoted) name become spaces, so that no name can end a comment.
   rewrite_expr := CASE base_typ
     WHEN 'bytea'::regtype   THEN format('%s || ''''::bytea', col)
     WHEN 'text'::regtype    THEN format('%s || ''''::text', col)
@@ -348,14 +338,26 @@ BEGIN
     END IF;
   END IF;
 
-  -- The DO blocks below are dollar-quoted; names must not end them early.
+  -- The DO blocks of the script are dollar-quoted; names must not end them early.
   IF relation::text ~ '\$(step|rewrite)\$' OR col ~ '\$(step|rewrite)\$' THEN
     RAISE EXCEPTION 'relation or column name contains a dollar-quote tag of the generated script'
       USING ERRCODE = 'invalid_name',
             HINT = 'Write the ALTER TABLE statements by hand for this object.';
   END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.storage_script_column(regclass, name, boolean) IS
+  'the column storage_migration_script() writes a script for, checked: its table''s relkind, its storage, compression and type, and the SET clause that rewrites its values';
 
-  words := regexp_split_to_array(lower(btrim(storage)), '\s+');
+-- storage_script_target: the storage argument of storage_migration_script()
+-- as a target strategy and a compression method (NULL: unchanged), checked.
+CREATE FUNCTION storagelab_internal.storage_script_target(storage text, OUT target text, OUT method text)
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  words text[] := regexp_split_to_array(lower(btrim(storage)), '\s+');
+BEGIN
   IF array_length(words, 1) = 1 AND words[1] IN ('pglz', 'lz4') THEN
     words := ARRAY['extended', words[1]];
   END IF;
@@ -375,6 +377,167 @@ BEGIN
       USING ERRCODE = 'feature_not_supported',
             HINT = 'Use pglz, or a server built with --with-lz4.';
   END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.storage_script_target(text) IS
+  'storage_migration_script()''s storage argument as its target strategy (external, extended, main) and compression method (pglz, lz4; NULL: unchanged), checked';
+
+-- storage_script_rewrite: the DO block of a storage migration script that
+-- rewrites the values of one table whose stored form differs from the new
+-- setting (rewrite_cond), 1,000 pages per transaction, skipping locked rows,
+-- then its VACUUM; with -v dry_run=1 one UPDATE of those values instead (in
+-- the run's one transaction, rolled back at its end).
+CREATE FUNCTION storagelab_internal.storage_script_rewrite(r regclass, set_list text, rewrite_cond text,
+                                                           retries int)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+  SELECT format(E'\\if :{?dry_run}\nUPDATE ONLY %s SET %s WHERE %s;\n\\else\n', r, set_list, rewrite_cond)
+      || format(
+      E'DO $rewrite$\nDECLARE\n'
+      '  batch_pages constant bigint := 1000;\n'
+      '  last_page bigint := pg_catalog.pg_relation_size(%1$L::regclass) / current_setting(''block_size'')::bigint;\n'
+      '  first_page bigint := 0;\n'
+      '  n bigint;\n'
+      '  skipped bigint;\n'
+      '  tries int := 0;\n'
+      '  total bigint := 0;\n'
+      '  left_locked bigint := 0;\n'
+      'BEGIN\n'
+      '  WHILE first_page <= last_page LOOP\n',
+      r::text)
+      -- rows that other sessions hold locked are skipped (SKIP LOCKED), never waited for: the
+      -- batch then waits for no client, so it cannot be in a wait cycle with one; the range is
+      -- done again (up to 20 times, 0.1 s apart) while it skipped rows, then they are counted
+      || storagelab_internal.retry_loop(format(
+           E'        WITH todo AS (SELECT ctid FROM ONLY %1$s\n'
+           '                       WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
+           '                         AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid AND %3$s),\n'
+           '             got AS (SELECT ctid FROM ONLY %1$s\n'
+           '                      WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
+           '                        AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid AND %3$s\n'
+           '                      FOR UPDATE SKIP LOCKED),\n'
+           '             upd AS (UPDATE ONLY %1$s SET %2$s\n'
+           '                      WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
+           '                        AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid\n'
+           '                        AND ctid IN (SELECT ctid FROM got) RETURNING 1)\n'
+           '        SELECT (SELECT count(*) FROM upd), (SELECT count(*) FROM todo) - (SELECT count(*) FROM got) INTO n, skipped;\n',
+           r, set_list, rewrite_cond), retries,
+           'Other sessions keep rows of the table locked: run the script again; rewritten values are skipped.')
+      || format(
+      E'    COMMIT;\n'
+      '    total := total + n;\n'
+      '    tries := tries + 1;\n'
+      '    IF skipped > 0 AND tries < 20 THEN\n'
+      '      PERFORM pg_catalog.pg_sleep(0.1);\n'
+      '      CONTINUE;\n'
+      '    END IF;\n'
+      '    left_locked := left_locked + greatest(skipped, 0);\n'
+      '    tries := 0;\n'
+      '    first_page := first_page + batch_pages;\n'
+      '    RAISE NOTICE ''%%: pages < %% done, %% values rewritten'', %1$L, first_page, total;\n'
+      '  END LOOP;\n'
+      '  IF left_locked > 0 THEN\n'
+      '    RAISE WARNING ''%%: %% rows were locked by other sessions each time and were left as they are'', %1$L, left_locked\n'
+      '      USING HINT = ''Run this script again: values already rewritten are skipped.'';\n'
+      '  END IF;\n'
+      'END\n$rewrite$;\n',
+      r::text)
+      || format(E'\n-- Then: VACUUM %s (SHARE UPDATE EXCLUSIVE; does not block reads or writes)\n'
+                '-- marks the old row versions and their TOAST chunks reusable; the files shrink\n'
+                '-- only with VACUUM FULL or pg_repack (ACCESS EXCLUSIVE / brief locks).\n'
+                'VACUUM (ANALYZE) %s;\n', translate(r::text, E'\n\r', '  '), r)
+      || E'\\endif\n'
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.storage_script_rewrite(regclass, text, text, int) IS
+  'the batched, resumable rewrite of one table''s values (a DO block committing every 1,000 pages, locked rows skipped and retried) and its VACUUM, for storage_migration_script()';
+
+-- storage_script_header: the head of a storage migration script (what it
+-- changes, how to run it) and its session settings, and with -v dry_run=1
+-- the BEGIN of the one transaction the run is then; the column's facts as
+-- storage_script_column() returns them.
+CREATE FUNCTION storagelab_internal.storage_script_header(
+    relation regclass, column_name name, relkind "char", typ text, attstorage "char", attcompression "char",
+    target text, method text, rewrite_existing boolean, lock_to text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+  -- Names are interpolated into comment lines too: there, line breaks in a
+  -- (quoted) name become spaces, so that no name can end a comment.
+  SELECT format(E'-- storagelab %s: storage migration script\n'
+                '-- generated %s by storagelab.storage_migration_script()\n'
+                '-- table:   %s (%s)\n'
+                '-- column:  %s %s, now STORAGE %s, COMPRESSION %s\n'
+                '-- target:  STORAGE %s%s; rewrite existing values: %s\n'
+                '--\n'
+                '-- Run with psql outside a transaction block (each step commits):\n'
+                '--   psql -v ON_ERROR_STOP=1 -f this_script.sql\n'
+                '-- -v dry_run=1: every step in one transaction, then ROLLBACK (the rewrite as one\n'
+                '-- UPDATE per table, without VACUUM): try it on a copy first.\n'
+                '--\n'
+                '-- ALTER TABLE ... SET STORAGE and SET COMPRESSION change the catalog only.\n'
+                '-- Values already stored keep their form: SET STORAGE does not touch them, nor does\n'
+                '-- UPDATE ... SET c = c (it reuses the same TOAST pointer and carries inline\n'
+                '-- compressed values as they are), nor VACUUM FULL, nor CLUSTER.  Only new or\n'
+                '-- rebuilt values (c = c || ''''), or the rewrite step below, follow the new setting.\n'
+                '-- Plain ALTER TABLE recurses and takes ACCESS EXCLUSIVE on every partition at once;\n'
+                '-- this script alters one table at a time with ALTER TABLE ONLY.\n',
+                (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'),
+                to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'),
+                translate(relation::text, E'\n\r', '  '), CASE relkind WHEN 'p' THEN 'partitioned table' ELSE 'table' END,
+                translate(quote_ident(column_name), E'\n\r', '  '), typ,
+                upper(CASE attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
+                                      WHEN 'm' THEN 'main' ELSE 'plain' END),
+                coalesce(CASE attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END,
+                         'default (' || current_setting('default_toast_compression') || ')'),
+                upper(target), coalesce(', COMPRESSION ' || method, ''),
+                CASE WHEN rewrite_existing THEN 'yes' ELSE 'no' END)
+      || format(E'\n\\set ON_ERROR_STOP on\nSET lock_timeout = %L;\n', lock_to)
+      || E'SET row_security = off;   -- a policy hiding rows from this role is an error, never a partial rewrite\n'
+      || E'\\if :{?dry_run}\nBEGIN;\n\\endif\n'
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.storage_script_header(regclass, name, "char", text, "char", "char", text, text, boolean, text) IS
+  'the head of a storage_migration_script() script: the table, the column with its storage and compression now and as targeted, how to run the script, and its SET statements';
+
+-- storage_script_end: the end of a storage migration script: with
+-- -v dry_run=1, the ROLLBACK of the run's one transaction.
+CREATE FUNCTION storagelab_internal.storage_script_end()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+  SELECT E'\n\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\endif\n'
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.storage_script_end() IS
+  'the end of a storage_migration_script() script: with -v dry_run=1, ROLLBACK of the one transaction the run was';
+
+-- storage_migration_script: SET STORAGE (and SET COMPRESSION) per table of
+-- an inheritance/partition tree, with lock_timeout and retries, and an
+-- optional batched rewrite of the values whose stored form would change.
+CREATE FUNCTION storagelab.storage_migration_script(
+    relation regclass, column_name name, storage text DEFAULT 'external',
+    rewrite_existing boolean DEFAULT false)
+RETURNS text
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  c           record;          -- storage_script_column()
+  target      text;            -- external | extended | main
+  method      text;            -- pglz | lz4 | NULL (unchanged)
+  lock_to     text := storagelab_internal.setting('scripts.lock_timeout');
+  retries     int  := storagelab_internal.setting('scripts.lock_retries')::int;
+  rewrite_cond text;
+  col         text := quote_ident(column_name);
+  out         text;
+  step        int := 0;
+  t           record;
+  stmt        text;
+BEGIN
+  SELECT * INTO c FROM storagelab_internal.storage_script_column(relation, column_name, rewrite_existing);
+  SELECT * INTO target, method FROM storagelab_internal.storage_script_target(storage);
 
   rewrite_cond := CASE
     WHEN target = 'external' THEN format('pg_catalog.pg_column_compression(%s) IS NOT NULL', col)
@@ -389,34 +552,8 @@ BEGIN
     ELSE format('(pg_catalog.pg_column_compression(%1$s) IS NULL AND pg_catalog.pg_column_size(%1$s) >= %2$s)', col, 2032)
     END;
 
-  out := format(E'-- storagelab %s: storage migration script\n'
-                '-- generated %s by storagelab.storage_migration_script()\n'
-                '-- table:   %s (%s)\n'
-                '-- column:  %s %s, now STORAGE %s, COMPRESSION %s\n'
-                '-- target:  STORAGE %s%s; rewrite existing values: %s\n'
-                '--\n'
-                '-- Run with psql outside a transaction block (each step commits):\n'
-                '--   psql -v ON_ERROR_STOP=1 -f this_script.sql\n'
-                '--\n'
-                '-- ALTER TABLE ... SET STORAGE and SET COMPRESSION change the catalog only.\n'
-                '-- Values already stored keep their form: SET STORAGE does not touch them, nor does\n'
-                '-- UPDATE ... SET c = c (it reuses the same TOAST pointer and carries inline\n'
-                '-- compressed values as they are), nor VACUUM FULL, nor CLUSTER.  Only new or\n'
-                '-- rebuilt values (c = c || ''''), or the rewrite step below, follow the new setting.\n'
-                '-- Plain ALTER TABLE recurses and takes ACCESS EXCLUSIVE on every partition at once;\n'
-                '-- this script alters one table at a time with ALTER TABLE ONLY.\n',
-                (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'),
-                to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'),
-                translate(relation::text, E'\n\r', '  '), CASE rel.relkind WHEN 'p' THEN 'partitioned table' ELSE 'table' END,
-                translate(col, E'\n\r', '  '), typ,
-                upper(CASE att.attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
-                                          WHEN 'm' THEN 'main' ELSE 'plain' END),
-                coalesce(CASE att.attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END,
-                         'default (' || current_setting('default_toast_compression') || ')'),
-                upper(target), coalesce(', COMPRESSION ' || method, ''),
-                CASE WHEN rewrite_existing THEN 'yes' ELSE 'no' END);
-  out := out || format(E'\n\\set ON_ERROR_STOP on\nSET lock_timeout = %L;\n', lock_to)
-             || E'SET row_security = off;   -- a policy hiding rows from this role is an error, never a partial rewrite\n';
+  out := storagelab_internal.storage_script_header(relation, column_name, c.relkind, c.typ, c.attstorage,
+                                                  c.attcompression, target, method, rewrite_existing, lock_to);
 
   -- The tree: the table, its partitions and inheritance children (the
   -- column has the same name in all of them), parents before children.
@@ -426,10 +563,10 @@ BEGIN
       UNION ALL
       SELECT i.inhrelid, tree.depth + 1 FROM pg_inherits i JOIN tree ON i.inhparent = tree.relid
     )
-    SELECT tree.relid::regclass AS r, c.relkind, min(tree.depth) AS depth
-      FROM tree JOIN pg_class c ON c.oid = tree.relid
-     WHERE c.relkind IN ('r', 'p', 'f')
-     GROUP BY tree.relid, c.relkind
+    SELECT tree.relid::regclass AS r, k.relkind, min(tree.depth) AS depth
+      FROM tree JOIN pg_class k ON k.oid = tree.relid
+     WHERE k.relkind IN ('r', 'p', 'f')
+     GROUP BY tree.relid, k.relkind
      ORDER BY min(tree.depth), tree.relid::regclass::text
   LOOP
     CONTINUE WHEN t.relkind = 'f';
@@ -455,7 +592,8 @@ BEGIN
   IF NOT rewrite_existing THEN
     out := out || E'\n-- Existing values are left as they are (rewrite_existing => false).  To see how\n'
                || format(E'-- they are stored: SELECT * FROM storagelab.toast_profile(%L, %L);\n',
-                         translate(relation::text, E'\n\r', '  '), translate(column_name::text, E'\n\r', '  '));
+                         translate(relation::text, E'\n\r', '  '), translate(column_name::text, E'\n\r', '  '))
+               || storagelab_internal.storage_script_end();
     RETURN out;
   END IF;
 
@@ -468,8 +606,8 @@ BEGIN
       SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.relid
     )
     SELECT tree.relid::regclass AS r
-      FROM tree JOIN pg_class c ON c.oid = tree.relid
-     WHERE c.relkind = 'r'
+      FROM tree JOIN pg_class k ON k.oid = tree.relid
+     WHERE k.relkind = 'r'
      ORDER BY tree.relid::regclass::text
   LOOP
     step := step + 1;
@@ -483,63 +621,10 @@ BEGIN
                          -- again: it still looks like one to rewrite
                          CASE WHEN target = 'external' THEN '.' ELSE
                            E', except those that stay\n-- uncompressed (content compressed already, or that compression does not shrink):\n'
-                           '-- they look unchanged, and every run rewrites them again.' END);
-    out := out || format(
-      E'DO $rewrite$\nDECLARE\n'
-      '  batch_pages constant bigint := 1000;\n'
-      '  last_page bigint := pg_catalog.pg_relation_size(%1$L::regclass) / current_setting(''block_size'')::bigint;\n'
-      '  first_page bigint := 0;\n'
-      '  n bigint;\n'
-      '  skipped bigint;\n'
-      '  tries int := 0;\n'
-      '  total bigint := 0;\n'
-      '  left_locked bigint := 0;\n'
-      'BEGIN\n'
-      '  WHILE first_page <= last_page LOOP\n',
-      t.r::text)
-      -- rows that other sessions hold locked are skipped (SKIP LOCKED), never waited for: the
-      -- batch then waits for no client, so it cannot be in a wait cycle with one; the range is
-      -- done again (up to 20 times, 0.1 s apart) while it skipped rows, then they are counted
-      || storagelab_internal.retry_loop(format(
-           E'        WITH todo AS (SELECT ctid FROM ONLY %1$s\n'
-           '                       WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
-           '                         AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid AND %3$s),\n'
-           '             got AS (SELECT ctid FROM ONLY %1$s\n'
-           '                      WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
-           '                        AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid AND %3$s\n'
-           '                      FOR UPDATE SKIP LOCKED),\n'
-           '             upd AS (UPDATE ONLY %1$s SET %2$s\n'
-           '                      WHERE ctid >= pg_catalog.format(''(%%s,0)'', first_page)::tid\n'
-           '                        AND ctid < pg_catalog.format(''(%%s,0)'', first_page + batch_pages)::tid\n'
-           '                        AND ctid IN (SELECT ctid FROM got) RETURNING 1)\n'
-           '        SELECT (SELECT count(*) FROM upd), (SELECT count(*) FROM todo) - (SELECT count(*) FROM got) INTO n, skipped;\n',
-           t.r, set_list, rewrite_cond), retries,
-           'Other sessions keep rows of the table locked: run the script again; rewritten values are skipped.')
-      || format(
-      E'    COMMIT;\n'
-      '    total := total + n;\n'
-      '    tries := tries + 1;\n'
-      '    IF skipped > 0 AND tries < 20 THEN\n'
-      '      PERFORM pg_catalog.pg_sleep(0.1);\n'
-      '      CONTINUE;\n'
-      '    END IF;\n'
-      '    left_locked := left_locked + greatest(skipped, 0);\n'
-      '    tries := 0;\n'
-      '    first_page := first_page + batch_pages;\n'
-      '    RAISE NOTICE ''%%: pages < %% done, %% values rewritten'', %1$L, first_page, total;\n'
-      '  END LOOP;\n'
-      '  IF left_locked > 0 THEN\n'
-      '    RAISE WARNING ''%%: %% rows were locked by other sessions each time and were left as they are'', %1$L, left_locked\n'
-      '      USING HINT = ''Run this script again: values already rewritten are skipped.'';\n'
-      '  END IF;\n'
-      'END\n$rewrite$;\n',
-      t.r::text);
-    out := out || format(E'\n-- Then: VACUUM %s (SHARE UPDATE EXCLUSIVE; does not block reads or writes)\n'
-                         '-- marks the old row versions and their TOAST chunks reusable; the files shrink\n'
-                         '-- only with VACUUM FULL or pg_repack (ACCESS EXCLUSIVE / brief locks).\n'
-                         'VACUUM (ANALYZE) %s;\n', translate(t.r::text, E'\n\r', '  '), t.r);
+                           '-- they look unchanged, and every run rewrites them again.' END)
+               || storagelab_internal.storage_script_rewrite(t.r, c.set_list, rewrite_cond, retries);
   END LOOP;
-  RETURN out;
+  RETURN out || storagelab_internal.storage_script_end();
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.storage_migration_script(regclass, name, text, boolean) IS

@@ -722,7 +722,6 @@ DECLARE
   lock_list  text;
   lock_stmt  text[];
   s          text;
-  ph         text;
   retries    int := storagelab_internal.setting('scripts.lock_retries')::int;
 BEGIN
   IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
@@ -793,42 +792,35 @@ BEGIN
                       ELSE string_agg(DISTINCT l.why, '; ') END AS why
             FROM unnest(rels) r(oid), storagelab_internal.layout_lock_targets(r.oid::regclass) l
            GROUP BY l.rel) x;
+  plan := CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END;  -- the header shows the plan's figures
   IF mode = 'online' THEN
-    RETURN storagelab_internal.layout_online_script(relation, tabs, allch,
-                                                    CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list);
+    RETURN storagelab_internal.layout_online_script(relation, tabs, allch, plan, lock_list);
   END IF;
-  s := storagelab_internal.layout_header(relation, tabs, allch,
-                                         CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END, lock_list, NULL)
+  s := storagelab_internal.layout_header(relation, tabs, allch, plan, lock_list, NULL)
        || storagelab_internal.bigint_migration_blocking_settings()
-       || E'-- Lock the table and every relation the run changes (see the header), all or none, in OID order;\n'
-       || E'-- retried on lock_timeout.\n'
+       || E'-- Lock the table and every relation the run changes (see the header), all or none, in OID order;\n-- retried on lock_timeout.\n'
        || storagelab_internal.retry_block(lock_stmt, retries,
                                           'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
        || E'\n' || rechecks
        || storagelab_internal.layout_function_recheck(relation, allch, 'before');
-  FOREACH ph IN ARRAY ARRAY['create', 'copy', 'index', 'swap', 'validate', 'cleanup'] LOOP
-    s := s || CASE ph WHEN 'create' THEN E'-- The new table beside the old one.\n'
-                      WHEN 'copy' THEN E'-- Every row, in the new column order (row_security off: a policy that would hide\n'
+  -- the engine's statements, phase by phase, each under its comment (rels: nothing, an event
+  -- trigger, added objects to the new tables as they were created)
+  s := s || (SELECT string_agg(u.head || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
+                                                     FROM storagelab_internal.rewrite_statements(tabs, u.ph) r), '')
+                               || u.tail || E'\n', '' ORDER BY u.n)
+               FROM (VALUES (1, 'create', E'-- The new table beside the old one.\n', format(E'DO %s;\n', storagelab_internal.dollar_quote(
+                               format('BEGIN PERFORM storagelab_internal.rewrite_check_created(%L); END', rels)))),
+                            (2, 'copy', E'-- Every row, in the new column order (row_security off: a policy that would hide\n'
                                         '-- rows from this role stops the script instead of leaving them out).\n'
-                                        'SET LOCAL row_security = off;\n'
-                      WHEN 'index' THEN E'-- Indexes and constraints, built once on the full table.\n'
-                      WHEN 'swap' THEN E'-- The swap: dependents, renames, sequences, foreign keys, triggers, rules, policies.\n'
-                      WHEN 'validate' THEN E'-- Foreign keys re-pointed NOT VALID, validated.\n'
-                      ELSE E'-- The old table.\n' END
-           || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
-                          FROM storagelab_internal.rewrite_statements(tabs, ph) r), '')
-           || CASE ph WHEN 'copy' THEN E'SET LOCAL row_security = on;\n'
-                      -- nothing (an event trigger) added objects to the new tables as they were created
-                      WHEN 'create' THEN format(E'DO %s;\n', storagelab_internal.dollar_quote(format(
-                                           'BEGIN PERFORM storagelab_internal.rewrite_check_created(%L); END', rels)))
-                      ELSE '' END
-           || E'\n';
-  END LOOP;
-  s := s || storagelab_internal.layout_function_recheck(relation, allch, 'after')
+                                        'SET LOCAL row_security = off;\n', E'SET LOCAL row_security = on;\n'),
+                            (3, 'index', E'-- Indexes and constraints, built once on the full table.\n', ''),
+                            (4, 'swap', E'-- The swap: dependents, renames, sequences, foreign keys, triggers, rules, policies.\n', ''),
+                            (5, 'validate', E'-- Foreign keys re-pointed NOT VALID, validated.\n', ''),
+                            (6, 'cleanup', E'-- The old table.\n', '')) u(n, ph, head, tail));
+  RETURN s || storagelab_internal.layout_function_recheck(relation, allch, 'after')
          || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n'
          || E'-- Statistics of the new tables (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
          || (SELECT string_agg(format(E'ANALYZE %s;\n', t->>'relation'), '' ORDER BY n) FROM jsonb_array_elements(tabs) WITH ORDINALITY u(t, n));
-  RETURN s;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_script(regclass, text, jsonb, name[], jsonb) IS

@@ -77,6 +77,8 @@ log "library mix: each released version's SQL objects with this build's library"
 part_end mix
 log "META.json against the PGXN Meta Spec"
 part_end meta
+log "sizes: functions, the generator, duplicates (scripts/size-check.py)"
+part "$REPO/scripts/size-check.py"
 # More test scripts go here, each as "part CMD..." (after the suites; a
 # script that builds the releases as the upgrade test does must not run
 # beside it: they share .build/releases), or as part_start NAME CMD... above

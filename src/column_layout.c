@@ -128,38 +128,16 @@ array_elements(ArrayType *arr, Oid elemtype, int16 elmlen, bool elmbyval,
 }
 
 /*
- * storagelab_tuple_layout
- *		The layout model on C arrays: ncols columns in attnum order, laid out
- *		in that order or, with reorder, in the order of their keys leaving
- *		out negative keys.  See storagelab_heap_tuple_bytes() for what the
- *		fields mean.  Pure arithmetic; errors only on invalid input.
+ * layout_order
+ *		The order to lay the attributes out in, into order (ncols entries):
+ *		attnum order, or with reorder the order of their keys leaving out
+ *		negative keys.  Returns how many attributes are laid out.
  */
-void
-storagelab_tuple_layout(const LayoutColumn *cols, int ncols, bool reorder,
-						LayoutResult *out)
+static int
+layout_order(const LayoutColumn *cols, int ncols, bool reorder, SortItem *order)
 {
-	double		prob[SL_MODULUS];	/* P(data offset % SL_MODULUS == k) */
-	double		expected_len = 0.0; /* E[data length before final pad] */
-	double		raw_bytes = 0.0;	/* E[bytes of attribute values] */
-	double		p_no_null = 1.0;
-	bool		size_varies = false;
-	double		hoff_plain;
-	double		hoff_nulls;
-	double		header;
-	double		tail_pad = 0.0;
-	double		tuple_bytes;
-	SortItem	order_buf[64];
-	SortItem   *order = ncols <= lengthof(order_buf) ? order_buf :
-		palloc(sizeof(SortItem) * ncols);
 	int			nlaid = 0;
 
-	if (ncols > MaxTupleAttributeNumber)
-		ereport(ERROR,
-				(errcode(ERRCODE_TOO_MANY_COLUMNS),
-				 errmsg("tuples can have at most %d columns",
-						MaxTupleAttributeNumber)));
-
-	/* the order to lay the attributes out in */
 	for (int i = 0; i < ncols; i++)
 	{
 		if (reorder && cols[i].key < 0)
@@ -184,6 +162,155 @@ storagelab_tuple_layout(const LayoutColumn *cols, int ncols, bool reorder,
 			order[j] = item;
 		}
 	}
+	return nlaid;
+}
+
+/*
+ * column_alignment
+ *		The alignment in bytes of a present value of the column, and its
+ *		width (*width: typlen for a fixed-width type, else unchanged).
+ */
+static int
+column_alignment(const LayoutColumn *col, double *width)
+{
+	if (col->len > 0)
+	{
+		/* fixed width: always aligned, always typlen bytes */
+		*width = col->len;
+		return typalign_bytes(col->align);
+	}
+	if (col->len == -1 && col->storage != TYPSTORAGE_PLAIN &&
+		*width <= VARATT_SHORT_MAX)
+		return 1;				/* packed into a 1-byte varlena header */
+	if (col->len == -1)
+		return typalign_bytes(col->align);
+	return 1;					/* cstring: typalign 'c' */
+}
+
+/*
+ * width_distribution
+ *		How the width of a value is distributed modulo SL_MODULUS, into
+ *		wdist: fixed-width values and variable-width ones of known spread 0
+ *		always advance by the rounded width; a small spread as the two
+ *		integers around the mean, a larger one as two equally likely widths,
+ *		mean - spread and mean + spread (which keeps the mean and the
+ *		variance); an unknown or wide one (over 8 bytes) leaves the offset
+ *		uniformly distributed.  Returns the one width modulo SL_MODULUS when
+ *		there is one, else -1.
+ */
+static int
+width_distribution(int len, double width, double spread, double *wdist)
+{
+	memset(wdist, 0, sizeof(double) * SL_MODULUS);
+	if (len != -1 || spread == 0.0)
+	{
+		/* one width: the offset moves by it (the common case, kept fast) */
+		int			single = ((int) rint(width)) % SL_MODULUS;
+
+		wdist[single] = 1.0;
+		return single;
+	}
+	if (spread < 0.0 || isnan(spread) || spread > 8.0)
+	{
+		for (int j = 0; j < SL_MODULUS; j++)
+			wdist[j] = 1.0 / SL_MODULUS;
+	}
+	else if (spread * spread <= (width - floor(width)) * (ceil(width) - width) + 0.25)
+	{
+		/*
+		 * Nearly constant: the two integers around the mean, weighted to
+		 * keep the mean (their variance is at most a quarter byte below the
+		 * spread's).
+		 */
+		int			lo = (int) floor(width);
+		double		frac = width - lo;
+
+		wdist[lo % SL_MODULUS] += 1.0 - frac;
+		wdist[(lo + 1) % SL_MODULUS] += frac;
+	}
+	else
+	{
+		/*
+		 * Two points, mean - spread and mean + spread, match the mean and the
+		 * variance; each is split between its neighbouring integers.
+		 */
+		for (int p = -1; p <= 1; p += 2)
+		{
+			double		point = Max(width + p * spread, 1.0);
+			int			lo = (int) floor(point);
+			double		frac = point - lo;
+
+			wdist[lo % SL_MODULUS] += 0.5 * (1.0 - frac);
+			wdist[(lo + 1) % SL_MODULUS] += 0.5 * frac;
+		}
+	}
+	return -1;
+}
+
+/*
+ * advance_offsets
+ *		Move the distribution of the data offset (prob) past one attribute,
+ *		present with probability present (NULL with nf), aligned to align,
+ *		its width distributed as single or wdist (width_distribution());
+ *		adds the expected alignment padding to *expected_len.
+ */
+static void
+advance_offsets(double *prob, double present, double nf, int align, int single,
+				const double *wdist, double *expected_len)
+{
+	double		next[SL_MODULUS];
+
+	memset(next, 0, sizeof(next));
+	for (int k = 0; k < SL_MODULUS; k++)
+	{
+		int			pad;
+
+		if (prob[k] == 0.0)
+			continue;
+		pad = (int) TYPEALIGN(align, k) - k;
+		*expected_len += present * prob[k] * pad;
+		next[k] += nf * prob[k];
+		if (single >= 0)
+			next[(k + pad + single) % SL_MODULUS] += present * prob[k];
+		else
+			for (int j = 0; j < SL_MODULUS; j++)
+				next[(k + pad + j) % SL_MODULUS] += present * prob[k] * wdist[j];
+	}
+	memcpy(prob, next, sizeof(next));
+}
+
+/*
+ * storagelab_tuple_layout
+ *		The layout model on C arrays: ncols columns in attnum order, laid out
+ *		in that order or, with reorder, in the order of their keys leaving
+ *		out negative keys.  See storagelab_heap_tuple_bytes() for what the
+ *		fields mean.  Pure arithmetic; errors only on invalid input.
+ */
+void
+storagelab_tuple_layout(const LayoutColumn *cols, int ncols, bool reorder,
+						LayoutResult *out)
+{
+	double		prob[SL_MODULUS];	/* P(data offset % SL_MODULUS == k) */
+	double		expected_len = 0.0; /* E[data length before final pad] */
+	double		raw_bytes = 0.0;	/* E[bytes of attribute values] */
+	double		p_no_null = 1.0;
+	bool		size_varies = false;
+	double		hoff_plain;
+	double		hoff_nulls;
+	double		header;
+	double		tail_pad = 0.0;
+	double		tuple_bytes;
+	SortItem	order_buf[64];
+	SortItem   *order = ncols <= lengthof(order_buf) ? order_buf :
+		palloc(sizeof(SortItem) * ncols);
+	int			nlaid;
+
+	if (ncols > MaxTupleAttributeNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_TOO_MANY_COLUMNS),
+				 errmsg("tuples can have at most %d columns",
+						MaxTupleAttributeNumber)));
+	nlaid = layout_order(cols, ncols, reorder, order);
 
 	/* The data area starts MAXALIGN'd: offset 0. */
 	memset(prob, 0, sizeof(prob));
@@ -192,16 +319,12 @@ storagelab_tuple_layout(const LayoutColumn *cols, int ncols, bool reorder,
 	for (int n = 0; n < nlaid; n++)
 	{
 		int			i = order[n].index;
-		int			len = cols[i].len;
-		char		storage = cols[i].storage;
 		double		width = cols[i].width;
 		double		nf = cols[i].null_frac;
-		double		spread = cols[i].spread;
 		double		wdist[SL_MODULUS];
 		int			single;		/* the one width modulo SL_MODULUS, or -1 */
 		double		present;
 		int			align;
-		double		next[SL_MODULUS];
 
 		if (isnan(nf) || nf < 0.0 || nf > 1.0 || isnan(width) || width < 0.0)
 			ereport(ERROR,
@@ -214,90 +337,11 @@ storagelab_tuple_layout(const LayoutColumn *cols, int ncols, bool reorder,
 		if (present <= 0.0)
 			continue;
 
-		if (len > 0)
-		{
-			/* fixed width: always aligned, always typlen bytes */
-			align = typalign_bytes(cols[i].align);
-			width = len;
-		}
-		else if (len == -1 && storage != TYPSTORAGE_PLAIN &&
-				 width <= VARATT_SHORT_MAX)
-			align = 1;			/* packed into a 1-byte varlena header */
-		else if (len == -1)
-			align = typalign_bytes(cols[i].align);
-		else
-			align = 1;			/* cstring: typalign 'c' */
-
-		/*
-		 * How the width is distributed modulo SL_MODULUS: fixed-width values
-		 * and variable-width ones of known spread 0 always advance by the
-		 * rounded width; a small spread as the two integers around the mean,
-		 * a larger one as two equally likely widths, mean - spread and mean +
-		 * spread (which keeps the mean and the variance); an unknown or wide
-		 * one (over 8 bytes) leaves the offset uniformly distributed.
-		 */
-		memset(wdist, 0, sizeof(wdist));
-		single = -1;
-		if (len != -1 || spread == 0.0)
-		{
-			/* one width: the offset moves by it (the common case, kept fast) */
-			single = ((int) rint(width)) % SL_MODULUS;
-			wdist[single] = 1.0;
-		}
-		else if (spread < 0.0 || isnan(spread) || spread > 8.0)
-		{
-			for (int j = 0; j < SL_MODULUS; j++)
-				wdist[j] = 1.0 / SL_MODULUS;
-		}
-		else if (spread * spread <= (width - floor(width)) * (ceil(width) - width) + 0.25)
-		{
-			/*
-			 * Nearly constant: the two integers around the mean, weighted to
-			 * keep the mean (their variance is at most a quarter byte below
-			 * the spread's).
-			 */
-			int			lo = (int) floor(width);
-			double		frac = width - lo;
-
-			wdist[lo % SL_MODULUS] += 1.0 - frac;
-			wdist[(lo + 1) % SL_MODULUS] += frac;
-		}
-		else
-		{
-			/*
-			 * Two points, mean - spread and mean + spread, match the mean and
-			 * the variance; each is split between its neighbouring integers.
-			 */
-			for (int p = -1; p <= 1; p += 2)
-			{
-				double		point = Max(width + p * spread, 1.0);
-				int			lo = (int) floor(point);
-				double		frac = point - lo;
-
-				wdist[lo % SL_MODULUS] += 0.5 * (1.0 - frac);
-				wdist[(lo + 1) % SL_MODULUS] += 0.5 * frac;
-			}
-		}
-		if (len == -1 && spread != 0.0)
+		align = column_alignment(&cols[i], &width);
+		single = width_distribution(cols[i].len, width, cols[i].spread, wdist);
+		if (cols[i].len == -1 && cols[i].spread != 0.0)
 			size_varies = true;
-
-		memset(next, 0, sizeof(next));
-		for (int k = 0; k < SL_MODULUS; k++)
-		{
-			int			pad;
-
-			if (prob[k] == 0.0)
-				continue;
-			pad = (int) TYPEALIGN(align, k) - k;
-			expected_len += present * prob[k] * pad;
-			next[k] += nf * prob[k];
-			if (single >= 0)
-				next[(k + pad + single) % SL_MODULUS] += present * prob[k];
-			else
-				for (int j = 0; j < SL_MODULUS; j++)
-					next[(k + pad + j) % SL_MODULUS] += present * prob[k] * wdist[j];
-		}
-		memcpy(prob, next, sizeof(prob));
+		advance_offsets(prob, present, nf, align, single, wdist, &expected_len);
 		expected_len += present * width;
 		raw_bytes += present * width;
 	}

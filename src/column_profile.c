@@ -547,43 +547,16 @@ profile_numeric(ColumnState *st, Datum value, MemoryContext colctx)
 }
 
 /*
- * storagelab_column_profile_scan
- *		column_profile_scan(relation regclass) returns setof (attnum int2,
- *		row_count int8, null_count int8, avg_width float8, min_value numeric,
- *		max_value numeric, all_integers bool, text_kind text,
- *		trimmed_avg_width float8, width_stddev float8), one row per live
- *		column.
- *
- * Opens the table with AccessShareLock after storagelab's relation checks
- * (SELECT privilege, ordinary heap table, not another session's temporary
- * table), refuses tables whose row-level security is active for the caller
- * (a profile of some rows would pass for exact), and scans it once with the
- * active snapshot.  Memory: constant per column, plus one value per row in a
- * context reset after each row.
+ * profile_states
+ *		One ColumnState per attribute of the table (dropped ones included),
+ *		with its class and what its class measures, in the current memory
+ *		context.
  */
-Datum
-storagelab_column_profile_scan(PG_FUNCTION_ARGS)
+static ColumnState *
+profile_states(TupleDesc tupdesc)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			relid = PG_GETARG_OID(0);
-	Relation	rel;
-	TupleDesc	tupdesc;
-	ColumnState *states;
-	TableScanDesc scan;
-	TupleTableSlot *slot;
-	MemoryContext rowctx;
-	MemoryContext colctx = CurrentMemoryContext;
-	int64		nrows = 0;
+	ColumnState *states = palloc0(sizeof(ColumnState) * tupdesc->natts);
 
-	rel = storagelab_open_heap_relation(relid, SL_ALLOW_TABLE, "column_profile");
-	storagelab_refuse_row_security(rel, "column_profile",
-								   "A profile of the rows visible to this role would be reported as exact.");
-
-	InitMaterializedSRF(fcinfo, 0);
-	SL_CHECK_RESULT(rsinfo->setDesc, profile_result_types, "column_profile_scan");
-
-	tupdesc = RelationGetDescr(rel);
-	states = palloc0(sizeof(ColumnState) * tupdesc->natts);
 	for (int i = 0; i < tupdesc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
@@ -614,6 +587,60 @@ storagelab_column_profile_scan(PG_FUNCTION_ARGS)
 				break;
 		}
 	}
+	return states;
+}
+
+/*
+ * profile_value
+ *		Account one non-NULL value of a column: its stored width (variable
+ *		width), then what its class measures (bounds, kinds).
+ */
+static void
+profile_value(ColumnState *st, Form_pg_attribute att, Datum value, MemoryContext colctx)
+{
+	st->nonnull++;
+	if (att->attlen == -1)
+	{
+		double		w = VARSIZE_ANY(DatumGetPointer(value));
+
+		st->width_sum += w;
+		st->width_sq_sum += w * w;
+	}
+
+	switch (st->pclass)
+	{
+		case PC_INTEGER:
+			note_integer(st, att->atttypid == INT2OID ? DatumGetInt16(value) :
+						 att->atttypid == INT4OID ? DatumGetInt32(value) :
+						 DatumGetInt64(value));
+			break;
+		case PC_NUMERIC:
+			profile_numeric(st, value, colctx);
+			break;
+		case PC_TEXT:
+		case PC_BPCHAR:
+			profile_text(st, value);
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * profile_rows
+ *		Scan the table once with the active snapshot, accounting every value
+ *		of every live column in states (bounds kept in colctx); returns the
+ *		number of rows.  Each row's values are read in a context reset after
+ *		the row.
+ */
+static int64
+profile_rows(Relation rel, ColumnState *states, MemoryContext colctx)
+{
+	TupleDesc	tupdesc = RelationGetDescr(rel);
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	MemoryContext rowctx;
+	int64		nrows = 0;
 
 	rowctx = AllocSetContextCreate(CurrentMemoryContext,
 								   "column_profile row",
@@ -638,37 +665,10 @@ storagelab_column_profile_scan(PG_FUNCTION_ARGS)
 		for (int i = 0; i < tupdesc->natts; i++)
 		{
 			Form_pg_attribute att = TupleDescAttr(tupdesc, i);
-			ColumnState *st = &states[i];
-			Datum		value = slot->tts_values[i];
 
 			if (att->attisdropped || slot->tts_isnull[i])
 				continue;
-			st->nonnull++;
-			if (att->attlen == -1)
-			{
-				double		w = VARSIZE_ANY(DatumGetPointer(value));
-
-				st->width_sum += w;
-				st->width_sq_sum += w * w;
-			}
-
-			switch (st->pclass)
-			{
-				case PC_INTEGER:
-					note_integer(st, att->atttypid == INT2OID ? DatumGetInt16(value) :
-								 att->atttypid == INT4OID ? DatumGetInt32(value) :
-								 DatumGetInt64(value));
-					break;
-				case PC_NUMERIC:
-					profile_numeric(st, value, colctx);
-					break;
-				case PC_TEXT:
-				case PC_BPCHAR:
-					profile_text(st, value);
-					break;
-				default:
-					break;
-			}
+			profile_value(&states[i], att, slot->tts_values[i], colctx);
 		}
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(rowctx);
@@ -676,63 +676,113 @@ storagelab_column_profile_scan(PG_FUNCTION_ARGS)
 
 	table_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
+	return nrows;
+}
+
+/*
+ * profile_emit
+ *		The result row of one live column: counts, width and its spread
+ *		(variable width), bounds (integers, numerics, text of integers only),
+ *		integrality (numeric), text kind, and trimmed width (char(n)).
+ */
+static void
+profile_emit(ReturnSetInfo *rsinfo, Form_pg_attribute att, const ColumnState *st,
+			 int64 nrows)
+{
+	Datum		values[10];
+	bool		nulls[10];
+	const char *kind = NULL;
+
+	memset(nulls, true, sizeof(nulls));
+
+	values[0] = Int16GetDatum(att->attnum);
+	values[1] = Int64GetDatum(nrows);
+	values[2] = Int64GetDatum(nrows - st->nonnull);
+	nulls[0] = nulls[1] = nulls[2] = false;
+	if (att->attlen == -1 && st->nonnull > 0)
+	{
+		double		mean = st->width_sum / st->nonnull;
+
+		values[3] = Float8GetDatum(mean);
+		values[9] = Float8GetDatum(sqrt(Max(st->width_sq_sum / st->nonnull - mean * mean, 0.0)));
+		nulls[3] = nulls[9] = false;
+	}
+	if (st->nonnull > 0 && (st->pclass == PC_TEXT || st->pclass == PC_BPCHAR))
+		kind = kind_name(st->kind_mask);
+	if (st->have_bounds &&
+		(st->pclass == PC_INTEGER ||
+		 (kind != NULL && st->kind_mask == KIND_INTEGER && !st->int_overflow)))
+	{
+		values[4] = NumericGetDatum(int64_to_numeric(st->imin));
+		values[5] = NumericGetDatum(int64_to_numeric(st->imax));
+		nulls[4] = nulls[5] = false;
+	}
+	else if (st->have_bounds && st->pclass == PC_NUMERIC)
+	{
+		values[4] = st->nmin;
+		values[5] = st->nmax;
+		nulls[4] = nulls[5] = false;
+	}
+	if (st->pclass == PC_NUMERIC && st->nonnull > 0)
+	{
+		values[6] = BoolGetDatum(st->all_integers);
+		nulls[6] = false;
+	}
+	if (kind != NULL)
+	{
+		values[7] = CStringGetTextDatum(kind);
+		nulls[7] = false;
+	}
+	if (st->pclass == PC_BPCHAR && st->nonnull > 0)
+	{
+		values[8] = Float8GetDatum(st->trimmed_sum / st->nonnull);
+		nulls[8] = false;
+	}
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * storagelab_column_profile_scan
+ *		column_profile_scan(relation regclass) returns setof (attnum int2,
+ *		row_count int8, null_count int8, avg_width float8, min_value numeric,
+ *		max_value numeric, all_integers bool, text_kind text,
+ *		trimmed_avg_width float8, width_stddev float8), one row per live
+ *		column.
+ *
+ * Opens the table with AccessShareLock after storagelab's relation checks
+ * (SELECT privilege, ordinary heap table, not another session's temporary
+ * table), refuses tables whose row-level security is active for the caller
+ * (a profile of some rows would pass for exact), and scans it once with the
+ * active snapshot.  Memory: constant per column, plus one value per row in a
+ * context reset after each row.
+ */
+Datum
+storagelab_column_profile_scan(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid = PG_GETARG_OID(0);
+	Relation	rel;
+	TupleDesc	tupdesc;
+	ColumnState *states;
+	int64		nrows;
+
+	rel = storagelab_open_heap_relation(relid, SL_ALLOW_TABLE, "column_profile");
+	storagelab_refuse_row_security(rel, "column_profile",
+								   "A profile of the rows visible to this role would be reported as exact.");
+
+	InitMaterializedSRF(fcinfo, 0);
+	SL_CHECK_RESULT(rsinfo->setDesc, profile_result_types, "column_profile_scan");
+
+	tupdesc = RelationGetDescr(rel);
+	states = profile_states(tupdesc);
+	nrows = profile_rows(rel, states, CurrentMemoryContext);
 
 	for (int i = 0; i < tupdesc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
-		ColumnState *st = &states[i];
-		Datum		values[10];
-		bool		nulls[10];
-		const char *kind = NULL;
 
-		if (att->attisdropped)
-			continue;
-		memset(nulls, true, sizeof(nulls));
-
-		values[0] = Int16GetDatum(att->attnum);
-		values[1] = Int64GetDatum(nrows);
-		values[2] = Int64GetDatum(nrows - st->nonnull);
-		nulls[0] = nulls[1] = nulls[2] = false;
-		if (att->attlen == -1 && st->nonnull > 0)
-		{
-			double		mean = st->width_sum / st->nonnull;
-
-			values[3] = Float8GetDatum(mean);
-			values[9] = Float8GetDatum(sqrt(Max(st->width_sq_sum / st->nonnull - mean * mean, 0.0)));
-			nulls[3] = nulls[9] = false;
-		}
-		if (st->nonnull > 0 && (st->pclass == PC_TEXT || st->pclass == PC_BPCHAR))
-			kind = kind_name(st->kind_mask);
-		if (st->have_bounds &&
-			(st->pclass == PC_INTEGER ||
-			 (kind != NULL && st->kind_mask == KIND_INTEGER && !st->int_overflow)))
-		{
-			values[4] = NumericGetDatum(int64_to_numeric(st->imin));
-			values[5] = NumericGetDatum(int64_to_numeric(st->imax));
-			nulls[4] = nulls[5] = false;
-		}
-		else if (st->have_bounds && st->pclass == PC_NUMERIC)
-		{
-			values[4] = st->nmin;
-			values[5] = st->nmax;
-			nulls[4] = nulls[5] = false;
-		}
-		if (st->pclass == PC_NUMERIC && st->nonnull > 0)
-		{
-			values[6] = BoolGetDatum(st->all_integers);
-			nulls[6] = false;
-		}
-		if (kind != NULL)
-		{
-			values[7] = CStringGetTextDatum(kind);
-			nulls[7] = false;
-		}
-		if (st->pclass == PC_BPCHAR && st->nonnull > 0)
-		{
-			values[8] = Float8GetDatum(st->trimmed_sum / st->nonnull);
-			nulls[8] = false;
-		}
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		if (!att->attisdropped)
+			profile_emit(rsinfo, att, &states[i], nrows);
 	}
 
 	relation_close(rel, AccessShareLock);

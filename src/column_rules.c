@@ -32,6 +32,52 @@
 #include "column_walk.h"
 
 /*
+ * storagelab_rules_apply_to
+ *		Whether column_waste has a rule for the type (so bounds, integrality
+ *		and text kinds are worth decoding from the sample).
+ */
+bool
+storagelab_rules_apply_to(Oid typid)
+{
+	switch (typid)
+	{
+		case INT4OID:
+		case INT8OID:
+		case NUMERICOID:
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * storagelab_order_key
+ *		Sort key of the suggested column order: fixed width by alignment
+ *		descending, then variable width; NOT NULL first within each; then the
+ *		column's position.
+ */
+int32
+storagelab_order_key(int16 len, char align, bool notnull, int16 attnum)
+{
+	int			cls;
+
+	if (len < 0)
+		cls = 4;
+	else if (align == TYPALIGN_DOUBLE)
+		cls = 0;
+	else if (align == TYPALIGN_INT)
+		cls = 1;
+	else if (align == TYPALIGN_SHORT)
+		cls = 2;
+	else
+		cls = 3;
+	return (cls * 2 + (notnull ? 0 : 1)) * 2000 + attnum;
+}
+
+/*
  * storagelab_rule_bounds
  *		The rules' bounds as numerics (half of each narrower type's range),
  *		in the current memory context.

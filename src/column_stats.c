@@ -206,28 +206,6 @@ statistic_array(HeapTuple tuple, TupleDesc desc, int16 kind, bool numbers)
 	return NULL;
 }
 
-/*
- * storagelab_rules_apply_to
- *		Whether column_waste has a rule for the type (so bounds, integrality
- *		and text kinds are worth decoding from the sample).
- */
-bool
-storagelab_rules_apply_to(Oid typid)
-{
-	switch (typid)
-	{
-		case INT4OID:
-		case INT8OID:
-		case NUMERICOID:
-		case TEXTOID:
-		case VARCHAROID:
-		case BPCHAROID:
-			return true;
-		default:
-			return false;
-	}
-}
-
 /* What a call emits. */
 typedef enum WalkOutput
 {
@@ -267,30 +245,6 @@ static const Oid plans_types[] = {
 static const Oid rules_arg_types[] = {
 	OIDARRAYOID, INT2ARRAYOID, FLOAT8OID, FLOAT8OID, FLOAT8OID
 };
-
-/*
- * storagelab_order_key
- *		Sort key of the suggested column order: fixed width by alignment
- *		descending, then variable width; NOT NULL first within each; then the
- *		column's position.
- */
-int32
-storagelab_order_key(int16 len, char align, bool notnull, int16 attnum)
-{
-	int			cls;
-
-	if (len < 0)
-		cls = 4;
-	else if (align == TYPALIGN_DOUBLE)
-		cls = 0;
-	else if (align == TYPALIGN_INT)
-		cls = 1;
-	else if (align == TYPALIGN_SHORT)
-		cls = 2;
-	else
-		cls = 3;
-	return (cls * 2 + (notnull ? 0 : 1)) * 2000 + attnum;
-}
 
 /*
  * resolve_facts
@@ -387,6 +341,314 @@ profile_walk_begin(CatalogWalk *w, Oid own_nspid)
 	return true;
 }
 
+/* The four catalog walks of column_walk(), kept in step by relation OID. */
+typedef struct ColumnWalks
+{
+	CatalogWalk classes;		/* pg_class, by OID */
+	CatalogWalk attrs;			/* pg_attribute, by (attrelid, attnum) */
+	CatalogWalk stats;			/* pg_statistic, by (starelid, staattnum) */
+	CatalogWalk profiles;		/* column_profiles, by (relid, attnum) */
+	bool		have_profiles;	/* column_profiles exists */
+	TupleDesc	class_desc;
+	TupleDesc	stat_desc;
+	TupleDesc	prof_desc;		/* NULL without column_profiles */
+} ColumnWalks;
+
+/*
+ * walks_begin
+ *		Start the four walks: pg_class, pg_attribute (user columns only,
+ *		attnum > 0, which the index filters, so that the system columns of
+ *		every relation cost no heap fetch), pg_statistic and, when it exists,
+ *		storagelab_internal.column_profiles.
+ */
+static void
+walks_begin(ColumnWalks *w)
+{
+	ScanKeyData attnum_key;
+
+	memset(w, 0, sizeof(*w));
+	ScanKeyInit(&attnum_key, Anum_pg_attribute_attnum, BTGreaterStrategyNumber,
+				F_INT2GT, Int16GetDatum(0));
+	walk_begin(&w->classes, RelationRelationId, ClassOidIndexId, 0, NULL);
+	walk_begin(&w->attrs, AttributeRelationId, AttributeRelidNumIndexId, 1, &attnum_key);
+	walk_begin(&w->stats, StatisticRelationId, StatisticRelidAttnumInhIndexId, 0, NULL);
+	w->have_profiles = profile_walk_begin(&w->profiles,
+										  get_namespace_oid("storagelab_internal", true));
+	if (w->have_profiles)
+		w->prof_desc = RelationGetDescr(w->profiles.heap);
+	w->class_desc = RelationGetDescr(w->classes.heap);
+	w->stat_desc = RelationGetDescr(w->stats.heap);
+}
+
+/*
+ * walks_end
+ *		Finish the four walks and release their locks.
+ */
+static void
+walks_end(ColumnWalks *w)
+{
+	if (w->have_profiles)
+		walk_end(&w->profiles);
+	walk_end(&w->stats);
+	walk_end(&w->attrs);
+	walk_end(&w->classes);
+}
+
+/*
+ * walks_catch_up
+ *		Move the pg_attribute, pg_statistic and column_profiles walks to the
+ *		first row of relid or past it.
+ */
+static void
+walks_catch_up(ColumnWalks *w, Oid relid)
+{
+	bool		isnull;
+
+	while (w->attrs.tuple != NULL &&
+		   ((Form_pg_attribute) GETSTRUCT(w->attrs.tuple))->attrelid < relid)
+		walk_next(&w->attrs);
+	while (w->stats.tuple != NULL &&
+		   ((Form_pg_statistic) GETSTRUCT(w->stats.tuple))->starelid < relid)
+		walk_next(&w->stats);
+	while (w->have_profiles && w->profiles.tuple != NULL &&
+		   DatumGetObjectId(heap_getattr(w->profiles.tuple, PROF_RELID + 1, w->prof_desc,
+										 &isnull)) < relid)
+		walk_next(&w->profiles);
+}
+
+/*
+ * table_begin
+ *		A table's facts from its pg_class row: size, row-level security, and
+ *		fillfactor when the table sets one; no columns yet.
+ */
+static void
+table_begin(TableInfo *t, HeapTuple classtup, TupleDesc class_desc, ColumnInfo *cols)
+{
+	Form_pg_class cls = (Form_pg_class) GETSTRUCT(classtup);
+	bool		isnull;
+	Datum		opts;
+
+	memset(t, 0, sizeof(*t));
+	t->relid = cls->oid;
+	t->reltuples = cls->reltuples;
+	t->relpages = cls->relpages;
+	t->cols = cols;
+	t->rls_active = cls->relrowsecurity &&
+		check_enable_rls(t->relid, InvalidOid, true) == RLS_ENABLED;
+
+	opts = heap_getattr(classtup, Anum_pg_class_reloptions, class_desc, &isnull);
+	if (!isnull)
+	{
+		StdRdOptions *rdopts = (StdRdOptions *)
+			heap_reloptions(RELKIND_RELATION, opts, false);
+
+		if (rdopts != NULL)
+		{
+			t->fillfactor = rdopts->fillfactor;
+			t->fillfactor_set = true;
+		}
+	}
+}
+
+/*
+ * column_begin
+ *		A column's layout facts from its pg_attribute row, and why a type
+ *		change may not touch it (identity, generated, inherited).
+ */
+static void
+column_begin(ColumnInfo *c, Form_pg_attribute att)
+{
+	memset(c, 0, sizeof(*c));
+	c->attnum = att->attnum;
+	c->attname = att->attname;
+	c->dropped = att->attisdropped;
+	c->typid = att->atttypid;
+	c->typmod = att->atttypmod;
+	c->len = att->attlen;
+	c->align = att->attalign;
+	c->storage = att->attstorage;
+	c->notnull = att->attnotnull;
+	if (c->dropped)
+		c->protected_because = NULL;
+	else if (att->attidentity != '\0')
+		c->protected_because = "identity";
+	else if (att->attgenerated != '\0')
+		c->protected_because = "generated";
+	else if (att->attinhcount > 0)
+		c->protected_because = "inherited";
+}
+
+/*
+ * column_find_statistics
+ *		Move the pg_statistic walk to the column's own (not inherited)
+ *		statistics row, and note that it has one; the walk stays on that row.
+ *		A dropped column, or a table under active row-level security, gets
+ *		none (pg_stats's condition).
+ */
+static void
+column_find_statistics(CatalogWalk *stats, const TableInfo *t, ColumnInfo *c)
+{
+	while (stats->tuple != NULL)
+	{
+		Form_pg_statistic sf = (Form_pg_statistic) GETSTRUCT(stats->tuple);
+
+		if (sf->starelid != t->relid || sf->staattnum > c->attnum)
+			break;
+		if (sf->staattnum == c->attnum && !sf->stainherit)
+		{
+			if (!c->dropped && !t->rls_active)
+				c->has_stats = true;
+			break;
+		}
+		walk_next(stats);
+	}
+}
+
+/*
+ * column_find_profile
+ *		Move the column_profiles walk past the column's rows, copying its
+ *		profile when current (same name, type and typmod) into the column.
+ */
+static void
+column_find_profile(CatalogWalk *profiles, TupleDesc prof_desc, const TableInfo *t,
+					ColumnInfo *c)
+{
+	while (profiles->tuple != NULL)
+	{
+		Datum		pv[PROF_NATTS];
+		bool		pn[PROF_NATTS];
+
+		heap_deform_tuple(profiles->tuple, prof_desc, pv, pn);
+		if (DatumGetObjectId(pv[PROF_RELID]) != t->relid ||
+			DatumGetInt16(pv[PROF_ATTNUM]) > c->attnum)
+			break;
+		if (DatumGetInt16(pv[PROF_ATTNUM]) == c->attnum && !c->dropped &&
+			!t->rls_active &&
+			strcmp(NameStr(*DatumGetName(pv[PROF_ATTNAME])), NameStr(c->attname)) == 0 &&
+			DatumGetObjectId(pv[PROF_ATTTYPID]) == c->typid &&
+			DatumGetInt32(pv[PROF_ATTTYPMOD]) == c->typmod)
+		{
+			for (int k = 0; k < PROF_NATTS; k++)
+			{
+				Form_pg_attribute pa = TupleDescAttr(prof_desc, k);
+
+				c->prof_null[k] = pn[k];
+				c->prof[k] = pn[k] ? (Datum) 0 :
+					datumCopy(pv[k], pa->attbyval, pa->attlen);
+			}
+			c->source = FS_EXACT;
+		}
+		walk_next(profiles);
+	}
+}
+
+/*
+ * column_read_statistics
+ *		The column's figures from its pg_statistic row: null fraction, width,
+ *		distinct values, and the sample's values for variable-width columns
+ *		(widths) and the types the rules look at (bounds, kinds); not the
+ *		sample when a current profile replaces it.
+ */
+static void
+column_read_statistics(ColumnInfo *c, HeapTuple stattup, TupleDesc stat_desc)
+{
+	Form_pg_statistic sf = (Form_pg_statistic) GETSTRUCT(stattup);
+	bool		rules = storagelab_rules_apply_to(c->typid);
+
+	c->stat_null_frac = sf->stanullfrac;
+	c->stawidth = sf->stawidth;
+	c->stadistinct = sf->stadistinct;
+	if (c->source != FS_EXACT && (c->len == -1 || rules))
+	{
+		ArrayType  *mcv = statistic_array(stattup, stat_desc, STATISTIC_KIND_MCV, false);
+		ArrayType  *freqs = mcv == NULL ? NULL :
+			statistic_array(stattup, stat_desc, STATISTIC_KIND_MCV, true);
+		ArrayType  *hist = statistic_array(stattup, stat_desc,
+										   STATISTIC_KIND_HISTOGRAM, false);
+
+		storagelab_summarize_sample(c->typid, sf->stanullfrac,
+									mcv, freqs, hist, rules, &c->sample);
+	}
+}
+
+/*
+ * table_columns
+ *		The columns of the table the pg_class walk stands on (at most maxcols),
+ *		each with its statistics and current profile, its facts resolved;
+ *		the other walks move past the table's rows.
+ */
+static void
+table_columns(ColumnWalks *w, TableInfo *t, int maxcols)
+{
+	walks_catch_up(w, t->relid);
+	for (; w->attrs.tuple != NULL && t->ncols < maxcols; walk_next(&w->attrs))
+	{
+		Form_pg_attribute att = (Form_pg_attribute) GETSTRUCT(w->attrs.tuple);
+		ColumnInfo *c = &t->cols[t->ncols];
+
+		if (att->attrelid != t->relid)
+			break;
+		t->ncols++;
+		column_begin(c, att);
+		column_find_statistics(&w->stats, t, c);
+		if (w->have_profiles)
+			column_find_profile(&w->profiles, w->prof_desc, t, c);
+		if (c->has_stats)
+			column_read_statistics(c, w->stats.tuple, w->stat_desc);
+		resolve_facts(c);
+	}
+}
+
+/*
+ * walk_check_result
+ *		Check the caller's result columns against the output's (as part 50
+ *		declares the four SQL functions).
+ */
+static void
+walk_check_result(ReturnSetInfo *rsinfo, WalkOutput output)
+{
+	switch (output)
+	{
+		case WO_COLUMNS:
+			SL_CHECK_RESULT(rsinfo->setDesc, columns_types, "column_statistics");
+			break;
+		case WO_TABLES:
+			SL_CHECK_RESULT(rsinfo->setDesc, tables_types, "table_layouts");
+			break;
+		case WO_CANDIDATES:
+			SL_CHECK_RESULT(rsinfo->setDesc, candidates_types, "column_candidates");
+			break;
+		case WO_PLANS:
+			SL_CHECK_RESULT(rsinfo->setDesc, plans_types, "table_rewrite_plans");
+			break;
+	}
+}
+
+/*
+ * walk_emit
+ *		The rows of one table that the output asks for (column_rules.c).
+ */
+static void
+walk_emit(ReturnSetInfo *rsinfo, WalkOutput output, const TableInfo *t,
+		  const RuleBounds *bounds, HTAB *skip, const EvidenceRules *evidence)
+{
+	switch (output)
+	{
+		case WO_COLUMNS:
+			storagelab_emit_columns(rsinfo, t);
+			break;
+		case WO_TABLES:
+			storagelab_emit_table(rsinfo, t);
+			break;
+		case WO_CANDIDATES:
+			storagelab_emit_candidates(rsinfo, t, bounds, skip, evidence);
+			break;
+		case WO_PLANS:
+			storagelab_emit_plan(rsinfo, t, bounds, skip, evidence);
+			break;
+	}
+}
+
 /*
  * column_walk
  *		The walk behind the four SQL functions: every ordinary table in a
@@ -403,40 +665,15 @@ column_walk(FunctionCallInfo fcinfo, WalkOutput output, HTAB *skip,
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			roleid = GetUserId();
-	Oid			own_nspid = get_namespace_oid("storagelab_internal", true);
-	CatalogWalk classes;
-	CatalogWalk attrs;
-	CatalogWalk stats;
-	CatalogWalk profiles = {0};
-	bool		have_profiles;
-	ScanKeyData attnum_key;
-	TupleDesc	class_desc;
-	TupleDesc	stat_desc;
-	TupleDesc	prof_desc = NULL;
+	ColumnWalks w;
 	HASHCTL		hctl;
 	HTAB	   *nsp_cache;
 	MemoryContext tablectx;
 	RuleBounds	bounds;
-	int			maxcols = MaxHeapAttributeNumber;
 	ColumnInfo *cols;
 
 	InitMaterializedSRF(fcinfo, 0);
-	switch (output)
-	{
-		case WO_COLUMNS:
-			SL_CHECK_RESULT(rsinfo->setDesc, columns_types, "column_statistics");
-			break;
-		case WO_TABLES:
-			SL_CHECK_RESULT(rsinfo->setDesc, tables_types, "table_layouts");
-			break;
-		case WO_CANDIDATES:
-			SL_CHECK_RESULT(rsinfo->setDesc, candidates_types, "column_candidates");
-			break;
-		case WO_PLANS:
-			SL_CHECK_RESULT(rsinfo->setDesc, plans_types, "table_rewrite_plans");
-			break;
-	}
-
+	walk_check_result(rsinfo, output);
 	storagelab_rule_bounds(&bounds);
 
 	memset(&hctl, 0, sizeof(hctl));
@@ -448,29 +685,14 @@ column_walk(FunctionCallInfo fcinfo, WalkOutput output, HTAB *skip,
 	tablectx = AllocSetContextCreate(CurrentMemoryContext,
 									 "column_walk table",
 									 ALLOCSET_DEFAULT_SIZES);
-	cols = palloc(sizeof(ColumnInfo) * maxcols);
+	cols = palloc(sizeof(ColumnInfo) * MaxHeapAttributeNumber);
 
-	/*
-	 * pg_attribute: user columns only (attnum > 0), which the index filters,
-	 * so that the system columns of every relation cost no heap fetch.
-	 */
-	ScanKeyInit(&attnum_key, Anum_pg_attribute_attnum, BTGreaterStrategyNumber,
-				F_INT2GT, Int16GetDatum(0));
-	walk_begin(&classes, RelationRelationId, ClassOidIndexId, 0, NULL);
-	walk_begin(&attrs, AttributeRelationId, AttributeRelidNumIndexId, 1, &attnum_key);
-	walk_begin(&stats, StatisticRelationId, StatisticRelidAttnumInhIndexId, 0, NULL);
-	have_profiles = profile_walk_begin(&profiles, own_nspid);
-	if (have_profiles)
-		prof_desc = RelationGetDescr(profiles.heap);
-	class_desc = RelationGetDescr(classes.heap);
-	stat_desc = RelationGetDescr(stats.heap);
-
-	for (; classes.tuple != NULL; walk_next(&classes))
+	walks_begin(&w);
+	for (; w.classes.tuple != NULL; walk_next(&w.classes))
 	{
-		Form_pg_class cls = (Form_pg_class) GETSTRUCT(classes.tuple);
+		Form_pg_class cls = (Form_pg_class) GETSTRUCT(w.classes.tuple);
 		TableInfo	t;
 		MemoryContext old;
-		bool		isnull;
 
 		CHECK_FOR_INTERRUPTS();
 		if (cls->relkind != RELKIND_RELATION ||
@@ -479,170 +701,13 @@ column_walk(FunctionCallInfo fcinfo, WalkOutput output, HTAB *skip,
 			continue;
 
 		old = MemoryContextSwitchTo(tablectx);
-		memset(&t, 0, sizeof(t));
-		t.relid = cls->oid;
-		t.reltuples = cls->reltuples;
-		t.relpages = cls->relpages;
-		t.cols = cols;
-		t.rls_active = cls->relrowsecurity &&
-			check_enable_rls(t.relid, InvalidOid, true) == RLS_ENABLED;
-
-		/* fillfactor, when the table sets one */
-		{
-			Datum		opts = heap_getattr(classes.tuple, Anum_pg_class_reloptions,
-											class_desc, &isnull);
-
-			if (!isnull)
-			{
-				StdRdOptions *rdopts = (StdRdOptions *)
-					heap_reloptions(RELKIND_RELATION, opts, false);
-
-				if (rdopts != NULL)
-				{
-					t.fillfactor = rdopts->fillfactor;
-					t.fillfactor_set = true;
-				}
-			}
-		}
-
-		/* the other walks catch up */
-		while (attrs.tuple != NULL &&
-			   ((Form_pg_attribute) GETSTRUCT(attrs.tuple))->attrelid < t.relid)
-			walk_next(&attrs);
-		while (stats.tuple != NULL &&
-			   ((Form_pg_statistic) GETSTRUCT(stats.tuple))->starelid < t.relid)
-			walk_next(&stats);
-		while (have_profiles && profiles.tuple != NULL &&
-			   DatumGetObjectId(heap_getattr(profiles.tuple, PROF_RELID + 1, prof_desc,
-											 &isnull)) < t.relid)
-			walk_next(&profiles);
-
-		for (; attrs.tuple != NULL && t.ncols < maxcols; walk_next(&attrs))
-		{
-			Form_pg_attribute att = (Form_pg_attribute) GETSTRUCT(attrs.tuple);
-			ColumnInfo *c = &cols[t.ncols];
-
-			if (att->attrelid != t.relid)
-				break;
-			t.ncols++;
-			memset(c, 0, sizeof(*c));
-			c->attnum = att->attnum;
-			c->attname = att->attname;
-			c->dropped = att->attisdropped;
-			c->typid = att->atttypid;
-			c->typmod = att->atttypmod;
-			c->len = att->attlen;
-			c->align = att->attalign;
-			c->storage = att->attstorage;
-			c->notnull = att->attnotnull;
-			if (c->dropped)
-				c->protected_because = NULL;
-			else if (att->attidentity != '\0')
-				c->protected_because = "identity";
-			else if (att->attgenerated != '\0')
-				c->protected_because = "generated";
-			else if (att->attinhcount > 0)
-				c->protected_because = "inherited";
-
-			/* the column's own statistics row, if any */
-			while (stats.tuple != NULL)
-			{
-				Form_pg_statistic sf = (Form_pg_statistic) GETSTRUCT(stats.tuple);
-
-				if (sf->starelid != t.relid || sf->staattnum > c->attnum)
-					break;
-				if (sf->staattnum == c->attnum && !sf->stainherit)
-				{
-					if (!c->dropped && !t.rls_active)
-						c->has_stats = true;
-					break;
-				}
-				walk_next(&stats);
-			}
-
-			/* its profile, if any and current */
-			while (have_profiles && profiles.tuple != NULL)
-			{
-				Datum		pv[PROF_NATTS];
-				bool		pn[PROF_NATTS];
-
-				heap_deform_tuple(profiles.tuple, prof_desc, pv, pn);
-				if (DatumGetObjectId(pv[PROF_RELID]) != t.relid ||
-					DatumGetInt16(pv[PROF_ATTNUM]) > c->attnum)
-					break;
-				if (DatumGetInt16(pv[PROF_ATTNUM]) == c->attnum && !c->dropped &&
-					!t.rls_active &&
-					strcmp(NameStr(*DatumGetName(pv[PROF_ATTNAME])), NameStr(c->attname)) == 0 &&
-					DatumGetObjectId(pv[PROF_ATTTYPID]) == c->typid &&
-					DatumGetInt32(pv[PROF_ATTTYPMOD]) == c->typmod)
-				{
-					for (int k = 0; k < PROF_NATTS; k++)
-					{
-						Form_pg_attribute pa = TupleDescAttr(prof_desc, k);
-
-						c->prof_null[k] = pn[k];
-						c->prof[k] = pn[k] ? (Datum) 0 :
-							datumCopy(pv[k], pa->attbyval, pa->attlen);
-					}
-					c->source = FS_EXACT;
-				}
-				walk_next(&profiles);
-			}
-
-			if (c->has_stats)
-			{
-				Form_pg_statistic sf = (Form_pg_statistic) GETSTRUCT(stats.tuple);
-				bool		rules = storagelab_rules_apply_to(c->typid);
-
-				c->stat_null_frac = sf->stanullfrac;
-				c->stawidth = sf->stawidth;
-				c->stadistinct = sf->stadistinct;
-
-				/*
-				 * The sample's values: for variable-width columns (widths)
-				 * and the types the rules look at (bounds, kinds); not when
-				 * a current profile replaces them.
-				 */
-				if (c->source != FS_EXACT && (c->len == -1 || rules))
-				{
-					ArrayType  *mcv = statistic_array(stats.tuple, stat_desc,
-													  STATISTIC_KIND_MCV, false);
-					ArrayType  *freqs = mcv == NULL ? NULL :
-						statistic_array(stats.tuple, stat_desc, STATISTIC_KIND_MCV, true);
-					ArrayType  *hist = statistic_array(stats.tuple, stat_desc,
-													   STATISTIC_KIND_HISTOGRAM, false);
-
-					storagelab_summarize_sample(c->typid, sf->stanullfrac,
-												mcv, freqs, hist, rules, &c->sample);
-				}
-			}
-			resolve_facts(c);
-		}
-
-		switch (output)
-		{
-			case WO_COLUMNS:
-				storagelab_emit_columns(rsinfo, &t);
-				break;
-			case WO_TABLES:
-				storagelab_emit_table(rsinfo, &t);
-				break;
-			case WO_CANDIDATES:
-				storagelab_emit_candidates(rsinfo, &t, &bounds, skip, evidence);
-				break;
-			case WO_PLANS:
-				storagelab_emit_plan(rsinfo, &t, &bounds, skip, evidence);
-				break;
-		}
+		table_begin(&t, w.classes.tuple, w.class_desc, cols);
+		table_columns(&w, &t, MaxHeapAttributeNumber);
+		walk_emit(rsinfo, output, &t, &bounds, skip, evidence);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(tablectx);
 	}
-
-	if (have_profiles)
-		walk_end(&profiles);
-	walk_end(&stats);
-	walk_end(&attrs);
-	walk_end(&classes);
+	walks_end(&w);
 }
 
 /*

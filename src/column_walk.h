@@ -2,7 +2,8 @@
  *
  * column_walk.h
  *	  What the catalog walk of column_stats.c knows about a table and its
- *	  columns, shared with the outputs built from it in column_rules.c.
+ *	  columns, shared with the outputs built from it in column_rules.c,
+ *	  and the functions of column_rules.c that the walk calls.
  *
  *-------------------------------------------------------------------------
  */
@@ -107,12 +108,13 @@ typedef struct EvidenceRules
 	double		dense_below;
 } EvidenceRules;
 
-/* column_stats.c */
+/*
+ * column_rules.c (column_stats.c calls column_rules.c, never the other way
+ * round)
+ */
 extern bool storagelab_rules_apply_to(Oid typid);
 extern int32 storagelab_order_key(int16 len, char align, bool notnull,
 								  int16 attnum);
-
-/* column_rules.c */
 extern void storagelab_rule_bounds(RuleBounds *b);
 extern void storagelab_emit_columns(ReturnSetInfo *rsinfo, const TableInfo *t);
 extern void storagelab_emit_table(ReturnSetInfo *rsinfo, const TableInfo *t);

@@ -93,6 +93,7 @@
 #if PG_VERSION_NUM >= 170000
 #include "storage/read_stream.h"
 #else
+#define SL_READ_STREAM_STAND_IN 1	/* read_stream_compat.c defines them */
 #define READ_STREAM_DEFAULT 0x00
 #define READ_STREAM_MAINTENANCE 0x01
 #define READ_STREAM_SEQUENTIAL 0x02
@@ -121,6 +122,7 @@ extern void read_stream_end(ReadStream *stream);
 #endif
 
 #if PG_VERSION_NUM < 180000
+#define SL_BLOCK_RANGE_CB_STAND_IN 1	/* read_stream_compat.c defines it */
 #define READ_STREAM_USE_BATCHING 0x00
 
 typedef struct BlockRangeReadStreamPrivate

@@ -137,7 +137,7 @@ hv_read_relation(HvScan *scan, Relation rel, BlockNumber nblocks,
 		while ((buffer = read_stream_next_buffer(stream, NULL)) != InvalidBuffer)
 		{
 			CHECK_FOR_INTERRUPTS();
-			hv_read_page(scan, buffer, &stratum);
+			storagelab_hv_read_page(scan, buffer, &stratum);
 			MemoryContextReset(scan->pagecxt);
 		}
 		MemoryContextSwitchTo(oldcxt);
@@ -166,24 +166,24 @@ hv_read_relation(HvScan *scan, Relation rel, BlockNumber nblocks,
 		while ((buffer = read_stream_next_buffer(stream, NULL)) != InvalidBuffer)
 		{
 			CHECK_FOR_INTERRUPTS();
-			hv_read_page(scan, buffer, &stratum);
+			storagelab_hv_read_page(scan, buffer, &stratum);
 			MemoryContextReset(scan->pagecxt);
 		}
 		CHECK_FOR_INTERRUPTS();
 		buffer = ReadBufferExtended(rel, MAIN_FORKNUM, nblocks - 1, RBM_NORMAL,
 									scan->strategy);
-		hv_read_page(scan, buffer, &last);
+		storagelab_hv_read_page(scan, buffer, &last);
 		MemoryContextReset(scan->pagecxt);
 		MemoryContextSwitchTo(oldcxt);
 		read_stream_end(stream);
-		hv_estimate_add_stratum(&scan->est, &last);
+		storagelab_hv_estimate_add_stratum(&scan->est, &last);
 	}
 
 	if (BufferIsValid(scan->vmbuffer))
 		ReleaseBuffer(scan->vmbuffer);
 	scan->vmbuffer = InvalidBuffer;
 
-	hv_estimate_add_stratum(&scan->est, &stratum);
+	storagelab_hv_estimate_add_stratum(&scan->est, &stratum);
 }
 
 /*
@@ -303,9 +303,9 @@ hv_intervals_jsonb(HvScan *scan)
 		int64		low,
 					high;
 
-		hv_estimate_interval(&scan->est, (HvFigure) f, &low, &high);
+		storagelab_hv_estimate_interval(&scan->est, (HvFigure) f, &low, &high);
 		appendStringInfo(&buf, "%s\"%s\": {\"low\": " INT64_FORMAT ", \"high\": " INT64_FORMAT "}",
-						 f > 0 ? ", " : "", hv_figure_names[f], low, high);
+						 f > 0 ? ", " : "", storagelab_hv_figure_names[f], low, high);
 	}
 	appendStringInfoChar(&buf, '}');
 	return DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data));
@@ -357,7 +357,7 @@ hv_run(FunctionCallInfo fcinfo, bool toast, const char *caller)
 	rels = hv_collect_relations(relid, toast, caller);
 
 	memset(&scan, 0, sizeof(scan));
-	hv_estimate_init(&scan.est);
+	storagelab_hv_estimate_init(&scan.est);
 	scan.strategy = GetAccessStrategy(BAS_BULKREAD);
 	scan.pagecxt = AllocSetContextCreate(CurrentMemoryContext,
 										 "heap_visibility page",
@@ -385,7 +385,7 @@ hv_run(FunctionCallInfo fcinfo, bool toast, const char *caller)
 		int			n = 0;
 
 		if (sample_pages > 0 && total_pages > (uint64) sample_pages)
-			n = hv_sample_allocation(nblocks[i], total_pages, sample_pages);
+			n = storagelab_hv_sample_allocation(nblocks[i], total_pages, sample_pages);
 		hv_read_relation(&scan, rel, nblocks[i], n);
 		relation_close(rel, AccessShareLock);
 		i++;

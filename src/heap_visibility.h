@@ -44,7 +44,7 @@ typedef enum HvFigure
 } HvFigure;
 
 /* Column names of the figures, in HvFigure order. */
-extern const char *const hv_figure_names[HV_NUM_FIGURES];
+extern const char *const storagelab_hv_figure_names[HV_NUM_FIGURES];
 
 /*
  * Running sums over the pages read from one relation (one stratum of the
@@ -113,16 +113,16 @@ typedef struct HvScan
 } HvScan;
 
 /* visibility_page.c */
-extern void hv_read_page(HvScan *scan, Buffer buffer, HvStratum *stratum);
+extern void storagelab_hv_read_page(HvScan *scan, Buffer buffer, HvStratum *stratum);
 
 /* visibility_estimate.c */
-extern void hv_stratum_add_page(HvStratum *stratum, const double *figures,
-								int items);
-extern void hv_estimate_init(HvEstimate *est);
-extern void hv_estimate_add_stratum(HvEstimate *est, const HvStratum *stratum);
-extern void hv_estimate_interval(const HvEstimate *est, HvFigure f,
-								 int64 *low, int64 *high);
-extern int	hv_sample_allocation(BlockNumber stratum_pages, uint64 total_pages,
-								 int sample_pages);
+extern void storagelab_hv_stratum_add_page(HvStratum *stratum,
+										   const double *figures, int items);
+extern void storagelab_hv_estimate_init(HvEstimate *est);
+extern void storagelab_hv_estimate_add_stratum(HvEstimate *est, const HvStratum *stratum);
+extern void storagelab_hv_estimate_interval(const HvEstimate *est, HvFigure f,
+											int64 *low, int64 *high);
+extern int	storagelab_hv_sample_allocation(BlockNumber stratum_pages,
+											uint64 total_pages, int sample_pages);
 
 #endif							/* STORAGELAB_HEAP_VISIBILITY_H */

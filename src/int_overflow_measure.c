@@ -122,27 +122,14 @@ leaves_analyzed_empty(IoRow *row)
 }
 
 /*
- * measure_row
- *		A row's own measurements: its sequences (read once per sequence), the
- *		ends of an index on every leaf, else its statistics bounds.
- *
- * Index ends and statistics are read for int2/int4 columns without a
- * sequence and for keys that narrower foreign-key columns reference.  The
- * index measurement counts only when every leaf table has an index leading
- * with the column; its status is unreadable when any leaf is, locked when
- * any is, unavailable when all are.  Statistics are read when there is no
- * usable index measurement: status empty when every leaf had no rows at its
- * last ANALYZE or VACUUM, else the bounds ANALYZE recorded.
+ * measure_sequences
+ *		A row's sequence measurements: each sequence read once (in probecxt,
+ *		reset afterwards), however many rows it feeds.
  */
 static void
-measure_row(IoRow *row, uint64 read_at, MemoryContext probecxt)
+measure_sequences(IoRow *row, uint64 read_at, MemoryContext probecxt)
 {
-	IoRowSeq   *rs;
-	IoCol	   *leaf;
-	bool		all_indexed;
-	bool		index_ok = false;
-
-	for (rs = row->seqs; rs != NULL; rs = rs->next)
+	for (IoRowSeq *rs = row->seqs; rs != NULL; rs = rs->next)
 	{
 		IoMeas	   *m;
 
@@ -169,126 +156,159 @@ measure_row(IoRow *row, uint64 read_at, MemoryContext probecxt)
 		m->status = rs->seq->status;
 		row->own = lappend(row->own, m);
 	}
+}
 
-	if (row->seqs != NULL ||
-		(row->col->basetype == INT8OID && !row->narrow_ref))
-		return;
+/*
+ * measure_index
+ *		A row's index measurement: the ends of the index leading with the
+ *		column on every leaf, added only when every leaf has one; its status
+ *		is unreadable when any leaf is, locked when any is, unavailable when
+ *		all are.  Returns whether it gave usable bounds.
+ */
+static bool
+measure_index(IoRow *row, uint64 read_at, MemoryContext probecxt)
+{
+	bool		all_indexed = row->leaves != NULL;
+	bool		any_value = false;
+	bool		approximate = false;
+	bool		locked = false;
+	bool		all_unavailable = true;
+	int64		minv = 0;
+	int64		maxv = 0;
+	IoMeas	   *m;
 
-	/* Index ends of every leaf. */
-	all_indexed = row->leaves != NULL;
-	for (leaf = row->leaves; leaf != NULL; leaf = leaf->next_leaf)
+	if (row->leaves == NULL)
+		return false;
+	for (IoCol *leaf = row->leaves; leaf != NULL; leaf = leaf->next_leaf)
 	{
 		if (leaf->index == NULL)
 			all_indexed = false;
 	}
-	if (row->leaves != NULL)
+	for (IoCol *leaf = row->leaves; leaf != NULL; leaf = leaf->next_leaf)
 	{
-		bool		any_value = false;
-		bool		approximate = false;
-		bool		locked = false;
-		bool		all_unavailable = true;
-		int64		minv = 0;
-		int64		maxv = 0;
-		IoMeas	   *m;
+		const char *status;
+		int64		lmin = 0;
+		int64		lmax = 0;
+		MemoryContext old;
 
-		for (leaf = row->leaves; leaf != NULL; leaf = leaf->next_leaf)
+		if (leaf->index == NULL)
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		old = MemoryContextSwitchTo(probecxt);
+		status = storagelab_index_bounds_known(&leaf->rel->cls, leaf->attacl,
+											   leaf->basetype,
+											   leaf->index, read_at,
+											   &lmin, &lmax);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(probecxt);
+
+		if (status == SL_STATUS_OK || status == SL_STATUS_APPROXIMATE)
 		{
-			const char *status;
-			int64		lmin = 0;
-			int64		lmax = 0;
-			MemoryContext old;
-
-			if (leaf->index == NULL)
-				continue;
-			CHECK_FOR_INTERRUPTS();
-			old = MemoryContextSwitchTo(probecxt);
-			status = storagelab_index_bounds_known(&leaf->rel->cls, leaf->attacl,
-												   leaf->basetype,
-												   leaf->index, read_at,
-												   &lmin, &lmax);
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(probecxt);
-
-			if (status == SL_STATUS_OK || status == SL_STATUS_APPROXIMATE)
-			{
-				if (!any_value || lmin < minv)
-					minv = lmin;
-				if (!any_value || lmax > maxv)
-					maxv = lmax;
-				any_value = true;
-			}
-			if (status == SL_STATUS_APPROXIMATE)
-				approximate = true;
-			if (status == SL_STATUS_UNREADABLE)
-				row->leaf_unreadable = true;
-			if (status == SL_STATUS_LOCKED)
-				locked = true;
-			if (status != SL_STATUS_UNAVAILABLE)
-				all_unavailable = false;
+			if (!any_value || lmin < minv)
+				minv = lmin;
+			if (!any_value || lmax > maxv)
+				maxv = lmax;
+			any_value = true;
 		}
+		if (status == SL_STATUS_APPROXIMATE)
+			approximate = true;
+		if (status == SL_STATUS_UNREADABLE)
+			row->leaf_unreadable = true;
+		if (status == SL_STATUS_LOCKED)
+			locked = true;
+		if (status != SL_STATUS_UNAVAILABLE)
+			all_unavailable = false;
+	}
+	if (!all_indexed)
+		return false;
 
-		if (all_indexed)
+	m = new_meas(IO_INDEX);
+	m->exact = !approximate;
+	row->own = lappend(row->own, m);
+	if (row->leaf_unreadable)
+		m->status = SL_STATUS_UNREADABLE;
+	else if (locked)
+		m->status = SL_STATUS_LOCKED;
+	else if (all_unavailable)
+		m->status = SL_STATUS_UNAVAILABLE;
+	else
+	{
+		m->has_values = any_value;
+		m->min_value = minv;
+		m->max_value = maxv;
+		m->status = approximate ? "estimate" :
+			any_value ? SL_STATUS_OK : SL_STATUS_EMPTY;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * measure_statistics
+ *		A row's statistics measurement, when the caller may read them:
+ *		status empty when every leaf had no rows at its last ANALYZE or
+ *		VACUUM, else the bounds ANALYZE recorded for the whole tree.
+ */
+static void
+measure_statistics(IoRow *row)
+{
+	bool		inherited = false;
+	const char *status;
+
+	CHECK_FOR_INTERRUPTS();
+	status = storagelab_stats_access_known(&row->col->rel->cls,
+										   row->col->attacl, &inherited);
+	if (status == SL_STATUS_OK)
+	{
+		/*
+		 * Empty at the last ANALYZE or VACUUM: pg_statistic keeps the bounds
+		 * of rows since deleted (ANALYZE of no rows writes none).
+		 */
+		if (leaves_analyzed_empty(row))
 		{
-			m = new_meas(IO_INDEX);
-			if (row->leaf_unreadable)
-				m->status = SL_STATUS_UNREADABLE;
-			else if (locked)
-				m->status = SL_STATUS_LOCKED;
-			else if (all_unavailable)
-				m->status = SL_STATUS_UNAVAILABLE;
-			else
-			{
-				index_ok = true;
-				m->has_values = any_value;
-				m->min_value = minv;
-				m->max_value = maxv;
-				m->status = approximate ? "estimate" :
-					any_value ? SL_STATUS_OK : SL_STATUS_EMPTY;
-			}
-			m->exact = !approximate;
+			IoMeas	   *m = new_meas(IO_STATISTICS);
+
+			m->exact = false;
+			m->status = SL_STATUS_EMPTY;
+			row->own = lappend(row->own, m);
+		}
+		/* the whole tree's statistics first (scan_pg_statistic()) */
+		else if (row->stats_found)
+		{
+			IoMeas	   *m = new_meas(IO_STATISTICS);
+
+			m->has_values = true;
+			m->min_value = row->stats_min;
+			m->max_value = row->stats_max;
+			m->exact = false;
+			m->status = "estimate";
 			row->own = lappend(row->own, m);
 		}
 	}
+	else if (status == SL_STATUS_UNREADABLE)
+		row->stats_unreadable = true;
+}
 
-	/* Statistics when the index gave nothing usable. */
-	if (!index_ok)
-	{
-		bool		inherited = false;
-		const char *status;
-
-		CHECK_FOR_INTERRUPTS();
-		status = storagelab_stats_access_known(&row->col->rel->cls,
-											   row->col->attacl, &inherited);
-		if (status == SL_STATUS_OK)
-		{
-			/*
-			 * Empty at the last ANALYZE or VACUUM: pg_statistic keeps the
-			 * bounds of rows since deleted (ANALYZE of no rows writes none).
-			 */
-			if (leaves_analyzed_empty(row))
-			{
-				IoMeas	   *m = new_meas(IO_STATISTICS);
-
-				m->exact = false;
-				m->status = SL_STATUS_EMPTY;
-				row->own = lappend(row->own, m);
-			}
-			/* the whole tree's statistics first (scan_pg_statistic()) */
-			else if (row->stats_found)
-			{
-				IoMeas	   *m = new_meas(IO_STATISTICS);
-
-				m->has_values = true;
-				m->min_value = row->stats_min;
-				m->max_value = row->stats_max;
-				m->exact = false;
-				m->status = "estimate";
-				row->own = lappend(row->own, m);
-			}
-		}
-		else if (status == SL_STATUS_UNREADABLE)
-			row->stats_unreadable = true;
-	}
+/*
+ * measure_row
+ *		A row's own measurements: its sequences (read once per sequence), the
+ *		ends of an index on every leaf, else its statistics bounds.
+ *
+ * Index ends and statistics are read for int2/int4 columns without a
+ * sequence and for keys that narrower foreign-key columns reference.  The
+ * index measurement counts only when every leaf table has an index leading
+ * with the column (measure_index()).  Statistics are read when there is no
+ * usable index measurement (measure_statistics()).
+ */
+static void
+measure_row(IoRow *row, uint64 read_at, MemoryContext probecxt)
+{
+	measure_sequences(row, read_at, probecxt);
+	if (row->seqs != NULL ||
+		(row->col->basetype == INT8OID && !row->narrow_ref))
+		return;
+	if (!measure_index(row, read_at, probecxt))
+		measure_statistics(row);
 }
 
 /*

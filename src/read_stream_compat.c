@@ -8,7 +8,9 @@
  * stand-in: the same calls, reading one block per read_stream_next_buffer()
  * with ReadBufferExtended() in the caller's buffer access strategy, without
  * read-ahead.  Before 18 it also supplies block_range_read_stream_cb.  From
- * 18 on the file compiles to nothing.
+ * 18 on the file compiles to nothing.  Which parts are compiled compat.h
+ * decides (SL_READ_STREAM_STAND_IN, SL_BLOCK_RANGE_CB_STAND_IN), the one
+ * place that tests PG_VERSION_NUM.
  *
  *-------------------------------------------------------------------------
  */
@@ -19,7 +21,7 @@
 
 #include "compat.h"
 
-#if PG_VERSION_NUM < 180000
+#ifdef SL_BLOCK_RANGE_CB_STAND_IN
 
 /*
  * block_range_read_stream_cb
@@ -39,9 +41,9 @@ block_range_read_stream_cb(ReadStream *stream,
 	return InvalidBlockNumber;
 }
 
-#endif							/* PG_VERSION_NUM < 180000 */
+#endif							/* SL_BLOCK_RANGE_CB_STAND_IN */
 
-#if PG_VERSION_NUM < 170000
+#ifdef SL_READ_STREAM_STAND_IN
 
 /* The stand-in's state: what read_stream_begin_relation() was given. */
 struct ReadStream
@@ -135,4 +137,4 @@ read_stream_end(ReadStream *stream)
 	pfree(stream);
 }
 
-#endif							/* PG_VERSION_NUM < 170000 */
+#endif							/* SL_READ_STREAM_STAND_IN */

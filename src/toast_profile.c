@@ -544,6 +544,144 @@ content_types_jsonb(ToastCensus *census)
 }
 
 /*
+ * census_column
+ *		The attribute number of column_name in rel, which must be a user
+ *		column of a variable-length type; a clear error otherwise.
+ */
+static AttrNumber
+census_column(Relation rel, const char *colname)
+{
+	AttrNumber	attnum = get_attnum(RelationGetRelid(rel), colname);
+	Form_pg_attribute attr;
+
+	if (attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						colname, RelationGetRelationName(rel)),
+				 errhint("Pass the name of one of the table's columns, as stored (case-sensitive).")));
+	if (attnum < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot profile system column \"%s\"", colname),
+				 errhint("Pass a user column of variable length, such as bytea, text or jsonb.")));
+	attr = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
+	if (attr->attlen != -1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column \"%s\" of relation \"%s\" is not of a variable-length type",
+						colname, RelationGetRelationName(rel)),
+				 errdetail("Its type %s is never stored in TOAST.",
+						   format_type_be(attr->atttypid)),
+				 errhint("Pass a column of a varlena type, such as bytea, text or jsonb.")));
+	return attnum;
+}
+
+/*
+ * census_pages
+ *		Count column attnum of rel's first nblocks pages into census: every
+ *		page (sample_rows < 0), or pages in a scattered order until at least
+ *		sample_rows visible rows have been counted.  A BAS_BULKREAD ring, the
+ *		active snapshot, one page's memory at a time.
+ */
+static void
+census_pages(ToastCensus *census, Relation rel, AttrNumber attnum, BlockNumber nblocks,
+			 int64 sample_rows)
+{
+	Snapshot	snapshot = GetActiveSnapshot();
+	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+	MemoryContext page_cxt;
+	ToastReader *reader;
+	CensusBuffers *bufs;
+	BlockNumber step;
+
+	page_cxt = AllocSetContextCreate(CurrentMemoryContext,
+									 "storagelab toast_profile page",
+									 ALLOCSET_DEFAULT_SIZES);
+	bufs = palloc(sizeof(CensusBuffers));
+	reader = storagelab_toast_reader_open(rel, snapshot, strategy);
+	step = sample_rows < 0 ? 1 : sample_step(nblocks);
+
+	for (BlockNumber i = 0; i < nblocks; i++)
+	{
+		BlockNumber blkno = (BlockNumber) (((uint64) i * step) % nblocks);
+		MemoryContext old_cxt;
+
+		if (sample_rows >= 0 && census->rows_scanned >= sample_rows)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		old_cxt = MemoryContextSwitchTo(page_cxt);
+		census_page(census, reader, rel, blkno, attnum, strategy, snapshot, bufs);
+		MemoryContextSwitchTo(old_cxt);
+		MemoryContextReset(page_cxt);
+	}
+	MemoryContextDelete(page_cxt);
+	pfree(bufs);
+	if (reader != NULL)
+		storagelab_toast_reader_close(reader);
+	FreeAccessStrategy(strategy);
+}
+
+/*
+ * census_result
+ *		The census as toast_census()'s result row (result_desc), nblocks the
+ *		relation's pages.
+ */
+static Datum
+census_result(ToastCensus *census, BlockNumber nblocks, TupleDesc result_desc)
+{
+	Datum		values[TOAST_CENSUS_COLS];
+	bool		nulls[TOAST_CENSUS_COLS];
+	int			col = 0;
+
+	memset(nulls, 0, sizeof(nulls));
+	values[col++] = Int64GetDatum(census->rows_scanned);
+	values[col++] = Int64GetDatum(census->pages_scanned);
+	values[col++] = Int64GetDatum((int64) nblocks);
+	values[col++] = BoolGetDatum(census->pages_scanned < (int64) nblocks);
+	values[col++] = Int64GetDatum(census->null_values);
+	values[col++] = Int64GetDatum(census->inline_uncompressed);
+	values[col++] = Int64GetDatum(census->inline_short);
+	values[col++] = Int64GetDatum(census->inline_compressed);
+	values[col++] = Int64GetDatum(census->external_uncompressed);
+	values[col++] = Int64GetDatum(census->external_compressed);
+	values[col++] = Int64GetDatum(census->pglz_values);
+	values[col++] = Int64GetDatum(census->lz4_values);
+	values[col++] = Int64GetDatum(census->raw_bytes);
+	values[col++] = Int64GetDatum(census->stored_bytes);
+	values[col++] = Int64GetDatum(census->compressed_raw_bytes);
+	values[col++] = Int64GetDatum(census->compressed_stored_bytes);
+	values[col++] = Int64GetDatum(census->ratio_buckets[0]);
+	values[col++] = Int64GetDatum(census->ratio_buckets[1]);
+	values[col++] = Int64GetDatum(census->ratio_buckets[2]);
+	values[col++] = Int64GetDatum(census->ratio_buckets[3]);
+	values[col++] = Int64GetDatum(census->large_values);
+	values[col++] = Int64GetDatum(census->large_compressed);
+	values[col++] = Int64GetDatum(census->large_incompressible);
+	values[col++] = Int64GetDatum(census->sniffed_values);
+	values[col++] = Int64GetDatum(census->unsniffed_values);
+	values[col++] = Int64GetDatum(census->incompressible_values);
+	values[col++] = content_types_jsonb(census);
+	if (census->entropy_values > 0)
+		values[col++] = Float8GetDatum(census->entropy_sum / census->entropy_values);
+	else
+	{
+		nulls[col] = true;
+		values[col++] = (Datum) 0;
+	}
+	values[col++] = Int64GetDatum(census->toast_values_fetched);
+	values[col++] = Int64GetDatum(census->toast_buffers_accessed);
+#ifdef USE_LZ4
+	values[col++] = BoolGetDatum(true);
+#else
+	values[col++] = BoolGetDatum(false);
+#endif
+	Assert(col == TOAST_CENSUS_COLS);
+
+	return HeapTupleGetDatum(heap_form_tuple(result_desc, values, nulls));
+}
+
+/*
  * storagelab_toast_census
  *		SQL: storagelab_internal.toast_census(relation regclass, column_name name,
  *		sample_rows integer) RETURNS record.
@@ -562,21 +700,9 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 	int64		sample_rows = -1;
 	Relation	rel;
 	AttrNumber	attnum;
-	Form_pg_attribute attr;
 	BlockNumber nblocks;
-	BlockNumber step;
-	BlockNumber i;
-	BufferAccessStrategy strategy;
-	Snapshot	snapshot;
-	MemoryContext page_cxt;
-	MemoryContext old_cxt;
 	ToastCensus census;
-	ToastReader *reader;
-	CensusBuffers *bufs;
 	TupleDesc	result_desc;
-	Datum		values[TOAST_CENSUS_COLS];
-	bool		nulls[TOAST_CENSUS_COLS];
-	int			col = 0;
 
 	SL_CHECK_ARGS(fcinfo, census_arg_types, "toast_census");
 	result_desc = SL_RESULT_DESC(fcinfo, census_result_types, "toast_census");
@@ -608,105 +734,14 @@ storagelab_toast_census(PG_FUNCTION_ARGS)
 	 */
 	storagelab_refuse_row_security(rel, "toast_profile",
 								   "toast_profile() reads the values of every row, also those its policies hide from this role.");
-
-	attnum = get_attnum(relid, colname);
-	if (attnum == InvalidAttrNumber)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("column \"%s\" of relation \"%s\" does not exist",
-						colname, RelationGetRelationName(rel)),
-				 errhint("Pass the name of one of the table's columns, as stored (case-sensitive).")));
-	if (attnum < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot profile system column \"%s\"", colname),
-				 errhint("Pass a user column of variable length, such as bytea, text or jsonb.")));
-	attr = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
-	if (attr->attlen != -1)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("column \"%s\" of relation \"%s\" is not of a variable-length type",
-						colname, RelationGetRelationName(rel)),
-				 errdetail("Its type %s is never stored in TOAST.",
-						   format_type_be(attr->atttypid)),
-				 errhint("Pass a column of a varlena type, such as bytea, text or jsonb.")));
+	attnum = census_column(rel, colname);
 
 	memset(&census, 0, sizeof(census));
-	snapshot = GetActiveSnapshot();
-	strategy = GetAccessStrategy(BAS_BULKREAD);
-	page_cxt = AllocSetContextCreate(CurrentMemoryContext,
-									 "storagelab toast_profile page",
-									 ALLOCSET_DEFAULT_SIZES);
 	nblocks = RelationGetNumberOfBlocks(rel);
-	bufs = palloc(sizeof(CensusBuffers));
-
-	reader = storagelab_toast_reader_open(rel, snapshot, strategy);
-	step = sample_rows < 0 ? 1 : sample_step(nblocks);
-
-	for (i = 0; i < nblocks; i++)
-	{
-		BlockNumber blkno = (BlockNumber) (((uint64) i * step) % nblocks);
-
-		if (sample_rows >= 0 && census.rows_scanned >= sample_rows)
-			break;
-		CHECK_FOR_INTERRUPTS();
-		old_cxt = MemoryContextSwitchTo(page_cxt);
-		census_page(&census, reader, rel, blkno, attnum, strategy, snapshot, bufs);
-		MemoryContextSwitchTo(old_cxt);
-		MemoryContextReset(page_cxt);
-	}
-	MemoryContextDelete(page_cxt);
-	pfree(bufs);
-	if (reader != NULL)
-		storagelab_toast_reader_close(reader);
-	FreeAccessStrategy(strategy);
+	census_pages(&census, rel, attnum, nblocks, sample_rows);
 	relation_close(rel, AccessShareLock);
 
-	memset(nulls, 0, sizeof(nulls));
-	values[col++] = Int64GetDatum(census.rows_scanned);
-	values[col++] = Int64GetDatum(census.pages_scanned);
-	values[col++] = Int64GetDatum((int64) nblocks);
-	values[col++] = BoolGetDatum(census.pages_scanned < (int64) nblocks);
-	values[col++] = Int64GetDatum(census.null_values);
-	values[col++] = Int64GetDatum(census.inline_uncompressed);
-	values[col++] = Int64GetDatum(census.inline_short);
-	values[col++] = Int64GetDatum(census.inline_compressed);
-	values[col++] = Int64GetDatum(census.external_uncompressed);
-	values[col++] = Int64GetDatum(census.external_compressed);
-	values[col++] = Int64GetDatum(census.pglz_values);
-	values[col++] = Int64GetDatum(census.lz4_values);
-	values[col++] = Int64GetDatum(census.raw_bytes);
-	values[col++] = Int64GetDatum(census.stored_bytes);
-	values[col++] = Int64GetDatum(census.compressed_raw_bytes);
-	values[col++] = Int64GetDatum(census.compressed_stored_bytes);
-	values[col++] = Int64GetDatum(census.ratio_buckets[0]);
-	values[col++] = Int64GetDatum(census.ratio_buckets[1]);
-	values[col++] = Int64GetDatum(census.ratio_buckets[2]);
-	values[col++] = Int64GetDatum(census.ratio_buckets[3]);
-	values[col++] = Int64GetDatum(census.large_values);
-	values[col++] = Int64GetDatum(census.large_compressed);
-	values[col++] = Int64GetDatum(census.large_incompressible);
-	values[col++] = Int64GetDatum(census.sniffed_values);
-	values[col++] = Int64GetDatum(census.unsniffed_values);
-	values[col++] = Int64GetDatum(census.incompressible_values);
-	values[col++] = content_types_jsonb(&census);
-	if (census.entropy_values > 0)
-		values[col++] = Float8GetDatum(census.entropy_sum / census.entropy_values);
-	else
-	{
-		nulls[col] = true;
-		values[col++] = (Datum) 0;
-	}
-	values[col++] = Int64GetDatum(census.toast_values_fetched);
-	values[col++] = Int64GetDatum(census.toast_buffers_accessed);
-#ifdef USE_LZ4
-	values[col++] = BoolGetDatum(true);
-#else
-	values[col++] = BoolGetDatum(false);
-#endif
-	Assert(col == TOAST_CENSUS_COLS);
-
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, values, nulls)));
+	PG_RETURN_DATUM(census_result(&census, nblocks, result_desc));
 }
 
 /*

@@ -37,7 +37,7 @@
 /* Normal quantile for a two-sided 95% interval. */
 #define HV_Z95	1.959963984540054
 
-const char *const hv_figure_names[HV_NUM_FIGURES] = {
+const char *const storagelab_hv_figure_names[HV_NUM_FIGURES] = {
 	"pd_all_visible_mismatches",
 	"tuples",
 	"xmin_frozen",
@@ -67,11 +67,11 @@ hv_is_page_count(HvFigure f)
 }
 
 /*
- * hv_stratum_add_page
+ * storagelab_hv_stratum_add_page
  *		Add the counts of one page read (figures[HV_NUM_FIGURES]) to stratum.
  */
 void
-hv_stratum_add_page(HvStratum *stratum, const double *figures, int items)
+storagelab_hv_stratum_add_page(HvStratum *stratum, const double *figures, int items)
 {
 	int			f;
 
@@ -104,22 +104,22 @@ hv_page_scale(const HvStratum *stratum, HvFigure f)
 }
 
 /*
- * hv_estimate_init
+ * storagelab_hv_estimate_init
  *		Start an estimate with no strata.
  */
 void
-hv_estimate_init(HvEstimate *est)
+storagelab_hv_estimate_init(HvEstimate *est)
 {
 	memset(est, 0, sizeof(HvEstimate));
 	est->exact = true;
 }
 
 /*
- * hv_estimate_add_stratum
+ * storagelab_hv_estimate_add_stratum
  *		Add one relation's sample (or full scan) to the estimate.
  */
 void
-hv_estimate_add_stratum(HvEstimate *est, const HvStratum *stratum)
+storagelab_hv_estimate_add_stratum(HvEstimate *est, const HvStratum *stratum)
 {
 	double		N = stratum->pages;
 	double		n = stratum->scanned;
@@ -179,11 +179,12 @@ hv_estimate_add_stratum(HvEstimate *est, const HvStratum *stratum)
 }
 
 /*
- * hv_estimate_interval
+ * storagelab_hv_estimate_interval
  *		The 95% confidence interval of figure f, as whole numbers.
  */
 void
-hv_estimate_interval(const HvEstimate *est, HvFigure f, int64 *low, int64 *high)
+storagelab_hv_estimate_interval(const HvEstimate *est, HvFigure f, int64 *low,
+								int64 *high)
 {
 	double		half = HV_Z95 * sqrt(est->variance[f]);
 	double		lo = est->total[f] - half;
@@ -202,7 +203,7 @@ hv_estimate_interval(const HvEstimate *est, HvFigure f, int64 *low, int64 *high)
 }
 
 /*
- * hv_sample_allocation
+ * storagelab_hv_sample_allocation
  *		How many of sample_pages to read from a relation of stratum_pages
  *		pages, when all strata together have total_pages pages: proportional
  *		allocation, rounded up, at least three pages (the last page, read
@@ -210,8 +211,8 @@ hv_estimate_interval(const HvEstimate *est, HvFigure f, int64 *low, int64 *high)
  *		relation.
  */
 int
-hv_sample_allocation(BlockNumber stratum_pages, uint64 total_pages,
-					 int sample_pages)
+storagelab_hv_sample_allocation(BlockNumber stratum_pages, uint64 total_pages,
+								int sample_pages)
 {
 	double		share;
 	int			n;

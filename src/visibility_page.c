@@ -387,13 +387,13 @@ hv_fpi_bytes(Page page)
 }
 
 /*
- * hv_read_page
+ * storagelab_hv_read_page
  *		Classify the page in buffer (a block of scan->rel, pinned by the
  *		caller and not locked) under a share lock, add its counts to stratum,
  *		and release the buffer.  Never modifies the page or its buffer.
  */
 void
-hv_read_page(HvScan *scan, Buffer buffer, HvStratum *stratum)
+storagelab_hv_read_page(HvScan *scan, Buffer buffer, HvStratum *stratum)
 {
 	double		fig[HV_NUM_FIGURES] = {0};
 	BlockNumber blkno = BufferGetBlockNumber(buffer);
@@ -539,5 +539,5 @@ hv_read_page(HvScan *scan, Buffer buffer, HvStratum *stratum)
 	}
 
 	UnlockReleaseBuffer(buffer);
-	hv_stratum_add_page(stratum, fig, items);
+	storagelab_hv_stratum_add_page(stratum, fig, items);
 }
