@@ -46,9 +46,7 @@ GENERATOR = [
     'extension/21_bigint_model.sql',
     'extension/22_bigint_objects.sql',
     'extension/23_bigint_blocking.sql',
-    'extension/24_bigint_online_model.sql',
-    'extension/25_bigint_online.sql',
-    'extension/26_bigint_backfill.sql',
+    'extension/24_index_copy.sql',
     'extension/26_bigint_progress.sql',
     'extension/27_bigint_script.sql',
     'extension/28_bigint_hazards.sql',
@@ -63,23 +61,24 @@ GENERATOR = [
 ]
 
 # Ceiling of the generator's size until it is within GENERATOR_LIMIT: its
-# size on 2026-11-28 (lower it as the generator shrinks).
-GENERATOR_CEILING = 9125
+# size on 2026-11-28 once mode shadow was removed (9,125 before; lower it as
+# the generator shrinks).
+GENERATOR_CEILING = 7713
 
 # SQL functions over SQL_LIMIT on 2026-11-28, with their size then: each
 # may shrink, never grow; remove an entry when its function is within the
 # limit (the check says so).  Keyed by schema-qualified name.
 SQL_ALLOWED = {
     'storagelab_internal.rewrite_online_phases': 176,
-    'storagelab_internal.bigint_migration_online_model': 168,
 }
 
 # C functions over C_LIMIT (none).
 C_ALLOWED = {}
 
 # Ceiling of the number of pairs `duplicates --min-lines 10` finds inside
-# extension/, until it is 0: the count on 2026-11-28.
-DUPLICATE_PAIRS_CEILING = 17
+# extension/, until it is 0: the count on 2026-11-28 once mode shadow was
+# removed (17 before).
+DUPLICATE_PAIRS_CEILING = 15
 
 SQL_CREATE = re.compile(
     r'^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE)\s+([\w."]+)\s*\(',
