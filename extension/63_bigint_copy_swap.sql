@@ -446,41 +446,25 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_final_check(oid[], text) IS
   'the DO statement opening an online script''s phase rollback: 55000 when phase cleanup has run (the migration is final)';
 
--- The phases of a copy-and-swap script for the engine input tables
--- (part 62's machinery around the engine's statements), as psql \if
--- sections; mid is the migration id.
-CREATE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
-                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}',
-                                                          swap_end text[] DEFAULT '{}')
-RETURNS text
+-- What the phases of a copy-and-swap script share, as one jsonb object
+-- (mid is the migration id): the direction objects fwd and back
+-- (rewrite_online_dirs), the lock retries, the SQL conditions that tell
+-- which phases have run (created, ours, others, swapped, copied, indexed),
+-- the logs' tag, the publication guard, the swap's lock statement, the
+-- forward logs' apply statements, and each table's check that it is
+-- unchanged since the script was written (unchanged: start and swap refuse
+-- when it changed, since what was added since would be dropped).
+CREATE FUNCTION storagelab_internal.rewrite_online_phase_context(tables jsonb, mid text)
+RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   fwd     jsonb := storagelab_internal.rewrite_online_dirs(tables, false);
   back    jsonb := storagelab_internal.rewrite_online_dirs(tables, true);
-  d       jsonb;
-  retries int := storagelab_internal.setting('scripts.lock_retries')::int;
-  created text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(fwd) x);
   -- the logs carry the migration id: a second script for the same tables (same names) is refused
   tag     text := format('storagelab copy-and-swap migration %s', mid);
-  ours    text := (SELECT string_agg(format('obj_description(to_regclass(%L), %L) IS NOT DISTINCT FROM %L', x->>'log', 'pg_class', tag), ' AND ')
-                     FROM jsonb_array_elements(fwd) x);
-  others  text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL OR to_regclass(%L) IS NOT NULL', x->>'target', x->>'log'), ' OR ')
-                     FROM jsonb_array_elements(fwd) x);
-  swapped text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(back) x);
-  copied  text := format('(SELECT count(*) FROM storagelab.bigint_migration_progress p WHERE p.migration = %L AND p.done) = %s',
-                         mid, jsonb_array_length(fwd));
-  indexed text;
-  locks   text;
-  s       text := '';
-  apply_f text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x);
-  apply_b text[] := ARRAY[format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back)];
-  st      text[];
   roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
-  validate text := '';
-  guard   text;
-  -- each table's fingerprint now: start and swap refuse when it changed (what was added since would be dropped)
   unchanged text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_check_unchanged(%L, %s, %L)', t->>'relation',
                                           to_regclass(t->>'relation')::oid,
                                           storagelab_internal.rewrite_tree_fingerprint(to_regclass(t->>'relation')))
@@ -496,9 +480,20 @@ BEGIN
                        WHERE NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)),
             HINT = 'Use the blocking mode.';
   END IF;
-  -- phase index has run when every index it builds exists (the copy of each valid index of every old
-  -- table and partition, named by rewrite_index_name) and every NOT VALID CHECK constraint it adds
-  indexed := coalesce((SELECT string_agg(c, ' AND ' ORDER BY c) FROM (
+  RETURN jsonb_build_object(
+    'fwd', fwd, 'back', back, 'tag', tag, 'unchanged', to_jsonb(unchanged),
+    'retries', storagelab_internal.setting('scripts.lock_retries')::int,
+    'created', (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(fwd) x),
+    'ours', (SELECT string_agg(format('obj_description(to_regclass(%L), %L) IS NOT DISTINCT FROM %L', x->>'log', 'pg_class', tag), ' AND ')
+               FROM jsonb_array_elements(fwd) x),
+    'others', (SELECT string_agg(format('to_regclass(%L) IS NOT NULL OR to_regclass(%L) IS NOT NULL', x->>'target', x->>'log'), ' OR ')
+                 FROM jsonb_array_elements(fwd) x),
+    'swapped', (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(back) x),
+    'copied', format('(SELECT count(*) FROM storagelab.bigint_migration_progress p WHERE p.migration = %L AND p.done) = %s',
+                     mid, jsonb_array_length(fwd)),
+    -- phase index has run when every index it builds exists (the copy of each valid index of every old
+    -- table and partition, named by rewrite_index_name) and every NOT VALID CHECK constraint it adds
+    'indexed', coalesce((SELECT string_agg(c, ' AND ' ORDER BY c) FROM (
                  SELECT format('to_regclass(%L) IS NOT NULL', format('%I.%I', n.nspname, storagelab_internal.rewrite_index_name(i.indexrelid))) AS c
                    FROM storagelab_internal.rewrite_members(roots) m
                    JOIN pg_index i ON i.indrelid = m.relid AND i.indisvalid
@@ -508,24 +503,62 @@ BEGIN
                                format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', m.relid)), k.conname)
                    FROM storagelab_internal.rewrite_members(roots) m
                    JOIN pg_constraint k ON k.conrelid = m.relid AND k.contype = 'c' AND NOT k.convalidated AND k.coninhcount = 0
-                   JOIN pg_class x ON x.oid = m.relid JOIN pg_namespace n ON n.oid = x.relnamespace) q), 'true');
-  -- a publication of all tables or of these schemas would publish the new tables and logs: refused by every phase that writes them
-  guard := storagelab_internal.rewrite_online_publication_guard(ARRAY(
-             SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
-               JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1));
-  locks := storagelab_internal.rewrite_online_swap_locks(tables);
+                   JOIN pg_class x ON x.oid = m.relid JOIN pg_namespace n ON n.oid = x.relnamespace) q), 'true'),
+    -- a publication of all tables or of these schemas would publish the new tables and logs: refused by every phase that writes them
+    'guard', storagelab_internal.rewrite_online_publication_guard(ARRAY(
+               SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
+                 JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1)),
+    'locks', storagelab_internal.rewrite_online_swap_locks(tables),
+    'apply_f', to_jsonb(ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x)));
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phase_context(jsonb, text) IS
+  'what the phases of an online copy-and-swap script share, as jsonb: direction objects, lock retries, the conditions telling which phases have run, the logs'' tag, the publication guard, the swap''s locks, the forward apply statements, the unchanged-table checks; 0A000 when no table holds rows';
+
+-- A text[] of a jsonb array of strings (the context's lists of statements).
+CREATE FUNCTION storagelab_internal.rewrite_online_texts(a jsonb)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT ARRAY(SELECT x FROM jsonb_array_elements_text($1) WITH ORDINALITY u(x, n) ORDER BY n)
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_texts(jsonb) IS
+  'the strings of a jsonb array, in order, as text[]';
+
+-- Phases start, copy, index and replay of a copy-and-swap script (ctx:
+-- rewrite_online_phase_context), as psql \if sections: each refuses to run
+-- out of order and says when it has run already.
+CREATE FUNCTION storagelab_internal.rewrite_online_phases_fill(tables jsonb, mid text, ctx jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  fwd     jsonb := ctx->'fwd';
+  d       jsonb;
+  retries int := (ctx->>'retries')::int;
+  created text := ctx->>'created';
+  ours    text := ctx->>'ours';
+  guard   text := ctx->>'guard';
+  roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
+  st      text[];
+  s       text := '';
+BEGIN
   -- start
   -- (CREATE TRIGGER takes SHARE ROW EXCLUSIVE: every table's first, within the budget of script_lock)
   st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'SHARE ROW EXCLUSIVE')]
-        || unchanged || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
+        || storagelab_internal.rewrite_online_texts(ctx->'unchanged')
+        || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
   FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
-    st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
+    st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', ctx->>'tag');
   END LOOP;
   -- nothing (an event trigger) added objects to the new tables and logs as they were created
   st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', roots,
                      ARRAY(SELECT x->>'log' FROM jsonb_array_elements(fwd) x));
   s := s || E'\\if :ph_start\n' || guard
-         || storagelab_internal.rewrite_online_do(st, created || ' AND ' || ours, 'phase start has run already', '(' || ours || ') OR NOT (' || others || ')',
+         || storagelab_internal.rewrite_online_do(st, created || ' AND ' || ours, 'phase start has run already',
+                                                  '(' || ours || ') OR NOT (' || (ctx->>'others') || ')',
                                                   'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', retries)
          || E'\\endif\n';
   -- copy
@@ -535,34 +568,85 @@ BEGIN
                    extract(epoch FROM storagelab_internal.setting('bigint_migration.copy_batch_time')::interval) * 1000,
                    storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int);
   -- index: the log applied once (no index yet: a hash join), then the indexes
-  st := apply_f || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
+  st := storagelab_internal.rewrite_online_texts(ctx->'apply_f')
+        || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
   s := s || E'\\if :ph_index\n' || guard
-         || storagelab_internal.rewrite_online_do(st, '(' || indexed || ' AND ' || copied || ') OR (' || swapped || ')', 'phase index has run already',
-                                                  copied, 'the copy is not complete: run phase copy first', retries)
+         || storagelab_internal.rewrite_online_do(st, '(' || (ctx->>'indexed') || ' AND ' || (ctx->>'copied') || ') OR (' || (ctx->>'swapped') || ')',
+                                                  'phase index has run already', ctx->>'copied', 'the copy is not complete: run phase copy first', retries)
          || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(fwd) x)
          || E'\\endif\n';
   -- replay
   s := s || E'\\if :ph_replay\n' || guard
-         || storagelab_internal.rewrite_online_do('{}', 'false', '', indexed || ' AND ' || copied, 'run phases copy and index first', 0)
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', (ctx->>'indexed') || ' AND ' || (ctx->>'copied'), 'run phases copy and index first', 0)
          || format(E'CALL storagelab.rewrite_online_replay(%L, %L, %s, 10000, ''1 hour'');\n\\endif\n', mid, fwd,
                    1000 * jsonb_array_length(fwd));
-  -- swap
-  st := ARRAY[locks] || apply_f;
-  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases_fill(jsonb, text, jsonb) IS
+  'phases start, copy, index and replay of an online copy-and-swap script (new tables and change logs, batched copy, indexes, replay), as psql \if sections';
+
+-- Phase swap of a copy-and-swap script (ctx: rewrite_online_phase_context):
+-- one transaction under the locks, the forward logs applied and stopped,
+-- the engine's swap with the caller's statements around the dependent
+-- objects (pre, post) and at its end, the old tables' triggers disabled,
+-- the back logs started.
+CREATE FUNCTION storagelab_internal.rewrite_online_phase_swap(tables jsonb, ctx jsonb, pre text[], post text[], swap_end text[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  d       jsonb;
+  st      text[];
+BEGIN
+  st := ARRAY[ctx->>'locks'] || storagelab_internal.rewrite_online_texts(ctx->'apply_f');
+  FOR d IN SELECT x FROM jsonb_array_elements(ctx->'fwd') x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
   -- under the locks, the log triggers gone: the tables are as they were when the script was written
-  st := st || unchanged || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', swap_pre, swap_post)
+  st := st || storagelab_internal.rewrite_online_texts(ctx->'unchanged')
+           || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', pre, post)
            || storagelab_internal.rewrite_online_old_triggers(tables, false) || swap_end;
-  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+  FOR d IN SELECT x FROM jsonb_array_elements(ctx->'back') x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d);
   END LOOP;
   st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', '{}'::oid[],
-                     ARRAY(SELECT x->>'log' FROM jsonb_array_elements(back) x));
-  s := s || E'\\if :ph_swap\n' || guard
-         || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
-                                                  '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)
+                     ARRAY(SELECT x->>'log' FROM jsonb_array_elements(ctx->'back') x));
+  RETURN E'\\if :ph_swap\n' || (ctx->>'guard')
+         || storagelab_internal.rewrite_online_do(st, ctx->>'swapped', 'phase swap has run already',
+                                                  '(' || (ctx->>'swapped') || ') OR (' || (ctx->>'indexed') || ' AND ' || (ctx->>'copied') || ')',
+                                                  'run phases copy, index and replay first', (ctx->>'retries')::int)
          || E'\\endif\n';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phase_swap(jsonb, jsonb, text[], text[], text[]) IS
+  'phase swap of an online copy-and-swap script, as a psql \if section: one transaction under ACCESS EXCLUSIVE applying the rest of the logs, swapping the tables and their objects, starting the back logs';
+
+-- Phases validate, cleanup and rollback of a copy-and-swap script (ctx:
+-- rewrite_online_phase_context), as psql \if sections.  The rollback is
+-- refused after cleanup (rewrite_online_final_check); when swapped it swaps
+-- back (unless columns were added since, rewrite_check_rollback) with the
+-- caller's statements around the dependent objects (back_pre, back_post),
+-- then drops what start created.
+CREATE FUNCTION storagelab_internal.rewrite_online_phases_finish(tables jsonb, mid text, ctx jsonb, back_pre text[], back_post text[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  fwd     jsonb := ctx->'fwd';
+  back    jsonb := ctx->'back';
+  d       jsonb;
+  retries int := (ctx->>'retries')::int;
+  ours    text := ctx->>'ours';
+  others  text := ctx->>'others';
+  swapped text := ctx->>'swapped';
+  roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
+  st      text[];
+  s       text := '';
+  validate text := '';
+BEGIN
   -- validate
   -- (SHARE UPDATE EXCLUSIVE on the referencing table, which no client's reads and writes conflict with, first
   -- through script_lock: an autovacuum of it gives way after the short deadlock_timeout)
@@ -587,14 +671,13 @@ BEGIN
   s := s || E'\\if :ph_cleanup\n'
          || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
          || E'\\endif\n';
-  -- rollback (refused after cleanup: rewrite_online_final_check): swap back when swapped (unless columns were
-  -- added since), then drop what start created
-  st := ARRAY[locks]
+  -- rollback: swap back when swapped, then drop what start created
+  st := ARRAY[ctx->>'locks']
         || (SELECT format('SELECT storagelab_internal.rewrite_check_rollback(%L, %L)',
                           array_agg(storagelab_internal.bigint_migration_qname(m.relid) ORDER BY m.level, m.relid),
                           array_agg(m.relid ORDER BY m.level, m.relid))
               FROM storagelab_internal.rewrite_members(roots) m)
-        || apply_b;
+        || format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back);
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
@@ -619,14 +702,73 @@ BEGIN
                  JOIN pg_namespace n ON n.oid = c.relnamespace);
   st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
   -- the foreign keys a swap back re-pointed NOT VALID, validated (of those that were valid; a no-op before a swap)
-  s := s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
-                                                  'another copy-and-swap migration is rewriting these tables: roll back with its script', retries)
-         || validate || E'\\endif\n';
-  RETURN s;
+  RETURN s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
+                                                    'another copy-and-swap migration is rewriting these tables: roll back with its script', retries)
+           || validate || E'\\endif\n';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases_finish(jsonb, text, jsonb, text[], text[]) IS
+  'phases validate, cleanup and rollback of an online copy-and-swap script, as psql \if sections';
+
+-- The phases of a copy-and-swap script for the engine input tables
+-- (part 62's machinery around the engine's statements), as psql \if
+-- sections; mid is the migration id.  The caller's statements run in the
+-- swap (swap_pre, swap_post: around the dependent objects; swap_end: at
+-- its end) and in the swap back (back_pre, back_post).
+CREATE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
+                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}',
+                                                          swap_end text[] DEFAULT '{}')
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  ctx jsonb := storagelab_internal.rewrite_online_phase_context(tables, mid);
+BEGIN
+  RETURN storagelab_internal.rewrite_online_phases_fill(tables, mid, ctx)
+      || storagelab_internal.rewrite_online_phase_swap(tables, ctx, swap_pre, swap_post, swap_end)
+      || storagelab_internal.rewrite_online_phases_finish(tables, mid, ctx, back_pre, back_post);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[], text[]) IS
   'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects, and at the end of the swap (swap_end)';
+
+-- The whole online (copy-and-swap) script after its comment header, shared
+-- by the INT->BIGINT script in mode online and the online layout script:
+-- the session's search_path saved (and set again at the end), the
+-- settings, the phase framework (-v phase=... chosen among the phases,
+-- "unknown or missing phase" otherwise; -v backfill_batches=N), then the
+-- phases (rewrite_online_phases), each of which detects that it has run
+-- already.  There is no dry run: each phase commits (rollback undoes them).
+CREATE FUNCTION storagelab_internal.rewrite_online_script(header text, tables jsonb, mid text,
+                                                          swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
+                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}',
+                                                          swap_end text[] DEFAULT '{}')
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT $1
+      || E'\\set ON_ERROR_STOP on\n'
+      || E'-- the session''s search_path, set again at the end (this script sets its own)\n'
+      || E'SELECT current_setting(''search_path'') AS search_path_saved \\gset sl_\n'
+      || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
+      || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
+      || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+      || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+      || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
+      || 'SELECT ' || (SELECT string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ' ORDER BY n) FROM unnest(ph) WITH ORDINALITY u(p, n)) || E' \\gset\n'
+      || format(E'SELECT :''phase'' NOT IN (%s) AS ph_bad \\gset\n', (SELECT string_agg(quote_literal(p), ', ' ORDER BY n) FROM unnest(ph) WITH ORDINALITY u(p, n)))
+      || E'\\if :ph_bad\n'
+      || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n')
+      || E';\n\\endif\n\n'
+      || storagelab_internal.rewrite_online_phases($2, $3, $4, $5, $6, $7, $8)
+      || E'\n-- The session''s own search_path again.\n'
+      || E'SELECT set_config(''search_path'', :''sl_search_path_saved'', false) AS search_path_restored \\gset sl_\n'
+    FROM (SELECT ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback'] AS ph) p
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_script(text, jsonb, text, text[], text[], text[], text[], text[]) IS
+  'an online copy-and-swap script: the comment header given, the session''s search_path saved, the settings, the phase framework (-v phase=..., unknown or missing phase refused), the phases (storagelab_internal.rewrite_online_phases), the search_path set back';
 
 -- What mode online refuses, raised before anything is written: the model's
 -- blockers as the blocking mode raises them (same SQLSTATEs; a
@@ -775,18 +917,8 @@ BEGIN
     || E'-- Subscribers of a publication of these tables: ALTER SUBSCRIPTION ... REFRESH PUBLICATION WITH (copy_data = false).\n'
     || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n'
     || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards)   -- part 28
-    || E'\n\\set ON_ERROR_STOP on\n'
-    || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
-    || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
-    || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
-    || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
-    || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
-    || (SELECT 'SELECT ' || string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ') || E' \\gset\n'
-          FROM unnest(ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback']) p)
-    || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
-    || E'\\if :ph_bad\n'
-    || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n') || E';\n\\endif\n\n';
-  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid, swap_pre, swap_post, back_pre, back_post, swap_end);
+    || E'\n';
+  RETURN storagelab_internal.rewrite_online_script(s, tables, mid, swap_pre, swap_post, back_pre, back_post, swap_end);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
