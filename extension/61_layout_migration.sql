@@ -685,7 +685,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_online_script(regclass, jsonb, jsonb, jsonb, text) IS
-  'the online layout script: phases start, copy, index, replay, swap, validate, cleanup and rollback of the copy-and-swap machinery (storagelab_internal.rewrite_online_phases) around the rewrite engine''s statements';
+  'the online layout script: phases start, copy, index, replay, swap, validate, cleanup and rollback of the copy-and-swap machinery (storagelab_internal.rewrite_online_script) around the rewrite engine''s statements';
 
 -- The script of one table; plan: its table_rewrite_plan row as jsonb (NULL: none).
 CREATE FUNCTION storagelab_internal.layout_script(relation regclass, mode text, column_types jsonb,
