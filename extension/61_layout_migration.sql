@@ -669,7 +669,8 @@ COMMENT ON FUNCTION storagelab_internal.layout_header(regclass, jsonb, jsonb, js
 
 -- The online script: the copy-and-swap machinery of parts 62 and 63
 -- (change log, batched copy, replay, swap under lock_timeout, rollback)
--- around the engine's statements, one phase per run (-v phase=...).
+-- around the engine's statements, one phase per run (-v phase=...), in the
+-- skeleton every online script shares (rewrite_online_script).
 CREATE FUNCTION storagelab_internal.layout_online_script(relation regclass, tables jsonb, changes jsonb, plan jsonb,
                                                          lock_list text)
 RETURNS text
@@ -679,28 +680,12 @@ AS $fn$
 DECLARE
   mid text := 'sllm' || substr(md5(tables::text || now()::text), 1, 10);
 BEGIN
-  RETURN storagelab_internal.layout_header(relation, tables, changes, plan, lock_list, mid)
-      || E'\\set ON_ERROR_STOP on\n'
-      || E'-- the session''s search_path, set again at the end (this script sets its own)\n'
-      || E'SELECT current_setting(''search_path'') AS search_path_saved \\gset sl_\n'
-      || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
-      || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
-      || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
-      || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
-      || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
-      || (SELECT 'SELECT ' || string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ') || E' \\gset\n'
-            FROM unnest(ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback']) p)
-      || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
-      || E'\\if :ph_bad\n'
-      || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n')
-      || E';\n\\endif\n\n'
-      || storagelab_internal.rewrite_online_phases(tables, mid)
-      || E'\n-- The session''s own search_path again.\n'
-      || E'SELECT set_config(''search_path'', :''sl_search_path_saved'', false) AS search_path_restored \\gset sl_\n';
+  -- the shared skeleton of the online scripts (part 63) after this script's own header
+  RETURN storagelab_internal.rewrite_online_script(storagelab_internal.layout_header(relation, tables, changes, plan, lock_list, mid), tables, mid);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_online_script(regclass, jsonb, jsonb, jsonb, text) IS
-  'the online layout script: phases start, copy, index, replay, swap, validate, cleanup and rollback of the copy-and-swap machinery (storagelab_internal.rewrite_online_phases) around the rewrite engine''s statements';
+  'the online layout script: phases start, copy, index, replay, swap, validate, cleanup and rollback of the copy-and-swap machinery (storagelab_internal.rewrite_online_script) around the rewrite engine''s statements';
 
 -- The script of one table; plan: its table_rewrite_plan row as jsonb (NULL: none).
 CREATE FUNCTION storagelab_internal.layout_script(relation regclass, mode text, column_types jsonb,

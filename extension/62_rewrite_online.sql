@@ -375,3 +375,49 @@ END
 $fn$;
 COMMENT ON PROCEDURE storagelab.rewrite_online_replay(text, jsonb, bigint, bigint, interval) IS
   'the replay phase of an online copy-and-swap rewrite (its script CALLs it): applies the change logs in sets, one COMMIT per round, until at most max_lag rows are left; gives up after time_limit';
+
+-- One step of an online script, which CALLs it (one transaction): 55000
+-- unless the SQL condition require holds; a notice and nothing done when
+-- skip_if holds (run already); else the statements, in a subtransaction
+-- retried on lock_timeout or deadlock as storagelab_internal.retry_loop does.
+CREATE PROCEDURE storagelab_internal.rewrite_online_step(require text, require_error text, skip_if text, skip_notice text,
+                                                        retries int, stmts text[])
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  holds   boolean;
+  attempt int := 0;
+  s       text;
+BEGIN
+  EXECUTE 'SELECT (' || require || ')::boolean' INTO holds;
+  IF NOT holds THEN
+    RAISE EXCEPTION '%', require_error USING ERRCODE = 'object_not_in_prerequisite_state',
+      HINT = 'Run the phases in the order the script''s header gives.';
+  END IF;
+  EXECUTE 'SELECT (' || skip_if || ')::boolean' INTO holds;
+  IF holds THEN
+    RAISE NOTICE '%', skip_notice;
+    RETURN;
+  END IF;
+  LOOP
+    BEGIN
+      FOREACH s IN ARRAY coalesce(stmts, '{}') LOOP
+        EXECUTE s;
+      END LOOP;
+      EXIT;
+    EXCEPTION
+      WHEN lock_not_available OR deadlock_detected THEN
+        attempt := attempt + 1;
+        IF attempt > greatest(retries, 0) THEN
+          RAISE EXCEPTION 'gave up after % lock timeouts or deadlocks', attempt
+            USING ERRCODE = 'lock_not_available', DETAIL = SQLERRM, HINT = 'Run this phase again later; it is safe to re-run.';
+        END IF;
+        RAISE NOTICE 'lock attempt %: % (lock_timeout %), retrying', attempt, SQLERRM, current_setting('lock_timeout');
+        PERFORM pg_sleep(least(0.1 * attempt, 2));
+    END;
+  END LOOP;
+END
+$fn$;
+COMMENT ON PROCEDURE storagelab_internal.rewrite_online_step(text, text, text, text, int, text[]) IS
+  'one step of an online copy-and-swap script (its script CALLs it): refused (55000) unless a condition holds, skipped with a notice when another holds (run already), else the statements in one subtransaction retried on lock_timeout or deadlock';

@@ -45,21 +45,18 @@ COMMENT ON FUNCTION storagelab_internal.bigint_copy_swap_tables(storagelab.bigin
 -- old types: the copy of the replay after a swap.
 CREATE FUNCTION storagelab_internal.rewrite_online_copy_back(rel oid)
 RETURNS text
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$
-BEGIN
-  -- PL/pgSQL: rewrite_name belongs to the rewrite engine, checked for when the script is written
-  RETURN (SELECT format(E'INSERT INTO %I.%I (%s)%s\nSELECT %s\n  FROM ONLY %s', n.nspname, storagelab_internal.rewrite_name('old', $1),
+AS $$
+  SELECT format(E'INSERT INTO %I.%I (%s)%s\nSELECT %s\n  FROM ONLY %s', n.nspname, storagelab_internal.rewrite_name('old', $1),
                 string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum),
                 CASE WHEN bool_or(a.attidentity = 'a') THEN ' OVERRIDING SYSTEM VALUE' ELSE '' END,
                 string_agg(format('%I::%s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum),
                 storagelab_internal.bigint_migration_qname($1))
     FROM pg_attribute a JOIN pg_class c ON c.oid = $1 JOIN pg_namespace n ON n.oid = c.relnamespace
    WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
-   GROUP BY n.nspname);
-END
-$fn$;
+   GROUP BY n.nspname
+$$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_copy_back(oid) IS
   'INSERT ... SELECT copying rows of the table now under rel''s name into storagelab_old_<rel>, cast to its types (the replay after a swap)';
 
@@ -69,12 +66,10 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_copy_back(oid) IS
 -- the rows of a partition go to the same partition of the new table).
 CREATE FUNCTION storagelab_internal.rewrite_online_dirs(tables jsonb, back boolean)
 RETURNS jsonb
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$
-BEGIN
-  -- PL/pgSQL: rewrite_statements and rewrite_name belong to the rewrite engine
-  RETURN (SELECT jsonb_agg(jsonb_build_object(
+AS $$
+  SELECT jsonb_agg(jsonb_build_object(
            'source', storagelab_internal.bigint_migration_qname(r.relation),
            'target', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'old' ELSE 'new' END, r.relation)),
            'log', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'back' ELSE 'log' END, r.relation)),
@@ -82,9 +77,8 @@ BEGIN
            'copy', CASE WHEN $2 THEN storagelab_internal.rewrite_online_copy_back(r.relation) ELSE r.statement END)
            ORDER BY r.ord)
     FROM storagelab_internal.rewrite_statements($1, 'copy') r
-    JOIN pg_class c ON c.oid = r.relation JOIN pg_namespace n ON n.oid = c.relnamespace);
-END
-$fn$;
+    JOIN pg_class c ON c.oid = r.relation JOIN pg_namespace n ON n.oid = c.relnamespace
+$$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_dirs(jsonb, boolean) IS
   'the direction objects (source, target, log, key, copy) of the online machinery for the tables of a rewrite, one per table holding rows (each partition of a partitioned table): forward before the swap, back after it';
 
@@ -217,33 +211,23 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
 -- partition's clone too).
 CREATE FUNCTION storagelab_internal.rewrite_online_old_triggers(tables jsonb, enable boolean)
 RETURNS text[]
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$
-BEGIN
-  -- PL/pgSQL: rewrite_members and rewrite_name belong to the rewrite engine
-  RETURN (SELECT coalesce(array_agg(
-            CASE WHEN enable THEN format('ALTER TABLE %I.%I %s TRIGGER %I', n.nspname, c.relname,
-                                         CASE t.tgenabled WHEN 'A' THEN 'ENABLE ALWAYS' WHEN 'R' THEN 'ENABLE REPLICA'
-                                                          WHEN 'D' THEN 'DISABLE' ELSE 'ENABLE' END, t.tgname)
-                 ELSE format('ALTER TABLE %I.%I DISABLE TRIGGER %I', n.nspname, storagelab_internal.rewrite_name('old', c.oid), t.tgname) END
-            ORDER BY m.level, m.relid, t.tgname), '{}')
+AS $$
+  -- the triggers first, then the rules
+  SELECT coalesce(array_agg(
+           CASE WHEN enable THEN format('ALTER TABLE %I.%I %s %s %I', n.nspname, c.relname,
+                                        CASE o.state WHEN 'A' THEN 'ENABLE ALWAYS' WHEN 'R' THEN 'ENABLE REPLICA'
+                                                     WHEN 'D' THEN 'DISABLE' ELSE 'ENABLE' END, o.kind, o.name)
+                ELSE format('ALTER TABLE %I.%I DISABLE %s %I', n.nspname, storagelab_internal.rewrite_name('old', c.oid), o.kind, o.name) END
+           ORDER BY o.kind DESC, m.level, m.relid, o.name), '{}')
     FROM storagelab_internal.rewrite_members(ARRAY(SELECT to_regclass(x->>'relation')::oid FROM jsonb_array_elements(tables) x)) m
     JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace
-    JOIN pg_trigger t ON t.tgrelid = c.oid AND NOT t.tgisinternal
-   WHERE enable OR t.tgenabled <> 'D')
-      || (SELECT coalesce(array_agg(
-            CASE WHEN enable THEN format('ALTER TABLE %I.%I %s RULE %I', n.nspname, c.relname,
-                                         CASE r.ev_enabled WHEN 'A' THEN 'ENABLE ALWAYS' WHEN 'R' THEN 'ENABLE REPLICA'
-                                                           WHEN 'D' THEN 'DISABLE' ELSE 'ENABLE' END, r.rulename)
-                 ELSE format('ALTER TABLE %I.%I DISABLE RULE %I', n.nspname, storagelab_internal.rewrite_name('old', c.oid), r.rulename) END
-            ORDER BY m.level, m.relid, r.rulename), '{}')
-    FROM storagelab_internal.rewrite_members(ARRAY(SELECT to_regclass(x->>'relation')::oid FROM jsonb_array_elements(tables) x)) m
-    JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace
-    JOIN pg_rewrite r ON r.ev_class = c.oid AND r.rulename <> '_RETURN'
-   WHERE enable OR r.ev_enabled <> 'D');
-END
-$fn$;
+    JOIN (SELECT 'TRIGGER' AS kind, t.tgrelid AS rel, t.tgname AS name, t.tgenabled AS state FROM pg_trigger t WHERE NOT t.tgisinternal
+          UNION ALL
+          SELECT 'RULE', r.ev_class, r.rulename, r.ev_enabled FROM pg_rewrite r WHERE r.rulename <> '_RETURN') o ON o.rel = c.oid
+   WHERE enable OR o.state <> 'D'
+$$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_old_triggers(jsonb, boolean) IS
   'statements disabling the triggers and rules of the old tables of a copy-and-swap rewrite in its swap (the back log''s replay must not fire them), or giving them their states back after a swap back';
 
@@ -285,27 +269,26 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_check_rollback(text[], oid[]) IS
   'raises 55000 naming them when, after the swap of an online rewrite, a table (its original name) has a column its old table (relids) lacks, or a partition or child attached since: the check of a rollback, which would lose them';
 
--- A DO statement (one transaction) that fails with require_error unless
--- require (an SQL boolean expression) holds, then says skip_notice instead
--- when skip_if holds, else runs stmts, retried on lock_timeout or deadlock
--- (retry_loop).
+-- The CALL of storagelab_internal.rewrite_online_step (part 62; one
+-- transaction) that fails with require_error unless require (an SQL
+-- boolean expression) holds, then says skip_notice instead when skip_if
+-- holds, else runs stmts, retried on lock_timeout or deadlock.  The
+-- statements are its last argument, one literal a line.
 CREATE FUNCTION storagelab_internal.rewrite_online_do(stmts text[], skip_if text, skip_notice text,
                                                       require text, require_error text, retries int)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT 'DO ' || storagelab_internal.dollar_quote(
-    E'\nBEGIN\n'
-    || format(E'  IF NOT (%s) THEN\n    RAISE EXCEPTION %L USING ERRCODE = ''object_not_in_prerequisite_state'';\n  END IF;\n', $4, $5)
-    || format(E'  IF %s THEN\n    RAISE NOTICE %L;\n    RETURN;\n  END IF;\n', $2, $3)
-    || storagelab_internal.retry_loop(
-         coalesce((SELECT string_agg(format(E'        EXECUTE %L;\n', s), '' ORDER BY n) FROM unnest($1) WITH ORDINALITY u(s, n)), ''),
-         $6, 'Run this phase again later; it is safe to re-run.')
-    || E'END\n') || E';\n'
+  SELECT format(E'CALL storagelab_internal.rewrite_online_step(\n  require => %L,\n  require_error => %L,\n'
+                || E'  skip_if => %L,\n  skip_notice => %L,\n  retries => %s,\n  stmts => %s);\n',
+                $4, $5, $2, $3, $6,
+                CASE WHEN cardinality($1) > 0
+                     THEN E'ARRAY[\n' || (SELECT string_agg('    ' || quote_nullable(s), E',\n' ORDER BY n) FROM unnest($1) WITH ORDINALITY u(s, n)) || ']'
+                     ELSE '''{}''::text[]' END)
 $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_do(text[], text, text, text, text, int) IS
-  'a DO statement running statements in one subtransaction retried on lock_timeout or deadlock, skipped with a notice when a condition holds, refused unless another holds';
+  'the CALL of storagelab_internal.rewrite_online_step running statements in one subtransaction retried on lock_timeout or deadlock, skipped with a notice when a condition holds, refused unless another holds';
 
 -- The publications FOR ALL TABLES or FOR TABLES IN SCHEMA that would
 -- publish the new tables and change logs of a copy-and-swap rewrite of the
@@ -315,18 +298,15 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_do(text[], text, text, te
 -- the slot retains WAL.
 CREATE FUNCTION storagelab_internal.rewrite_online_publications(roots oid[])
 RETURNS text[]
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$
-BEGIN
-  -- PL/pgSQL: rewrite_members belongs to the rewrite engine
-  RETURN ARRAY(SELECT p.pubname::text FROM pg_publication p
+AS $$
+  SELECT ARRAY(SELECT p.pubname::text FROM pg_publication p
                 WHERE p.puballtables OR EXISTS (
                         SELECT 1 FROM pg_publication_namespace pn JOIN pg_class c ON c.relnamespace = pn.pnnspid
                          WHERE pn.pnpubid = p.oid AND c.oid IN (SELECT m.relid FROM storagelab_internal.rewrite_members($1) m))
-                ORDER BY 1);
-END
-$fn$;
+                ORDER BY 1)
+$$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_publications(oid[]) IS
   'the publications FOR ALL TABLES or FOR TABLES IN SCHEMA that would publish the new tables and change logs of a copy-and-swap rewrite of these tables (and their partitions and children)';
 
@@ -395,14 +375,10 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_statements(jsonb, te
 -- their triggers there); a partitioned table's lock covers its partitions.
 CREATE FUNCTION storagelab_internal.rewrite_online_swap_locks(tables jsonb)
 RETURNS text
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-  roots oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
-BEGIN
-  -- PL/pgSQL: rewrite_dependents, rewrite_foreign_keys and rewrite_members belong to the rewrite engine
-  RETURN storagelab_internal.script_lock_sql(
+AS $$
+  SELECT storagelab_internal.script_lock_sql(
            ARRAY(SELECT storagelab_internal.bigint_migration_qname(d.objid) FROM storagelab_internal.rewrite_dependents(roots) d
                   WHERE d.classid = 'pg_class'::regclass GROUP BY d.objid ORDER BY max(d.depth) DESC, d.objid)
            || (SELECT array_agg(x ORDER BY x) FROM (
@@ -412,9 +388,9 @@ BEGIN
                          FROM storagelab_internal.rewrite_foreign_keys(roots) f JOIN pg_constraint k ON k.oid = f.conoid
                         WHERE f.direction = 'from'
                           AND k.confrelid NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(roots) m)) y),
-           'ACCESS EXCLUSIVE');
-END
-$fn$;
+           'ACCESS EXCLUSIVE')
+    FROM (SELECT ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t) AS roots) r
+$$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_locks(jsonb) IS
   'the statement taking the locks of an online copy-and-swap swap (and rollback) through storagelab_internal.script_lock: the views it drops and creates again, then the component and the tables its foreign keys join, ACCESS EXCLUSIVE';
 
@@ -424,12 +400,10 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_locks(jsonb) IS
 -- to go back to: 55000, the migration is final.
 CREATE FUNCTION storagelab_internal.rewrite_online_final_check(roots oid[], mid text)
 RETURNS text
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$
-BEGIN
-  -- PL/pgSQL: rewrite_name belongs to the rewrite engine
-  RETURN 'DO ' || storagelab_internal.dollar_quote(format(
+AS $$
+  SELECT 'DO ' || storagelab_internal.dollar_quote(format(
            E'\nBEGIN\n  IF %s THEN\n'
            || E'    RAISE EXCEPTION ''migration %s is final: phase cleanup has run'' USING ERRCODE = ''object_not_in_prerequisite_state'',\n'
            || E'      DETAIL = ''The old tables were dropped; the tables keep their new definitions.'',\n'
@@ -438,49 +412,29 @@ BEGIN
            (SELECT string_agg(format('(to_regclass(%L) IS NOT NULL AND to_regclass(%L)::oid <> %s AND to_regclass(%L) IS NULL AND to_regclass(%L) IS NULL)',
                                      storagelab_internal.bigint_migration_qname(r), storagelab_internal.bigint_migration_qname(r), r::oid,
                                      format('%I.%I', n.nspname, storagelab_internal.rewrite_name('old', r)),
-                                     format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', r))), ' OR ')
-              FROM unnest(roots) r JOIN pg_class c ON c.oid = r JOIN pg_namespace n ON n.oid = c.relnamespace),
-           mid)) || E';\n';
-END
-$fn$;
+                                     format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', r))), ' OR ' ORDER BY k)
+              FROM unnest(roots) WITH ORDINALITY u(r, k) JOIN pg_class c ON c.oid = r JOIN pg_namespace n ON n.oid = c.relnamespace),
+           mid)) || E';\n'
+$$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_final_check(oid[], text) IS
   'the DO statement opening an online script''s phase rollback: 55000 when phase cleanup has run (the migration is final)';
 
--- The phases of a copy-and-swap script for the engine input tables
--- (part 62's machinery around the engine's statements), as psql \if
--- sections; mid is the migration id.
-CREATE FUNCTION storagelab_internal.rewrite_online_phases(tables jsonb, mid text, swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
-                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}',
-                                                          swap_end text[] DEFAULT '{}')
-RETURNS text
+-- What the phases of a copy-and-swap script share, as jsonb (mid: the
+-- migration id): direction objects, lock retries, the SQL conditions telling
+-- which phases have run, the logs' tag, the publication guard, the swap's
+-- locks, the forward apply statements, and the checks that each table is
+-- unchanged since the script was written (what was added since would be lost).
+CREATE FUNCTION storagelab_internal.rewrite_online_phase_context(tables jsonb, mid text)
+RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   fwd     jsonb := storagelab_internal.rewrite_online_dirs(tables, false);
   back    jsonb := storagelab_internal.rewrite_online_dirs(tables, true);
-  d       jsonb;
-  retries int := storagelab_internal.setting('scripts.lock_retries')::int;
-  created text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(fwd) x);
   -- the logs carry the migration id: a second script for the same tables (same names) is refused
   tag     text := format('storagelab copy-and-swap migration %s', mid);
-  ours    text := (SELECT string_agg(format('obj_description(to_regclass(%L), %L) IS NOT DISTINCT FROM %L', x->>'log', 'pg_class', tag), ' AND ')
-                     FROM jsonb_array_elements(fwd) x);
-  others  text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL OR to_regclass(%L) IS NOT NULL', x->>'target', x->>'log'), ' OR ')
-                     FROM jsonb_array_elements(fwd) x);
-  swapped text := (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(back) x);
-  copied  text := format('(SELECT count(*) FROM storagelab.bigint_migration_progress p WHERE p.migration = %L AND p.done) = %s',
-                         mid, jsonb_array_length(fwd));
-  indexed text;
-  locks   text;
-  s       text := '';
-  apply_f text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x);
-  apply_b text[] := ARRAY[format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back)];
-  st      text[];
   roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
-  validate text := '';
-  guard   text;
-  -- each table's fingerprint now: start and swap refuse when it changed (what was added since would be dropped)
   unchanged text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_check_unchanged(%L, %s, %L)', t->>'relation',
                                           to_regclass(t->>'relation')::oid,
                                           storagelab_internal.rewrite_tree_fingerprint(to_regclass(t->>'relation')))
@@ -496,9 +450,20 @@ BEGIN
                        WHERE NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)),
             HINT = 'Use the blocking mode.';
   END IF;
-  -- phase index has run when every index it builds exists (the copy of each valid index of every old
-  -- table and partition, named by rewrite_index_name) and every NOT VALID CHECK constraint it adds
-  indexed := coalesce((SELECT string_agg(c, ' AND ' ORDER BY c) FROM (
+  RETURN jsonb_build_object(
+    'fwd', fwd, 'back', back, 'tag', tag, 'unchanged', to_jsonb(unchanged),
+    'retries', storagelab_internal.setting('scripts.lock_retries')::int,
+    'created', (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(fwd) x),
+    'ours', (SELECT string_agg(format('obj_description(to_regclass(%L), %L) IS NOT DISTINCT FROM %L', x->>'log', 'pg_class', tag), ' AND ')
+               FROM jsonb_array_elements(fwd) x),
+    'others', (SELECT string_agg(format('to_regclass(%L) IS NOT NULL OR to_regclass(%L) IS NOT NULL', x->>'target', x->>'log'), ' OR ')
+                 FROM jsonb_array_elements(fwd) x),
+    'swapped', (SELECT string_agg(format('to_regclass(%L) IS NOT NULL', x->>'target'), ' AND ') FROM jsonb_array_elements(back) x),
+    'copied', format('(SELECT count(*) FROM storagelab.bigint_migration_progress p WHERE p.migration = %L AND p.done) = %s',
+                     mid, jsonb_array_length(fwd)),
+    -- phase index has run when every index it builds exists (the copy of each valid index of every old
+    -- table and partition, named by rewrite_index_name) and every NOT VALID CHECK constraint it adds
+    'indexed', coalesce((SELECT string_agg(c, ' AND ' ORDER BY c) FROM (
                  SELECT format('to_regclass(%L) IS NOT NULL', format('%I.%I', n.nspname, storagelab_internal.rewrite_index_name(i.indexrelid))) AS c
                    FROM storagelab_internal.rewrite_members(roots) m
                    JOIN pg_index i ON i.indrelid = m.relid AND i.indisvalid
@@ -508,61 +473,134 @@ BEGIN
                                format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', m.relid)), k.conname)
                    FROM storagelab_internal.rewrite_members(roots) m
                    JOIN pg_constraint k ON k.conrelid = m.relid AND k.contype = 'c' AND NOT k.convalidated AND k.coninhcount = 0
-                   JOIN pg_class x ON x.oid = m.relid JOIN pg_namespace n ON n.oid = x.relnamespace) q), 'true');
-  -- a publication of all tables or of these schemas would publish the new tables and logs: refused by every phase that writes them
-  guard := storagelab_internal.rewrite_online_publication_guard(ARRAY(
-             SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
-               JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1));
-  locks := storagelab_internal.rewrite_online_swap_locks(tables);
+                   JOIN pg_class x ON x.oid = m.relid JOIN pg_namespace n ON n.oid = x.relnamespace) q), 'true'),
+    -- a publication of all tables or of these schemas would publish the new tables and logs: refused by every phase that writes them
+    'guard', storagelab_internal.rewrite_online_publication_guard(ARRAY(
+               SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
+                 JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1)),
+    'locks', storagelab_internal.rewrite_online_swap_locks(tables),
+    'apply_f', to_jsonb(ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x)));
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phase_context(jsonb, text) IS
+  'what the phases of an online copy-and-swap script share, as jsonb: direction objects, lock retries, the conditions telling which phases have run, the logs'' tag, the publication guard, the swap''s locks, the forward apply statements, the unchanged-table checks; 0A000 when no table holds rows';
+
+-- Phases start, copy, index and replay of a copy-and-swap script (ctx:
+-- rewrite_online_phase_context), as psql \if sections: each refuses to run
+-- out of order and says when it has run already.
+CREATE FUNCTION storagelab_internal.rewrite_online_phases_fill(tables jsonb, mid text, ctx jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  d  jsonb;
+  st text[];
+  s  text := '';
+BEGIN
   -- start
   -- (CREATE TRIGGER takes SHARE ROW EXCLUSIVE: every table's first, within the budget of script_lock)
   st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'SHARE ROW EXCLUSIVE')]
-        || unchanged || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
-  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
-    st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', tag);
+        || ARRAY(SELECT jsonb_array_elements_text(ctx->'unchanged'))
+        || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
+  FOR d IN SELECT x FROM jsonb_array_elements(ctx->'fwd') x LOOP
+    st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', ctx->>'tag');
   END LOOP;
   -- nothing (an event trigger) added objects to the new tables and logs as they were created
-  st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', roots,
-                     ARRAY(SELECT x->>'log' FROM jsonb_array_elements(fwd) x));
-  s := s || E'\\if :ph_start\n' || guard
-         || storagelab_internal.rewrite_online_do(st, created || ' AND ' || ours, 'phase start has run already', '(' || ours || ') OR NOT (' || others || ')',
-                                                  'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', retries)
+  st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)',
+                     ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t),
+                     ARRAY(SELECT x->>'log' FROM jsonb_array_elements(ctx->'fwd') x));
+  s := s || E'\\if :ph_start\n' || (ctx->>'guard')
+         || storagelab_internal.rewrite_online_do(st, (ctx->>'created') || ' AND ' || (ctx->>'ours'), 'phase start has run already',
+                                                  '(' || (ctx->>'ours') || ') OR NOT (' || (ctx->>'others') || ')',
+                                                  'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', (ctx->>'retries')::int)
          || E'\\endif\n';
   -- copy
-  s := s || E'\\if :ph_copy\n' || guard
-         || storagelab_internal.rewrite_online_do('{}', 'false', '', created || ' AND ' || ours, 'run phase start of this script first', 0)
-         || format(E'CALL storagelab.rewrite_online_copy(%L, %L, %s, %s, ''0'');\n\\endif\n', mid, fwd,
+  s := s || E'\\if :ph_copy\n' || (ctx->>'guard')
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', (ctx->>'created') || ' AND ' || (ctx->>'ours'), 'run phase start of this script first', 0)
+         || format(E'CALL storagelab.rewrite_online_copy(%L, %L, %s, %s, ''0'');\n\\endif\n', mid, ctx->'fwd',
                    extract(epoch FROM storagelab_internal.setting('bigint_migration.copy_batch_time')::interval) * 1000,
                    storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int);
   -- index: the log applied once (no index yet: a hash join), then the indexes
-  st := apply_f || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
-  s := s || E'\\if :ph_index\n' || guard
-         || storagelab_internal.rewrite_online_do(st, '(' || indexed || ' AND ' || copied || ') OR (' || swapped || ')', 'phase index has run already',
-                                                  copied, 'the copy is not complete: run phase copy first', retries)
-         || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(fwd) x)
+  st := ARRAY(SELECT jsonb_array_elements_text(ctx->'apply_f'))
+        || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
+  s := s || E'\\if :ph_index\n' || (ctx->>'guard')
+         || storagelab_internal.rewrite_online_do(st, '(' || (ctx->>'indexed') || ' AND ' || (ctx->>'copied') || ') OR (' || (ctx->>'swapped') || ')',
+                                                  'phase index has run already', ctx->>'copied', 'the copy is not complete: run phase copy first', (ctx->>'retries')::int)
+         || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(ctx->'fwd') x)
          || E'\\endif\n';
   -- replay
-  s := s || E'\\if :ph_replay\n' || guard
-         || storagelab_internal.rewrite_online_do('{}', 'false', '', indexed || ' AND ' || copied, 'run phases copy and index first', 0)
-         || format(E'CALL storagelab.rewrite_online_replay(%L, %L, %s, 10000, ''1 hour'');\n\\endif\n', mid, fwd,
-                   1000 * jsonb_array_length(fwd));
-  -- swap
-  st := ARRAY[locks] || apply_f;
-  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
+  s := s || E'\\if :ph_replay\n' || (ctx->>'guard')
+         || storagelab_internal.rewrite_online_do('{}', 'false', '', (ctx->>'indexed') || ' AND ' || (ctx->>'copied'), 'run phases copy and index first', 0)
+         || format(E'CALL storagelab.rewrite_online_replay(%L, %L, %s, 10000, ''1 hour'');\n\\endif\n', mid, ctx->'fwd',
+                   1000 * jsonb_array_length(ctx->'fwd'));
+  RETURN s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases_fill(jsonb, text, jsonb) IS
+  'phases start, copy, index and replay of an online copy-and-swap script (new tables and change logs, batched copy, indexes, replay), as psql \if sections';
+
+-- Phase swap of a copy-and-swap script (ctx: rewrite_online_phase_context):
+-- one transaction under the locks, the forward logs applied and stopped,
+-- the engine's swap with the caller's statements around the dependent
+-- objects (pre, post) and at its end, the old tables' triggers disabled,
+-- the back logs started.
+CREATE FUNCTION storagelab_internal.rewrite_online_phase_swap(tables jsonb, ctx jsonb, pre text[], post text[], swap_end text[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  d       jsonb;
+  st      text[];
+BEGIN
+  st := ARRAY[ctx->>'locks'] || ARRAY(SELECT jsonb_array_elements_text(ctx->'apply_f'));
+  FOR d IN SELECT x FROM jsonb_array_elements(ctx->'fwd') x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
   -- under the locks, the log triggers gone: the tables are as they were when the script was written
-  st := st || unchanged || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', swap_pre, swap_post)
+  st := st || ARRAY(SELECT jsonb_array_elements_text(ctx->'unchanged'))
+           || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', pre, post)
            || storagelab_internal.rewrite_online_old_triggers(tables, false) || swap_end;
-  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
+  FOR d IN SELECT x FROM jsonb_array_elements(ctx->'back') x LOOP
     st := st || storagelab_internal.rewrite_online_log_start(d);
   END LOOP;
   st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', '{}'::oid[],
-                     ARRAY(SELECT x->>'log' FROM jsonb_array_elements(back) x));
-  s := s || E'\\if :ph_swap\n' || guard
-         || storagelab_internal.rewrite_online_do(st, swapped, 'phase swap has run already',
-                                                  '(' || swapped || ') OR (' || indexed || ' AND ' || copied || ')', 'run phases copy, index and replay first', retries)
+                     ARRAY(SELECT x->>'log' FROM jsonb_array_elements(ctx->'back') x));
+  RETURN E'\\if :ph_swap\n' || (ctx->>'guard')
+         || storagelab_internal.rewrite_online_do(st, ctx->>'swapped', 'phase swap has run already',
+                                                  '(' || (ctx->>'swapped') || ') OR (' || (ctx->>'indexed') || ' AND ' || (ctx->>'copied') || ')',
+                                                  'run phases copy, index and replay first', (ctx->>'retries')::int)
          || E'\\endif\n';
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phase_swap(jsonb, jsonb, text[], text[], text[]) IS
+  'phase swap of an online copy-and-swap script, as a psql \if section: one transaction under ACCESS EXCLUSIVE applying the rest of the logs, swapping the tables and their objects, starting the back logs';
+
+-- Phases validate, cleanup and rollback of a copy-and-swap script (ctx:
+-- rewrite_online_phase_context), as psql \if sections.  The rollback is
+-- refused after cleanup (rewrite_online_final_check); when swapped it swaps
+-- back (unless columns were added since, rewrite_check_rollback) with the
+-- caller's statements around the dependent objects (back_pre, back_post),
+-- then drops what start created.
+CREATE FUNCTION storagelab_internal.rewrite_online_phases_finish(tables jsonb, mid text, ctx jsonb, back_pre text[], back_post text[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  fwd     jsonb := ctx->'fwd';
+  back    jsonb := ctx->'back';
+  d       jsonb;
+  retries int := (ctx->>'retries')::int;
+  ours    text := ctx->>'ours';
+  others  text := ctx->>'others';
+  swapped text := ctx->>'swapped';
+  roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
+  st      text[];
+  s       text := '';
+  validate text := '';
+BEGIN
   -- validate
   -- (SHARE UPDATE EXCLUSIVE on the referencing table, which no client's reads and writes conflict with, first
   -- through script_lock: an autovacuum of it gives way after the short deadlock_timeout)
@@ -587,14 +625,13 @@ BEGIN
   s := s || E'\\if :ph_cleanup\n'
          || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
          || E'\\endif\n';
-  -- rollback (refused after cleanup: rewrite_online_final_check): swap back when swapped (unless columns were
-  -- added since), then drop what start created
-  st := ARRAY[locks]
+  -- rollback: swap back when swapped, then drop what start created
+  st := ARRAY[ctx->>'locks']
         || (SELECT format('SELECT storagelab_internal.rewrite_check_rollback(%L, %L)',
                           array_agg(storagelab_internal.bigint_migration_qname(m.relid) ORDER BY m.level, m.relid),
                           array_agg(m.relid ORDER BY m.level, m.relid))
               FROM storagelab_internal.rewrite_members(roots) m)
-        || apply_b;
+        || format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back);
   FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
     st := st || storagelab_internal.rewrite_online_log_stop(d, false);
   END LOOP;
@@ -619,14 +656,52 @@ BEGIN
                  JOIN pg_namespace n ON n.oid = c.relnamespace);
   st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
   -- the foreign keys a swap back re-pointed NOT VALID, validated (of those that were valid; a no-op before a swap)
-  s := s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
-                                                  'another copy-and-swap migration is rewriting these tables: roll back with its script', retries)
-         || validate || E'\\endif\n';
-  RETURN s;
+  RETURN s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
+                                                    'another copy-and-swap migration is rewriting these tables: roll back with its script', retries)
+           || validate || E'\\endif\n';
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases(jsonb, text, text[], text[], text[], text[], text[]) IS
-  'the phases start, copy, index, replay, swap, validate, cleanup and rollback of an online copy-and-swap script for a rewrite engine input, as psql \if sections; the caller''s statements run in the swap (swap_pre, swap_post) and the swap back (back_pre, back_post) around the dependent objects, and at the end of the swap (swap_end)';
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases_finish(jsonb, text, jsonb, text[], text[]) IS
+  'phases validate, cleanup and rollback of an online copy-and-swap script, as psql \if sections';
+
+-- An online (copy-and-swap) script after its comment header, for the
+-- INT->BIGINT and layout writers: search_path saved and set back, settings,
+-- -v phase=... (the phase list; "unknown or missing phase"), the phases as
+-- psql \if sections, each detecting that it has run; the caller's statements
+-- in the swap (swap_pre, swap_post around the dependent objects, swap_end)
+-- and the swap back (back_pre, back_post).  No dry run: each phase commits.
+CREATE FUNCTION storagelab_internal.rewrite_online_script(header text, tables jsonb, mid text,
+                                                          swap_pre text[] DEFAULT '{}', swap_post text[] DEFAULT '{}',
+                                                          back_pre text[] DEFAULT '{}', back_post text[] DEFAULT '{}',
+                                                          swap_end text[] DEFAULT '{}')
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT $1
+      || E'\\set ON_ERROR_STOP on\n'
+      || E'-- the session''s search_path, set again at the end (this script sets its own)\n'
+      || E'SELECT current_setting(''search_path'') AS search_path_saved \\gset sl_\n'
+      || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
+      || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
+      || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
+      || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
+      || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
+      || 'SELECT ' || (SELECT string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ' ORDER BY n) FROM unnest(ph) WITH ORDINALITY u(p, n)) || E' \\gset\n'
+      || format(E'SELECT :''phase'' NOT IN (%s) AS ph_bad \\gset\n', (SELECT string_agg(quote_literal(p), ', ' ORDER BY n) FROM unnest(ph) WITH ORDINALITY u(p, n)))
+      || E'\\if :ph_bad\n'
+      || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n')
+      || E';\n\\endif\n\n'
+      || storagelab_internal.rewrite_online_phases_fill($2, $3, c.ctx)
+      || storagelab_internal.rewrite_online_phase_swap($2, c.ctx, $4, $5, $8)
+      || storagelab_internal.rewrite_online_phases_finish($2, $3, c.ctx, $6, $7)
+      || E'\n-- The session''s own search_path again.\n'
+      || E'SELECT set_config(''search_path'', :''sl_search_path_saved'', false) AS search_path_restored \\gset sl_\n'
+    FROM (SELECT ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback'] AS ph,
+                 storagelab_internal.rewrite_online_phase_context($2, $3) AS ctx) c
+$$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_script(text, jsonb, text, text[], text[], text[], text[], text[]) IS
+  'an online copy-and-swap script: the comment header given, the session''s search_path saved, the settings, the phase framework (-v phase=..., unknown or missing phase refused), the phases start, copy, index, replay, swap, validate, cleanup and rollback with the caller''s statements in the swap and swap back, the search_path set back';
 
 -- What mode online refuses, raised before anything is written: the model's
 -- blockers as the blocking mode raises them (same SQLSTATEs; a
@@ -652,10 +727,6 @@ BEGIN
   PERFORM storagelab_internal.bigint_migration_refuse(
     ARRAY(SELECT x FROM unnest(objs) x WHERE x.kind <> 'blocker' OR x.handling IS DISTINCT FROM 'partition key'), '{}', 'blocking');
   objs := storagelab_internal.bigint_migration_apply_hazards(objs, function_hazards);   -- part 28
-  IF to_regprocedure('storagelab_internal.rewrite_statements(jsonb,text)') IS NULL THEN
-    RAISE EXCEPTION 'mode online needs the rewrite engine, which this installation lacks'
-      USING ERRCODE = 'feature_not_supported', HINT = 'Use mode ''blocking''.';
-  END IF;
   -- a child's own column would not be converted with its parent's (the engine keeps a child's own columns' types)
   FOR s IN
     SELECT format('%s.%I', x.relation, x.column_name)
@@ -775,18 +846,8 @@ BEGIN
     || E'-- Subscribers of a publication of these tables: ALTER SUBSCRIPTION ... REFRESH PUBLICATION WITH (copy_data = false).\n'
     || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n'
     || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards)   -- part 28
-    || E'\n\\set ON_ERROR_STOP on\n'
-    || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
-    || E'SET statement_timeout = 0;\nSET search_path = pg_catalog, pg_temp;\nSET check_function_bodies = off;\n'
-    || E'\\if :{?phase}\n\\else\n\\set phase none\n\\endif\n'
-    || E'\\if :{?backfill_batches}\n\\else\n\\set backfill_batches 0\n\\endif\n'
-    || E'SELECT set_config(''storagelab.backfill_batches'', :''backfill_batches'', false) \\gset sl_\n'
-    || (SELECT 'SELECT ' || string_agg(format(':''phase'' = %L AS ph_%s', p, p), ', ') || E' \\gset\n'
-          FROM unnest(ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback']) p)
-    || E'SELECT :''phase'' NOT IN (''start'', ''copy'', ''index'', ''replay'', ''swap'', ''validate'', ''cleanup'', ''rollback'') AS ph_bad \\gset\n'
-    || E'\\if :ph_bad\n'
-    || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n') || E';\n\\endif\n\n';
-  RETURN s || storagelab_internal.rewrite_online_phases(tables, mid, swap_pre, swap_post, back_pre, back_post, swap_end);
+    || E'\n';
+  RETURN storagelab_internal.rewrite_online_script(s, tables, mid, swap_pre, swap_post, back_pre, back_post, swap_end);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS

@@ -35,6 +35,7 @@ SELECT p.oid::regprocedure AS unpinned
  ORDER BY 1;
 -- Procedures that COMMIT cannot have a SET clause (PostgreSQL refuses
 -- transaction control under one): they set search_path in each transaction.
+-- One that does not COMMIT (an online script's step) pins it.
 SELECT p.oid::regprocedure AS procedure, p.proconfig
   FROM pg_proc p
  WHERE p.pronamespace IN ('storagelab'::regnamespace, 'storagelab_internal'::regnamespace)

@@ -10,8 +10,8 @@
 --   2. a view over a function returning the table's rows: the script drops
 --      it before the function and re-creates it after (its rows checked);
 --   3. the session's search_path after a blocking layout script, an online
---      one (phase start, then rollback) and a blocking INT->BIGINT script
---      run with psql -f: as it was;
+--      one (phase start, then rollback), an online INT->BIGINT script (the
+--      same) and a blocking INT->BIGINT script run with psql -f: as it was;
 --   4. the header's sizes: the heap on disk of a plain table, a partitioned
 --      table and an inheritance tree (compared with pg_relation_size of the
 --      tree read here), the plan's prediction, or none with column_order;
@@ -58,7 +58,7 @@ CREATE FUNCTION snap.cols(rel regclass) RETURNS text LANGUAGE sql AS $$
     FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
 $$;
 
-SELECT plan(39);
+SELECT plan(41);
 
 -- 1. locks
 CREATE SCHEMA lk;
@@ -138,6 +138,11 @@ SELECT storagelab.layout_migration_script('sp.t', 'online', column_order => '{id
 SELECT is(:'out'::text, 'sp, "$user"', 'online layout script, phase start: the session''s search_path is as it was');
 \set out `psql -X -q -At -v ON_ERROR_STOP=1 -v phase=rollback -d :DBNAME -c 'SET search_path = sp, "$user"' -f :tmp/sp2.sql -c 'SHOW search_path' 2>&1 | tail -n 1`
 SELECT is(:'out'::text, 'sp, "$user"', 'online layout script, phase rollback: the same');
+SELECT storagelab.bigint_migration_script('sp.t', 'id', 'online') \g (format=unaligned tuples_only=on) :tmp/sp4.sql
+\set out `psql -X -q -At -v ON_ERROR_STOP=1 -v phase=start -d :DBNAME -c 'SET search_path = sp, "$user"' -f :tmp/sp4.sql -c 'SHOW search_path' 2>&1 | tail -n 1`
+SELECT is(:'out'::text, 'sp, "$user"', 'online INT->BIGINT script, phase start: the session''s search_path is as it was');
+\set out `psql -X -q -At -v ON_ERROR_STOP=1 -v phase=rollback -d :DBNAME -c 'SET search_path = sp, "$user"' -f :tmp/sp4.sql -c 'SHOW search_path' 2>&1 | tail -n 1`
+SELECT is(:'out'::text, 'sp, "$user"', 'online INT->BIGINT script, phase rollback: the same');
 SELECT storagelab.bigint_migration_script('sp.t', 'id') \g (format=unaligned tuples_only=on) :tmp/sp3.sql
 \set out `psql -X -q -At -v ON_ERROR_STOP=1 -d :DBNAME -c 'SET search_path = sp, public' -f :tmp/sp3.sql -c 'SHOW search_path' 2>&1 | tail -n 1`
 SELECT is(:'out'::text, 'sp, public', 'blocking INT->BIGINT script: the session''s search_path is as it was');
