@@ -61,15 +61,16 @@ GENERATOR = [
 ]
 
 # Ceiling of the generator's size until it is within GENERATOR_LIMIT: its
-# size on 2026-11-28 once mode shadow was removed (9,125 before; lower it as
-# the generator shrinks).
-GENERATOR_CEILING = 7713
+# size on 2026-11-28 once mode shadow was removed (9,125 before) and the last
+# SQL function over 120 lines (rewrite_online_phases, 176) was split in four,
+# whose header comments and COMMENT ONs cost 92 lines (7,713 before).  Lower
+# it as the generator shrinks; raise it only with a reason written here.
+GENERATOR_CEILING = 7805
 
 # SQL functions over SQL_LIMIT on 2026-11-28, with their size then: each
 # may shrink, never grow; remove an entry when its function is within the
 # limit (the check says so).  Keyed by schema-qualified name.
 SQL_ALLOWED = {
-    'storagelab_internal.rewrite_online_phases': 176,
 }
 
 # C functions over C_LIMIT (none).
