@@ -8,6 +8,9 @@
 #   bench_row LABEL MS ANCHOR_LABEL ANCHOR_MS
 #                            print one result row with its ratio to the anchor
 #   $bench_catalog_anchor_sql  the catalog query behind int_overflow, an anchor
+#   bench_pg_repack_installed  true when pg_repack (postgresql-N-repack, an
+#                            anchor of sections 21 and 22) is installed, after
+#                            installing it as root if need be; else says so
 
 # The plain catalog query behind int_overflow (integer columns joined by
 # name to pg_sequences): the anchor of sections 10 and 70.
@@ -20,6 +23,12 @@ bench_catalog_anchor_sql="SELECT a.attrelid::regclass, a.attname, a.atttypid::re
  WHERE a.attnum > 0 AND NOT a.attisdropped
    AND a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
    AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
+
+bench_pg_repack_installed() {
+	[ -x "/usr/lib/postgresql/$PG_MAJOR/bin/pg_repack" ] && return 0
+	{ [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "postgresql-$PG_MAJOR-repack" >/dev/null 2>&1; } ||
+		{ echo "  pg_repack not installed (postgresql-$PG_MAJOR-repack)"; return 1; }
+}
 
 bench_header() {
 	echo "storagelab bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores," \

@@ -113,10 +113,7 @@ cs_size() { psql -X -At -c "SELECT pg_total_relation_size('pgbench_accounts') + 
 cs_sum() { psql -X -At -c "SELECT md5(string_agg(format('%s|%s|%s|%s', aid, bid, abalance, filler), ',' ORDER BY aid)) FROM pgbench_accounts"; }
 cs_cols() { psql -X -At -c "SELECT string_agg(attname, ',' ORDER BY attnum) FROM pg_attribute WHERE attrelid IN ('pgbench_accounts'::regclass) AND attnum > 0 AND NOT attisdropped"; }
 cs_repack() {
-	if [ ! -x "$(pg_config --bindir)/pg_repack" ] && [ ! -x "/usr/lib/postgresql/$PG_MAJOR/bin/pg_repack" ]; then
-		{ [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "postgresql-$PG_MAJOR-repack" >/dev/null 2>&1; } ||
-			{ echo "  pg_repack not installed (postgresql-$PG_MAJOR-repack)"; return 1; }
-	fi
+	bench_pg_repack_installed || return 1
 	psql -X -q -c 'CREATE EXTENSION IF NOT EXISTS pg_repack'
 	"/usr/lib/postgresql/$PG_MAJOR/bin/pg_repack" --no-order --table=public.pgbench_accounts -d "$PGDATABASE"
 }
