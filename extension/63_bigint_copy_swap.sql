@@ -510,7 +510,7 @@ BEGIN
   st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)',
                      ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t),
                      ARRAY(SELECT x->>'log' FROM jsonb_array_elements(ctx->'fwd') x));
-  s := s || E'\\if :ph_start\n' || (ctx->>'guard')
+  s := s || E'\\if :ph_start\n' || (ctx->>'guard') || storagelab_internal.disk_preflight_sql('start', tables)   -- part 64
          || storagelab_internal.rewrite_online_do(st, (ctx->>'created') || ' AND ' || (ctx->>'ours'), 'phase start has run already',
                                                   '(' || (ctx->>'ours') || ') OR NOT (' || (ctx->>'others') || ')',
                                                   'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', (ctx->>'retries')::int)
@@ -524,7 +524,7 @@ BEGIN
   -- index: the log applied once (no index yet: a hash join), then the indexes
   st := ARRAY(SELECT jsonb_array_elements_text(ctx->'apply_f'))
         || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
-  s := s || E'\\if :ph_index\n' || (ctx->>'guard')
+  s := s || E'\\if :ph_index\n' || (ctx->>'guard') || storagelab_internal.disk_preflight_sql('index', tables)   -- part 64
          || storagelab_internal.rewrite_online_do(st, '(' || (ctx->>'indexed') || ' AND ' || (ctx->>'copied') || ') OR (' || (ctx->>'swapped') || ')',
                                                   'phase index has run already', ctx->>'copied', 'the copy is not complete: run phase copy first', (ctx->>'retries')::int)
          || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(ctx->'fwd') x)
