@@ -691,10 +691,10 @@ AS $$
       || format(E'SELECT :''phase'' NOT IN (%s) AS ph_bad \\gset\n', (SELECT string_agg(quote_literal(p), ', ' ORDER BY n) FROM unnest(ph) WITH ORDINALITY u(p, n)))
       || E'\\if :ph_bad\n'
       || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n')
-      || E';\n\\endif\n\n'
+      || E';\n\\endif\n\n' || storagelab_internal.rewrite_online_wal_sql($3, ARRAY(SELECT x->>'source' FROM jsonb_array_elements(c.ctx->'fwd') x), false)   -- WAL before and after the phase: part 65
       || storagelab_internal.rewrite_online_phases_fill($2, $3, c.ctx)
       || storagelab_internal.rewrite_online_phase_swap($2, c.ctx, $4, $5, $8)
-      || storagelab_internal.rewrite_online_phases_finish($2, $3, c.ctx, $6, $7)
+      || storagelab_internal.rewrite_online_phases_finish($2, $3, c.ctx, $6, $7) || storagelab_internal.rewrite_online_wal_sql($3, ARRAY(SELECT x->>'source' FROM jsonb_array_elements(c.ctx->'fwd') x), true)
       || E'\n-- The session''s own search_path again.\n'
       || E'SELECT set_config(''search_path'', :''sl_search_path_saved'', false) AS search_path_restored \\gset sl_\n'
     FROM (SELECT ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback'] AS ph,
