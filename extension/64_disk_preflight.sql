@@ -62,10 +62,11 @@ RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT format(E'-- Disk pre-flight: a second copy of the tables%s must fit, with preflight.min_free_pct kept free (53100 otherwise).\n'
+  SELECT format(E'-- Disk pre-flight: %s must fit, with preflight.min_free_pct kept free (53100 otherwise).\n'
                 'SELECT storagelab_internal.disk_preflight(%L, %L::jsonb) AS disk_preflight \\gset sl_\n',
-                CASE $1 WHEN 'start' THEN ', their indexes and the change log' WHEN 'index' THEN '''s indexes and the change log'
-                        ELSE ' and their indexes' END,
+                CASE $1 WHEN 'start' THEN 'a second copy of the tables, their indexes and the change log'
+                        WHEN 'index' THEN 'the indexes of the new tables and the change log'
+                        ELSE 'a second copy of the tables and their indexes' END,
                 $1, storagelab_internal.disk_preflight_input($2))
 $$;
 COMMENT ON FUNCTION storagelab_internal.disk_preflight_sql(text, jsonb) IS
