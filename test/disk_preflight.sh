@@ -33,8 +33,13 @@ if ! mount -t tmpfs -o size=8M,mode=755 storagelab_disk "$mnt" 2>"$mnt.err"; the
 fi
 rm -f "$mnt.err"
 work=$(mktemp -d)
+drop_role() {
+	psql -X -q -c "DO \$\$BEGIN IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'storagelab_disk_role') THEN
+	                 DROP OWNED BY storagelab_disk_role; DROP ROLE storagelab_disk_role; END IF; END\$\$" >/dev/null 2>&1
+}
 cleanup() {
 	dropdb --if-exists "$db" >/dev/null 2>&1
+	drop_role
 	psql -X -q -c "DROP TABLESPACE IF EXISTS $spc" >/dev/null 2>&1
 	umount "$mnt" 2>/dev/null
 	rmdir "$mnt" 2>/dev/null
@@ -82,14 +87,15 @@ ok "$([ "$(cat "$work/r")" = t ]; echo $?)" "tablespace_space() reads the tmpfs:
 # tablespace_space(): an unknown OID, and pg_tablespace_size()'s privileges
 q -c "SELECT storagelab_internal.tablespace_space(0)" -v VERBOSITY=verbose >"$work/r" 2>&1
 ok "$(grep -q 'ERROR:  42704: tablespace with OID 0 does not exist' "$work/r" && grep -q HINT "$work/r"; echo $?)" "tablespace_space() of an unknown OID: 42704 with a hint"
-q -q -c "DROP ROLE IF EXISTS storagelab_disk_role" -c "CREATE ROLE storagelab_disk_role"
+drop_role
+q -q -c "CREATE ROLE storagelab_disk_role"
 sp="SELECT free_bytes > 0 FROM storagelab_internal.tablespace_space((SELECT oid FROM pg_tablespace WHERE spcname = '$spc'))"
 q -c "SET ROLE storagelab_disk_role" -c "$sp" -v VERBOSITY=verbose >"$work/r" 2>&1
 ok "$(grep -q "ERROR:  42501: permission denied to read the free space of tablespace $spc" "$work/r"; echo $?)" "... 42501 for a role without CREATE on the tablespace"
 q -q -c "GRANT CREATE ON TABLESPACE $spc TO storagelab_disk_role"
 ok "$([ "$(q -q -c "SET ROLE storagelab_disk_role" -c "$sp" -c "$(echo "$sp" | sed "s/'$spc'/'pg_default'/")" 2>&1)" = "$(printf 't\nt')" ]; echo $?)" \
 	"... with CREATE on it a role reads it, and the database's default tablespace too"
-q -q -c "DROP OWNED BY storagelab_disk_role" -c "DROP ROLE storagelab_disk_role"
+drop_role
 
 # online start of the big table: refused, nothing left behind
 q -c "SELECT storagelab.bigint_migration_script('d.big', 'id', mode => 'online')" >"$work/big_online.sql"
