@@ -1,14 +1,12 @@
 -- storagelab install script, part 26: storagelab.bigint_migration_progress,
--- one row per table that an online migration copies: written by the copy of
--- the online (copy-and-swap) scripts, storagelab.rewrite_online_copy (part
--- 62), and by the backfill phase of 1.0's online scripts, which carry their
--- own code and need only this table and its columns (a 1.0 migration under
--- way when the extension is updated still finishes: scripts/upgrade-test.sh).
+-- one row per table that an online migration copies: made by phase start,
+-- filled in by the copy (storagelab.rewrite_online_copy, part 62), with the
+-- WAL of each phase (part 65); and by the backfill of 1.0's online scripts,
+-- which carry their own code and need only this table and its columns (a 1.0
+-- migration under way at the update still finishes: scripts/upgrade-test.sh).
 --
--- Progress rows can be read by every role (monitoring) and written only by
--- the roles that can run the copy, that is roles that may UPDATE the row's
--- table, and superusers: row-level security.  (The other phases need the
--- table's owner.)
+-- Every role reads the rows (monitoring); only the roles that may UPDATE a
+-- row's table, and superusers, write it (row-level security).
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
@@ -25,6 +23,7 @@ CREATE TABLE storagelab.bigint_migration_progress (
   last_batch_ms numeric,
   max_batch_ms numeric,
   started_at  timestamptz,
+  wal_bytes   jsonb,
   PRIMARY KEY (migration, relation)
 );
 COMMENT ON TABLE storagelab.bigint_migration_progress IS
@@ -40,7 +39,7 @@ COMMENT ON COLUMN storagelab.bigint_migration_progress.rows_copied IS 'rows the 
 COMMENT ON COLUMN storagelab.bigint_migration_progress.batch_blocks IS 'size in blocks of the next batch (adapted to a time budget: bigint_migration.copy_batch_time)';
 COMMENT ON COLUMN storagelab.bigint_migration_progress.last_batch_ms IS 'milliseconds the copy statement of the last batch took (1.0''s backfill held its row locks that long plus the COMMIT)';
 COMMENT ON COLUMN storagelab.bigint_migration_progress.max_batch_ms IS 'longest copy statement of any batch so far, in milliseconds';
-COMMENT ON COLUMN storagelab.bigint_migration_progress.started_at IS 'when the first batch started';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.started_at IS 'when the first batch started (NULL: phase start has run, the copy has not)';
 GRANT SELECT, INSERT, UPDATE, DELETE ON storagelab.bigint_migration_progress TO PUBLIC;
 ALTER TABLE storagelab.bigint_migration_progress ENABLE ROW LEVEL SECURITY;
 CREATE POLICY read_all ON storagelab.bigint_migration_progress FOR SELECT USING (true);

@@ -223,10 +223,10 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply(jsonb, bigint) IS
 -- copy started: later rows are in the log); the next batch gets as many
 -- blocks as the last one's rate fills in batch_time_ms (at most twice as
 -- many; fixed at batch_blocks when batch_time_ms is 0), with a pause after
--- each.  A table without a key is copied in one REPEATABLE READ
--- transaction, which also deletes the log rows its snapshot sees (they are
--- in the copy).  Progress rows: storagelab.bigint_migration_progress.  The
--- setting storagelab.backfill_batches stops it after that many batches.
+-- each.  A table without a key is copied in one REPEATABLE READ transaction,
+-- which also deletes the log rows its snapshot sees (they are in the copy).
+-- Progress rows: storagelab.bigint_migration_progress (phase start's, part 65,
+-- filled in).  Setting storagelab.backfill_batches stops it after N batches.
 --
 -- The copy reads the source with row_security off: a policy that would
 -- hide rows from the role running it (FORCE ROW LEVEL SECURITY, its owner)
@@ -264,7 +264,7 @@ BEGIN
     SELECT rewrite_online_copy.migration, d->>'source',
            pg_catalog.pg_relation_size((d->>'source')::regclass) / pg_catalog.current_setting('block_size')::int,
            rewrite_online_copy.batch_blocks, pg_catalog.clock_timestamp()
-    ON CONFLICT ON CONSTRAINT bigint_migration_progress_pkey DO NOTHING;
+    ON CONFLICT ON CONSTRAINT bigint_migration_progress_pkey DO UPDATE SET max_block = EXCLUDED.max_block, batch_blocks = EXCLUDED.batch_blocks, started_at = EXCLUDED.started_at WHERE p.started_at IS NULL;
     SELECT p.next_block, p.max_block, p.done, p.batch_blocks INTO b, maxb, isdone, n
       FROM storagelab.bigint_migration_progress p
      WHERE p.migration = rewrite_online_copy.migration AND p.relation = d->>'source';

@@ -26,8 +26,17 @@
 
 /*
  * PostgreSQL 16 added object_aclcheck() and kept pg_class_aclcheck(); both
- * exist from 16 on, so storagelab uses pg_class_aclcheck() everywhere.
+ * exist from 16 on, so storagelab uses pg_class_aclcheck() for relations.
+ * For a tablespace (tablespace_space.c, the only other object checked) 15
+ * has pg_tablespace_aclcheck() instead: object_aclcheck() of a tablespace
+ * is spelled with it there.
  */
+#if PG_VERSION_NUM < 160000
+#include "utils/acl.h"
+#define object_aclcheck(classid, objectid, roleid, mode) \
+	(AssertMacro((classid) == TableSpaceRelationId), \
+	 pg_tablespace_aclcheck(objectid, roleid, mode))
+#endif
 
 /*
  * PostgreSQL 18 added an IndexScanInstrumentation argument to

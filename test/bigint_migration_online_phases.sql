@@ -75,7 +75,7 @@ CALL snap.writes(2);
 SELECT is(:'rc'::text, '0', 'copy, stopped after one batch');
 -- the table the copy stopped in, and its new table
 SELECT relation AS copied, next_block AS next_before, 'ph.storagelab_new_' || relation::regclass::oid AS copied_new
-  FROM storagelab.bigint_migration_progress WHERE NOT done \gset
+  FROM storagelab.bigint_migration_progress WHERE NOT done AND started_at IS NOT NULL \gset
 CALL snap.writes(3);
 \set res `:cancel copy 'LOCK TABLE ':copied_new' IN SHARE MODE' :tmp/copy.out`
 SELECT is(:'res'::text, '3 cancelled', 'copy, waiting for a lock on the new table, is cancelled');

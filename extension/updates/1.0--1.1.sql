@@ -178,6 +178,10 @@ DROP FUNCTION storagelab.bigint_migration_not_null_name(oid, int2);
 DROP FUNCTION storagelab.bigint_migration_qname(oid);
 DROP TYPE storagelab.bigint_migration_object;
 
+-- bigint_migration_progress: the WAL each phase of an online migration
+-- wrote (install part 65 records it; part 26 comments the column).
+ALTER TABLE storagelab.bigint_migration_progress ADD COLUMN IF NOT EXISTS wal_bytes jsonb;
+
 -- after the install parts
 
 -- int_overflow's growth, fitted from the history the database recorded
