@@ -562,7 +562,8 @@ BEGIN
                                       AND storagelab_internal.bigint_migration_qname(i.inhparent) = ANY (all_tables)));
   RETURN storagelab_internal.bigint_migration_blocking_header(objs, relations, column_names, lock_list, function_hazards)
       || storagelab_internal.bigint_migration_blocking_settings()
-      || storagelab_internal.bigint_migration_blocking_preflight(objs) || storagelab_internal.disk_preflight_sql('blocking', storagelab_internal.bigint_copy_swap_tables(objs))
+      || storagelab_internal.bigint_migration_blocking_preflight(objs)
+      || storagelab_internal.disk_preflight_sql('blocking', storagelab_internal.bigint_copy_swap_tables(objs))   -- part 64
       || storagelab_internal.bigint_migration_blocking_locks(lock_list)
       || storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'before')   -- part 28
       || storagelab_internal.bigint_migration_blocking_drops(objs)

@@ -6,7 +6,8 @@
 -- migration under way at the update still finishes: scripts/upgrade-test.sh).
 --
 -- Every role reads the rows (monitoring); only the roles that may UPDATE a
--- row's table, and superusers, write it (row-level security).
+-- row's table, and superusers, write it (row-level security).  The other
+-- phases need the table's owner.
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 

@@ -782,7 +782,8 @@ BEGIN
     RETURN storagelab_internal.layout_online_script(relation, tabs, allch, plan, lock_list);
   END IF;
   s := storagelab_internal.layout_header(relation, tabs, allch, plan, lock_list, NULL)
-       || storagelab_internal.bigint_migration_blocking_settings() || storagelab_internal.disk_preflight_sql('blocking', tabs)   -- part 64
+       || storagelab_internal.bigint_migration_blocking_settings()
+       || storagelab_internal.disk_preflight_sql('blocking', tabs)   -- part 64
        || E'-- Lock the table and every relation the run changes (see the header), all or none, in OID order;\n-- retried on lock_timeout.\n'
        || storagelab_internal.retry_block(lock_stmt, retries,
                                           'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')

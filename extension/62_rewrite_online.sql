@@ -264,7 +264,9 @@ BEGIN
     SELECT rewrite_online_copy.migration, d->>'source',
            pg_catalog.pg_relation_size((d->>'source')::regclass) / pg_catalog.current_setting('block_size')::int,
            rewrite_online_copy.batch_blocks, pg_catalog.clock_timestamp()
-    ON CONFLICT ON CONSTRAINT bigint_migration_progress_pkey DO UPDATE SET max_block = EXCLUDED.max_block, batch_blocks = EXCLUDED.batch_blocks, started_at = EXCLUDED.started_at WHERE p.started_at IS NULL;
+    ON CONFLICT ON CONSTRAINT bigint_migration_progress_pkey
+      DO UPDATE SET max_block = EXCLUDED.max_block, batch_blocks = EXCLUDED.batch_blocks, started_at = EXCLUDED.started_at
+      WHERE p.started_at IS NULL;
     SELECT p.next_block, p.max_block, p.done, p.batch_blocks INTO b, maxb, isdone, n
       FROM storagelab.bigint_migration_progress p
      WHERE p.migration = rewrite_online_copy.migration AND p.relation = d->>'source';

@@ -510,7 +510,8 @@ BEGIN
   st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)',
                      ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t),
                      ARRAY(SELECT x->>'log' FROM jsonb_array_elements(ctx->'fwd') x));
-  s := s || E'\\if :ph_start\n' || (ctx->>'guard') || storagelab_internal.disk_preflight_sql('start', tables)   -- part 64
+  s := s || E'\\if :ph_start\n' || (ctx->>'guard')
+         || storagelab_internal.disk_preflight_sql('start', tables)   -- part 64
          || storagelab_internal.rewrite_online_do(st, (ctx->>'created') || ' AND ' || (ctx->>'ours'), 'phase start has run already',
                                                   '(' || (ctx->>'ours') || ') OR NOT (' || (ctx->>'others') || ')',
                                                   'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', (ctx->>'retries')::int)
@@ -524,7 +525,8 @@ BEGIN
   -- index: the log applied once (no index yet: a hash join), then the indexes
   st := ARRAY(SELECT jsonb_array_elements_text(ctx->'apply_f'))
         || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
-  s := s || E'\\if :ph_index\n' || (ctx->>'guard') || storagelab_internal.disk_preflight_sql('index', tables)   -- part 64
+  s := s || E'\\if :ph_index\n' || (ctx->>'guard')
+         || storagelab_internal.disk_preflight_sql('index', tables)   -- part 64
          || storagelab_internal.rewrite_online_do(st, '(' || (ctx->>'indexed') || ' AND ' || (ctx->>'copied') || ') OR (' || (ctx->>'swapped') || ')',
                                                   'phase index has run already', ctx->>'copied', 'the copy is not complete: run phase copy first', (ctx->>'retries')::int)
          || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(ctx->'fwd') x)
@@ -691,10 +693,13 @@ AS $$
       || format(E'SELECT :''phase'' NOT IN (%s) AS ph_bad \\gset\n', (SELECT string_agg(quote_literal(p), ', ' ORDER BY n) FROM unnest(ph) WITH ORDINALITY u(p, n)))
       || E'\\if :ph_bad\n'
       || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n')
-      || E';\n\\endif\n\n' || storagelab_internal.rewrite_online_wal_sql($3, ARRAY(SELECT x->>'source' FROM jsonb_array_elements(c.ctx->'fwd') x), false)   -- WAL before and after the phase: part 65
+      || E';\n\\endif\n\n'
+      -- WAL before and after the phase: part 65
+      || storagelab_internal.rewrite_online_wal_sql($3, ARRAY(SELECT x->>'source' FROM jsonb_array_elements(c.ctx->'fwd') x), false)
       || storagelab_internal.rewrite_online_phases_fill($2, $3, c.ctx)
       || storagelab_internal.rewrite_online_phase_swap($2, c.ctx, $4, $5, $8)
-      || storagelab_internal.rewrite_online_phases_finish($2, $3, c.ctx, $6, $7) || storagelab_internal.rewrite_online_wal_sql($3, ARRAY(SELECT x->>'source' FROM jsonb_array_elements(c.ctx->'fwd') x), true)
+      || storagelab_internal.rewrite_online_phases_finish($2, $3, c.ctx, $6, $7)
+      || storagelab_internal.rewrite_online_wal_sql($3, ARRAY(SELECT x->>'source' FROM jsonb_array_elements(c.ctx->'fwd') x), true)
       || E'\n-- The session''s own search_path again.\n'
       || E'SELECT set_config(''search_path'', :''sl_search_path_saved'', false) AS search_path_restored \\gset sl_\n'
     FROM (SELECT ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback'] AS ph,
