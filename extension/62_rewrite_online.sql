@@ -271,6 +271,7 @@ BEGIN
     IF isdone THEN
       CONTINUE;
     ELSIF pg_catalog.jsonb_typeof(d->'key') IS DISTINCT FROM 'array' THEN
+      CALL storagelab_internal.throttle_wait('the copy of migration ' || rewrite_online_copy.migration, rewrite_online_copy.migration, d->>'source');
       COMMIT;
       SET TRANSACTION ISOLATION LEVEL REPEATABLE READ;   -- first statement of the transaction: before any expression
       PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
@@ -285,6 +286,7 @@ BEGIN
       COMMIT;
     END IF;
     WHILE b <= maxb LOOP
+      CALL storagelab_internal.throttle_wait('the copy of migration ' || rewrite_online_copy.migration, rewrite_online_copy.migration, d->>'source');   -- part 25
       PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
       nb := greatest(least(n, maxb + 1 - b), 1);
       t0 := pg_catalog.clock_timestamp();
@@ -348,6 +350,7 @@ BEGIN
   PERFORM storagelab_internal.check_arg(batch_rows >= 1, 'rewrite_online_replay()', 'batch_rows', '>= 1 (rows)');
   PERFORM storagelab_internal.check_arg(time_limit > '0', 'rewrite_online_replay()', 'time_limit', '> 0');
   LOOP
+    CALL storagelab_internal.throttle_wait('the replay of migration ' || migration, migration, NULL);   -- part 25
     PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
     n := 0;
     FOR d IN SELECT x FROM pg_catalog.jsonb_array_elements(dirs) x LOOP
