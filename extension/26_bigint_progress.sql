@@ -25,8 +25,7 @@ CREATE TABLE storagelab.bigint_migration_progress (
   last_batch_ms numeric,
   max_batch_ms numeric,
   started_at  timestamptz,
-  status      text,
-  throttled_seconds numeric NOT NULL DEFAULT 0,
+  status      text, throttled_seconds numeric NOT NULL DEFAULT 0,   -- the throttle's (part 29)
   PRIMARY KEY (migration, relation)
 );
 COMMENT ON TABLE storagelab.bigint_migration_progress IS
@@ -43,8 +42,6 @@ COMMENT ON COLUMN storagelab.bigint_migration_progress.batch_blocks IS 'size in 
 COMMENT ON COLUMN storagelab.bigint_migration_progress.last_batch_ms IS 'milliseconds the copy statement of the last batch took (1.0''s backfill held its row locks that long plus the COMMIT)';
 COMMENT ON COLUMN storagelab.bigint_migration_progress.max_batch_ms IS 'longest copy statement of any batch so far, in milliseconds';
 COMMENT ON COLUMN storagelab.bigint_migration_progress.started_at IS 'when the first batch started';
-COMMENT ON COLUMN storagelab.bigint_migration_progress.status IS 'NULL while batches run; ''throttled: <reason>'' while the copy or replay waits (throttle.* settings), ''stopped: ...'' after throttle.max_wait';
-COMMENT ON COLUMN storagelab.bigint_migration_progress.throttled_seconds IS 'seconds the copy and replay of this table have waited for the throttle so far';
 GRANT SELECT, INSERT, UPDATE, DELETE ON storagelab.bigint_migration_progress TO PUBLIC;
 ALTER TABLE storagelab.bigint_migration_progress ENABLE ROW LEVEL SECURITY;
 CREATE POLICY read_all ON storagelab.bigint_migration_progress FOR SELECT USING (true);

@@ -385,7 +385,7 @@ COMMENT ON FUNCTION storagelab_internal.storage_script_target(text) IS
 -- storage_script_rewrite: the DO block of a storage migration script that
 -- rewrites the values of one table whose stored form differs from the new
 -- setting (rewrite_cond), 1,000 pages per transaction, skipping locked rows,
--- each batch after the throttle (part 25), then its VACUUM; with -v
+-- each batch after the throttle (part 29), then its VACUUM; with -v
 -- dry_run=1 one UPDATE of those values instead (in the run's one
 -- transaction, rolled back at its end).
 CREATE FUNCTION storagelab_internal.storage_script_rewrite(r regclass, set_list text, rewrite_cond text,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # TAP test (run by prove from scripts/run-suites.sh): the throttle of the
-# online copy and replay (extension/25_throttle.sql).
+# online copy and replay (extension/29_throttle.sql).
 #
 # A private primary (initdb, wal_level = logical for a logical slot) with a
 # streaming standby on 127.0.0.1 (pg_basebackup): the suite's cluster has

@@ -178,7 +178,7 @@ DROP FUNCTION storagelab.bigint_migration_not_null_name(oid, int2);
 DROP FUNCTION storagelab.bigint_migration_qname(oid);
 DROP TYPE storagelab.bigint_migration_object;
 
--- The throttle of online copies (part 25) shows in the progress rows: two
+-- The throttle of online copies (part 29) shows in the progress rows: two
 -- columns appended (a 1.0 online script's backfill, still finishing after
 -- the update, names its columns and leaves them at their defaults).
 ALTER TABLE storagelab.bigint_migration_progress

@@ -1,4 +1,4 @@
--- storagelab install script, part 25: the throttle of the batch loops that
+-- storagelab install script, part 29: the throttle of the batch loops that
 -- write a copy of a table (the copy and the replay of a copy-and-swap
 -- migration, part 62; the TOAST rewrite of a storage migration script, part
 -- 40).  Before each batch they CALL storagelab_internal.throttle_wait(),
@@ -9,6 +9,10 @@
 -- "Throttle", says what is measured and why.
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
+
+-- The columns of the progress rows (part 26) that the throttle writes.
+COMMENT ON COLUMN storagelab.bigint_migration_progress.status IS 'NULL while batches run; ''throttled: <reason>'' while the copy or replay waits (throttle.* settings), ''stopped: ...'' after throttle.max_wait';
+COMMENT ON COLUMN storagelab.bigint_migration_progress.throttled_seconds IS 'seconds the copy and replay of this table have waited for the throttle so far';
 
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('throttle.max_replica_lag', '10s',
@@ -178,9 +182,10 @@ COMMENT ON FUNCTION storagelab_internal.throttle_reason() IS
   'why an online copy''s batch loop must wait now (replica lag, replica bytes, logical slot lag, throttle.query), NULL when it need not';
 GRANT EXECUTE ON FUNCTION storagelab_internal.throttle_reason() TO PUBLIC;
 
--- throttle_wait(what, migration, relation): CALLed by a batch loop ("what"
--- names it in notices and errors: 'the copy of migration sl...') before each
--- batch, at the start of a transaction.  Returns at once when no limit is
+-- throttle_wait(what, migration, relation, pause): CALLed by a batch loop
+-- ("what" names it in notices and errors: 'the copy of migration sl...')
+-- before each batch, at the start of a transaction.  It sleeps pause (the
+-- copy's own pause between batches) first; then returns at once when no limit is
 -- exceeded; else waits, checking every throttle.check_interval (pg_sleep,
 -- which a cancel interrupts), and while it waits keeps the status and
 -- throttled_seconds of the migration's progress rows (relation's, or all
@@ -190,7 +195,7 @@ GRANT EXECUTE ON FUNCTION storagelab_internal.throttle_reason() TO PUBLIC;
 -- fails with 55000; the phase resumes when run again.  A status left by an
 -- earlier wait is cleared (in the caller's transaction).  It restores the
 -- caller's search_path, and commits only while throttled.
-CREATE PROCEDURE storagelab_internal.throttle_wait(what text, migration text, relation text)
+CREATE PROCEDURE storagelab_internal.throttle_wait(what text, migration text, relation text, pause interval DEFAULT '0')
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
@@ -202,6 +207,7 @@ DECLARE
   step    numeric;
   max_wait numeric;
 BEGIN
+  PERFORM pg_catalog.pg_sleep(extract(epoch FROM pause));
   LOOP
     PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
     reason := storagelab_internal.throttle_reason();
@@ -245,6 +251,6 @@ BEGIN
   PERFORM pg_catalog.set_config('search_path', caller_path, true);
 END
 $fn$;
-COMMENT ON PROCEDURE storagelab_internal.throttle_wait(text, text, text) IS
+COMMENT ON PROCEDURE storagelab_internal.throttle_wait(text, text, text, interval) IS
   'called by the batch loops of online copies before each batch: waits while a standby, a logical slot or throttle.query says so, showing the reason in the progress rows (committed); fails with 55000 after throttle.max_wait';
-GRANT EXECUTE ON PROCEDURE storagelab_internal.throttle_wait(text, text, text) TO PUBLIC;
+GRANT EXECUTE ON PROCEDURE storagelab_internal.throttle_wait(text, text, text, interval) TO PUBLIC;
