@@ -141,8 +141,8 @@ COMMENT ON FUNCTION storagelab_internal.throttle_query(text) IS
   'runs the setting throttle.query (read-only, lock_timeout 1s, always rolled back) and returns its boolean (NULL: false); errors name the setting';
 GRANT EXECUTE ON FUNCTION storagelab_internal.throttle_query(text) TO PUBLIC;
 
--- Why a batch loop must wait now (e.g. 'replica lag 14.2 s on standby
--- "s1" (limit 10 s)'), NULL when it need not: the limits in the order
+-- Why a batch loop must wait now (e.g. 'replica lag 14.2 s on standby s1
+-- (limit 10 s)'), NULL when it need not: the limits in the order
 -- replica lag, replica bytes, slot bytes, throttle.query.
 CREATE FUNCTION storagelab_internal.throttle_reason()
 RETURNS text

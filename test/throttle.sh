@@ -37,6 +37,7 @@ chown postgres "$work"
 chmod 700 "$work"
 pport=$(free_port)
 sport=$(free_port)
+while [ "$sport" = "$pport" ]; do sport=$(free_port); done
 stop_all() {
 	kill $(jobs -p) 2>/dev/null
 	runuser -u postgres -- "$bindir/pg_ctl" -D "$work/s" -m immediate stop >/dev/null 2>&1
@@ -150,11 +151,11 @@ ok $? "its progress row: 3 batches, not done, '$(progress s2 status)'"
 # 3. Run again with a logical slot nobody consumes: it resumes, then waits.
 qp -q -c "DELETE FROM storagelab.settings WHERE name = 'throttle.query'" \
 	-c "UPDATE storagelab.settings SET value = '30min' WHERE name = 'throttle.max_wait'" \
-	-c "INSERT INTO storagelab.settings VALUES ('throttle.max_slot_lag_bytes', '64kB')" || bail "settings"
+	-c "INSERT INTO storagelab.settings VALUES ('throttle.max_slot_lag_bytes', '128kB')" || bail "settings"
 qp -c "SELECT pg_create_logical_replication_slot('throttle_slot', 'test_decoding')" >/dev/null || bail "logical slot"
 phase2 copy >"$work/copy2b.out" 2>&1 &
 copy=$!
-wait_for "(SELECT status ~ '^throttled: slot lag [0-9]+ kB on logical slot throttle_slot \(limit 64 kB\)$' FROM storagelab.bigint_migration_progress WHERE relation LIKE 's2.%')"
+wait_for "(SELECT status ~ '^throttled: slot lag [0-9]+ kB on logical slot throttle_slot \(limit 128 kB\)$' FROM storagelab.bigint_migration_progress WHERE relation LIKE 's2.%')"
 ok $? "run again with a logical slot not consumed: phase copy waits, its progress row says so ($(progress s2 status))"
 b0=$(progress s2 batches)
 [ "$(progress s2 "NOT done AND batches > 3")" = t ]
