@@ -25,6 +25,8 @@ CREATE TABLE storagelab.bigint_migration_progress (
   max_batch_ms numeric,
   started_at  timestamptz,
   wal_bytes   jsonb,
+  status      text,                                -- the throttle's (part 29)
+  throttled_seconds numeric NOT NULL DEFAULT 0,
   PRIMARY KEY (migration, relation)
 );
 COMMENT ON TABLE storagelab.bigint_migration_progress IS

@@ -385,8 +385,9 @@ COMMENT ON FUNCTION storagelab_internal.storage_script_target(text) IS
 -- storage_script_rewrite: the DO block of a storage migration script that
 -- rewrites the values of one table whose stored form differs from the new
 -- setting (rewrite_cond), 1,000 pages per transaction, skipping locked rows,
--- then its VACUUM; with -v dry_run=1 one UPDATE of those values instead (in
--- the run's one transaction, rolled back at its end).
+-- each batch after the throttle (part 29), then its VACUUM; with -v
+-- dry_run=1 one UPDATE of those values instead (in the run's one
+-- transaction, rolled back at its end).
 CREATE FUNCTION storagelab_internal.storage_script_rewrite(r regclass, set_list text, rewrite_cond text,
                                                            retries int)
 RETURNS text
@@ -405,8 +406,9 @@ AS $fn$
       '  total bigint := 0;\n'
       '  left_locked bigint := 0;\n'
       'BEGIN\n'
-      '  WHILE first_page <= last_page LOOP\n',
-      r::text)
+      '  WHILE first_page <= last_page LOOP\n'
+      '    CALL storagelab_internal.throttle_wait(%2$L, NULL, NULL);   -- waits while a standby lags (throttle.*)\n',
+      r::text, 'the rewrite of ' || r::text)
       -- rows that other sessions hold locked are skipped (SKIP LOCKED), never waited for: the
       -- batch then waits for no client, so it cannot be in a wait cycle with one; the range is
       -- done again (up to 20 times, 0.1 s apart) while it skipped rows, then they are counted

@@ -222,11 +222,12 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply(jsonb, bigint) IS
 -- its progress row's next_block to max_block (the table's size when the
 -- copy started: later rows are in the log); the next batch gets as many
 -- blocks as the last one's rate fills in batch_time_ms (at most twice as
--- many; fixed at batch_blocks when batch_time_ms is 0), with a pause after
--- each.  A table without a key is copied in one REPEATABLE READ transaction,
--- which also deletes the log rows its snapshot sees (they are in the copy).
--- Progress rows: storagelab.bigint_migration_progress (phase start's, part 65,
--- filled in).  Setting storagelab.backfill_batches stops it after N batches.
+-- many; fixed at batch_blocks when batch_time_ms is 0), the pause and the
+-- throttle (part 29) between them.  A table without a key is copied in one
+-- REPEATABLE READ transaction, which also deletes the log rows its snapshot
+-- sees (they are in the copy).  Progress rows:
+-- storagelab.bigint_migration_progress (phase start's, part 65, filled in).
+-- The setting storagelab.backfill_batches stops it after that many batches.
 --
 -- The copy reads the source with row_security off: a policy that would
 -- hide rows from the role running it (FORCE ROW LEVEL SECURITY, its owner)
@@ -270,10 +271,10 @@ BEGIN
     SELECT p.next_block, p.max_block, p.done, p.batch_blocks INTO b, maxb, isdone, n
       FROM storagelab.bigint_migration_progress p
      WHERE p.migration = rewrite_online_copy.migration AND p.relation = d->>'source';
-    IF isdone THEN
-      CONTINUE;
-    ELSIF pg_catalog.jsonb_typeof(d->'key') IS DISTINCT FROM 'array' THEN
-      COMMIT;
+    CONTINUE WHEN isdone;
+    CALL storagelab_internal.throttle_wait('the copy of migration ' || migration, migration, d->>'source');   -- part 29
+    IF pg_catalog.jsonb_typeof(d->'key') IS DISTINCT FROM 'array' THEN
+      COMMIT;   -- a table with a key: its first batch commits the progress row
       SET TRANSACTION ISOLATION LEVEL REPEATABLE READ;   -- first statement of the transaction: before any expression
       PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
       t0 := pg_catalog.clock_timestamp();
@@ -283,8 +284,6 @@ BEGIN
       PERFORM pg_catalog.set_config('row_security', caller_rls, true);
       EXECUTE pg_catalog.format('DELETE FROM %s', d->>'log');
       maxb := -1;
-    ELSE
-      COMMIT;
     END IF;
     WHILE b <= maxb LOOP
       PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
@@ -312,7 +311,7 @@ BEGIN
         PERFORM pg_catalog.set_config('search_path', caller_path, false);
         RETURN;
       END IF;
-      PERFORM pg_catalog.pg_sleep(extract(epoch FROM pause));
+      CALL storagelab_internal.throttle_wait('the copy of migration ' || migration, migration, d->>'source', pause);
     END LOOP;
     PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
     UPDATE storagelab.bigint_migration_progress p
@@ -330,7 +329,7 @@ COMMENT ON PROCEDURE storagelab.rewrite_online_copy(text, jsonb, numeric, int, i
   'the copy phase of an online copy-and-swap rewrite (its script CALLs it): tables with a key in batches of heap blocks sized to a time budget, one COMMIT each, resumable from storagelab.bigint_migration_progress; tables without one in one snapshot';
 
 -- The replay of a copy-and-swap rewrite: batches of batch_rows log rows per
--- table, one COMMIT per round that applied any, until at most max_lag log
+-- table, one COMMIT per round that applied any, each after the throttle, until at most max_lag log
 -- rows are left in all; after time_limit it gives up with an error (running it again goes on
 -- where it stopped).
 CREATE PROCEDURE storagelab.rewrite_online_replay(migration text, dirs jsonb, max_lag bigint, batch_rows bigint,
@@ -350,6 +349,7 @@ BEGIN
   PERFORM storagelab_internal.check_arg(batch_rows >= 1, 'rewrite_online_replay()', 'batch_rows', '>= 1 (rows)');
   PERFORM storagelab_internal.check_arg(time_limit > '0', 'rewrite_online_replay()', 'time_limit', '> 0');
   LOOP
+    CALL storagelab_internal.throttle_wait('the replay of migration ' || migration, migration, NULL);   -- part 29
     PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
     n := 0;
     FOR d IN SELECT x FROM pg_catalog.jsonb_array_elements(dirs) x LOOP

@@ -182,6 +182,13 @@ DROP TYPE storagelab.bigint_migration_object;
 -- wrote (install part 65 records it; part 26 comments the column).
 ALTER TABLE storagelab.bigint_migration_progress ADD COLUMN IF NOT EXISTS wal_bytes jsonb;
 
+-- The throttle of online copies (part 29) shows in the progress rows: two
+-- columns appended (a 1.0 online script's backfill, still finishing after
+-- the update, names its columns and leaves them at their defaults).
+ALTER TABLE storagelab.bigint_migration_progress
+  ADD COLUMN IF NOT EXISTS status text,
+  ADD COLUMN IF NOT EXISTS throttled_seconds numeric NOT NULL DEFAULT 0;
+
 -- after the install parts
 
 -- int_overflow's growth, fitted from the history the database recorded
