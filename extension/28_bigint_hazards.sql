@@ -128,8 +128,6 @@ AS $$
                              OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.castsource = $2 AND c.casttarget = t.typelem AND c.castcontext = 'i')))
          END
 $$;
-COMMENT ON FUNCTION storagelab_internal.type_change_accepts(oid, oid, boolean) IS
-  'whether a parameter or operand type takes a value of another type (or an array of it) without an explicit cast: same type, polymorphic, implicit cast, domain over it';
 
 -- Whether storagelab may re-create a function: PL/pgSQL or SQL with a
 -- string body, not built in, not a member of an extension.
@@ -1280,7 +1278,7 @@ AS $$
                       JOIN conv c ON c.relid = d.refobjid AND c.attname = (SELECT attname FROM pg_attribute WHERE attrelid = d.refobjid AND attnum = d.refobjsubid)
                      WHERE w.ev_class = x.objid) t ON t.cols IS NOT NULL
      WHERE x.kind IN ('view', 'materialized_view')) e(fn, src, car, filter, caller, via, rel)
-  ORDER BY e.caller, e.fn
+  ORDER BY e.caller, e.fn, e.via COLLATE "C"   -- via: a function naming two converted tables has an entry for each
 $$;
 
 -- Every function hazard of a migration, given the rest of its model,
@@ -1594,6 +1592,8 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_calls(text) IS
   'every call name(arg, ...) in a scrubbed source: name, argument count, position and text of each argument, statement number';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_arg_class(text, text) IS
   'whether a call argument carries the converted value: bigint, bigint[], cast (to a narrower integer) or NULL';
+COMMENT ON FUNCTION storagelab_internal.type_change_accepts(oid, oid, boolean) IS
+  'whether a parameter or operand type takes a value of another type (or an array of it) without an explicit cast: same type, polymorphic, implicit cast, domain over it';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_widenable(oid) IS
   'whether storagelab may re-create a function with bigint parameters: PL/pgSQL or SQL with a string body, not built in, not in an extension';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_hazard_row(oid, int, text, text, text, text) IS
