@@ -107,20 +107,26 @@ AS $$
   END
 $$;
 
--- Whether a parameter of type typ accepts a value of class cls.
-CREATE FUNCTION storagelab_internal.bigint_migration_accepts(typ oid, cls text)
+-- Whether a parameter (or operand) of type param takes a value of type typ
+-- (an array of it when arr) without an explicit cast.
+CREATE FUNCTION storagelab_internal.type_change_accepts(param oid, typ oid, arr boolean)
 RETURNS boolean
 LANGUAGE sql STABLE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE $2
-    WHEN 'bigint' THEN $1 IN ('int8'::regtype, 'anyelement'::regtype, 'anynonarray'::regtype, 'anycompatible'::regtype,
-                              'anycompatiblenonarray'::regtype, '"any"'::regtype)
-                       OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.castsource = 'int8'::regtype AND c.casttarget = $1 AND c.castcontext = 'i')
-    WHEN 'bigint[]' THEN $1 IN ('int8[]'::regtype, 'anyarray'::regtype, 'anycompatiblearray'::regtype, 'anyelement'::regtype,
-                                'anycompatible'::regtype, '"any"'::regtype)
-    ELSE true
-  END
+  SELECT CASE WHEN NOT $3 THEN
+           $1 = $2
+           OR $1 IN ('anyelement'::regtype, 'anynonarray'::regtype, 'anycompatible'::regtype,
+                     'anycompatiblenonarray'::regtype, '"any"'::regtype)
+           OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.castsource = $2 AND c.casttarget = $1 AND c.castcontext = 'i')
+           OR EXISTS (SELECT 1 FROM pg_type t WHERE t.oid = $2 AND t.typtype = 'd' AND t.typbasetype = $1)
+         ELSE
+           $1 IN ('anyarray'::regtype, 'anycompatiblearray'::regtype, 'anyelement'::regtype,
+                  'anycompatible'::regtype, '"any"'::regtype)
+           OR EXISTS (SELECT 1 FROM pg_type t WHERE t.oid = $1 AND t.typelem <> 0 AND t.typsubscript = 'array_subscript_handler'::regproc
+                        AND (t.typelem = $2
+                             OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.castsource = $2 AND c.casttarget = t.typelem AND c.castcontext = 'i')))
+         END
 $$;
 
 -- Whether storagelab may re-create a function: PL/pgSQL or SQL with a
@@ -194,7 +200,7 @@ BEGIN
       SELECT 1 FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
        WHERE f.proname = split_part(c.fname, '.', -1) AND (c.fname !~ '\.' OR n.nspname = split_part(c.fname, '.', 1))
          AND f.pronargs >= c.nargs AND f.pronargs - f.pronargdefaults <= c.nargs AND f.prokind IN ('f', 'p')
-         AND storagelab_internal.bigint_migration_accepts(f.proargtypes[c.argno - 1], c.cls));
+         AND storagelab_internal.type_change_accepts(f.proargtypes[c.argno - 1], 'int8'::regtype, c.cls = 'bigint[]'));
     FOR p IN
       SELECT f.oid, f.proargtypes[c.argno - 1] AS t,
              CASE WHEN f.proallargtypes IS NULL THEN f.proargnames[c.argno] END AS pname
@@ -215,29 +221,32 @@ BEGIN
 END
 $fn$;
 
--- A list split at its top-level commas (not those inside parentheses or
--- brackets), each item trimmed.
-CREATE FUNCTION storagelab_internal.bigint_migration_split(list text)
+-- A list split at its top-level separators (sep: a comma, or a word with
+-- a blank on each side, ' and ', ' || '): not those inside parentheses,
+-- brackets or quotes.  Each item trimmed; a blank last item left out.
+CREATE FUNCTION storagelab_internal.bigint_migration_split(list text, sep text DEFAULT ',')
 RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
+  ch    text[] := coalesce(string_to_array(list, NULL), '{}');
   items text[] := '{}';
-  piece text := '';
   depth int := 0;
-  ch    text;
+  inq   boolean := false;
+  last  int := 1;
+  i     int;
 BEGIN
-  FOREACH ch IN ARRAY coalesce(string_to_array(list, NULL), '{}') LOOP
-    depth := depth + CASE WHEN ch IN ('(', '[') THEN 1 WHEN ch IN (')', ']') THEN -1 ELSE 0 END;
-    IF ch = ',' AND depth = 0 THEN
-      items := items || btrim(piece); piece := '';
-    ELSE
-      piece := piece || ch;
+  FOR i IN 1 .. cardinality(ch) LOOP
+    IF ch[i] = '''' THEN inq := NOT inq;
+    ELSIF inq THEN CONTINUE;
+    ELSIF ch[i] IN ('(', '[') THEN depth := depth + 1;
+    ELSIF ch[i] IN (')', ']') THEN depth := depth - 1;
+    ELSIF depth = 0 AND i >= last AND ch[i] = left(sep, 1) AND substr(list, i, length(sep)) = sep THEN
+      items := items || btrim(substr(list, last, i - last)); last := i + length(sep);
     END IF;
   END LOOP;
-  IF btrim(piece) <> '' THEN items := items || btrim(piece); END IF;
-  RETURN items;
+  RETURN items || CASE WHEN btrim(substr(list, last)) <> '' THEN ARRAY[btrim(substr(list, last))] ELSE '{}' END;
 END
 $fn$;
 
@@ -629,34 +638,6 @@ BEGIN
 END
 $fn$;
 
--- A condition split at its top-level occurrences of a word (and, or):
--- not inside parentheses or quotes.
-CREATE FUNCTION storagelab_internal.bigint_migration_split_word(cond text, word text)
-RETURNS text[]
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-  items text[] := '{}';
-  depth int := 0;
-  inq   boolean := false;
-  last  int := 1;
-  i     int;
-  ch    text;
-BEGIN
-  FOR i IN 1 .. length(cond) LOOP
-    ch := substr(cond, i, 1);
-    IF ch = '''' THEN inq := NOT inq;
-    ELSIF NOT inq AND ch = '(' THEN depth := depth + 1;
-    ELSIF NOT inq AND ch = ')' THEN depth := depth - 1;
-    ELSIF NOT inq AND depth = 0 AND i >= last AND substr(cond, i, length(word) + 2) = ' ' || word || ' ' THEN
-      items := items || btrim(substr(cond, last, i - last)); last := i + length(word) + 2;
-    END IF;
-  END LOOP;
-  RETURN items || btrim(substr(cond, last));
-END
-$fn$;
-
 -- The value of an IF condition in a trigger function fired for table rel:
 -- true or false when it is a test of TG_TABLE_NAME, TG_TABLE_SCHEMA or
 -- TG_RELID against literals with =, <>, LIKE, ILIKE or IN (...), a negation
@@ -689,7 +670,7 @@ BEGIN
     c := btrim(substr(c, 2, length(c) - 2));
   END LOOP;
   FOREACH subj IN ARRAY ARRAY['or', 'and'] LOOP
-    parts := storagelab_internal.bigint_migration_split_word(c, subj);
+    parts := storagelab_internal.bigint_migration_split(c, ' ' || subj || ' ');
     CONTINUE WHEN cardinality(parts) < 2;
     vals := ARRAY(SELECT storagelab_internal.bigint_migration_guard_value(p, rel) FROM unnest(parts) p);
     RETURN CASE WHEN subj = 'or' THEN (CASE WHEN true = ANY (vals) THEN true WHEN vals <@ ARRAY[false] THEN false END)
@@ -881,7 +862,7 @@ BEGIN
     using_args := CASE WHEN p_us > 0 THEN storagelab_internal.bigint_migration_split(
                     substr(rest, p_us + 7, CASE WHEN p_in > p_us THEN p_in - p_us - 7 ELSE length(rest) END)) END;
     query := ''; readable := false;
-    FOREACH part IN ARRAY storagelab_internal.bigint_migration_split_word(regexp_replace(expr, '\s*\|\|\s*', ' || ', 'g'), '||') LOOP
+    FOREACH part IN ARRAY storagelab_internal.bigint_migration_split(regexp_replace(expr, '\s*\|\|\s*', ' || ', 'g'), ' || ') LOOP
       IF part ~ '^''@[0-9]+''$' THEN
         query := query || lit_txt[substring(part FROM '[0-9]+')::int]; readable := true;
       ELSIF part ~ '^format ?\(.*\)$' THEN
@@ -1036,8 +1017,7 @@ AS $$
               AND EXISTS (SELECT 1 FROM pg_proc f WHERE f.proname = split_part(c.fname, '.', -1) AND f.pronargs >= c.nargs
                              AND f.proargtypes[c.argno - 1] IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype))
               AND NOT EXISTS (SELECT 1 FROM pg_proc f WHERE f.proname = split_part(c.fname, '.', -1) AND f.pronargs >= c.nargs
-                                 AND storagelab_internal.bigint_migration_accepts(f.proargtypes[c.argno - 1],
-                                                                                  CASE WHEN h.hazard_target LIKE '%[])' THEN 'bigint[]' ELSE 'bigint' END)))
+                                 AND storagelab_internal.type_change_accepts(f.proargtypes[c.argno - 1], 'int8'::regtype, h.hazard_target LIKE '%[])')))
       THEN substring(h.hazard_target FROM '^variable [^ ]+')
     WHEN h.hazard_target ~ '^OUT parameter ' THEN substring(h.hazard_target FROM '^OUT parameter [^ ]+')
     WHEN h.hazard_fails = 'unknown' THEN NULL
@@ -1298,7 +1278,7 @@ AS $$
                       JOIN conv c ON c.relid = d.refobjid AND c.attname = (SELECT attname FROM pg_attribute WHERE attrelid = d.refobjid AND attnum = d.refobjsubid)
                      WHERE w.ev_class = x.objid) t ON t.cols IS NOT NULL
      WHERE x.kind IN ('view', 'materialized_view')) e(fn, src, car, filter, caller, via, rel)
-  ORDER BY e.caller, e.fn
+  ORDER BY e.caller, e.fn, e.via COLLATE "C"   -- via: a function naming two converted tables has an entry for each
 $$;
 
 -- Every function hazard of a migration, given the rest of its model,
@@ -1612,8 +1592,8 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_calls(text) IS
   'every call name(arg, ...) in a scrubbed source: name, argument count, position and text of each argument, statement number';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_arg_class(text, text) IS
   'whether a call argument carries the converted value: bigint, bigint[], cast (to a narrower integer) or NULL';
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_accepts(oid, text) IS
-  'whether a parameter type takes a bigint (or bigint[]) argument without an explicit cast';
+COMMENT ON FUNCTION storagelab_internal.type_change_accepts(oid, oid, boolean) IS
+  'whether a parameter or operand type takes a value of another type (or an array of it) without an explicit cast: same type, polymorphic, implicit cast, domain over it';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_widenable(oid) IS
   'whether storagelab may re-create a function with bigint parameters: PL/pgSQL or SQL with a string body, not built in, not in an extension';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_hazard_row(oid, int, text, text, text, text) IS
@@ -1628,8 +1608,8 @@ COMMENT ON FUNCTION storagelab_internal.function_result_columns(oid) IS
   'the result columns of a function in order: OUT/INOUT/TABLE parameters, else the attributes of a CREATE TYPE composite return type, else the return type';
 COMMENT ON FUNCTION storagelab_internal.return_query_items(text) IS
   'the select-list items of each PL/pgSQL RETURN QUERY SELECT in a scrubbed source, by position';
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_split(text) IS
-  'a list split at its top-level commas, items trimmed';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_split(text, text) IS
+  'a list split at its top-level commas or words (and, or, ||), not inside parentheses, brackets or quotes, items trimmed';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_converted(storagelab.bigint_migration_object[]) IS
   'the columns of an INT->BIGINT model that change type (smallint or integer now)';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_re(text) IS
@@ -1640,8 +1620,6 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_lex(text) IS
   'a function source position for position: lower case, comments and the inside of string literals blanked; the literals'' texts and starts';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_tokens(text, int[]) IS
   'a lexed source with each literal as a token ''@k''';
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_split_word(text, text) IS
-  'a condition split at its top-level occurrences of a word (and, or, ||)';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_guard_value(text, oid) IS
   'the value of an IF condition on TG_TABLE_NAME, TG_TABLE_SCHEMA or TG_RELID for a trigger''s table: true, false or NULL (unknown)';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_unmask(text, int[], text[], int, int) IS
@@ -1679,30 +1657,6 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_plpgsql_check_sql(stora
 -- value to a function no overload of which takes the new type, and a
 -- comparison of the value with a parameter or variable for which no
 -- operator takes the new type, fail at once after the change.
-
--- Whether a parameter (or operand) of type param takes a value of type typ
--- (an array of it when arr) without an explicit cast.
-CREATE FUNCTION storagelab_internal.type_change_accepts(param oid, typ oid, arr boolean)
-RETURNS boolean
-LANGUAGE sql STABLE STRICT
-SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT CASE WHEN NOT $3 THEN
-           $1 = $2
-           OR $1 IN ('anyelement'::regtype, 'anynonarray'::regtype, 'anycompatible'::regtype,
-                     'anycompatiblenonarray'::regtype, '"any"'::regtype)
-           OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.castsource = $2 AND c.casttarget = $1 AND c.castcontext = 'i')
-           OR EXISTS (SELECT 1 FROM pg_type t WHERE t.oid = $2 AND t.typtype = 'd' AND t.typbasetype = $1)
-         ELSE
-           $1 IN ('anyarray'::regtype, 'anycompatiblearray'::regtype, 'anyelement'::regtype,
-                  'anycompatible'::regtype, '"any"'::regtype)
-           OR EXISTS (SELECT 1 FROM pg_type t WHERE t.oid = $1 AND t.typelem <> 0 AND t.typsubscript = 'array_subscript_handler'::regproc
-                        AND (t.typelem = $2
-                             OR EXISTS (SELECT 1 FROM pg_cast c WHERE c.castsource = $2 AND c.casttarget = t.typelem AND c.castcontext = 'i')))
-         END
-$$;
-COMMENT ON FUNCTION storagelab_internal.type_change_accepts(oid, oid, boolean) IS
-  'whether a parameter or operand type takes a value of another type (or an array of it) without an explicit cast: same type, polymorphic, implicit cast, domain over it';
 
 -- The comparisons of a retyped column's value (carrier car, in the
 -- statements stmts of function fn, scrubbed source src) with a parameter or
@@ -1742,20 +1696,13 @@ BEGIN
      WHERE c.other !~ ('^(' || car || ')$')
      ORDER BY 2, 1
   LOOP
-    CONTINUE WHEN k.t IS NULL OR EXISTS (
-      SELECT 1 FROM pg_operator o
-       WHERE o.oprname = replace(k.op, '!=', '<>')
-         AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, n_t, false)
-                                     AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
-                  ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
-                       AND storagelab_internal.type_change_accepts(o.oprright, n_t, false) END);
-    CONTINUE WHEN NOT EXISTS (
-      SELECT 1 FROM pg_operator o
-       WHERE o.oprname = replace(k.op, '!=', '<>')
-         AND CASE WHEN k.value_left THEN storagelab_internal.type_change_accepts(o.oprleft, o_t, false)
-                                     AND storagelab_internal.type_change_accepts(o.oprright, k.t, false)
-                  ELSE storagelab_internal.type_change_accepts(o.oprleft, k.t, false)
-                       AND storagelab_internal.type_change_accepts(o.oprright, o_t, false) END);
+    -- a hazard when an operator took the old type and none takes the new one
+    CONTINUE WHEN k.t IS NULL OR ARRAY[false, true] IS DISTINCT FROM ARRAY(
+      SELECT EXISTS (SELECT 1 FROM pg_operator o
+                      WHERE o.oprname = replace(k.op, '!=', '<>')
+                        AND storagelab_internal.type_change_accepts(o.oprleft, CASE WHEN k.value_left THEN x ELSE k.t END, false)
+                        AND storagelab_internal.type_change_accepts(o.oprright, CASE WHEN k.value_left THEN k.t ELSE x END, false))
+        FROM unnest(ARRAY[n_t, o_t]) WITH ORDINALITY AS u(x, i) ORDER BY u.i);
     hazard := format('compares %s (%s) with %s (%s): no operator %s', column_name, new_type, k.other, format_type(k.t, NULL),
                      CASE WHEN k.value_left THEN format('%s %s %s', new_type, k.op, format_type(k.t, NULL))
                           ELSE format('%s %s %s', format_type(k.t, NULL), k.op, new_type) END);
@@ -1812,11 +1759,8 @@ BEGIN
       SELECT p.oid, format('function %s', p.oid::regprocedure),
              '(?:[a-z_][a-z0-9_$]*\.)?(?:' || storagelab_internal.bigint_migration_re(e->>'column_name') || ')',
              '(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])'
-        FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang, pg_class k2
-       WHERE k2.oid = relation AND l.lanname IN ('plpgsql', 'sql') AND p.prosqlbody IS NULL AND p.prokind IN ('f', 'p')
-         AND p.prorettype <> 'trigger'::regtype
-         AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
-         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+        FROM pg_proc p, pg_class k2
+       WHERE k2.oid = relation AND p.prorettype <> 'trigger'::regtype AND storagelab_internal.bigint_migration_widenable(p.oid)
          -- the name in the raw source first: the scrub (three regular
          -- expressions) only blanks text, so it never makes a match; every
          -- function's source was scrubbed for each table before
