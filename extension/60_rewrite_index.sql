@@ -84,22 +84,20 @@ BEGIN
      WHERE i.indrelid = rel AND i.indisvalid
      ORDER BY i.indexrelid
   LOOP
+    -- (named as the constraint, if any: USING INDEX names the index after it)
+    iname := storagelab_internal.rewrite_name('new', coalesce(r.conoid, r.indexrelid));
     IF r.contype = 'x' OR r.contype IS NOT NULL AND partitioned THEN
       -- a partitioned table's key takes no index (USING INDEX): its definition carries every option it can have
-      iname := storagelab_internal.rewrite_name('new', r.conoid);
       stmts := stmts || format('ALTER TABLE %s%s ADD CONSTRAINT %I %s', CASE WHEN partitioned THEN 'ONLY ' ELSE '' END,
                                newq, iname, pg_get_constraintdef(r.conoid));
     ELSIF r.contype IN ('p', 'u') THEN
       -- the index first, with every option, then the constraint on it (which renames the index to its own name)
-      -- (named as the constraint: USING INDEX names the index after it)
-      iname := storagelab_internal.rewrite_name('new', r.conoid);
       stmts := stmts || storagelab_internal.rewrite_index_def(r.indexrelid, iname, newq);
       stmts := stmts || format('ALTER TABLE %s ADD CONSTRAINT %I %s USING INDEX %I%s', newq, iname,
                                CASE r.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'UNIQUE' END, iname,
                                CASE WHEN r.condeferred THEN ' DEFERRABLE INITIALLY DEFERRED'
                                     WHEN r.condeferrable THEN ' DEFERRABLE' ELSE '' END);
     ELSE
-      iname := storagelab_internal.rewrite_name('new', r.indexrelid);
       stmts := stmts || storagelab_internal.rewrite_index_def(r.indexrelid, iname, newq);
     END IF;
     -- statistics targets of expression columns, comments

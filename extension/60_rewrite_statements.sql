@@ -12,6 +12,7 @@ AS $fn$
 DECLARE
   relids oid[] := '{}';
   t      record;
+  r      record;
   s      text;
   n      int := 0;
 BEGIN
@@ -20,12 +21,30 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'The phases are create, copy, index, swap, validate, swap_back, cleanup and discard.';
   END IF;
+  -- phases create, index and copy table by table; copy: one statement per table that holds rows (each
+  -- partition of a partitioned table, each table of an inheritance tree), relation: that table
   FOR t IN
     SELECT c.relid, array_agg(c.attnum ORDER BY c.pos) AS atts, array_agg(c.new_type ORDER BY c.pos) AS types
       FROM storagelab_internal.rewrite_columns(tables) c
      GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
   LOOP
     relids := relids || t.relid;
+    IF phase = 'copy' THEN
+      FOR r IN
+        SELECT m.relid, storagelab_internal.rewrite_copy(m.relid, mc.atts, mc.types) AS statement
+          FROM storagelab_internal.rewrite_members(ARRAY[t.relid]) m
+         CROSS JOIN LATERAL storagelab_internal.rewrite_member_columns(m.relid, t.relid, t.atts, t.types) mc
+         WHERE m.leaf
+         ORDER BY m.level, m.relid
+      LOOP
+        n := n + 1; ord := n; relation := r.relid; statement := r.statement; RETURN NEXT;
+      END LOOP;
+    ELSIF phase IN ('create', 'index') THEN
+      FOREACH s IN ARRAY CASE phase WHEN 'create' THEN storagelab_internal.rewrite_create(t.relid, t.atts, t.types)
+                                    ELSE storagelab_internal.rewrite_index(t.relid) END LOOP
+        n := n + 1; ord := n; relation := t.relid; statement := regexp_replace(s, ';\s*$', ''); RETURN NEXT;
+      END LOOP;
+    END IF;
   END LOOP;
   IF phase IN ('swap', 'swap_back') THEN
     FOR t IN SELECT * FROM storagelab_internal.rewrite_swap(relids, phase = 'swap_back') LOOP
@@ -46,31 +65,6 @@ BEGIN
       FROM storagelab_internal.rewrite_members(relids) WITH ORDINALITY u(root, r, parent, level, leaf, n)
       JOIN pg_class c ON c.oid = u.r JOIN pg_namespace ns ON ns.oid = c.relnamespace;
     RETURN NEXT;
-  ELSIF phase = 'copy' THEN
-    -- one statement per table that holds rows (each partition of a partitioned table, each table of an
-    -- inheritance tree), relation: that table
-    FOR t IN
-      SELECT m.relid, storagelab_internal.rewrite_copy(m.relid, mc.atts, mc.types) AS statement
-        FROM (SELECT c.relid, c.table_ord, array_agg(c.attnum ORDER BY c.pos) AS atts, array_agg(c.new_type ORDER BY c.pos) AS types
-                FROM storagelab_internal.rewrite_columns(tables) c GROUP BY c.relid, c.table_ord) c
-       CROSS JOIN LATERAL storagelab_internal.rewrite_members(ARRAY[c.relid]) m
-       CROSS JOIN LATERAL storagelab_internal.rewrite_member_columns(m.relid, c.relid, c.atts, c.types) mc
-       WHERE m.leaf
-       ORDER BY c.table_ord, m.level, m.relid
-    LOOP
-      n := n + 1; ord := n; relation := t.relid; statement := t.statement; RETURN NEXT;
-    END LOOP;
-  ELSE
-    FOR t IN
-      SELECT c.relid, array_agg(c.attnum ORDER BY c.pos) AS atts, array_agg(c.new_type ORDER BY c.pos) AS types
-        FROM storagelab_internal.rewrite_columns(tables) c
-       GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
-    LOOP
-      FOREACH s IN ARRAY CASE phase WHEN 'create' THEN storagelab_internal.rewrite_create(t.relid, t.atts, t.types)
-                                    ELSE storagelab_internal.rewrite_index(t.relid) END LOOP
-        n := n + 1; ord := n; relation := t.relid; statement := regexp_replace(s, ';\s*$', ''); RETURN NEXT;
-      END LOOP;
-    END LOOP;
   END IF;
 END
 $fn$;

@@ -109,13 +109,11 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   t      record;
-  cur    text;
+  cur    text := storagelab_internal.bigint_migration_qname(rel);
   stmts  text[] := '{}';
   r      record;
 BEGIN
-  SELECT c.relname, n.nspname, c.relrowsecurity, c.relforcerowsecurity, c.relreplident INTO t
-    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = rel;
-  cur := format('%I.%I', t.nspname, t.relname);
+  SELECT c.relrowsecurity, c.relforcerowsecurity, c.relreplident INTO t FROM pg_class c WHERE c.oid = rel;
   FOR r IN
     SELECT x.create_sql FROM (
       SELECT 1 AS k, g.oid, (storagelab_internal.bigint_migration_dep_trigger('pg_trigger'::regclass, g.oid, 0, 'n',

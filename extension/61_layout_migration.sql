@@ -198,39 +198,47 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_key_component(regclass, jsonb) IS
   'the other columns of the foreign-key component of the primary or foreign key columns a layout plan retypes (topmost tables only, those of the key''s old type), retyped with them; 0A000 when the component holds an identity or sequence-fed column';
 
--- Pre-flight: every changed column's values checked against the new type;
--- the first that does not fit refuses the script, naming column and value.
-CREATE FUNCTION storagelab_internal.layout_preflight(relation regclass, changes jsonb)
+-- Every changed column's values checked against the new type; the first
+-- that does not fit raises 22000, naming column and value.  at_run false:
+-- the pre-flight of the writer (a value the cast rejects raises its error
+-- under the message too); true: a script's check under its locks
+-- (storagelab_internal.layout_check_unchanged), telling to write it again.
+CREATE FUNCTION storagelab_internal.layout_check_values(relation regclass, changes jsonb, at_run boolean)
 RETURNS void
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
+  qn  text := storagelab_internal.bigint_migration_qname(relation);
   e   jsonb;
   v   text;
 BEGIN
   FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
     BEGIN
-      EXECUTE format('SELECT %1$I::text FROM %2$s WHERE %1$I IS NOT NULL AND %3$s LIMIT 1', e->>'column_name',
-                     storagelab_internal.bigint_migration_qname(relation),
-                     storagelab_internal.layout_misfit(quote_ident(e->>'column_name'), e->>'from', e->>'to'))
+      EXECUTE format('SELECT x.%1$I::text FROM %2$s x WHERE x.%1$I IS NOT NULL AND %3$s LIMIT 1', e->>'column_name', qn,
+                     storagelab_internal.layout_misfit('x.' || quote_ident(e->>'column_name'), e->>'from', e->>'to'))
         INTO v;
     EXCEPTION WHEN data_exception THEN
+      IF at_run THEN
+        RAISE;
+      END IF;
       RAISE EXCEPTION 'values of column % of % do not fit type %', quote_ident(e->>'column_name'), relation, e->>'to'
         USING ERRCODE = SQLSTATE, DETAIL = SQLERRM, HINT = 'Give that column its current type in column_types.';
     END;
     IF v IS NOT NULL THEN
-      RAISE EXCEPTION 'a value of column % of % does not fit type %', quote_ident(e->>'column_name'), relation, e->>'to'
+      RAISE EXCEPTION '%', CASE WHEN at_run THEN format('a value of column %s.%s does not fit type %s', qn, quote_ident(e->>'column_name'), e->>'to')
+                                ELSE format('a value of column %s of %s does not fit type %s', quote_ident(e->>'column_name'), relation, e->>'to') END
         USING ERRCODE = 'data_exception', DETAIL = format('The value %s would not be kept as it is.', quote_literal(v)),
-              HINT = CASE WHEN e ? 'component'
+              HINT = CASE WHEN at_run THEN 'Generate the script again: its pre-flight names the columns to leave as they are.'
+                          WHEN e ? 'component'
                           THEN 'The column is in the foreign-key component of the key named in column_types: give that key a type that holds every value of its component, or leave it out.'
                           ELSE 'The plan is older than the data: run ANALYZE or storagelab.column_profile() again, or give that column its current type in column_types.' END;
     END IF;
   END LOOP;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.layout_preflight(regclass, jsonb) IS
-  'checks every changed column''s values against its new type (storagelab_internal.layout_misfit); raises 22000 naming column and value for the first that does not fit';
+COMMENT ON FUNCTION storagelab_internal.layout_check_values(regclass, jsonb, boolean) IS
+  'checks every changed column''s values against its new type (storagelab_internal.layout_misfit); raises 22000 naming column and value for the first that does not fit: the writer''s pre-flight, or (at_run) a script''s check under its locks';
 
 -- A fingerprint (md5) of everything a rewrite moves from a table to its
 -- copy: columns (with defaults, NOT NULL, identity and its sequence's
@@ -388,50 +396,33 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_check_created(oid[], text[]) IS
   'raises 0A000 when the new tables of a rewrite of relids (or the change logs named) got a trigger, rule, policy, row security, index, another owner, other privileges or columns as they were created (an event trigger): a script''s check after it created them';
 
--- The in-transaction checks of a blocking script, run once its locks are
--- held: the table is still the one the script was written for (OID,
--- columns and types), and every changed column's values still fit.
-CREATE FUNCTION storagelab_internal.layout_recheck(relation regclass, changes jsonb)
-RETURNS text
-LANGUAGE plpgsql STABLE
+-- The in-transaction check of a blocking layout script, run once its locks
+-- are held (the script CALLs it): the table named relation is still relid
+-- with the columns and types it had when the script was written, and the
+-- fingerprint of its tree (storagelab_internal.rewrite_tree_fingerprint);
+-- every changed column's values still fit (layout_check_values).  55000
+-- or 22000, naming the table.
+CREATE PROCEDURE storagelab_internal.layout_check_unchanged(relation text, relid oid, columns text, fingerprint text,
+                                                           changes jsonb)
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-DECLARE
-  qn    text := storagelab_internal.bigint_migration_qname(relation);
-  cols  text;
-  body  text;
-  e     jsonb;
 BEGIN
-  SELECT string_agg(format('%I %s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum) INTO cols
-    FROM pg_attribute a WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped;
-  -- columns win over the block's variable (a column may be named v)
-  body := format(E'#variable_conflict use_column\nDECLARE\n  v text;\nBEGIN\n'
-                 '  IF to_regclass(%1$L) IS DISTINCT FROM %2$s::oid::regclass\n'
-                 '     OR (SELECT string_agg(format(''%%I %%s'', a.attname, format_type(a.atttypid, a.atttypmod)), '', '' ORDER BY a.attnum)\n'
-                 '           FROM pg_attribute a WHERE a.attrelid = %2$s AND a.attnum > 0 AND NOT a.attisdropped) IS DISTINCT FROM %3$L THEN\n'
-                 '    RAISE EXCEPTION ''table %% changed since this script was written'', %1$L\n'
-                 '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again.'';\n'
-                 '  END IF;\n'
-                 '  IF storagelab_internal.rewrite_tree_fingerprint(%2$s) IS DISTINCT FROM %4$L THEN\n'
-                 '    RAISE EXCEPTION ''the indexes, constraints, triggers, policies, privileges or dependent objects of table %% (or of its partitions) changed since this script was written'', %1$L\n'
-                 '      USING ERRCODE = ''object_not_in_prerequisite_state'', HINT = ''Generate the script again: this one would drop what was added since.'';\n'
-                 '  END IF;\n', qn, relation::oid, cols, storagelab_internal.rewrite_tree_fingerprint(relation));
-  FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
-    body := body || format(E'  SELECT x.%1$I::text INTO v FROM %2$s x WHERE x.%1$I IS NOT NULL AND %3$s LIMIT 1;\n'
-                           '  IF FOUND THEN\n'
-                           '    RAISE EXCEPTION ''a value of column %%.%% does not fit type %%'', %2$L, %4$L, %5$L\n'
-                           '      USING ERRCODE = ''data_exception'', DETAIL = format(''The value %%s would not be kept as it is.'', quote_literal(v)),\n'
-                           '            HINT = ''Generate the script again: its pre-flight names the columns to leave as they are.'';\n'
-                           '  END IF;\n',
-                           e->>'column_name', qn, storagelab_internal.layout_misfit('x.' || quote_ident(e->>'column_name'), e->>'from', e->>'to'),
-                           quote_ident(e->>'column_name'), e->>'to');
-  END LOOP;
-  RETURN E'-- The table is still as it was when this script was written; every value fits its new type.\n'
-         || 'DO ' || storagelab_internal.dollar_quote(E'\n' || body || E'END\n') || E';\n\n';
+  IF to_regclass(relation) IS DISTINCT FROM relid::regclass
+     OR (SELECT string_agg(format('%I %s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum)
+           FROM pg_attribute a WHERE a.attrelid = relid AND a.attnum > 0 AND NOT a.attisdropped) IS DISTINCT FROM columns THEN
+    RAISE EXCEPTION 'table % changed since this script was written', relation
+      USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'Generate the script again.';
+  END IF;
+  IF storagelab_internal.rewrite_tree_fingerprint(relid) IS DISTINCT FROM fingerprint THEN
+    RAISE EXCEPTION 'the indexes, constraints, triggers, policies, privileges or dependent objects of table % (or of its partitions) changed since this script was written', relation
+      USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'Generate the script again: this one would drop what was added since.';
+  END IF;
+  PERFORM storagelab_internal.layout_check_values(relid, changes, true);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.layout_recheck(regclass, jsonb) IS
-  'the DO block of a blocking layout script that checks, under its locks, that the table is unchanged (OID, columns, types, storagelab_internal.rewrite_fingerprint) and every changed column''s values fit';
+COMMENT ON PROCEDURE storagelab_internal.layout_check_unchanged(text, oid, text, text, jsonb) IS
+  'the check a blocking layout script CALLs under its locks: 55000 unless the table is unchanged since the script was written (OID, columns, types, storagelab_internal.rewrite_tree_fingerprint), 22000 when a changed column''s value no longer fits its new type';
 
 -- Refuses a type change that breaks a function reading the column
 -- (storagelab_internal.type_change_function_hazards, part 28): a call or a
@@ -481,80 +472,94 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.layout_function_header(regclass, jsonb) IS
   'layout script header lines: the functions that read the changed columns (storagelab_internal.type_change_function_hazards), and how the script checks them again';
 
--- DO blocks of a blocking layout script that check, under its locks, the
--- functions that use the table: phase before (after the locks) records the
--- errors of each SQL function naming the table (its validator, with
--- check_function_bodies on and the search_path the function sets, else the
--- sessions' default) and, when plpgsql_check is installed, of the PL/pgSQL
--- functions (storagelab_internal.bigint_migration_plpgsql_check_sql);
--- phase after (before COMMIT) rolls back on an error not recorded before.
+-- The check of the SQL functions that use a table, CALLed by a blocking
+-- layout script under its locks: each function of fns (regprocedure text;
+-- one dropped since is skipped) validated with check_function_bodies on and
+-- the search_path it sets (else the sessions' default), everything else
+-- with pg_catalog first.  Phase before records the errors in a temporary
+-- table (dropped at COMMIT); phase after raises 2BP01, rolling back, on an
+-- error not recorded before.
+CREATE PROCEDURE storagelab_internal.layout_check_sql_functions(fns text[], phase text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  f    text;
+  fo   oid;
+  sp   text;
+  errs text[] := '{}';
+  bad  text;
+BEGIN
+  PERFORM set_config('check_function_bodies', 'on', true);
+  FOREACH f IN ARRAY fns LOOP
+    fo := to_regprocedure(f);
+    CONTINUE WHEN fo IS NULL;
+    SELECT substring(c FROM '^search_path=(.*)$') INTO sp FROM pg_proc p, unnest(p.proconfig) c
+     WHERE p.oid = fo AND c LIKE 'search\_path=%';
+    PERFORM set_config('search_path', coalesce(sp, (SELECT reset_val FROM pg_settings WHERE name = 'search_path')), true);
+    BEGIN
+      PERFORM pg_catalog.fmgr_sql_validator(fo);
+    EXCEPTION WHEN OTHERS THEN
+      PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+      errs := pg_catalog.array_append(errs, pg_catalog.concat(f, ': ', SQLERRM));
+    END;
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+  END LOOP;
+  PERFORM set_config('check_function_bodies', 'off', true);
+  IF phase = 'before' THEN
+    CREATE TEMP TABLE storagelab_sql_check_before ON COMMIT DROP AS SELECT unnest(errs) AS e;
+    RETURN;
+  END IF;
+  SELECT string_agg(x.e, '; ' ORDER BY x.e) INTO bad FROM unnest(errs) x(e)
+   WHERE NOT EXISTS (SELECT 1 FROM pg_temp.storagelab_sql_check_before b WHERE b.e = x.e);
+  IF bad IS NOT NULL THEN
+    RAISE EXCEPTION 'SQL functions that use the table fail to validate after the change; rolling back'
+      USING ERRCODE = 'dependent_objects_still_exist', DETAIL = bad,
+            HINT = 'Nothing was changed.  Change these functions for the new column types first, or keep the types.';
+  END IF;
+END
+$fn$;
+COMMENT ON PROCEDURE storagelab_internal.layout_check_sql_functions(text[], text) IS
+  'the check of the SQL functions using a table that a blocking layout script CALLs under its locks: phase before records their validation errors, phase after raises 2BP01 (rolling back) on a new one';
+
+-- The checks of a blocking layout script, under its locks, of the
+-- functions that use the table (and the other tables of its key's
+-- component): phase before (after the locks) and after (before COMMIT) of
+-- layout_check_sql_functions for each SQL function naming a table, and
+-- when plpgsql_check is installed of the PL/pgSQL functions
+-- (storagelab_internal.bigint_migration_plpgsql_check_sql).
 CREATE FUNCTION storagelab_internal.layout_function_recheck(relation regclass, changes jsonb, phase text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  o     storagelab.bigint_migration_object;
-  objs  storagelab.bigint_migration_object[] := '{}';
   rels  oid[];
-  r     oid;
-  fns   text;
-  body  text;
+  fns   text[];
 BEGIN
   IF changes IS NULL OR changes = '[]' THEN
     RETURN '';
   END IF;
   -- the table, and the other tables of its key's component (changes carrying a relation)
   rels := ARRAY(SELECT DISTINCT coalesce((e->>'relation')::oid, relation::oid) FROM jsonb_array_elements(changes) e);
-  FOREACH r IN ARRAY rels LOOP
-    o.kind := 'column'; o.relation := r;
-    objs := objs || o;
-  END LOOP;
-  SELECT string_agg(DISTINCT format('%L', p.oid::regprocedure::text), ', ' ORDER BY format('%L', p.oid::regprocedure::text)) INTO fns
+  SELECT array_agg(DISTINCT p.oid::regprocedure::text ORDER BY p.oid::regprocedure::text) INTO fns
     FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang, pg_class k
    WHERE k.oid = ANY (rels) AND l.lanname = 'sql' AND p.prosqlbody IS NULL AND p.prokind = 'f'
      AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
      AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k.relname) || '($|[^a-z0-9_$])');
-  IF fns IS NOT NULL THEN
-    -- the validator parses each function with its own search_path (or the
-    -- sessions' default); everything else runs with pg_catalog first
-    body := E'\nDECLARE\n  f text;\n  fo oid;\n  sp text;\n  errs text[] := ''{}'';\n  bad text;\nBEGIN\n'
-         || E'  PERFORM set_config(''check_function_bodies'', ''on'', true);\n'
-         || format(E'  FOREACH f IN ARRAY ARRAY[%s]::text[] LOOP\n', fns)
-         || E'    fo := to_regprocedure(f);\n'
-         || E'    CONTINUE WHEN fo IS NULL;\n'
-         || E'    SELECT substring(c FROM ''^search_path=(.*)$'') INTO sp FROM pg_proc p, unnest(p.proconfig) c\n'
-         || E'     WHERE p.oid = fo AND c LIKE ''search\\_path=%'';\n'
-         || E'    sp := coalesce(sp, (SELECT reset_val FROM pg_settings WHERE name = ''search_path''));\n'
-         || E'    PERFORM pg_catalog.set_config(''search_path'', sp, true);\n'
-         || E'    BEGIN\n      PERFORM pg_catalog.fmgr_sql_validator(fo);\n'
-         || E'    EXCEPTION WHEN OTHERS THEN\n'
-         || E'      PERFORM pg_catalog.set_config(''search_path'', ''pg_catalog, pg_temp'', true);\n'
-         || E'      errs := pg_catalog.array_append(errs, pg_catalog.concat(f, '': '', SQLERRM));\n    END;\n'
-         || E'    PERFORM pg_catalog.set_config(''search_path'', ''pg_catalog, pg_temp'', true);\n'
-         || E'  END LOOP;\n'
-         || E'  PERFORM set_config(''check_function_bodies'', ''off'', true);\n'
-         || CASE WHEN phase = 'before' THEN
-              E'  CREATE TEMP TABLE storagelab_sql_check_before ON COMMIT DROP AS SELECT unnest(errs) AS e;\n'
-            ELSE
-              E'  SELECT string_agg(x.e, ''; '' ORDER BY x.e) INTO bad FROM unnest(errs) x(e)\n'
-              || E'   WHERE NOT EXISTS (SELECT 1 FROM pg_temp.storagelab_sql_check_before b WHERE b.e = x.e);\n'
-              || E'  IF bad IS NOT NULL THEN\n'
-              || E'    RAISE EXCEPTION ''SQL functions that use the table fail to validate after the change; rolling back''\n'
-              || E'      USING ERRCODE = ''dependent_objects_still_exist'', DETAIL = bad,\n'
-              || E'            HINT = ''Nothing was changed.  Change these functions for the new column types first, or keep the types.'';\n'
-              || E'  END IF;\n' END
-         || E'END\n';
-    body := CASE WHEN phase = 'before' THEN E'-- The SQL functions that use the table: their validation errors before the change.\n'
-                 ELSE E'-- The SQL functions that use the table: no validation error they did not have before.\n' END
-            || 'DO ' || storagelab_internal.dollar_quote(body) || E';\n\n';
-  END IF;
-  RETURN coalesce(body, '') || storagelab_internal.bigint_migration_plpgsql_check_sql(objs, phase);
+  RETURN CASE WHEN fns IS NULL THEN ''
+              ELSE CASE WHEN phase = 'before' THEN E'-- The SQL functions that use the table: their validation errors before the change.\n'
+                        ELSE E'-- The SQL functions that use the table: no validation error they did not have before.\n' END
+                   || format(E'CALL storagelab_internal.layout_check_sql_functions(%L, %L);\n\n', fns, phase) END
+         -- a model of one column row per table, what the PL/pgSQL check reads
+         || storagelab_internal.bigint_migration_plpgsql_check_sql(
+              ARRAY(SELECT jsonb_populate_record(NULL::storagelab.bigint_migration_object, jsonb_build_object('kind', 'column', 'relation', r))
+                      FROM unnest(rels) r), phase);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_function_recheck(regclass, jsonb, text) IS
-  'DO blocks of a blocking layout script: phase before records the validation errors of the SQL functions naming the table (and plpgsql_check''s of the PL/pgSQL ones when installed), phase after rolls back on a new one';
+  'the checks of a blocking layout script under its locks: the CALL of storagelab_internal.layout_check_sql_functions for the SQL functions naming the tables (and plpgsql_check''s DO blocks for the PL/pgSQL ones when installed); phase before records their errors, phase after rolls back on a new one';
 
 -- The relations a blocking layout script locks ACCESS EXCLUSIVE before its
 -- copy, each with why: the table (LOCK recurses to its partitions or
@@ -667,25 +672,110 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.layout_header(regclass, jsonb, jsonb, jsonb, text, text) IS
   'the comment header of a layout script (mid: the online migration id, NULL for blocking): columns in their new order with their type changes, what follows the table, locks or phases, disk, sizes';
 
--- The online script: the copy-and-swap machinery of parts 62 and 63
--- (change log, batched copy, replay, swap under lock_timeout, rollback)
--- around the engine's statements, one phase per run (-v phase=...), in the
--- skeleton every online script shares (rewrite_online_script).
-CREATE FUNCTION storagelab_internal.layout_online_script(relation regclass, tables jsonb, changes jsonb, plan jsonb,
-                                                         lock_list text)
+-- The checks of a layout plan before its script is written, table by
+-- table (the table first, then the component's): values that would not fit
+-- (layout_check_values), functions it would break (layout_function_check);
+-- and the CALL of layout_check_unchanged that checks them again in the
+-- blocking script under its locks, with what each table is now.
+-- allch: every changed column, a column of the table that changes with a
+-- key named in column_types marked "component", the component's with their
+-- "relation" (OID) too; rels: the tables rewritten.
+CREATE FUNCTION storagelab_internal.layout_checks(relation regclass, tabs jsonb, self_types jsonb, column_types jsonb,
+                                                  OUT allch jsonb, OUT rels oid[], OUT rechecks text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  tc record;
+BEGIN
+  allch := '[]';
+  rechecks := '';
+  rels := ARRAY(SELECT DISTINCT c.relid FROM storagelab_internal.rewrite_columns(tabs) c ORDER BY 1);
+  FOR tc IN
+    SELECT c.relid, c.table_ord,
+           jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type)
+                     || CASE WHEN c.table_ord > 1 OR (coalesce(self_types ? c.column_name, false)
+                                                      AND NOT coalesce(column_types ? c.column_name, false))
+                             THEN '{"component": true}'::jsonb ELSE '{}' END ORDER BY c.pos) FILTER (WHERE c.changed) AS ch
+      FROM storagelab_internal.rewrite_columns(tabs) c
+     GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
+  LOOP
+    -- the table is checked even when only its column order changes; the component's tables when retyped
+    CONTINUE WHEN tc.ch IS NULL AND tc.table_ord > 1;
+    PERFORM storagelab_internal.layout_check_values(tc.relid::regclass, coalesce(tc.ch, '[]'), false);
+    PERFORM storagelab_internal.layout_function_check(tc.relid::regclass, coalesce(tc.ch, '[]'));
+    rechecks := rechecks || E'-- The table is still as it was when this script was written; every value fits its new type.\n'
+                || format(E'CALL storagelab_internal.layout_check_unchanged(\n  relation => %L,\n  relid => %s,\n  columns => %L,\n'
+                          || E'  fingerprint => %L,\n  changes => %L);\n\n',
+                          storagelab_internal.bigint_migration_qname(tc.relid), tc.relid,
+                          (SELECT string_agg(format('%I %s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum)
+                             FROM pg_attribute a WHERE a.attrelid = tc.relid AND a.attnum > 0 AND NOT a.attisdropped),
+                          storagelab_internal.rewrite_tree_fingerprint(tc.relid),
+                          (SELECT coalesce(jsonb_agg(e - 'component' ORDER BY n), '[]') FROM jsonb_array_elements(tc.ch) WITH ORDINALITY u(e, n)));
+    allch := allch || CASE WHEN tc.table_ord = 1 THEN coalesce(tc.ch, '[]')
+                           ELSE (SELECT jsonb_agg(x || jsonb_build_object('relation', tc.relid::text)) FROM jsonb_array_elements(tc.ch) x) END;
+  END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_checks(regclass, jsonb, jsonb, jsonb) IS
+  'the checks of a layout plan before its script is written (values that would not fit, functions broken), table by table, with the changed columns, the tables rewritten and the checks the blocking script makes again under its locks';
+
+-- The blocking script: header, settings, every relation the run takes
+-- ACCESS EXCLUSIVE on (layout_lock_targets of the tables rels) locked at
+-- once, retried, the checks again under the locks (rechecks), the engine's
+-- statements phase by phase, each under its comment, the functions checked
+-- again, COMMIT (ROLLBACK with -v dry_run=1), ANALYZE of the new tables.
+CREATE FUNCTION storagelab_internal.layout_blocking_script(relation regclass, tabs jsonb, allch jsonb, plan jsonb,
+                                                           rels oid[], rechecks text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  mid text := 'sllm' || substr(md5(tables::text || now()::text), 1, 10);
+  lock_list text;
+  lock_stmt text[];
 BEGIN
-  -- the shared skeleton of the online scripts (part 63) after this script's own header
-  RETURN storagelab_internal.rewrite_online_script(storagelab_internal.layout_header(relation, tables, changes, plan, lock_list, mid), tables, mid);
+  -- everything the run takes ACCESS EXCLUSIVE on, locked together before the copy
+  SELECT array_agg(x.lock_sql ORDER BY x.rel::oid),
+         string_agg(format(E'--   %s (%s)\n', storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(x.rel)),
+                           x.why), '' ORDER BY x.rel::oid)
+    INTO lock_stmt, lock_list
+    FROM (SELECT l.rel, min(l.lock_sql) AS lock_sql,
+                 CASE WHEN l.rel = relation THEN 'the table'
+                      WHEN l.rel = ANY (rels) THEN 'rebuilt with the table: its foreign-key component'
+                      ELSE string_agg(DISTINCT l.why, '; ') END AS why
+            FROM unnest(rels) r(oid), storagelab_internal.layout_lock_targets(r.oid::regclass) l
+           GROUP BY l.rel) x;
+  -- the engine's statements, phase by phase, each under its comment (rels: nothing, an event
+  -- trigger, added objects to the new tables as they were created)
+  RETURN storagelab_internal.layout_header(relation, tabs, allch, plan, lock_list, NULL)
+         || storagelab_internal.bigint_migration_blocking_settings()
+         || storagelab_internal.disk_preflight_sql('blocking', tabs)   -- part 64
+         || E'-- Lock the table and every relation the run changes (see the header), all or none, in OID order;\n-- retried on lock_timeout.\n'
+         || storagelab_internal.retry_block(lock_stmt, storagelab_internal.setting('scripts.lock_retries')::int,
+                                            'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
+         || E'\n' || rechecks
+         || storagelab_internal.layout_function_recheck(relation, allch, 'before')
+         || (SELECT string_agg(u.head || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
+                                                     FROM storagelab_internal.rewrite_statements(tabs, u.ph) r), '')
+                               || u.tail || E'\n', '' ORDER BY u.n)
+               FROM (VALUES (1, 'create', E'-- The new table beside the old one.\n', format(E'DO %s;\n', storagelab_internal.dollar_quote(
+                               format('BEGIN PERFORM storagelab_internal.rewrite_check_created(%L); END', rels)))),
+                            (2, 'copy', E'-- Every row, in the new column order (row_security off: a policy that would hide\n'
+                                        '-- rows from this role stops the script instead of leaving them out).\n'
+                                        'SET LOCAL row_security = off;\n', E'SET LOCAL row_security = on;\n'),
+                            (3, 'index', E'-- Indexes and constraints, built once on the full table.\n', ''),
+                            (4, 'swap', E'-- The swap: dependents, renames, sequences, foreign keys, triggers, rules, policies.\n', ''),
+                            (5, 'validate', E'-- Foreign keys re-pointed NOT VALID, validated.\n', ''),
+                            (6, 'cleanup', E'-- The old table.\n', '')) u(n, ph, head, tail))
+         || storagelab_internal.layout_function_recheck(relation, allch, 'after')
+         || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n'
+         || E'-- Statistics of the new tables (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
+         || (SELECT string_agg(format(E'ANALYZE %s;\n', t->>'relation'), '' ORDER BY n) FROM jsonb_array_elements(tabs) WITH ORDINALITY u(t, n));
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.layout_online_script(regclass, jsonb, jsonb, jsonb, text) IS
-  'the online layout script: phases start, copy, index, replay, swap, validate, cleanup and rollback of the copy-and-swap machinery (storagelab_internal.rewrite_online_script) around the rewrite engine''s statements';
+COMMENT ON FUNCTION storagelab_internal.layout_blocking_script(regclass, jsonb, jsonb, jsonb, oid[], text) IS
+  'the blocking layout script: header, settings, locks taken together (retried), checks under the locks, the rewrite engine''s phases in one transaction, COMMIT (ROLLBACK with -v dry_run=1), ANALYZE';
 
 -- The script of one table; plan: its table_rewrite_plan row as jsonb (NULL: none).
 CREATE FUNCTION storagelab_internal.layout_script(relation regclass, mode text, column_types jsonb,
@@ -699,15 +789,8 @@ DECLARE
   tabs       jsonb;             -- the engine's input: the table, then the rest of its key's component
   comp       jsonb;
   self_types jsonb;
-  ch         jsonb;             -- the table's changes
-  allch      jsonb;             -- and the component's, each with its "relation" (OID)
-  rels       oid[];
-  tc         record;
-  rechecks   text := '';
-  lock_list  text;
-  lock_stmt  text[];
-  s          text;
-  retries    int := storagelab_internal.setting('scripts.lock_retries')::int;
+  ck         record;            -- the changes, the tables rewritten, the checks under the locks
+  mid        text;
 BEGIN
   IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
     RAISE EXCEPTION 'unknown mode %', coalesce(quote_literal(mode), 'NULL')
@@ -742,71 +825,17 @@ BEGIN
                  FROM jsonb_array_elements(tabs->0->'columns') WITH ORDINALITY u(c, n))));
   END IF;
   tabs := tabs || comp;
-  SELECT coalesce(jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type)
-                            -- a column of the table that changes with the key named in column_types
-                            || CASE WHEN coalesce(self_types ? c.column_name, false) AND NOT coalesce(column_types ? c.column_name, false)
-                                    THEN '{"component": true}'::jsonb ELSE '{}' END ORDER BY c.pos)
-                  FILTER (WHERE c.changed AND c.table_ord = 1), '[]'),
-         array_agg(DISTINCT c.relid)
-    INTO ch, rels
-    FROM storagelab_internal.rewrite_columns(tabs) c;
-  PERFORM storagelab_internal.layout_preflight(relation, ch);
-  PERFORM storagelab_internal.layout_function_check(relation, ch);
-  rechecks := storagelab_internal.layout_recheck(relation, ch);
-  allch := ch;
-  FOR tc IN
-    SELECT c.relid, jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type, 'component', true)
-                              ORDER BY c.pos) AS ch
-      FROM storagelab_internal.rewrite_columns(tabs) c
-     WHERE c.changed AND c.table_ord > 1
-     GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
-  LOOP
-    PERFORM storagelab_internal.layout_preflight(tc.relid::regclass, tc.ch);
-    PERFORM storagelab_internal.layout_function_check(tc.relid::regclass, tc.ch);
-    rechecks := rechecks || storagelab_internal.layout_recheck(tc.relid::regclass, tc.ch);
-    allch := allch || (SELECT jsonb_agg(x || jsonb_build_object('relation', tc.relid::text)) FROM jsonb_array_elements(tc.ch) x);
-  END LOOP;
-  -- everything the run takes ACCESS EXCLUSIVE on, locked together before the copy
-  SELECT array_agg(x.lock_sql ORDER BY x.rel::oid),
-         string_agg(format(E'--   %s (%s)\n', storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(x.rel)),
-                           x.why), '' ORDER BY x.rel::oid)
-    INTO lock_stmt, lock_list
-    FROM (SELECT l.rel, min(l.lock_sql) AS lock_sql,
-                 CASE WHEN l.rel = relation THEN 'the table'
-                      WHEN l.rel = ANY (rels) THEN 'rebuilt with the table: its foreign-key component'
-                      ELSE string_agg(DISTINCT l.why, '; ') END AS why
-            FROM unnest(rels) r(oid), storagelab_internal.layout_lock_targets(r.oid::regclass) l
-           GROUP BY l.rel) x;
+  SELECT * INTO ck FROM storagelab_internal.layout_checks(relation, tabs, self_types, column_types);
   plan := CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END;  -- the header shows the plan's figures
   IF mode = 'online' THEN
-    RETURN storagelab_internal.layout_online_script(relation, tabs, allch, plan, lock_list);
+    -- the online script: the copy-and-swap machinery of parts 62 and 63 (change log, batched copy,
+    -- replay, swap under lock_timeout, rollback) around the engine's statements, in the skeleton
+    -- every online script shares, after this script's own header
+    mid := 'sllm' || substr(md5(tabs::text || now()::text), 1, 10);
+    RETURN storagelab_internal.rewrite_online_script(storagelab_internal.layout_header(relation, tabs, ck.allch, plan, NULL, mid),
+                                                     tabs, mid);
   END IF;
-  s := storagelab_internal.layout_header(relation, tabs, allch, plan, lock_list, NULL)
-       || storagelab_internal.bigint_migration_blocking_settings()
-       || storagelab_internal.disk_preflight_sql('blocking', tabs)   -- part 64
-       || E'-- Lock the table and every relation the run changes (see the header), all or none, in OID order;\n-- retried on lock_timeout.\n'
-       || storagelab_internal.retry_block(lock_stmt, retries,
-                                          'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
-       || E'\n' || rechecks
-       || storagelab_internal.layout_function_recheck(relation, allch, 'before');
-  -- the engine's statements, phase by phase, each under its comment (rels: nothing, an event
-  -- trigger, added objects to the new tables as they were created)
-  s := s || (SELECT string_agg(u.head || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
-                                                     FROM storagelab_internal.rewrite_statements(tabs, u.ph) r), '')
-                               || u.tail || E'\n', '' ORDER BY u.n)
-               FROM (VALUES (1, 'create', E'-- The new table beside the old one.\n', format(E'DO %s;\n', storagelab_internal.dollar_quote(
-                               format('BEGIN PERFORM storagelab_internal.rewrite_check_created(%L); END', rels)))),
-                            (2, 'copy', E'-- Every row, in the new column order (row_security off: a policy that would hide\n'
-                                        '-- rows from this role stops the script instead of leaving them out).\n'
-                                        'SET LOCAL row_security = off;\n', E'SET LOCAL row_security = on;\n'),
-                            (3, 'index', E'-- Indexes and constraints, built once on the full table.\n', ''),
-                            (4, 'swap', E'-- The swap: dependents, renames, sequences, foreign keys, triggers, rules, policies.\n', ''),
-                            (5, 'validate', E'-- Foreign keys re-pointed NOT VALID, validated.\n', ''),
-                            (6, 'cleanup', E'-- The old table.\n', '')) u(n, ph, head, tail));
-  RETURN s || storagelab_internal.layout_function_recheck(relation, allch, 'after')
-         || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n'
-         || E'-- Statistics of the new tables (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
-         || (SELECT string_agg(format(E'ANALYZE %s;\n', t->>'relation'), '' ORDER BY n) FROM jsonb_array_elements(tabs) WITH ORDINALITY u(t, n));
+  RETURN storagelab_internal.layout_blocking_script(relation, tabs, ck.allch, plan, ck.rels, ck.rechecks);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_script(regclass, text, jsonb, name[], jsonb) IS

@@ -57,9 +57,9 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   keys  text[] := ARRAY(SELECT jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END));
-  fn    text := d->>'log';
   kl    text := (SELECT string_agg(quote_ident(k), ', ') FROM unnest(keys) k);
   body  text;
+  stmts text[];
 BEGIN
   IF 'storagelab_seq' = ANY (keys) THEN
     RAISE EXCEPTION 'cannot log the changes of table %: its key column "storagelab_seq" has the name of a column of the change log', d->>'source'
@@ -70,24 +70,20 @@ BEGIN
     body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (storagelab_op, storagelab_row) VALUES (''D'', pg_catalog.to_jsonb(OLD)); END IF;\n'
                    || E'  IF TG_OP <> ''DELETE'' THEN INSERT INTO %1$s (storagelab_op, storagelab_row) VALUES (''I'', pg_catalog.to_jsonb(NEW)); END IF;\n'
                    || E'  RETURN NULL;\nEND\n', d->>'log');
-    RETURN ARRAY[
-      format('CREATE TABLE %s (storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, storagelab_op "char" NOT NULL, storagelab_row jsonb NOT NULL)', d->>'log'),
-      format('CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %s',
-             fn, storagelab_internal.dollar_quote(body))]
-      || storagelab_internal.rewrite_online_log_triggers(d);
+    stmts := ARRAY[format('CREATE TABLE %s (storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, storagelab_op "char" NOT NULL, storagelab_row jsonb NOT NULL)', d->>'log')];
+  ELSE
+    body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (%2$s) VALUES (%3$s); END IF;\n'
+                   || E'  IF TG_OP = ''INSERT'' OR (TG_OP = ''UPDATE'' AND (%4$s) IS DISTINCT FROM (%3$s)) THEN\n'
+                   || E'    INSERT INTO %1$s (%2$s) VALUES (%4$s);\n  END IF;\n  RETURN NULL;\nEND\n',
+                   d->>'log', kl,
+                   (SELECT string_agg('OLD.' || quote_ident(k), ', ') FROM unnest(keys) k),
+                   (SELECT string_agg('NEW.' || quote_ident(k), ', ') FROM unnest(keys) k));
+    stmts := ARRAY[format('CREATE TABLE %s AS SELECT %s FROM ONLY %s WITH NO DATA', d->>'log', kl, d->>'source'),
+                   format('ALTER TABLE %s ADD COLUMN storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY', d->>'log')];
   END IF;
-  body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (%2$s) VALUES (%3$s); END IF;\n'
-                 || E'  IF TG_OP = ''INSERT'' OR (TG_OP = ''UPDATE'' AND (%4$s) IS DISTINCT FROM (%3$s)) THEN\n'
-                 || E'    INSERT INTO %1$s (%2$s) VALUES (%4$s);\n  END IF;\n  RETURN NULL;\nEND\n',
-                 d->>'log', kl,
-                 (SELECT string_agg('OLD.' || quote_ident(k), ', ') FROM unnest(keys) k),
-                 (SELECT string_agg('NEW.' || quote_ident(k), ', ') FROM unnest(keys) k));
-  RETURN ARRAY[
-    format('CREATE TABLE %s AS SELECT %s FROM ONLY %s WITH NO DATA', d->>'log', kl, d->>'source'),
-    format('ALTER TABLE %s ADD COLUMN storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY', d->>'log'),
-    format('CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %s',
-           fn, storagelab_internal.dollar_quote(body))]
-    || storagelab_internal.rewrite_online_log_triggers(d);
+  RETURN stmts || format('CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %s',
+                         d->>'log', storagelab_internal.dollar_quote(body))
+               || storagelab_internal.rewrite_online_log_triggers(d);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_start(jsonb) IS
@@ -159,11 +155,12 @@ SET row_security = off   -- a policy hiding rows of the source is an error, not 
 AS $fn$
 DECLARE
   ids  bigint[];
-  kl   text := (SELECT string_agg(quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+  keys text[] := ARRAY(SELECT jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END));
+  kl   text := (SELECT string_agg(quote_ident(k), ', ') FROM unnest(keys) k);
+  lk   text := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM unnest(keys) k);
   cols text;
   ndel bigint;
-  tk   text := (SELECT string_agg('t.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
-  lk   text := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
+  refd boolean;
 BEGIN
   EXECUTE format('SELECT array_agg(storagelab_seq ORDER BY storagelab_seq), count(*) FILTER (WHERE op = ''D'') '
                  'FROM (SELECT storagelab_seq, %s AS op FROM %s ORDER BY storagelab_seq LIMIT $1) x',
@@ -172,26 +169,27 @@ BEGIN
   IF ids IS NULL THEN
     RETURN 0;
   END IF;
-  IF kl IS NOT NULL AND EXISTS (SELECT 1 FROM pg_constraint c WHERE c.confrelid = (d->>'target')::regclass AND c.contype = 'f') THEN
-    -- upsert, then delete the keys gone from the source: a row of the
-    -- target that other tables reference is never deleted and inserted again
+  IF kl IS NOT NULL THEN
+    -- referenced by foreign keys: upsert, then delete the keys gone from the source (a row of the
+    -- target that other tables reference is never deleted and inserted again); else delete the
+    -- keys and copy them again
+    refd := EXISTS (SELECT 1 FROM pg_constraint c WHERE c.confrelid = (d->>'target')::regclass AND c.contype = 'f');
     SELECT string_agg(format('%1$I = EXCLUDED.%1$I', a.attname), ', ' ORDER BY a.attnum) INTO cols
       FROM pg_attribute a
      WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
-       AND a.attidentity <> 'a' AND NOT a.attname::text IN (SELECT jsonb_array_elements_text(d->'key'));
-    EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))\n ON CONFLICT (%s) DO %s',
-                   d->>'copy', kl, kl, d->>'log', kl, coalesce('UPDATE SET ' || cols, 'NOTHING')) USING ids;
-    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s) '
-                   'AND NOT EXISTS (SELECT FROM ONLY %s s WHERE (%s) = (%s))',
-                   d->>'target', kl, d->>'log', tk, lk, d->>'source',
-                   (SELECT string_agg('s.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k), lk)
+       AND a.attidentity <> 'a' AND NOT a.attname::text = ANY (keys);
+    IF refd THEN
+      EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))\n ON CONFLICT (%s) DO %s',
+                     d->>'copy', kl, kl, d->>'log', kl, coalesce('UPDATE SET ' || cols, 'NOTHING')) USING ids;
+    END IF;
+    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s)%s',
+                   d->>'target', kl, d->>'log', (SELECT string_agg('t.' || quote_ident(k), ', ') FROM unnest(keys) k), lk,
+                   CASE WHEN refd THEN format(' AND NOT EXISTS (SELECT FROM ONLY %s s WHERE (%s) = (%s))', d->>'source',
+                                              (SELECT string_agg('s.' || quote_ident(k), ', ') FROM unnest(keys) k), lk) ELSE '' END)
       USING ids;
-  ELSIF kl IS NOT NULL THEN
-    -- nothing references the target: delete the keys, copy them again
-    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s)',
-                   d->>'target', kl, d->>'log', tk, lk)
-      USING ids;
-    EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))', d->>'copy', kl, kl, d->>'log') USING ids;
+    IF NOT refd THEN
+      EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))', d->>'copy', kl, kl, d->>'log') USING ids;
+    END IF;
   ELSE
     SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
       FROM pg_attribute a

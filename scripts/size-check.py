@@ -65,7 +65,11 @@ GENERATOR = [
 # SQL function over 120 lines (rewrite_online_phases, 176) was split in four,
 # whose header comments and COMMENT ONs cost 92 lines (7,713 before).  Lower
 # it as the generator shrinks; raise it only with a reason written here.
-GENERATOR_CEILING = 7805
+# Raised to 7822 on 2026-11-28 (17 lines): the blocking layout script's
+# checks under its locks (table unchanged, values fit, SQL functions
+# validate), generated DO blocks until then, became two installed procedures
+# the script CALLs, each with its header comment and COMMENT ON.
+GENERATOR_CEILING = 7822
 
 # SQL functions over SQL_LIMIT on 2026-11-28, with their size then: each
 # may shrink, never grow; remove an entry when its function is within the
