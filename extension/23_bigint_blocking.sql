@@ -1,17 +1,26 @@
 -- storagelab install script, part 23: the blocking INT -> BIGINT script
 -- (bigint_migration_script(..., mode => 'blocking')): one transaction, every
--- table locked in one order, each table rewritten once.  One function per
--- section of the script, in the order the script has them; each reads only
--- the model rows (part 21).
+-- table locked in one order, each table rewritten once.
+--
+-- First the run-time checks, installed procedures the script CALLs with
+-- the state it expects (bigint_preflight before the locks, bigint_postcheck
+-- before COMMIT).  Then one function per section of the script, in the
+-- order the script has them; each writes from the model rows (part 21),
+-- except sizes and the few facts the checks compare (a column's type, a
+-- view's fingerprint, the dependents of the columns, constraints not
+-- valid), read by the functions the checks call at run time.
 --
 --   header      what the script does, to whom, how long it may take
---   preflight   the database still looks as the model says; privileges;
---               long transactions and anti-wraparound vacuums
+--               (storagelab_internal.script_header, part 01)
+--   preflight   CALL bigint_preflight: the database still looks as the
+--               model says; privileges; long transactions and
+--               anti-wraparound vacuums
 --   locks       every table, one order, retried on lock_timeout
---   drops       dependents that would make ALTER COLUMN TYPE fail
---   convert     ALTER TABLE per table, sequences, foreign keys re-added
---   recreate    dropped objects, then trigger functions touched
---   postchecks  every row's check_sql; constraints valid
+--   body        drops, ALTER TABLE per table, sequences, foreign keys
+--               re-added, dropped objects re-created, trigger functions
+--               touched
+--   postchecks  CALL bigint_postcheck: every row's check_sql; constraints
+--               valid
 --   finish      COMMIT (or ROLLBACK on -v dry_run=1), ANALYZE
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
@@ -70,12 +79,20 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.bigint_preflight_dependents(text[]) IS
   'pre-flight of the blocking INT->BIGINT script: objects depending on columns that make ALTER COLUMN TYPE fail or would be left out';
 
--- Stops the script (55000) when the database no longer looks as it did at
--- generation: a column (rows: table, column, type) changed its type, a
--- check of the model (rows: expression, problem) fails, a view (rows:
--- view, fingerprint, identity) was redefined, or an object not among
--- dependents (classid:objid) depends on the columns.
-CREATE PROCEDURE storagelab_internal.bigint_preflight_unchanged(columns text[], checks text[], views text[], dependents text[])
+-- The pre-flight of the blocking script, before it locks anything.  Stops
+-- it (55000) when the database no longer looks as it did at generation: a
+-- column (rows: table, column, type) changed its type, a check of the model
+-- (rows: expression, problem) fails, a view (rows: view, fingerprint,
+-- identity) was redefined, or an object not among dependents
+-- (classid:objid) depends on the columns; (42501) unless the running role
+-- owns (is a member of the owner of) every table, sequence, routine and
+-- publication it alters or re-creates, and may CREATE in the schemas of
+-- the re-created objects; (55006) while a transaction older than max_age
+-- holds a lock on one of tables, or an anti-wraparound autovacuum (which
+-- does not give way) runs on one: every lock attempt would time out.
+CREATE PROCEDURE storagelab_internal.bigint_preflight(columns text[], checks text[], views text[], dependents text[],
+                                                      relations text[], routines text[], publications text[], schemas text[],
+                                                      tables text[], max_age interval)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
@@ -96,19 +113,6 @@ BEGIN
     || CASE WHEN who IS NOT NULL THEN ARRAY['new objects depend on the columns to convert: ' || who] ELSE '{}' END,
     'the database changed since this script was generated', 'object_not_in_prerequisite_state',
     'Generate the script again with storagelab.bigint_migration_script().');
-END
-$fn$;
-COMMENT ON PROCEDURE storagelab_internal.bigint_preflight_unchanged(text[], text[], text[], text[]) IS
-  'pre-flight of the blocking INT->BIGINT script: raises 55000 when a column, a checked object, a view or the dependents of the columns changed since generation';
-
--- Stops the script (42501) unless the running role owns (is a member of
--- the owner of) every table, sequence, routine and publication it alters or
--- re-creates, and may CREATE in the schemas of the re-created objects.
-CREATE PROCEDURE storagelab_internal.bigint_preflight_privileges(relations text[], routines text[], publications text[], schemas text[])
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-BEGIN
   PERFORM storagelab_internal.script_check(ARRAY(
     SELECT format('%s (owner %s)', c.oid::regclass, pg_get_userbyid(c.relowner))
       FROM pg_class c WHERE c.oid = ANY (relations::regclass[]) AND NOT pg_has_role(c.relowner, 'USAGE')
@@ -123,19 +127,6 @@ BEGIN
       FROM pg_namespace n WHERE n.nspname = ANY (schemas::name[]) AND NOT has_schema_privilege(n.oid, 'CREATE')),
     'the role running this script cannot do every step of it', 'insufficient_privilege',
     'Run the script as a superuser, or as a role that owns these objects (and may create objects in these schemas).');
-END
-$fn$;
-COMMENT ON PROCEDURE storagelab_internal.bigint_preflight_privileges(text[], text[], text[], text[]) IS
-  'pre-flight of the blocking INT->BIGINT script: raises 42501 unless the running role owns what the script alters and may create in its schemas';
-
--- Stops the script (55006) while a transaction older than max_age holds a
--- lock on one of tables, or an anti-wraparound autovacuum (which does not
--- give way) runs on one: every lock attempt would time out behind them.
-CREATE PROCEDURE storagelab_internal.bigint_preflight_activity(tables text[], max_age interval)
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-BEGIN
   PERFORM storagelab_internal.script_check(ARRAY(
     SELECT string_agg(DISTINCT format('pid %s (transaction started %s ago, state %s)', a.pid, now() - a.xact_start, a.state), '; ')
       FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
@@ -152,8 +143,8 @@ BEGIN
     'Let it finish (it does not yield its lock), then run the script again.');
 END
 $fn$;
-COMMENT ON PROCEDURE storagelab_internal.bigint_preflight_activity(text[], interval) IS
-  'pre-flight of the blocking INT->BIGINT script: raises 55006 while an old transaction holds a lock on, or an anti-wraparound autovacuum runs on, one of the tables';
+COMMENT ON PROCEDURE storagelab_internal.bigint_preflight(text[], text[], text[], text[], text[], text[], text[], text[], text[], interval) IS
+  'pre-flight of the blocking INT->BIGINT script: raises 55000 when the database changed since generation, 42501 unless the running role may do every step, 55006 while an old transaction or an anti-wraparound vacuum holds a table';
 
 -- Rolls the script back (22000) unless every check of the model (rows:
 -- expression, problem) holds and no constraint on tables is left not valid
@@ -274,7 +265,7 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_settings() IS
   'the session settings of a blocking script, and its BEGIN';
 
--- The pre-flight of a blocking script: CALLs of the run-time checks above
+-- The pre-flight of a blocking script: the CALL of the run-time check above
 -- with the state the model describes.
 CREATE FUNCTION storagelab_internal.bigint_migration_blocking_preflight(objs storagelab.bigint_migration_object[], all_tables text[])
 RETURNS text
@@ -287,7 +278,7 @@ AS $$
                     ARRAY(SELECT ARRAY[storagelab_internal.bigint_migration_qname(x.relation), x.column_name::text]
                             FROM unnest($1) x WHERE x.kind = 'column' ORDER BY x.identity) AS cols)
   SELECT E'-- Pre-flight checks (no locks taken yet beyond catalog reads).\n'
-      || E'CALL storagelab_internal.bigint_preflight_unchanged(\n  columns => ' || storagelab_internal.script_array(c.rows)
+      || E'CALL storagelab_internal.bigint_preflight(\n  columns => ' || storagelab_internal.script_array(c.rows)
       || E',\n  checks => ' || storagelab_internal.script_array(ARRAY(
            SELECT format('[%L, %L]', x.check_sql, x.identity || ' is missing or changed') FROM unnest($1) x
             WHERE x.kind IN ('foreign_key', 'view', 'materialized_view', 'rule', 'trigger', 'policy', 'function', 'publication_table', 'generated_column')
@@ -298,7 +289,7 @@ AS $$
              FROM unnest($1) x WHERE x.kind IN ('view', 'materialized_view') AND x.drop_sql IS NOT NULL ORDER BY x.identity))
       || E',\n  dependents => ' || storagelab_internal.script_array(ARRAY(
            SELECT quote_literal(d.dep) FROM storagelab_internal.bigint_preflight_dependents(c.cols) d ORDER BY d.dep))
-      || E');\nCALL storagelab_internal.bigint_preflight_privileges(\n  relations => ' || storagelab_internal.script_array(ARRAY(
+      || E',\n  relations => ' || storagelab_internal.script_array(ARRAY(
            SELECT quote_literal(q) FROM (SELECT storagelab_internal.bigint_migration_qname(x.relation) AS q FROM unnest($1) x WHERE x.relation IS NOT NULL
                                          UNION
                                          SELECT storagelab_internal.bigint_migration_qname(x.objid) FROM unnest($1) x
@@ -316,13 +307,13 @@ AS $$
                                                  WHEN x.kind IN ('function', 'widened_function') THEN (SELECT pronamespace FROM pg_proc WHERE oid = x.objid)
                                                  WHEN x.kind = 'statistics' THEN (SELECT stxnamespace FROM pg_statistic_ext WHERE oid = x.objid) END
             WHERE x.create_sql IS NOT NULL ORDER BY 1))
-      || format(E');\nCALL storagelab_internal.bigint_preflight_activity(%s, %L);\n\n',
+      || format(E',\n  tables => %s,\n  max_age => %L);\n\n',
                 storagelab_internal.script_array(ARRAY(SELECT quote_literal(t) FROM unnest($2) t)),
                 storagelab_internal.setting('bigint_migration.max_blocking_transaction_age'))
     FROM c
 $$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_preflight(storagelab.bigint_migration_object[], text[]) IS
-  'the pre-flight of a blocking script: CALLs checking that the database still looks as at generation, that the role may do every step, and that no long transaction or anti-wraparound vacuum holds the tables';
+  'the pre-flight of a blocking script: the CALL checking that the database still looks as at generation, that the role may do every step, and that no long transaction or anti-wraparound vacuum holds the tables';
 
 -- The drop or create statements (which) of the model rows of kinds (NULL:
 -- every kind but skip), in depth order when by_depth is 'asc' or 'desc'
