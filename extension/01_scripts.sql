@@ -1,6 +1,11 @@
 -- storagelab install script, part 01: helpers of every generated migration
--- script (INT -> BIGINT, storage): dollar quoting and the one lock-retry
--- loop they all use.
+-- script (INT -> BIGINT, layout, storage): dollar quoting, the one
+-- lock-retry loop and lock taking they all use; the one script header
+-- (script_header, script_settings, script_end: what a script converts,
+-- locks, sizes, hazards, how to run it; search_path pinned and given back;
+-- -v dry_run=1) with its list and array writers; the run-time check
+-- helpers the scripts' installed checks raise through (script_failed,
+-- script_check).
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
