@@ -1,6 +1,11 @@
 -- storagelab install script, part 01: helpers of every generated migration
--- script (INT -> BIGINT, storage): dollar quoting and the one lock-retry
--- loop they all use.
+-- script (INT -> BIGINT, layout, storage): dollar quoting, the one
+-- lock-retry loop and lock taking they all use; the one script header
+-- (script_header, script_settings, script_end: what a script converts,
+-- locks, sizes, hazards, how to run it; search_path pinned and given back;
+-- -v dry_run=1) with its list and array writers; the run-time check
+-- helpers the scripts' installed checks raise through (script_failed,
+-- script_check).
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
@@ -175,3 +180,143 @@ AS $$
 $$;
 COMMENT ON FUNCTION storagelab_internal.script_lock_sql(text[], text) IS
   'the statement of a generated script that takes a step''s locks with storagelab_internal.script_lock';
+
+-- The session settings of a generated script: psql's ON_ERROR_STOP,
+-- lock_timeout (setting scripts.lock_timeout), the writer's own settings
+-- (lines), then search_path pinned to pg_catalog, pg_temp, the session's
+-- own given back afterwards:
+--   one_transaction: BEGIN and SET LOCAL (COMMIT or ROLLBACK gives it back);
+--   else: the session's saved in psql variable sl_search_path_saved and set
+--   again by script_end(false).
+CREATE FUNCTION storagelab_internal.script_settings(settings text[], one_transaction boolean)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT E'\\set ON_ERROR_STOP on\n'
+      || format(E'SET lock_timeout = %L;\n', storagelab_internal.setting('scripts.lock_timeout'))
+      || coalesce((SELECT string_agg(s || E'\n', '' ORDER BY n) FROM unnest($1) WITH ORDINALITY AS u(s, n)), '')
+      || CASE WHEN $2
+              THEN E'\nBEGIN;\nSET LOCAL search_path = pg_catalog, pg_temp;   -- every name below is schema-qualified; LOCAL: the session keeps its own\n\n'
+              ELSE E'-- the session''s search_path, set again at the end (this script sets its own)\n'
+                   || E'SELECT current_setting(''search_path'') AS search_path_saved \\gset sl_\n'
+                   || E'SET search_path = pg_catalog, pg_temp;\n' END
+$$;
+COMMENT ON FUNCTION storagelab_internal.script_settings(text[], boolean) IS
+  'the session settings of a generated script: ON_ERROR_STOP, lock_timeout, the writer''s own, and search_path pinned (SET LOCAL after BEGIN for one transaction, else saved and set again by script_end)';
+
+-- The one header of the generated scripts (the blocking INT -> BIGINT and
+-- the storage scripts): the comment block, then the session settings.
+--   title        the first line: '-- storagelab <version>: <title>'
+--   paragraphs   what it converts, locks, sizes, hazards, how to run it:
+--                plain lines (a final line break ignored), each written
+--                as a comment line ('--' when empty; a carriage return
+--                becomes a space, so no line can leave the comment),
+--                paragraphs separated by a line '--'
+--   settings     the session settings (storagelab_internal.script_settings)
+CREATE FUNCTION storagelab_internal.script_header(title text, paragraphs text[], settings text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format(E'-- storagelab %s: %s\n', (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), $1)
+      || (SELECT string_agg(CASE WHEN l = '' THEN E'--\n' ELSE '-- ' || translate(l, E'\r', ' ') || E'\n' END, '' ORDER BY p, n)
+            FROM unnest($2) WITH ORDINALITY AS u(para, p),
+                 regexp_split_to_table(CASE WHEN p > 1 THEN E'\n' ELSE '' END || regexp_replace(para, E'\n$', ''), E'\n')
+                   WITH ORDINALITY AS v(l, n))
+      || E'\n' || $3
+$$;
+COMMENT ON FUNCTION storagelab_internal.script_header(text, text[], text) IS
+  'the header of a generated script: a comment block (title; paragraphs saying what it converts, locks, sizes, hazards, how to run it), then its session settings';
+
+-- The end of a generated script, -v dry_run=1 included:
+--   one_transaction: COMMIT, or with dry_run ROLLBACK and \quit;
+--   else: with dry_run the ROLLBACK of the one transaction the writer began
+--   then; the session's search_path set again (script_settings).
+CREATE FUNCTION storagelab_internal.script_end(one_transaction boolean)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n'
+      || CASE WHEN $1 THEN E'\\quit\n\\else\nCOMMIT;\n\\endif\n\n'
+              ELSE E'\\endif\n-- The session''s own search_path again.\n'
+                   || E'SELECT set_config(''search_path'', :''sl_search_path_saved'', false) AS search_path_restored \\gset sl_\n' END
+$$;
+COMMENT ON FUNCTION storagelab_internal.script_end(boolean) IS
+  'the end of a generated script: COMMIT (ROLLBACK with -v dry_run=1), or for a script of several transactions the dry run''s ROLLBACK and the session''s search_path set back';
+
+-- A comment list of a script header: heading, then each item on a line of
+-- its own, indented, made safe for a comment line (no line breaks); empty
+-- when there is no item (NULL: nothing).
+CREATE FUNCTION storagelab_internal.script_list(heading text, items text[], empty text DEFAULT '(none)')
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT $1 || E'\n'
+      || coalesce((SELECT string_agg('  ' || translate(i, E'\n\r\t', '   ') || E'\n', '' ORDER BY n)
+                     FROM unnest($2) WITH ORDINALITY AS u(i, n)),
+                  '  ' || $3 || E'\n', '')
+$$;
+COMMENT ON FUNCTION storagelab_internal.script_list(text, text[], text) IS
+  'lines of a script header: a heading and its items, indented, one a line (empty when there are none)';
+
+-- A text[] of a generated script's statement: elems are SQL expressions,
+-- quote_literal'ed text on one line, or [...] rows of a two-dimensional
+-- array one a line.
+CREATE FUNCTION storagelab_internal.script_array(elems text[])
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN cardinality($1) = 0 THEN '''{}''::text[]'
+              WHEN left($1[1], 1) = '[' THEN E'ARRAY[\n    ' || array_to_string($1, E',\n    ') || ']::text[]'
+              ELSE 'ARRAY[' || array_to_string($1, ', ') || ']::text[]' END
+$$;
+COMMENT ON FUNCTION storagelab_internal.script_array(text[]) IS
+  'a text[] constructor for a generated script: a list on one line, the rows of a two-dimensional array one a line';
+
+-- The checks of a generated script that fail: each row of checks is a
+-- boolean SQL expression (the script's, written from the model) and the
+-- problem it names when it is not true (NULL counts as not true).
+CREATE FUNCTION storagelab_internal.script_failed(checks text[])
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  c        text[];
+  ok       boolean;
+  problems text[] := '{}';
+BEGIN
+  IF cardinality(checks) > 0 THEN   -- (FOREACH ... SLICE refuses an empty array)
+    FOREACH c SLICE 1 IN ARRAY checks LOOP
+      EXECUTE format('SELECT coalesce(%s, false)', c[1]) INTO ok;
+      IF NOT ok THEN
+        problems := problems || c[2];
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN problems;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.script_failed(text[]) IS
+  'the problems named by the checks of a generated script (rows: boolean SQL expression, problem) that are not true';
+
+-- The error of a run-time check of a generated script: message with
+-- errcode and hint, the problems as its DETAIL; nothing when there are none.
+-- (A function, not a procedure: its arguments may hold subqueries.)
+CREATE FUNCTION storagelab_internal.script_check(problems text[], message text, errcode text, hint text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF cardinality(problems) > 0 THEN
+    RAISE EXCEPTION '%', message USING ERRCODE = errcode, DETAIL = array_to_string(problems, '; '), HINT = hint;
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.script_check(text[], text, text, text) IS
+  'raises the error of a generated script''s run-time check (message, errcode, hint) with the problems as detail, when there are any';

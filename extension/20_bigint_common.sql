@@ -110,6 +110,20 @@ AS $$ SELECT translate($1, E'\n\r\t', '   ') $$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_comment_text(text) IS
   'text made safe for a "--" comment line of a generated script (no line breaks)';
 
+-- One GRANT statement of a re-created object: privilege (with its column
+-- list, if any) on target (object type and name) to grantee (0: PUBLIC).
+CREATE FUNCTION storagelab_internal.bigint_migration_grant_sql(privilege text, target text, grantee oid, grantable boolean)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format(E'GRANT %s ON %s TO %s%s;\n', $1, $2,
+                CASE WHEN $3 = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid($3)) END,
+                CASE WHEN $4 THEN ' WITH GRANT OPTION' ELSE '' END)
+$$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_grant_sql(text, text, oid, boolean) IS
+  'a GRANT statement restoring one privilege of a re-created object';
+
 CREATE FUNCTION storagelab_internal.bigint_migration_acl_sql(objtype text, objname text, acl aclitem[], owner oid)
 RETURNS text
 LANGUAGE sql STABLE
@@ -128,10 +142,8 @@ AS $$
   )
   SELECT CASE WHEN $3 IS NULL AND NOT EXISTS (SELECT 1 FROM k, pg_default_acl d WHERE d.defaclobjtype = k.t) THEN '' ELSE
     format(E'REVOKE ALL ON %s %s FROM PUBLIC, %I%s;\n', $1, $2, pg_get_userbyid($4), coalesce(defs.extra, '')) ||
-    coalesce((SELECT string_agg(format(E'GRANT %s ON %s %s TO %s%s;\n',
-                      a.privilege_type, $1, $2,
-                      CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(a.grantee)) END,
-                      CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '' ORDER BY a.grantee, a.privilege_type)
+    coalesce((SELECT string_agg(storagelab_internal.bigint_migration_grant_sql(a.privilege_type, $1 || ' ' || $2, a.grantee, a.is_grantable),
+                                '' ORDER BY a.grantee, a.privilege_type)
                 FROM aclexplode(coalesce($3, acldefault(k.t, $4))) a), '')
   END
     FROM k, defs
@@ -150,10 +162,9 @@ AS $$
                 CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END,
                 storagelab_internal.bigint_migration_qname(c.oid), pg_get_userbyid(c.relowner))
       || storagelab_internal.bigint_migration_acl_sql('TABLE', storagelab_internal.bigint_migration_qname(c.oid), c.relacl, c.relowner)
-      || coalesce((SELECT string_agg(format(E'GRANT %s (%I) ON TABLE %s TO %s%s;\n',
-                           x.privilege_type, a.attname, storagelab_internal.bigint_migration_qname(c.oid),
-                           CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
-                           CASE WHEN x.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '' ORDER BY a.attnum, x.grantee, x.privilege_type)
+      || coalesce((SELECT string_agg(storagelab_internal.bigint_migration_grant_sql(format('%s (%I)', x.privilege_type, a.attname),
+                                       'TABLE ' || storagelab_internal.bigint_migration_qname(c.oid), x.grantee, x.is_grantable),
+                                     '' ORDER BY a.attnum, x.grantee, x.privilege_type)
                      FROM pg_attribute a, aclexplode(a.attacl) x
                     WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attacl IS NOT NULL), '')
       || CASE WHEN (obj_description(c.oid, 'pg_class')) IS NULL THEN '' ELSE format(E'COMMENT ON %s %s IS %L;\n', CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END, storagelab_internal.bigint_migration_qname(c.oid), obj_description(c.oid, 'pg_class')) END

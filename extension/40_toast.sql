@@ -455,65 +455,51 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.storage_script_rewrite(regclass, text, text, int) IS
   'the batched, resumable rewrite of one table''s values (a DO block committing every 1,000 pages, locked rows skipped and retried) and its VACUUM, for storage_migration_script()';
 
--- storage_script_header: the head of a storage migration script (what it
--- changes, how to run it) and its session settings, and with -v dry_run=1
--- the BEGIN of the one transaction the run is then; the column's facts as
--- storage_script_column() returns them.
+-- storage_script_header: the head of a storage migration script
+-- (storagelab_internal.script_header: what it changes, how to run it), its
+-- session settings (search_path saved, pinned, set back at the end), and
+-- with -v dry_run=1 the BEGIN of the one transaction the run is then; the
+-- column's facts as storage_script_column() returns them.
 CREATE FUNCTION storagelab_internal.storage_script_header(
     relation regclass, column_name name, relkind "char", typ text, attstorage "char", attcompression "char",
-    target text, method text, rewrite_existing boolean, lock_to text)
+    target text, method text, rewrite_existing boolean)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
   -- Names are interpolated into comment lines too: there, line breaks in a
   -- (quoted) name become spaces, so that no name can end a comment.
-  SELECT format(E'-- storagelab %s: storage migration script\n'
-                '-- generated %s by storagelab.storage_migration_script()\n'
-                '-- table:   %s (%s)\n'
-                '-- column:  %s %s, now STORAGE %s, COMPRESSION %s\n'
-                '-- target:  STORAGE %s%s; rewrite existing values: %s\n'
-                '--\n'
-                '-- Run with psql outside a transaction block (each step commits):\n'
-                '--   psql -v ON_ERROR_STOP=1 -f this_script.sql\n'
-                '-- -v dry_run=1: every step in one transaction, then ROLLBACK (the rewrite as one\n'
-                '-- UPDATE per table, without VACUUM): try it on a copy first.\n'
-                '--\n'
-                '-- ALTER TABLE ... SET STORAGE and SET COMPRESSION change the catalog only.\n'
-                '-- Values already stored keep their form: SET STORAGE does not touch them, nor does\n'
-                '-- UPDATE ... SET c = c (it reuses the same TOAST pointer and carries inline\n'
-                '-- compressed values as they are), nor VACUUM FULL, nor CLUSTER.  Only new or\n'
-                '-- rebuilt values (c = c || ''''), or the rewrite step below, follow the new setting.\n'
-                '-- Plain ALTER TABLE recurses and takes ACCESS EXCLUSIVE on every partition at once;\n'
-                '-- this script alters one table at a time with ALTER TABLE ONLY.\n',
-                (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'),
-                to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'),
-                translate(relation::text, E'\n\r', '  '), CASE relkind WHEN 'p' THEN 'partitioned table' ELSE 'table' END,
-                translate(quote_ident(column_name), E'\n\r', '  '), typ,
-                upper(CASE attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
-                                      WHEN 'm' THEN 'main' ELSE 'plain' END),
-                coalesce(CASE attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END,
-                         'default (' || current_setting('default_toast_compression') || ')'),
-                upper(target), coalesce(', COMPRESSION ' || method, ''),
-                CASE WHEN rewrite_existing THEN 'yes' ELSE 'no' END)
-      || format(E'\n\\set ON_ERROR_STOP on\nSET lock_timeout = %L;\n', lock_to)
-      || E'SET row_security = off;   -- a policy hiding rows from this role is an error, never a partial rewrite\n'
+  SELECT storagelab_internal.script_header('storage migration script', ARRAY[
+           format(E'generated %s by storagelab.storage_migration_script()\n'
+                  'table:   %s (%s)\n'
+                  'column:  %s %s, now STORAGE %s, COMPRESSION %s\n'
+                  'target:  STORAGE %s%s; rewrite existing values: %s',
+                  to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'),
+                  translate(relation::text, E'\n\r', '  '), CASE relkind WHEN 'p' THEN 'partitioned table' ELSE 'table' END,
+                  translate(quote_ident(column_name), E'\n\r', '  '), typ,
+                  upper(CASE attstorage WHEN 'x' THEN 'extended' WHEN 'e' THEN 'external'
+                                        WHEN 'm' THEN 'main' ELSE 'plain' END),
+                  coalesce(CASE attcompression WHEN 'p' THEN 'pglz' WHEN 'l' THEN 'lz4' END,
+                           'default (' || current_setting('default_toast_compression') || ')'),
+                  upper(target), coalesce(', COMPRESSION ' || method, ''),
+                  CASE WHEN rewrite_existing THEN 'yes' ELSE 'no' END),
+           E'Run with psql outside a transaction block (each step commits):\n'
+           '  psql -v ON_ERROR_STOP=1 -f this_script.sql\n'
+           '-v dry_run=1: every step in one transaction, then ROLLBACK (the rewrite as one\n'
+           'UPDATE per table, without VACUUM): try it on a copy first.',
+           E'ALTER TABLE ... SET STORAGE and SET COMPRESSION change the catalog only.\n'
+           'Values already stored keep their form: SET STORAGE does not touch them, nor does\n'
+           'UPDATE ... SET c = c (it reuses the same TOAST pointer and carries inline\n'
+           'compressed values as they are), nor VACUUM FULL, nor CLUSTER.  Only new or\n'
+           'rebuilt values (c = c || ''''), or the rewrite step below, follow the new setting.\n'
+           'Plain ALTER TABLE recurses and takes ACCESS EXCLUSIVE on every partition at once;\n'
+           'this script alters one table at a time with ALTER TABLE ONLY.'],
+           storagelab_internal.script_settings(
+             ARRAY['SET row_security = off;   -- a policy hiding rows from this role is an error, never a partial rewrite'], false))
       || E'\\if :{?dry_run}\nBEGIN;\n\\endif\n'
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.storage_script_header(regclass, name, "char", text, "char", "char", text, text, boolean, text) IS
-  'the head of a storage_migration_script() script: the table, the column with its storage and compression now and as targeted, how to run the script, and its SET statements';
-
--- storage_script_end: the end of a storage migration script: with
--- -v dry_run=1, the ROLLBACK of the run's one transaction.
-CREATE FUNCTION storagelab_internal.storage_script_end()
-RETURNS text
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-  SELECT E'\n\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\endif\n'
-$fn$;
-COMMENT ON FUNCTION storagelab_internal.storage_script_end() IS
-  'the end of a storage_migration_script() script: with -v dry_run=1, ROLLBACK of the one transaction the run was';
+COMMENT ON FUNCTION storagelab_internal.storage_script_header(regclass, name, "char", text, "char", "char", text, text, boolean) IS
+  'the head of a storage_migration_script() script (storagelab_internal.script_header): the table, the column with its storage and compression now and as targeted, how to run the script, its settings';
 
 -- storage_migration_script: SET STORAGE (and SET COMPRESSION) per table of
 -- an inheritance/partition tree, with lock_timeout and retries, and an
@@ -555,7 +541,7 @@ BEGIN
     END;
 
   out := storagelab_internal.storage_script_header(relation, column_name, c.relkind, c.typ, c.attstorage,
-                                                  c.attcompression, target, method, rewrite_existing, lock_to);
+                                                  c.attcompression, target, method, rewrite_existing);
 
   -- The tree: the table, its partitions and inheritance children (the
   -- column has the same name in all of them), parents before children.
@@ -595,7 +581,7 @@ BEGIN
     out := out || E'\n-- Existing values are left as they are (rewrite_existing => false).  To see how\n'
                || format(E'-- they are stored: SELECT * FROM storagelab.toast_profile(%L, %L);\n',
                          translate(relation::text, E'\n\r', '  '), translate(column_name::text, E'\n\r', '  '))
-               || storagelab_internal.storage_script_end();
+               || E'\n' || storagelab_internal.script_end(false);
     RETURN out;
   END IF;
 
@@ -626,7 +612,7 @@ BEGIN
                            '-- they look unchanged, and every run rewrites them again.' END)
                || storagelab_internal.storage_script_rewrite(t.r, c.set_list, rewrite_cond, retries);
   END LOOP;
-  RETURN out || storagelab_internal.storage_script_end();
+  RETURN out || E'\n' || storagelab_internal.script_end(false);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab.storage_migration_script(regclass, name, text, boolean) IS

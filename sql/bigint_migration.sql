@@ -25,7 +25,7 @@ SELECT kind, identity, depth, lock, handling
 -- timestamp, so only statement lines are shown, and no role names).
 SELECT line
   FROM regexp_split_to_table(storagelab.bigint_migration_script('bm.parent', 'id'), E'\n') WITH ORDINALITY AS l(line, n)
- WHERE line ~ '^(SET|BEGIN|COMMIT|LOCK| +EXECUTE|DROP|ALTER|CREATE|ANALYZE|DO|\\set)' AND line !~ ' OWNER TO '
+ WHERE line ~ '^(SET|BEGIN|COMMIT|LOCK| +EXECUTE|DROP|ALTER|CREATE|ANALYZE|DO|CALL|\\set)' AND line !~ ' OWNER TO '
  ORDER BY n;
 
 -- Several columns at once: the twelve-column case groups tables.

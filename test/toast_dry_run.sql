@@ -4,6 +4,9 @@
 -- converts.  Before, the scripts ignored dry_run and converted (each step
 -- commits).  Sized: a partitioned table with two partitions (two ALTER
 -- steps and two rewrite steps), 20 pglz-compressed values in each.
+-- The scripts pin search_path (an operator || of a schema the session
+-- lists before pg_catalog does not run in the rewrite) and set the
+-- session's back at their end.
 \set QUIET 1
 \set origdb :DBNAME
 SET client_min_messages = warning;
@@ -23,7 +26,7 @@ INSERT INTO files SELECT g, 1 + g % 2, repeat('file body ' || g, 400) FROM gener
 CREATE TEMP TABLE before AS
   SELECT (SELECT md5(string_agg(md5(body), ',' ORDER BY id)) FROM files) AS data;
 
-SELECT plan(7);
+SELECT plan(8);
 
 -- storage and compressed values, over the tree
 CREATE FUNCTION pg_temp.state() RETURNS text LANGUAGE sql AS $$
@@ -40,6 +43,16 @@ SELECT storagelab.storage_migration_script('files', 'body', 'main', false) \g (f
 \set out `psql -X -q -v ON_ERROR_STOP=1 -v dry_run=1 -d :DBNAME -f :tmp/rewrite.sql 2>&1; echo "rc $?"`
 SELECT is(:'out'::text, E'dry run: rolled back\nrc 0', 'a dry run of the script with rewrite_existing runs and says it rolled back');
 SELECT is(pg_temp.state(), 'files x, files_1 x, files_2 x; compressed 40', '... storage and stored values are as before');
+
+-- 1b. the same under a search_path whose first schema has an operator || for text that raises:
+-- the script's rewrite does not run it, and the session's search_path is set back at the end
+CREATE SCHEMA hostile;
+CREATE FUNCTION hostile.cat(text, text) RETURNS text LANGUAGE plpgsql AS $f$ BEGIN RAISE EXCEPTION 'hostile operator ran'; END $f$;
+CREATE OPERATOR hostile.|| (LEFTARG = text, RIGHTARG = text, FUNCTION = hostile.cat);
+\set out `psql -X -q -At -v ON_ERROR_STOP=1 -v dry_run=1 -d :DBNAME -c 'SET search_path = hostile, pg_catalog, public' -f :tmp/rewrite.sql -c 'SHOW search_path' 2>&1; echo "rc $?"`
+SELECT is(:'out'::text, E'dry run: rolled back\nhostile, pg_catalog, public\nrc 0',
+          'under a hostile search_path the script runs with its own, and sets the session''s back at its end');
+DROP SCHEMA hostile CASCADE;
 
 -- 2. without the rewrite
 \set out `psql -X -q -v ON_ERROR_STOP=1 -v dry_run=1 -d :DBNAME -f :tmp/alter.sql 2>&1; echo "rc $?"`
