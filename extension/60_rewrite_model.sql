@@ -398,7 +398,7 @@ BEGIN
         RAISE EXCEPTION 'the rewrite engine cannot move an object that depends on a table it rewrites'
           USING ERRCODE = 'feature_not_supported',
                 DETAIL = format('%s depends on %s.', pg_describe_object(d.classid, d.objid, 0),
-                                pg_describe_object('pg_class'::regclass, d.refobjid, 0)),
+                                pg_describe_object(d.refclassid, d.refobjid, 0)),   -- a table, or its row type
                 HINT = 'Drop it before the rewrite and re-create it afterwards.';
       END IF;
       -- dropped and re-created: what follows a view is on the next level, and so is

@@ -5,12 +5,13 @@
 -- What it moves, with depths: a view over the table and one over that view,
 -- a function of the table's rows and a view over the function, a policy of
 -- another table reading the table.  What it refuses, naming the object: an
--- object it cannot re-create (an aggregate of the table's rows) and one of
--- the table's own objects over a function of its rows (a policy).  Catalog objects only: no rows are needed.
+-- object it cannot re-create (an aggregate of the table's rows: the detail
+-- names the row type) and one of the table's own objects over a function of
+-- its rows (a policy).  Catalog objects only: no rows are needed.
 \set QUIET 1
 SET client_min_messages = warning;
 BEGIN;
-SELECT plan(4);
+SELECT plan(5);
 
 CREATE SCHEMA rd;
 CREATE TABLE rd.t (id int PRIMARY KEY, v int);
@@ -35,6 +36,21 @@ CREATE AGGREGATE rd.last_row(rd.t) (sfunc = rd.pick, stype = rd.t);
 SELECT throws_ok($$SELECT count(*) FROM storagelab_internal.rewrite_dependents(ARRAY['rd.t'::regclass::oid])$$,
                  '0A000', 'the rewrite engine cannot move an object that depends on a table it rewrites',
                  'an object the engine cannot re-create (an aggregate of the table''s rows) is refused');
+-- the detail names what the object depends on: the table's row type (it
+-- named nothing: "... depends on .", the type's OID described as a table)
+CREATE FUNCTION pg_temp.refusal_detail() RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  detail text;
+BEGIN
+  PERFORM count(*) FROM storagelab_internal.rewrite_dependents(ARRAY['rd.t'::regclass::oid]);
+  RETURN NULL;
+EXCEPTION WHEN feature_not_supported THEN
+  GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+  RETURN detail;
+END
+$$;
+SELECT is(pg_temp.refusal_detail(), 'function rd.last_row(rd.t) depends on type rd.t.',
+          'the refusal''s detail names the object and the row type it depends on');
 DROP AGGREGATE rd.last_row(rd.t);
 DROP FUNCTION rd.pick(rd.t, rd.t);
 
