@@ -6,7 +6,10 @@
 --       and every object that depends on them, with how a migration handles
 --       it: one row per object (storagelab.bigint_migration_object), built
 --       by the functions of part 22, one per kind.  The script writers
---       (parts 23 to 25) read only these rows, built once per script.
+--       (parts 23 and 63) read only these rows, built once per script.
+--   storagelab_internal.dependent_refs, bigint_migration_dependent: the
+--       catalog query and the table of kinds that this walk and the
+--       rewrite engine's (rewrite_dependents, part 60) share.
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
@@ -102,6 +105,33 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_component(regclass[], name[]) IS
   'the foreign-key and inheritance component of the given columns, as parallel arrays of relation OIDs and column numbers sorted by both';
 
+-- What depends on these objects, from pg_depend: the one catalog query of
+-- both dependency walks (the INT->BIGINT model's, bigint_migration_walk,
+-- and the rewrite engine's, rewrite_dependents).  Every pg_depend row
+-- referencing one of refobjids of catalog refclassid (with refsubid > 0
+-- only those naming that column), and for relations (refsubid 0) also the
+-- rows referencing their row type or its array type (rowtype: functions
+-- taking or returning their rows, columns of that type).  Each walk keeps
+-- the dependency types and rows it follows.
+CREATE FUNCTION storagelab_internal.dependent_refs(refclassid oid, refobjids oid[], refsubid int)
+RETURNS TABLE (classid oid, objid oid, objsubid int, deptype "char", refclassid oid, refobjid oid, rowtype boolean)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT d.classid, d.objid, d.objsubid, d.deptype, d.refclassid, d.refobjid, false
+    FROM pg_depend d
+   WHERE d.refclassid = $1 AND d.refobjid = ANY ($2) AND ($3 = 0 OR d.refobjsubid = $3)
+  UNION ALL
+  SELECT d.classid, d.objid, d.objsubid, d.deptype, d.refclassid, d.refobjid, true
+    FROM pg_depend d
+   WHERE $1 = 'pg_class'::regclass AND $3 = 0 AND d.refclassid = 'pg_type'::regclass
+     AND d.refobjid IN (SELECT c.reltype FROM pg_class c WHERE c.oid = ANY ($2)
+                        UNION ALL
+                        SELECT t.typarray FROM pg_class c JOIN pg_type t ON t.oid = c.reltype WHERE c.oid = ANY ($2))
+$$;
+COMMENT ON FUNCTION storagelab_internal.dependent_refs(oid, oid[], int) IS
+  'the pg_depend rows referencing these objects (a column of them when refsubid > 0), and for relations those referencing their row type or its array type: the catalog query of both dependency walks';
+
 -- The dependency walk: objects depending on the component's columns (the
 -- level-0 frontier), then on every object that has to be dropped (views,
 -- functions, generated columns), level by level.  One function per catalog
@@ -145,12 +175,8 @@ BEGIN
     FOR r IN
       SELECT DISTINCT d.classid, d.objid, d.deptype,
              CASE WHEN d.classid = 'pg_class'::regclass THEN d.objsubid ELSE 0 END AS objsubid
-        FROM pg_depend d
+        FROM storagelab_internal.dependent_refs(wclass, ARRAY[wobj], wsub) d
        WHERE d.deptype IN ('n', 'a', 'i')
-         AND (   (d.refclassid = wclass AND d.refobjid = wobj AND (wsub = 0 OR d.refobjsubid = wsub))
-              OR (wclass = 'pg_class'::regclass AND wsub = 0 AND d.refclassid = 'pg_type'::regclass
-                  AND d.refobjid IN (SELECT reltype FROM pg_class WHERE oid = wobj
-                                     UNION SELECT t.typarray FROM pg_type t JOIN pg_class c ON c.reltype = t.oid WHERE c.oid = wobj)))
        ORDER BY 1, 2
     LOOP
       CONTINUE WHEN r.classid = 'pg_type'::regclass AND r.deptype = 'i';   -- a view's own row type
@@ -213,9 +239,13 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_walk(oid[], int2[], storagelab.bigint_migration_object[]) IS
   'the dependency walk of the INT->BIGINT model: prior rows plus every object depending on the component, and the links that order re-created objects';
 
--- One dependent object found by the walk: the function of its catalog
+-- One dependent object found by a walk: the function of its catalog
 -- (part 22) fills in o.  o.kind NULL: nothing to do with it.  follow: a
 -- further frontier for the walk; link: a "child>parent" ordering link.
+-- The one table of the kinds of dependent objects: both walks (this
+-- part's and the rewrite engine's rewrite_dependents) and the engine's
+-- rewrite_view_parts ask it; a new kind is one WHEN here and one function
+-- in part 22 (CONTRIBUTING.md, "Adding a kind of dependent object").
 CREATE FUNCTION storagelab_internal.bigint_migration_dependent(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)

@@ -23,7 +23,6 @@ AS $fn$
 DECLARE
   o       storagelab.bigint_migration_object;
   r       record;
-  q       record;
   v_sql   text;
 BEGIN
   FOR r IN
@@ -89,7 +88,6 @@ DECLARE
   o       storagelab.bigint_migration_object;
   r       record;
   q       record;
-  v_sql   text;
 BEGIN
   FOR r IN
     SELECT DISTINCT c.oid AS relid, c.reloftype, c.reltype, storagelab_internal.bigint_migration_qname(c.oid) AS qn
@@ -196,10 +194,7 @@ AS $fn$
 DECLARE
   o       storagelab.bigint_migration_object;
   r       record;
-  q       record;
-  v_sql   text;
 BEGIN
-  -- nextval() defaults, identity.
   FOR r IN
     WITH seqs AS (
       -- OWNED BY (serial, deptype a) and identity (deptype i): the sequence depends on the column
@@ -261,10 +256,7 @@ AS $fn$
 DECLARE
   o       storagelab.bigint_migration_object;
   r       record;
-  q       record;
-  v_sql   text;
 BEGIN
-  -- re-added after it, so that each is validated exactly once.
   FOR r IN
     SELECT c.oid, c.conname, c.conrelid, c.confrelid, c.convalidated,
            pg_get_constraintdef(c.oid) AS def, obj_description(c.oid, 'pg_constraint') AS descr,
@@ -307,8 +299,6 @@ AS $fn$
 DECLARE
   o       storagelab.bigint_migration_object;
   r       record;
-  q       record;
-  v_sql   text;
 BEGIN
   -- plans (PL/pgSQL and others): a no-op ALTER FUNCTION makes every session
   -- re-plan them, instead of failing with "type of parameter N (bigint) does
@@ -428,7 +418,6 @@ BEGIN
     o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, p_objsubid), pg_describe_object(wclass, wobj, wsub));
     o.sqlstate := '0A000'; o.hint := 'storagelab cannot re-create this object; drop it before the migration and re-create it afterwards.';
   END IF;
-
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_relation(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
@@ -443,8 +432,6 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   q      record;
-  v_sql  text;
-  v_qn   text;
 BEGIN
   SELECT ad.adrelid, ad.adnum, a.attname, a.attgenerated, a.attinhcount, a.attnotnull, a.attstattarget,
          a.atttypid, a.atttypmod, a.attcollation, t.typcollation, a.attacl,
@@ -501,7 +488,6 @@ BEGIN
     o.blocker := format('the default of %s.%I uses %s', q.qn, q.attname, pg_describe_object(wclass, wobj, wsub));
     o.sqlstate := '0A000'; o.hint := 'Drop the default before the migration and set it again afterwards.';
   END IF;
-
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_default(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
@@ -516,8 +502,6 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   q      record;
-  v_sql  text;
-  v_qn   text;
 BEGIN
   SELECT c.conname, c.contype, c.conrelid, c.conparentid, c.coninhcount, storagelab_internal.bigint_migration_qname(c.conrelid) AS qn,
          (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = c.conrelid AND a.attnum = c.conkey[1]) AS attname,
@@ -561,7 +545,6 @@ BEGIN
     o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, 0), pg_describe_object(wclass, wobj, wsub));
     o.sqlstate := '0A000'; o.hint := 'Drop the constraint before the migration and re-create it afterwards.';
   END IF;
-
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_constraint(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
@@ -576,8 +559,6 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   q      record;
-  v_sql  text;
-  v_qn   text;
 BEGIN
   SELECT s.stxname, s.stxrelid, format('%I.%I', n.nspname, s.stxname) AS qn, s.stxstattarget, s.stxowner INTO q
     FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE s.oid = p_objid;
@@ -596,7 +577,6 @@ BEGIN
                     || CASE WHEN (obj_description(p_objid, 'pg_statistic_ext')) IS NULL THEN '' ELSE format(E'COMMENT ON STATISTICS %s IS %L;\n', q.qn, obj_description(p_objid, 'pg_statistic_ext')) END;
     auto := true;
   END IF;
-
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_statistics(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
@@ -611,8 +591,6 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   q      record;
-  v_sql  text;
-  v_qn   text;
 BEGIN
   SELECT w.rulename, w.ev_class, w.ev_enabled, c.relkind, c.relispopulated, c.reloptions, c.relam, c.reltablespace,
          storagelab_internal.bigint_migration_qname(w.ev_class) AS qn INTO q
@@ -675,7 +653,6 @@ BEGIN
                     || CASE WHEN (obj_description(p_objid, 'pg_rewrite')) IS NULL THEN '' ELSE format(E'COMMENT ON RULE %I ON %s IS %L;\n', q.rulename, q.qn, obj_description(p_objid, 'pg_rewrite')) END;
     o.check_sql := format('EXISTS (SELECT 1 FROM pg_rewrite WHERE ev_class = to_regclass(%L) AND rulename = %L)', q.qn, q.rulename);
   END IF;
-
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_rewrite(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
@@ -690,8 +667,6 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   q      record;
-  v_sql  text;
-  v_qn   text;
 BEGIN
   SELECT t.tgname, t.tgrelid, t.tgenabled, t.tgparentid, t.tgisinternal, storagelab_internal.bigint_migration_qname(t.tgrelid) AS qn INTO q
     FROM pg_trigger t WHERE t.oid = p_objid;
@@ -723,7 +698,6 @@ BEGIN
                                                                  WHERE c.oid = cl.oid), q.tgenabled)), '');
   o.check_sql := format('EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(%L) AND tgname = %L AND tgenabled = %L)',
                         q.qn, q.tgname, q.tgenabled);
-
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_trigger(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
@@ -738,8 +712,6 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   q      record;
-  v_sql  text;
-  v_qn   text;
 BEGIN
   SELECT p.polname, p.polrelid, p.polpermissive, p.polcmd, p.polroles,
          pg_get_expr(p.polqual, p.polrelid) AS qual, pg_get_expr(p.polwithcheck, p.polrelid) AS wcheck,
@@ -760,7 +732,6 @@ BEGIN
                          ' USING (' || q.qual || ')', ' WITH CHECK (' || q.wcheck || ')')
                   || CASE WHEN (obj_description(p_objid, 'pg_policy')) IS NULL THEN '' ELSE format(E'COMMENT ON POLICY %I ON %s IS %L;\n', q.polname, q.qn, obj_description(p_objid, 'pg_policy')) END;
   o.check_sql := format('EXISTS (SELECT 1 FROM pg_policy WHERE polrelid = to_regclass(%L) AND polname = %L)', q.qn, q.polname);
-
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_policy(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
@@ -775,8 +746,6 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   q      record;
-  v_sql  text;
-  v_qn   text;
 BEGIN
   SELECT p.oid, p.prokind, p.proowner, p.proacl, p.oid::regprocedure::text AS sig,
          obj_description(p.oid, 'pg_proc') AS descr INTO q
@@ -799,7 +768,6 @@ BEGIN
     o.check_sql := format('to_regprocedure(%L) IS NOT NULL', q.sig);
     o.objsubid := 0;
   END IF;
-
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_function(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
@@ -814,8 +782,6 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   q      record;
-  v_sql  text;
-  v_qn   text;
 BEGIN
   SELECT p.pubname, pr.prrelid, pr.prattrs, pg_get_expr(pr.prqual, pr.prrelid) AS qual,
          storagelab_internal.bigint_migration_qname(pr.prrelid) AS qn INTO q
@@ -833,7 +799,6 @@ BEGIN
                          ' WHERE (' || q.qual || ')');
   o.check_sql := format('EXISTS (SELECT 1 FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid WHERE p.pubname = %L AND pr.prrelid = to_regclass(%L))',
                         q.pubname, q.qn);
-
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_publication(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS

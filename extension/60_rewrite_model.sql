@@ -6,7 +6,9 @@
 --
 --   60_rewrite_model.sql      input (rewrite_columns), names (rewrite_name),
 --                             refusals (rewrite_refuse), the objects outside
---                             the tables that follow them (rewrite_dependents)
+--                             the tables that follow them (rewrite_dependents:
+--                             the catalog query and the table of kinds of the
+--                             INT -> BIGINT model's walk, part 21)
 --   60_rewrite_create.sql     phases create and copy
 --   60_rewrite_index.sql      phase index
 --   60_rewrite_swap.sql       phases swap, validate, swap_back, cleanup, discard
@@ -291,61 +293,18 @@ AS $$
                      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid WHERE i.indrelid = c.oid), '')
       || coalesce((SELECT string_agg((x.o).create_sql, '' ORDER BY t.oid)
                      FROM pg_trigger t,
-                          storagelab_internal.bigint_migration_dep_trigger('pg_trigger'::regclass, t.oid, 0, 'n',
+                          storagelab_internal.bigint_migration_dependent('pg_trigger'::regclass, t.oid, 0, 'n',
                             'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false) x
                     WHERE t.tgrelid = c.oid AND NOT t.tgisinternal), '')
       || coalesce((SELECT string_agg((x.o).create_sql, '' ORDER BY w.oid)
                      FROM pg_rewrite w,
-                          storagelab_internal.bigint_migration_dep_rewrite('pg_rewrite'::regclass, w.oid, 0, 'n',
+                          storagelab_internal.bigint_migration_dependent('pg_rewrite'::regclass, w.oid, 0, 'n',
                             'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false) x
                     WHERE w.ev_class = c.oid AND w.rulename <> '_RETURN'), '')
     FROM pg_class c WHERE c.oid = $1
 $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_view_parts(oid) IS
   'statements re-creating what a view or materialized view loses when dropped: column defaults, indexes, triggers, rules, with their comments';
-
--- An object that uses a function taking or returning the rows of a table
--- the engine rewrites (the function is dropped and re-created with the new
--- table's row type): a view or materialized view (with its parts), a rule
--- or policy of another table, or a function with an SQL-standard body, to
--- drop before the function and re-create after it.  Anything else, and the
--- rewritten tables' own objects (the old table would keep them, and they
--- would keep the function from being dropped), is refused (0A000).
-CREATE FUNCTION storagelab_internal.rewrite_function_dependent(dep_classid oid, dep_objid oid, fn oid, relids oid[])
-RETURNS storagelab.bigint_migration_object
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-  o   storagelab.bigint_migration_object;
-  ev  oid := (SELECT w.ev_class FROM pg_rewrite w WHERE dep_classid = 'pg_rewrite'::regclass AND w.oid = dep_objid);
-BEGIN
-  IF dep_classid = 'pg_rewrite'::regclass AND ev <> ALL (relids) THEN
-    o := (storagelab_internal.bigint_migration_dep_rewrite(dep_classid, dep_objid, 0, 'n', 'pg_proc'::regclass,
-            fn, 0, NULL::storagelab.bigint_migration_object, false)).o;
-    IF o.kind IN ('view', 'materialized_view') THEN
-      o.create_sql := o.create_sql || storagelab_internal.rewrite_view_parts(ev);
-    END IF;
-  ELSIF dep_classid = 'pg_policy'::regclass
-        AND (SELECT p.polrelid FROM pg_policy p WHERE p.oid = dep_objid) <> ALL (relids) THEN
-    o := (storagelab_internal.bigint_migration_dep_policy(dep_classid, dep_objid, 0, 'n', 'pg_proc'::regclass,
-            fn, 0, NULL::storagelab.bigint_migration_object, false)).o;
-  ELSIF dep_classid = 'pg_proc'::regclass THEN
-    o := (storagelab_internal.bigint_migration_dep_function(dep_classid, dep_objid, 0, 'n', 'pg_proc'::regclass,
-            fn, 0, NULL::storagelab.bigint_migration_object, false)).o;
-  END IF;
-  IF o.kind IS NULL OR o.kind = 'blocker' THEN
-    RAISE EXCEPTION 'the rewrite engine cannot move an object over a function of a table''s rows'
-      USING ERRCODE = 'feature_not_supported',
-            DETAIL = format('%s uses function %s, which takes or returns the rows of a table the engine rewrites; the function is re-created with the new table''s row type.',
-                            pg_describe_object(dep_classid, dep_objid, 0), fn::regprocedure),
-            HINT = format('Drop %s before the script and re-create it afterwards.', pg_describe_object(dep_classid, dep_objid, 0));
-  END IF;
-  RETURN o;
-END
-$fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_function_dependent(oid, oid, oid, oid[]) IS
-  'a view, rule or policy of another table, or an SQL-standard function, over a function of a rewritten table''s rows, to drop before the function and re-create after it; refuses (0A000) anything else and the rewritten tables'' own objects';
 
 -- The objects outside the tables that follow a table by OID and so must be
 -- dropped before the swap and re-created after it (their definitions name
@@ -356,10 +315,13 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_function_dependent(oid, oid, oid
 -- policies and SQL-standard functions of other tables over such a function
 -- (CREATE VIEW v AS SELECT f(t) FROM t: one level deeper than the function,
 -- so dropped before it and re-created after it, as the blocking script does).
--- depth: re-create in ascending order, drop in descending order.  Any other
--- object depending on a table is refused (0A000, naming it), and so is any
--- object of the tables themselves over such a function (the old table keeps
--- it, and it would keep the function from being dropped).  The tables'
+-- depth: re-create in ascending order, drop in descending order.  Found
+-- through dependent_refs, described by bigint_migration_dependent (part 21:
+-- the kinds both walks share); moved: the kinds view, materialized_view,
+-- rule, policy and function.  Any other object depending on a table is
+-- refused (0A000, naming it), and so is any object of the tables
+-- themselves over such a function (the old table keeps it, and it would
+-- keep the function from being dropped).  The tables'
 -- own objects (indexes, constraints, triggers, policies, rules, statistics,
 -- publication membership) are the phases' business, not this function's.
 CREATE FUNCTION storagelab_internal.rewrite_dependents(relids oid[])
@@ -374,6 +336,7 @@ DECLARE
   next_fns oid[];
   lvl      int := 0;
   d        record;
+  own      boolean;
   o        storagelab.bigint_migration_object;
   found_rows storagelab.bigint_migration_object[] := '{}';
 BEGIN
@@ -391,20 +354,16 @@ BEGIN
     FOR d IN
       SELECT DISTINCT dep.classid, dep.objid, dep.refclassid, dep.refobjid,
              w.ev_class, w.rulename, p.polrelid, c.contype, c.conrelid, c.confrelid
-        FROM pg_depend dep
+        FROM (SELECT * FROM storagelab_internal.dependent_refs('pg_class'::regclass, frontier, 0) r
+               -- of a row type: a function taking or returning a table's or view's rows
+               WHERE NOT r.rowtype OR r.classid = 'pg_proc'::regclass
+              UNION ALL
+              -- what uses such a function (below: refused when it is one of the tables' own)
+              SELECT * FROM storagelab_internal.dependent_refs('pg_proc'::regclass, fns, 0)) dep
         LEFT JOIN pg_rewrite w ON dep.classid = 'pg_rewrite'::regclass AND w.oid = dep.objid
         LEFT JOIN pg_policy p ON dep.classid = 'pg_policy'::regclass AND p.oid = dep.objid
         LEFT JOIN pg_constraint c ON dep.classid = 'pg_constraint'::regclass AND c.oid = dep.objid
        WHERE dep.deptype = 'n'
-         AND (dep.refclassid = 'pg_class'::regclass AND dep.refobjid = ANY (frontier)
-              -- a function taking or returning a table's or view's rows depends on its row type
-              OR dep.refclassid = 'pg_type'::regclass AND dep.classid = 'pg_proc'::regclass
-                 AND dep.refobjid IN (SELECT v.reltype FROM pg_class v WHERE v.oid = ANY (frontier)
-                                      UNION ALL
-                                      SELECT t.typarray FROM pg_class v JOIN pg_type t ON t.oid = v.reltype
-                                       WHERE v.oid = ANY (frontier))
-              -- what uses such a function (below: refused when it is one of the tables' own)
-              OR dep.refclassid = 'pg_proc'::regclass AND dep.refobjid = ANY (fns))
          -- the tables' own objects (defaults and generated columns, constraints,
          -- triggers, indexes, statistics) depending on their columns
          AND (dep.refclassid = 'pg_proc'::regclass OR NOT CASE dep.classid
@@ -417,47 +376,42 @@ BEGIN
                    ELSE false END)
        ORDER BY dep.classid, dep.objid
     LOOP
+      own := coalesce(d.ev_class = ANY (relids) OR d.polrelid = ANY (relids), false);
+      -- a table's own rule or policy, a view's own query, a foreign key: the phases' business
+      CONTINUE WHEN d.refclassid <> 'pg_proc'::regclass
+                    AND (own OR coalesce(d.ev_class = d.refobjid, false) OR d.contype IS NOT DISTINCT FROM 'f');
       o := NULL;
-      IF d.refclassid = 'pg_proc'::regclass THEN
-        -- over a function of the tables' rows: dropped before it, re-created after it
-        o := storagelab_internal.rewrite_function_dependent(d.classid, d.objid, d.refobjid, relids);
-        IF o.kind IN ('view', 'materialized_view') THEN
-          next_f := next_f || d.ev_class;
-        ELSIF o.kind = 'function' THEN
-          next_fns := next_fns || d.objid;
-        END IF;
-      ELSIF d.classid = 'pg_rewrite'::regclass THEN
-        CONTINUE WHEN d.ev_class = ANY (relids) OR d.ev_class = d.refobjid;   -- a table's own rule, a view's own query
-        o := (storagelab_internal.bigint_migration_dep_rewrite(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
+      IF NOT own THEN
+        -- what the object is and how it is dropped and re-created: the kind's function (part 22)
+        o := (storagelab_internal.bigint_migration_dependent(d.classid, d.objid, 0, 'n',
+                CASE WHEN d.refclassid = 'pg_proc'::regclass THEN 'pg_proc'::regclass ELSE 'pg_class'::regclass END,
                 d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
-        IF o.kind IN ('view', 'materialized_view') THEN
-          next_f := next_f || d.ev_class;
-          o.create_sql := o.create_sql || storagelab_internal.rewrite_view_parts(d.ev_class);
-        END IF;
-      ELSIF d.classid = 'pg_policy'::regclass THEN
-        CONTINUE WHEN d.polrelid = ANY (relids);                               -- a table's own policy
-        o := (storagelab_internal.bigint_migration_dep_policy(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
-                d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
-      ELSIF d.classid = 'pg_proc'::regclass THEN
-        o := (storagelab_internal.bigint_migration_dep_function(d.classid, d.objid, 0, 'n', 'pg_class'::regclass,
-                d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
-        -- the function is dropped and re-created with the new row type: what
-        -- uses it is dropped before it and re-created after it (next level)
-        next_fns := next_fns || d.objid;
-      ELSIF d.classid = 'pg_constraint'::regclass AND d.contype = 'f' THEN
-        CONTINUE;                                                              -- foreign keys: the swap phase
       END IF;
-      IF o.kind IS NULL OR o.kind = 'blocker' THEN
+      IF o.kind IS NULL OR o.kind NOT IN ('view', 'materialized_view', 'rule', 'policy', 'function') THEN
+        IF d.refclassid = 'pg_proc'::regclass THEN
+          RAISE EXCEPTION 'the rewrite engine cannot move an object over a function of a table''s rows'
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = format('%s uses function %s, which takes or returns the rows of a table the engine rewrites; the function is re-created with the new table''s row type.',
+                                  pg_describe_object(d.classid, d.objid, 0), d.refobjid::regprocedure),
+                  HINT = format('Drop %s before the script and re-create it afterwards.', pg_describe_object(d.classid, d.objid, 0));
+        END IF;
         RAISE EXCEPTION 'the rewrite engine cannot move an object that depends on a table it rewrites'
           USING ERRCODE = 'feature_not_supported',
                 DETAIL = format('%s depends on %s.', pg_describe_object(d.classid, d.objid, 0),
-                                pg_describe_object('pg_class'::regclass, d.refobjid, 0)),
+                                pg_describe_object(d.refclassid, d.refobjid, 0)),   -- a table, or its row type
                 HINT = 'Drop it before the rewrite and re-create it afterwards.';
       END IF;
+      -- dropped and re-created: what follows a view is on the next level, and so is
+      -- what uses a function (dropped before it, re-created after it)
       IF o.kind IN ('view', 'materialized_view') THEN
+        next_f := next_f || d.ev_class;
+        o.create_sql := o.create_sql || storagelab_internal.rewrite_view_parts(d.ev_class);
         o.classid := 'pg_class'::regclass; o.objid := d.ev_class;
       ELSE
         o.classid := d.classid; o.objid := d.objid;
+      END IF;
+      IF d.classid = 'pg_proc'::regclass THEN
+        next_fns := next_fns || d.objid;
       END IF;
       o.depth := lvl;
       found_rows := found_rows || o;

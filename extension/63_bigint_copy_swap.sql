@@ -653,9 +653,10 @@ BEGIN
   END LOOP;
   -- one statement: the new tables may reference each other after a swap back
   -- (every table of a tree: inheritance children are not dropped with their parent)
-  st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid)), ', '))
-                 FROM storagelab_internal.rewrite_members(roots) m JOIN pg_class c ON c.oid = m.relid
-                 JOIN pg_namespace n ON n.oid = c.relnamespace);
+  -- (in the members' order, parents first: without ORDER BY the plan chose it)
+  st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid)), ', ' ORDER BY m.k))
+                 FROM storagelab_internal.rewrite_members(roots) WITH ORDINALITY m(root, relid, parent, level, leaf, k)
+                 JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace);
   st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
   -- the foreign keys a swap back re-pointed NOT VALID, validated (of those that were valid; a no-op before a swap)
   RETURN s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
