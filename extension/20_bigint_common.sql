@@ -63,7 +63,7 @@ COMMENT ON TYPE storagelab.bigint_migration_object IS
 
 -- Helpers --------------------------------------------------------------------
 
-CREATE FUNCTION storagelab_internal.bigint_migration_qname(rel oid)
+CREATE FUNCTION storagelab_internal.sql_qname(rel oid)
 RETURNS text
 LANGUAGE sql STABLE STRICT
 SET search_path = pg_catalog, pg_temp
@@ -72,7 +72,7 @@ AS $$
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
    WHERE c.oid = $1
 $$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_qname(oid) IS
+COMMENT ON FUNCTION storagelab_internal.sql_qname(oid) IS
   'schema-qualified, quoted name of a relation, for generated scripts';
 
 -- PostgreSQL version differences of the INT -> BIGINT generator, in one place.
@@ -89,7 +89,7 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_qname(oid) IS
 --     NULL constraint of the old one's name (part 60).
 -- Before PostgreSQL 18, NOT NULL is only pg_attribute.attnotnull: nothing to
 -- name, re-create or check beyond it.
-CREATE FUNCTION storagelab_internal.bigint_migration_not_null_name(rel oid, attnum int2)
+CREATE FUNCTION storagelab_internal.sql_not_null_name(rel oid, attnum int2)
 RETURNS name
 LANGUAGE sql STABLE STRICT
 SET search_path = pg_catalog, pg_temp
@@ -99,20 +99,20 @@ AS $$
    WHERE current_setting('server_version_num')::int >= 180000
      AND c.conrelid = $1 AND c.contype = 'n' AND c.conkey = ARRAY[$2]
 $$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_not_null_name(oid, int2) IS
+COMMENT ON FUNCTION storagelab_internal.sql_not_null_name(oid, int2) IS
   'name of the NOT NULL constraint of a column (PostgreSQL 18 and later); NULL when the column has none or NOT NULL is not a constraint (PostgreSQL 17 and earlier)';
 
-CREATE FUNCTION storagelab_internal.bigint_migration_comment_text(t text)
+CREATE FUNCTION storagelab_internal.sql_comment_text(t text)
 RETURNS text
 LANGUAGE sql IMMUTABLE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $$ SELECT translate($1, E'\n\r\t', '   ') $$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_comment_text(text) IS
+COMMENT ON FUNCTION storagelab_internal.sql_comment_text(text) IS
   'text made safe for a "--" comment line of a generated script (no line breaks)';
 
 -- One GRANT statement of a re-created object: privilege (with its column
 -- list, if any) on target (object type and name) to grantee (0: PUBLIC).
-CREATE FUNCTION storagelab_internal.bigint_migration_grant_sql(privilege text, target text, grantee oid, grantable boolean)
+CREATE FUNCTION storagelab_internal.sql_grant(privilege text, target text, grantee oid, grantable boolean)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -121,10 +121,10 @@ AS $$
                 CASE WHEN $3 = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid($3)) END,
                 CASE WHEN $4 THEN ' WITH GRANT OPTION' ELSE '' END)
 $$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_grant_sql(text, text, oid, boolean) IS
+COMMENT ON FUNCTION storagelab_internal.sql_grant(text, text, oid, boolean) IS
   'a GRANT statement restoring one privilege of a re-created object';
 
-CREATE FUNCTION storagelab_internal.bigint_migration_acl_sql(objtype text, objname text, acl aclitem[], owner oid)
+CREATE FUNCTION storagelab_internal.sql_acl(objtype text, objname text, acl aclitem[], owner oid)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -142,13 +142,13 @@ AS $$
   )
   SELECT CASE WHEN $3 IS NULL AND NOT EXISTS (SELECT 1 FROM k, pg_default_acl d WHERE d.defaclobjtype = k.t) THEN '' ELSE
     format(E'REVOKE ALL ON %s %s FROM PUBLIC, %I%s;\n', $1, $2, pg_get_userbyid($4), coalesce(defs.extra, '')) ||
-    coalesce((SELECT string_agg(storagelab_internal.bigint_migration_grant_sql(a.privilege_type, $1 || ' ' || $2, a.grantee, a.is_grantable),
+    coalesce((SELECT string_agg(storagelab_internal.sql_grant(a.privilege_type, $1 || ' ' || $2, a.grantee, a.is_grantable),
                                 '' ORDER BY a.grantee, a.privilege_type)
                 FROM aclexplode(coalesce($3, acldefault(k.t, $4))) a), '')
   END
     FROM k, defs
 $$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_acl_sql(text, text, aclitem[], oid) IS
+COMMENT ON FUNCTION storagelab_internal.sql_acl(text, text, aclitem[], oid) IS
   'GRANT/REVOKE statements that give a re-created object exactly the privileges in acl';
 
 CREATE FUNCTION storagelab_internal.bigint_migration_relation_extras(rel oid)
@@ -160,16 +160,16 @@ AS $$
   -- materialized view (relation-level and column-level)
   SELECT format(E'ALTER %s %s OWNER TO %I;\n',
                 CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END,
-                storagelab_internal.bigint_migration_qname(c.oid), pg_get_userbyid(c.relowner))
-      || storagelab_internal.bigint_migration_acl_sql('TABLE', storagelab_internal.bigint_migration_qname(c.oid), c.relacl, c.relowner)
-      || coalesce((SELECT string_agg(storagelab_internal.bigint_migration_grant_sql(format('%s (%I)', x.privilege_type, a.attname),
-                                       'TABLE ' || storagelab_internal.bigint_migration_qname(c.oid), x.grantee, x.is_grantable),
+                storagelab_internal.sql_qname(c.oid), pg_get_userbyid(c.relowner))
+      || storagelab_internal.sql_acl('TABLE', storagelab_internal.sql_qname(c.oid), c.relacl, c.relowner)
+      || coalesce((SELECT string_agg(storagelab_internal.sql_grant(format('%s (%I)', x.privilege_type, a.attname),
+                                       'TABLE ' || storagelab_internal.sql_qname(c.oid), x.grantee, x.is_grantable),
                                      '' ORDER BY a.attnum, x.grantee, x.privilege_type)
                      FROM pg_attribute a, aclexplode(a.attacl) x
                     WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attacl IS NOT NULL), '')
-      || CASE WHEN (obj_description(c.oid, 'pg_class')) IS NULL THEN '' ELSE format(E'COMMENT ON %s %s IS %L;\n', CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END, storagelab_internal.bigint_migration_qname(c.oid), obj_description(c.oid, 'pg_class')) END
+      || CASE WHEN (obj_description(c.oid, 'pg_class')) IS NULL THEN '' ELSE format(E'COMMENT ON %s %s IS %L;\n', CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END, storagelab_internal.sql_qname(c.oid), obj_description(c.oid, 'pg_class')) END
       || coalesce((SELECT string_agg(format(E'COMMENT ON COLUMN %s.%I IS %L;\n',
-                           storagelab_internal.bigint_migration_qname(c.oid), a.attname, d.description), '' ORDER BY a.attnum)
+                           storagelab_internal.sql_qname(c.oid), a.attname, d.description), '' ORDER BY a.attnum)
                      FROM pg_attribute a
                      JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
                     WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '')

@@ -7,7 +7,7 @@
 --       it: one row per object (storagelab.bigint_migration_object), built
 --       by the functions of part 22, one per kind.  The script writers
 --       (parts 23 and 63) read only these rows, built once per script.
---   storagelab_internal.dependent_refs, bigint_migration_dependent: the
+--   storagelab_internal.dependent_refs, dependent_sql: the
 --       catalog query and the table of kinds that this walk and the
 --       rewrite engine's (rewrite_dependents, part 60) share.
 
@@ -182,7 +182,7 @@ BEGIN
       CONTINUE WHEN r.classid = 'pg_type'::regclass AND r.deptype = 'i';   -- a view's own row type
       o := NULL; o.depth := 0; o.classid := r.classid; o.objid := r.objid; o.objsubid := r.objsubid;
       auto := CASE WHEN from_component THEN false ELSE r.deptype IN ('a', 'i') END;
-      SELECT * INTO dep FROM storagelab_internal.bigint_migration_dependent(r.classid, r.objid, r.objsubid, r.deptype, wclass, wobj, wsub, o, auto);
+      SELECT * INTO dep FROM storagelab_internal.dependent_sql(r.classid, r.objid, r.objsubid, r.deptype, wclass, wobj, wsub, o, auto);
       IF dep.follow IS NOT NULL AND dep.follow <> ALL (work) THEN
         work := work || dep.follow;
       END IF;
@@ -246,7 +246,7 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_walk(oid[], int2[], sto
 -- part's and the rewrite engine's rewrite_dependents) and the engine's
 -- rewrite_view_parts ask it; a new kind is one WHEN here and one function
 -- in part 22 (CONTRIBUTING.md, "Adding a kind of dependent object").
-CREATE FUNCTION storagelab_internal.bigint_migration_dependent(
+CREATE FUNCTION storagelab_internal.dependent_sql(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
 LANGUAGE plpgsql STABLE
@@ -257,23 +257,23 @@ DECLARE
 BEGIN
   CASE p_classid
     WHEN 'pg_class'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_relation(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+      SELECT * INTO d FROM storagelab_internal.dependent_relation(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
     WHEN 'pg_attrdef'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_default(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+      SELECT * INTO d FROM storagelab_internal.dependent_default(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
     WHEN 'pg_constraint'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_constraint(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+      SELECT * INTO d FROM storagelab_internal.dependent_constraint(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
     WHEN 'pg_statistic_ext'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_statistics(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+      SELECT * INTO d FROM storagelab_internal.dependent_statistics(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
     WHEN 'pg_rewrite'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_rewrite(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+      SELECT * INTO d FROM storagelab_internal.dependent_rewrite(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
     WHEN 'pg_trigger'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_trigger(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+      SELECT * INTO d FROM storagelab_internal.dependent_trigger(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
     WHEN 'pg_policy'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_policy(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+      SELECT * INTO d FROM storagelab_internal.dependent_policy(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
     WHEN 'pg_proc'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_function(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+      SELECT * INTO d FROM storagelab_internal.dependent_function(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
     WHEN 'pg_publication_rel'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.bigint_migration_dep_publication(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+      SELECT * INTO d FROM storagelab_internal.dependent_publication(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
     ELSE
       o.kind := 'blocker';
       o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, 0), pg_describe_object(wclass, wobj, wsub));
@@ -283,7 +283,7 @@ BEGIN
   o := d.o; auto := d.auto; follow := d.follow; link := d.link;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_dependent(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+COMMENT ON FUNCTION storagelab_internal.dependent_sql(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
   'one object found by the dependency walk, handed to the function of its catalog';
 
 -- Depths: a re-created object comes after everything it was found through

@@ -28,7 +28,7 @@ BEGIN
   FOR r IN
     SELECT c.oid AS relid, c.relkind, c.reloftype, a.attnum, a.attname, a.atttypid, a.attinhcount,
            t.typtype, format_type(a.atttypid, a.atttypmod) AS typ,
-           storagelab_internal.bigint_migration_qname(c.oid) AS qn
+           storagelab_internal.sql_qname(c.oid) AS qn
       FROM unnest(crel, catt) AS x(relid, attnum)
       JOIN pg_class c ON c.oid = x.relid
       JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
@@ -90,7 +90,7 @@ DECLARE
   q       record;
 BEGIN
   FOR r IN
-    SELECT DISTINCT c.oid AS relid, c.reloftype, c.reltype, storagelab_internal.bigint_migration_qname(c.oid) AS qn
+    SELECT DISTINCT c.oid AS relid, c.reloftype, c.reltype, storagelab_internal.sql_qname(c.oid) AS qn
       FROM unnest(crel) AS x(relid) JOIN pg_class c ON c.oid = x.relid
   LOOP
     IF r.reloftype <> 0 THEN
@@ -128,14 +128,14 @@ BEGIN
        ORDER BY a.attrelid, a.attnum
     LOOP
       o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
-      o.blocker := format('the row type of %s is used by column %s.%I', r.qn, storagelab_internal.bigint_migration_qname(q.attrelid), q.attname);
+      o.blocker := format('the row type of %s is used by column %s.%I', r.qn, storagelab_internal.sql_qname(q.attrelid), q.attname);
       o.sqlstate := '0A000';
       o.hint := 'PostgreSQL cannot change a row type that is stored in another table or view column; drop or change that column first.';
       RETURN NEXT o;
     END LOOP;
   END LOOP;
   FOR r IN
-    SELECT x.relid, x.attnum, a.attname, storagelab_internal.bigint_migration_qname(x.relid) AS qn
+    SELECT x.relid, x.attnum, a.attname, storagelab_internal.sql_qname(x.relid) AS qn
       FROM unnest(crel, catt) AS x(relid, attnum)
       JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
      WHERE EXISTS (SELECT 1 FROM pg_partitioned_table p
@@ -164,8 +164,8 @@ BEGIN
       UNION
       SELECT up.child, i.inhparent FROM up JOIN pg_inherits i ON i.inhrelid = up.anc
     )
-    SELECT x.relid, a.attname, storagelab_internal.bigint_migration_qname(x.relid) AS qn,
-           string_agg(DISTINCT storagelab_internal.bigint_migration_qname(up.anc), ', ') AS roots
+    SELECT x.relid, a.attname, storagelab_internal.sql_qname(x.relid) AS qn,
+           string_agg(DISTINCT storagelab_internal.sql_qname(up.anc), ', ') AS roots
       FROM unnest(crel, catt) AS x(relid, attnum)
       JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum AND a.attinhcount > 1
       JOIN up ON up.child = x.relid AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = up.anc)
@@ -213,7 +213,7 @@ BEGIN
     SELECT s.seq, min(s.deptype) AS deptype,
            (array_agg(s.relid ORDER BY s.relid, s.attnum))[1] AS relid,
            (array_agg(a.attname ORDER BY s.relid, s.attnum))[1] AS attname,
-           sq.seqtypid, sq.seqmax, sq.seqmin, storagelab_internal.bigint_migration_qname(s.seq) AS sqn
+           sq.seqtypid, sq.seqmax, sq.seqmin, storagelab_internal.sql_qname(s.seq) AS sqn
       FROM seqs s
       JOIN pg_sequence sq ON sq.seqrelid = s.seq
       JOIN pg_attribute a ON a.attrelid = s.relid AND a.attnum = s.attnum
@@ -260,7 +260,7 @@ BEGIN
   FOR r IN
     SELECT c.oid, c.conname, c.conrelid, c.confrelid, c.convalidated,
            pg_get_constraintdef(c.oid) AS def, obj_description(c.oid, 'pg_constraint') AS descr,
-           storagelab_internal.bigint_migration_qname(c.conrelid) AS qn, storagelab_internal.bigint_migration_qname(c.confrelid) AS fqn
+           storagelab_internal.sql_qname(c.conrelid) AS qn, storagelab_internal.sql_qname(c.confrelid) AS fqn
       FROM pg_constraint c
      WHERE c.contype = 'f' AND c.conparentid = 0
        AND EXISTS (SELECT 1 FROM unnest(c.conkey) k, unnest(crel, catt) AS x(relid, attnum)
@@ -327,7 +327,7 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_trigger_function_rows(o
   'Trigger functions of the converted tables, in languages that cache plans.';
 
 -- an index of a converted column or of a re-created object (pg_class); other relations are blockers
-CREATE FUNCTION storagelab_internal.bigint_migration_dep_relation(
+CREATE FUNCTION storagelab_internal.dependent_relation(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
 LANGUAGE plpgsql STABLE
@@ -338,7 +338,7 @@ DECLARE
   v_sql  text;
   v_qn   text;
 BEGIN
-  SELECT c.relkind, c.oid, storagelab_internal.bigint_migration_qname(c.oid) AS qn, i.indrelid INTO q
+  SELECT c.relkind, c.oid, storagelab_internal.sql_qname(c.oid) AS qn, i.indrelid INTO q
     FROM pg_class c LEFT JOIN pg_index i ON i.indexrelid = c.oid WHERE c.oid = p_objid;
   IF q.relkind = 'S' THEN
     o := NULL; RETURN;                                   -- sequences: step 4
@@ -362,7 +362,7 @@ BEGIN
       -- a partition's index is attached to its parent's, which is
       -- re-created first (ON ONLY, as pg_get_indexdef prints it, and
       -- valid again once every partition's index is attached)
-      SELECT i.inhparent, storagelab_internal.bigint_migration_qname(i.inhparent) AS pqn INTO v_sql, v_qn
+      SELECT i.inhparent, storagelab_internal.sql_qname(i.inhparent) AS pqn INTO v_sql, v_qn
         FROM pg_inherits i WHERE i.inhrelid = p_objid;
       IF v_sql IS NOT NULL THEN
         link := format('%s:%s:0>%s:%s:0', 'pg_class'::regclass::oid, p_objid, 'pg_class'::regclass::oid, v_sql);
@@ -372,9 +372,9 @@ BEGIN
                       -- CLUSTER ON and REPLICA IDENTITY USING INDEX go with the index
                       || coalesce((SELECT CASE WHEN i.indisclustered
                                                THEN format(E'ALTER %s %s CLUSTER ON %I;\n', CASE t.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END,
-                                                           storagelab_internal.bigint_migration_qname(t.oid), ic.relname) ELSE '' END
+                                                           storagelab_internal.sql_qname(t.oid), ic.relname) ELSE '' END
                                           || CASE WHEN i.indisreplident
-                                               THEN format(E'ALTER TABLE %s REPLICA IDENTITY USING INDEX %I;\n', storagelab_internal.bigint_migration_qname(t.oid), ic.relname) ELSE '' END
+                                               THEN format(E'ALTER TABLE %s REPLICA IDENTITY USING INDEX %I;\n', storagelab_internal.sql_qname(t.oid), ic.relname) ELSE '' END
                                      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
                                     WHERE i.indexrelid = p_objid), '')
                       || coalesce((SELECT format(E'ALTER INDEX %s SET TABLESPACE %I;\n', q.qn, t.spcname)
@@ -420,11 +420,11 @@ BEGIN
   END IF;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_relation(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+COMMENT ON FUNCTION storagelab_internal.dependent_relation(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
   'an index of a converted column or of a re-created object (pg_class); other relations are blockers';
 
 -- a column default or generated column expression (pg_attrdef) that uses the column
-CREATE FUNCTION storagelab_internal.bigint_migration_dep_default(
+CREATE FUNCTION storagelab_internal.dependent_default(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
 LANGUAGE plpgsql STABLE
@@ -436,7 +436,7 @@ BEGIN
   SELECT ad.adrelid, ad.adnum, a.attname, a.attgenerated, a.attinhcount, a.attnotnull, a.attstattarget,
          a.atttypid, a.atttypmod, a.attcollation, t.typcollation, a.attacl,
          pg_get_expr(ad.adbin, ad.adrelid) AS expr, c.relkind,
-         storagelab_internal.bigint_migration_qname(ad.adrelid) AS qn,
+         storagelab_internal.sql_qname(ad.adrelid) AS qn,
          col_description(ad.adrelid, ad.adnum) AS descr
     INTO q
     FROM pg_attrdef ad
@@ -490,11 +490,11 @@ BEGIN
   END IF;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_default(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+COMMENT ON FUNCTION storagelab_internal.dependent_default(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
   'a column default or generated column expression (pg_attrdef) that uses the column';
 
 -- a constraint (pg_constraint) on the column: rebuilt in place, re-added, or a blocker; foreign keys are foreign_key rows
-CREATE FUNCTION storagelab_internal.bigint_migration_dep_constraint(
+CREATE FUNCTION storagelab_internal.dependent_constraint(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
 LANGUAGE plpgsql STABLE
@@ -503,7 +503,7 @@ AS $fn$
 DECLARE
   q      record;
 BEGIN
-  SELECT c.conname, c.contype, c.conrelid, c.conparentid, c.coninhcount, storagelab_internal.bigint_migration_qname(c.conrelid) AS qn,
+  SELECT c.conname, c.contype, c.conrelid, c.conparentid, c.coninhcount, storagelab_internal.sql_qname(c.conrelid) AS qn,
          (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = c.conrelid AND a.attnum = c.conkey[1]) AS attname,
          pg_get_constraintdef(c.oid) AS def INTO q
     FROM pg_constraint c WHERE c.oid = p_objid;
@@ -512,7 +512,7 @@ BEGIN
   ELSIF q.contype = 'n' AND (auto OR NOT (wclass = 'pg_class'::regclass AND wsub > 0)) THEN
     o := NULL; RETURN;                                   -- NOT NULL of a re-created generated column: its ADD COLUMN has NOT NULL
   ELSIF q.contype = 'n' THEN
-    -- PostgreSQL 18+: a NOT NULL constraint (see bigint_migration_not_null_name)
+    -- PostgreSQL 18+: a NOT NULL constraint (see sql_not_null_name)
     o.kind := 'constraint'; o.relation := q.conrelid;
     o.identity := format('constraint %I on %s', q.conname, q.qn);
     o.lock := 'ACCESS EXCLUSIVE (with its table)';
@@ -547,11 +547,11 @@ BEGIN
   END IF;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_constraint(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+COMMENT ON FUNCTION storagelab_internal.dependent_constraint(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
   'a constraint (pg_constraint) on the column: rebuilt in place, re-added, or a blocker; foreign keys are foreign_key rows';
 
 -- an extended statistics object (pg_statistic_ext) on the column
-CREATE FUNCTION storagelab_internal.bigint_migration_dep_statistics(
+CREATE FUNCTION storagelab_internal.dependent_statistics(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
 LANGUAGE plpgsql STABLE
@@ -579,11 +579,11 @@ BEGIN
   END IF;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_statistics(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+COMMENT ON FUNCTION storagelab_internal.dependent_statistics(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
   'an extended statistics object (pg_statistic_ext) on the column';
 
 -- a rule (pg_rewrite): the view or materialized view it defines, or a rule of a table
-CREATE FUNCTION storagelab_internal.bigint_migration_dep_rewrite(
+CREATE FUNCTION storagelab_internal.dependent_rewrite(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
 LANGUAGE plpgsql STABLE
@@ -593,7 +593,7 @@ DECLARE
   q      record;
 BEGIN
   SELECT w.rulename, w.ev_class, w.ev_enabled, c.relkind, c.relispopulated, c.reloptions, c.relam, c.reltablespace,
-         storagelab_internal.bigint_migration_qname(w.ev_class) AS qn INTO q
+         storagelab_internal.sql_qname(w.ev_class) AS qn INTO q
     FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class WHERE w.oid = p_objid;
   IF q.ev_class = wobj AND wclass = 'pg_class'::regclass AND wsub = 0 THEN
     IF q.rulename = '_RETURN' THEN o := NULL; RETURN; END IF;   -- the view's own query
@@ -655,11 +655,11 @@ BEGIN
   END IF;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_rewrite(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+COMMENT ON FUNCTION storagelab_internal.dependent_rewrite(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
   'a rule (pg_rewrite): the view or materialized view it defines, or a rule of a table';
 
 -- a trigger (pg_trigger) whose column list or WHEN clause uses the column
-CREATE FUNCTION storagelab_internal.bigint_migration_dep_trigger(
+CREATE FUNCTION storagelab_internal.dependent_trigger(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
 LANGUAGE plpgsql STABLE
@@ -668,7 +668,7 @@ AS $fn$
 DECLARE
   q      record;
 BEGIN
-  SELECT t.tgname, t.tgrelid, t.tgenabled, t.tgparentid, t.tgisinternal, storagelab_internal.bigint_migration_qname(t.tgrelid) AS qn INTO q
+  SELECT t.tgname, t.tgrelid, t.tgenabled, t.tgparentid, t.tgisinternal, storagelab_internal.sql_qname(t.tgrelid) AS qn INTO q
     FROM pg_trigger t WHERE t.oid = p_objid;
   IF q.tgparentid <> 0 OR q.tgisinternal THEN
     o := NULL; RETURN;                                   -- partition clones and FK triggers go with their parent
@@ -689,7 +689,7 @@ BEGIN
                                  SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, 1 FROM pg_trigger t WHERE t.tgparentid = p_objid
                                  UNION ALL
                                  SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, cl.lvl + 1 FROM pg_trigger t JOIN cl ON t.tgparentid = cl.oid)
-                               SELECT string_agg(format(E'ALTER TABLE %s %s TRIGGER %I;\n', storagelab_internal.bigint_migration_qname(cl.tgrelid),
+                               SELECT string_agg(format(E'ALTER TABLE %s %s TRIGGER %I;\n', storagelab_internal.sql_qname(cl.tgrelid),
                                                         CASE cl.tgenabled WHEN 'D' THEN 'DISABLE' WHEN 'R' THEN 'ENABLE REPLICA'
                                                                           WHEN 'A' THEN 'ENABLE ALWAYS' ELSE 'ENABLE' END, cl.tgname),
                                                  '' ORDER BY cl.lvl, cl.tgrelid)
@@ -700,11 +700,11 @@ BEGIN
                         q.qn, q.tgname, q.tgenabled);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_trigger(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+COMMENT ON FUNCTION storagelab_internal.dependent_trigger(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
   'a trigger (pg_trigger) whose column list or WHEN clause uses the column';
 
 -- a row-level security policy (pg_policy) using the column
-CREATE FUNCTION storagelab_internal.bigint_migration_dep_policy(
+CREATE FUNCTION storagelab_internal.dependent_policy(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
 LANGUAGE plpgsql STABLE
@@ -715,7 +715,7 @@ DECLARE
 BEGIN
   SELECT p.polname, p.polrelid, p.polpermissive, p.polcmd, p.polroles,
          pg_get_expr(p.polqual, p.polrelid) AS qual, pg_get_expr(p.polwithcheck, p.polrelid) AS wcheck,
-         storagelab_internal.bigint_migration_qname(p.polrelid) AS qn INTO q
+         storagelab_internal.sql_qname(p.polrelid) AS qn INTO q
     FROM pg_policy p WHERE p.oid = p_objid;
   o.kind := 'policy'; o.relation := q.polrelid;
   o.identity := format('policy %I on %s', q.polname, q.qn);
@@ -734,11 +734,11 @@ BEGIN
   o.check_sql := format('EXISTS (SELECT 1 FROM pg_policy WHERE polrelid = to_regclass(%L) AND polname = %L)', q.qn, q.polname);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_policy(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+COMMENT ON FUNCTION storagelab_internal.dependent_policy(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
   'a row-level security policy (pg_policy) using the column';
 
 -- a function or procedure (pg_proc) whose SQL-standard body uses the column
-CREATE FUNCTION storagelab_internal.bigint_migration_dep_function(
+CREATE FUNCTION storagelab_internal.dependent_function(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
 LANGUAGE plpgsql STABLE
@@ -763,18 +763,18 @@ BEGIN
     o.create_sql := rtrim(pg_get_functiondef(p_objid), E'\n') || E';\n'
                     || format(E'ALTER %s %s OWNER TO %I;\n', CASE q.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
                               q.sig, pg_get_userbyid(q.proowner))
-                    || storagelab_internal.bigint_migration_acl_sql('ROUTINE', q.sig, q.proacl, q.proowner)
+                    || storagelab_internal.sql_acl('ROUTINE', q.sig, q.proacl, q.proowner)
                     || CASE WHEN (q.descr) IS NULL THEN '' ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', q.sig, q.descr) END;
     o.check_sql := format('to_regprocedure(%L) IS NOT NULL', q.sig);
     o.objsubid := 0;
   END IF;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_function(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+COMMENT ON FUNCTION storagelab_internal.dependent_function(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
   'a function or procedure (pg_proc) whose SQL-standard body uses the column';
 
 -- a publication's row filter or column list (pg_publication_rel) naming the column
-CREATE FUNCTION storagelab_internal.bigint_migration_dep_publication(
+CREATE FUNCTION storagelab_internal.dependent_publication(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
 LANGUAGE plpgsql STABLE
@@ -784,7 +784,7 @@ DECLARE
   q      record;
 BEGIN
   SELECT p.pubname, pr.prrelid, pr.prattrs, pg_get_expr(pr.prqual, pr.prrelid) AS qual,
-         storagelab_internal.bigint_migration_qname(pr.prrelid) AS qn INTO q
+         storagelab_internal.sql_qname(pr.prrelid) AS qn INTO q
     FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid WHERE pr.oid = p_objid;
   o.kind := 'publication_table'; o.relation := q.prrelid;
   o.identity := format('table %s in publication %I', q.qn, q.pubname);
@@ -801,5 +801,5 @@ BEGIN
                         q.pubname, q.qn);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_dep_publication(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
+COMMENT ON FUNCTION storagelab_internal.dependent_publication(oid, oid, int, "char", oid, oid, int, storagelab.bigint_migration_object, boolean) IS
   'a publication''s row filter or column list (pg_publication_rel) naming the column';

@@ -182,7 +182,7 @@ AS $$
           SELECT coalesce(sum(pg_total_relation_size(tree.oid) - pg_indexes_size(tree.oid)), 0) FROM tree),
          (WITH RECURSIVE tree(oid) AS (SELECT t.relation::oid UNION SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.oid)
           SELECT coalesce(sum(pg_indexes_size(tree.oid)), 0) FROM tree)
-    FROM (SELECT DISTINCT x.relation, storagelab_internal.bigint_migration_qname(x.relation) AS qn
+    FROM (SELECT DISTINCT x.relation, storagelab_internal.sql_qname(x.relation) AS qn
             FROM unnest($1) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL) t
    ORDER BY t.qn
 $$;
@@ -208,11 +208,11 @@ BEGIN
   est AS (SELECT (SELECT coalesce(sum(t.heap_bytes + t.index_bytes), 0) FROM t) AS bytes,
                  greatest(coalesce(nullif(storagelab_internal.setting('bigint_migration.rewrite_mb_per_second'), '')::numeric, 50), 1) AS mbps)
   SELECT storagelab_internal.script_header('INT to BIGINT migration (mode blocking)', ARRAY[
-      'requested: ' || storagelab_internal.bigint_migration_comment_text(
-         (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(u.r), u.c), ', ') FROM unnest(relations, column_names) AS u(r, c)))
+      'requested: ' || storagelab_internal.sql_comment_text(
+         (SELECT string_agg(format('%s.%I', storagelab_internal.sql_qname(u.r), u.c), ', ') FROM unnest(relations, column_names) AS u(r, c)))
       || format(E'\ngenerated %s in database %s by %s (%s)\n', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'),
-                storagelab_internal.bigint_migration_comment_text(quote_ident(current_database())),
-                storagelab_internal.bigint_migration_comment_text(quote_ident(current_user)), split_part(version(), ',', 1))
+                storagelab_internal.sql_comment_text(quote_ident(current_database())),
+                storagelab_internal.sql_comment_text(quote_ident(current_user)), split_part(version(), ',', 1))
       || E'run with: psql -v ON_ERROR_STOP=1 -f <this file>   (as the owner of the objects, or a superuser)\n'
       || E'dry run: add -v dry_run=1 to do everything and ROLLBACK (e.g. on a pg_dump --schema-only copy)\n'
       || 'One transaction: if any step fails, nothing is changed, and the script can simply be run again.',
@@ -223,8 +223,8 @@ BEGIN
                    FROM t ORDER BY t.qn), NULL)
       || format(E'Locks: ACCESS EXCLUSIVE on these tables (and their partitions/children) until COMMIT,\n'
                 'taken in this one order with lock_timeout %s and up to %s retries:\n  %s\n',
-                storagelab_internal.bigint_migration_comment_text(storagelab_internal.setting('scripts.lock_timeout')),
-                storagelab_internal.setting('scripts.lock_retries')::int, storagelab_internal.bigint_migration_comment_text(lock_list))
+                storagelab_internal.sql_comment_text(storagelab_internal.setting('scripts.lock_timeout')),
+                storagelab_internal.setting('scripts.lock_retries')::int, storagelab_internal.sql_comment_text(lock_list))
       || storagelab_internal.script_list('Foreign keys dropped before the type change and re-added after it (each re-validated once):',
            ARRAY(SELECT x.identity || ': ' || x.handling FROM unnest(objs) x WHERE x.kind = 'foreign_key' ORDER BY x.identity))
       || storagelab_internal.script_list('Sequences:',
@@ -272,10 +272,10 @@ RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  WITH c AS (SELECT ARRAY(SELECT format('[%L, %L, %L]', storagelab_internal.bigint_migration_qname(x.relation), x.column_name,
+  WITH c AS (SELECT ARRAY(SELECT format('[%L, %L, %L]', storagelab_internal.sql_qname(x.relation), x.column_name,
                                          storagelab_internal.bigint_preflight_column_type(x.relation, x.column_name))
                             FROM unnest($1) x WHERE x.kind = 'column' ORDER BY x.identity) AS rows,
-                    ARRAY(SELECT ARRAY[storagelab_internal.bigint_migration_qname(x.relation), x.column_name::text]
+                    ARRAY(SELECT ARRAY[storagelab_internal.sql_qname(x.relation), x.column_name::text]
                             FROM unnest($1) x WHERE x.kind = 'column' ORDER BY x.identity) AS cols)
   SELECT E'-- Pre-flight checks (no locks taken yet beyond catalog reads).\n'
       || E'CALL storagelab_internal.bigint_preflight(\n  columns => ' || storagelab_internal.script_array(c.rows)
@@ -284,15 +284,15 @@ AS $$
             WHERE x.kind IN ('foreign_key', 'view', 'materialized_view', 'rule', 'trigger', 'policy', 'function', 'publication_table', 'generated_column')
               AND x.check_sql IS NOT NULL AND x.drop_sql IS NOT NULL ORDER BY x.identity))
       || E',\n  views => ' || storagelab_internal.script_array(ARRAY(
-           SELECT format('[%L, %L, %L]', storagelab_internal.bigint_migration_qname(x.relation),
+           SELECT format('[%L, %L, %L]', storagelab_internal.sql_qname(x.relation),
                          storagelab_internal.bigint_preflight_view_fingerprint(x.relation), x.identity)
              FROM unnest($1) x WHERE x.kind IN ('view', 'materialized_view') AND x.drop_sql IS NOT NULL ORDER BY x.identity))
       || E',\n  dependents => ' || storagelab_internal.script_array(ARRAY(
            SELECT quote_literal(d.dep) FROM storagelab_internal.bigint_preflight_dependents(c.cols) d ORDER BY d.dep))
       || E',\n  relations => ' || storagelab_internal.script_array(ARRAY(
-           SELECT quote_literal(q) FROM (SELECT storagelab_internal.bigint_migration_qname(x.relation) AS q FROM unnest($1) x WHERE x.relation IS NOT NULL
+           SELECT quote_literal(q) FROM (SELECT storagelab_internal.sql_qname(x.relation) AS q FROM unnest($1) x WHERE x.relation IS NOT NULL
                                          UNION
-                                         SELECT storagelab_internal.bigint_migration_qname(x.objid) FROM unnest($1) x
+                                         SELECT storagelab_internal.sql_qname(x.objid) FROM unnest($1) x
                                           WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL) z ORDER BY q))
       || E',\n  routines => ' || storagelab_internal.script_array(ARRAY(
            SELECT DISTINCT quote_literal(x.objid::regprocedure::text) FROM unnest($1) x
@@ -326,7 +326,7 @@ RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT coalesce(string_agg(CASE WHEN $5 THEN '-- ' || storagelab_internal.bigint_migration_comment_text(y.identity) || E'\n' ELSE '' END || y.stmt,
+  SELECT coalesce(string_agg(CASE WHEN $5 THEN '-- ' || storagelab_internal.sql_comment_text(y.identity) || E'\n' ELSE '' END || y.stmt,
                              '' ORDER BY CASE WHEN $7 = 'desc' THEN y.depth END DESC, CASE WHEN $7 = 'asc' THEN y.depth END, y.identity), $6, '')
     FROM (SELECT x.identity, x.depth, CASE $2 WHEN 'drop' THEN x.drop_sql ELSE x.create_sql END AS stmt
             FROM unnest($1) x
@@ -361,7 +361,7 @@ AS $$
                    || E';\n'
                    || coalesce((SELECT string_agg(x.post_sql, '' ORDER BY x.identity) FROM unnest($1) x
                                  WHERE x.kind = 'generated_column' AND x.relation = t.rel), ''), '' ORDER BY t.qn)
-                     FROM (SELECT DISTINCT x.relation AS rel, storagelab_internal.bigint_migration_qname(x.relation) AS qn
+                     FROM (SELECT DISTINCT x.relation AS rel, storagelab_internal.sql_qname(x.relation) AS qn
                              FROM unnest($1) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL) t), '')
       || E'\n-- Sequences (SHARE ROW EXCLUSIVE on each sequence).\n'
       || storagelab_internal.bigint_migration_blocking_statements($1, 'create', '{sequence}', NULL, false,
@@ -416,14 +416,14 @@ DECLARE
 BEGIN
   objs := storagelab_internal.bigint_migration_preflight(objs, 'blocking', function_hazards);   -- part 27
   -- Tables: every table whose columns change or that carries a re-created object.
-  all_tables := ARRAY(SELECT DISTINCT storagelab_internal.bigint_migration_qname(x.relation)
+  all_tables := ARRAY(SELECT DISTINCT storagelab_internal.sql_qname(x.relation)
                         FROM unnest(objs) x JOIN pg_class c ON c.oid = x.relation
                        WHERE c.relkind IN ('r', 'p') ORDER BY 1);
   -- LOCK TABLE recurses to partitions and inheritance children: name only the others.
   lock_list := (SELECT string_agg(t, ', ' ORDER BY t) FROM unnest(all_tables) t
                  WHERE NOT EXISTS (SELECT 1 FROM pg_inherits i
                                     WHERE i.inhrelid = t::regclass
-                                      AND storagelab_internal.bigint_migration_qname(i.inhparent) = ANY (all_tables)));
+                                      AND storagelab_internal.sql_qname(i.inhparent) = ANY (all_tables)));
   RETURN storagelab_internal.bigint_migration_blocking_header(objs, relations, column_names, lock_list, function_hazards)
       || storagelab_internal.bigint_migration_blocking_preflight(objs, all_tables)
       || storagelab_internal.disk_preflight_sql('blocking', storagelab_internal.bigint_copy_swap_tables(objs))   -- part 64
@@ -439,7 +439,7 @@ BEGIN
       || storagelab_internal.script_end(true)
       || E'-- ALTER COLUMN TYPE discards the column statistics: gather them again (SHARE UPDATE EXCLUSIVE, no blocking of DML).\n'
       || (SELECT string_agg(format(E'ANALYZE %s;\n', t.qn), '' ORDER BY t.qn)
-            FROM (SELECT DISTINCT storagelab_internal.bigint_migration_qname(x.relation) AS qn
+            FROM (SELECT DISTINCT storagelab_internal.sql_qname(x.relation) AS qn
                     FROM unnest(objs) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL) t);
 END
 $fn$;

@@ -10,7 +10,7 @@
 -- it: commas inside parentheses, quoted identifiers and string literals do
 -- not separate elements.  Returns the elements and the position just after
 -- the closing ")".
-CREATE FUNCTION storagelab_internal.bigint_migration_split_list(def text, pos int, OUT elems text[], OUT next_pos int)
+CREATE FUNCTION storagelab_internal.sql_split_list(def text, pos int, OUT elems text[], OUT next_pos int)
 LANGUAGE plpgsql IMMUTABLE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $fn$
@@ -53,7 +53,7 @@ BEGIN
     USING ERRCODE = 'internal_error', DETAIL = def;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_split_list(text, int) IS
+COMMENT ON FUNCTION storagelab_internal.sql_split_list(text, int) IS
   'the top-level elements of a parenthesized list in a deparsed definition, and the position after it';
 
 -- The DDL of a copy of index idx under the name new_name, from its
@@ -63,7 +63,7 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_split_list(text, int) I
 -- printed; the columns numbered renamed_atts become new_names.  With
 -- concurrent, CREATE INDEX CONCURRENTLY.  The tablespace is added
 -- (pg_get_indexdef does not print it).
-CREATE FUNCTION storagelab_internal.bigint_migration_index_copy(def text, idx oid, new_name name, concurrent boolean,
+CREATE FUNCTION storagelab_internal.index_copy_sql(def text, idx oid, new_name name, concurrent boolean,
                                                                 renamed_atts int2[], new_names name[])
 RETURNS text
 LANGUAGE plpgsql STABLE
@@ -94,7 +94,7 @@ BEGIN
   -- pg_catalog, pg_temp here), except a temporary one; its name may contain
   -- anything, so it is matched whole where it can be
   mid := format('%s%s USING %I (', CASE WHEN ix.relkind = 'I' THEN 'ONLY ' ELSE '' END,
-                storagelab_internal.bigint_migration_qname(ix.indrelid), ix.amname);
+                storagelab_internal.sql_qname(ix.indrelid), ix.amname);
   IF substr(def, length(head) + 1, length(mid)) = mid THEN
     pos := length(head) + length(mid) + 1;
   ELSE
@@ -104,11 +104,11 @@ BEGIN
   IF left(def, length(head)) <> head OR pos = 0 THEN
     RAISE EXCEPTION 'unexpected index definition' USING ERRCODE = 'internal_error', DETAIL = def;
   END IF;
-  SELECT * INTO keys FROM storagelab_internal.bigint_migration_split_list(def, pos);
+  SELECT * INTO keys FROM storagelab_internal.sql_split_list(def, pos);
   elems := keys.elems;
   rest := substr(def, keys.next_pos);
   IF starts_with(rest, ' INCLUDE (') THEN
-    SELECT * INTO incl FROM storagelab_internal.bigint_migration_split_list(def, keys.next_pos + length(' INCLUDE ('));
+    SELECT * INTO incl FROM storagelab_internal.sql_split_list(def, keys.next_pos + length(' INCLUDE ('));
     elems := elems || incl.elems;
     rest := substr(def, incl.next_pos);
   END IF;
@@ -144,5 +144,5 @@ BEGIN
       || rest;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_index_copy(text, oid, name, boolean, int2[], name[]) IS
+COMMENT ON FUNCTION storagelab_internal.index_copy_sql(text, oid, name, boolean, int2[], name[]) IS
   'DDL of a copy of an index under a new name, with some of its columns renamed, from its definition: every option of every column kept';

@@ -225,13 +225,13 @@ BEGIN
   FOR g IN SELECT * FROM storagelab_internal.bigint_migration_plan_groups() LOOP
     step := step + 1;
     severity := CASE WHEN g.critical THEN 'critical' ELSE 'warning' END;
-    columns := ARRAY(SELECT format('%s.%I', storagelab_internal.bigint_migration_qname(x.r), x.c)
+    columns := ARRAY(SELECT format('%s.%I', storagelab_internal.sql_qname(x.r), x.c)
                        FROM unnest(g.relations, g.column_names) AS x(r, c));
     relations := NULL; script := NULL; blockers := NULL;
     BEGIN
       objs := storagelab_internal.bigint_migration_model(g.relations, g.column_names);
       relations := ARRAY(SELECT d.rel FROM (SELECT DISTINCT x.relation AS rel FROM unnest(objs) x WHERE x.kind = 'column') d
-                          ORDER BY storagelab_internal.bigint_migration_qname(d.rel));
+                          ORDER BY storagelab_internal.sql_qname(d.rel));
       script := storagelab_internal.bigint_migration_write(objs, g.relations, g.column_names, mode, function_hazards);
     EXCEPTION WHEN OTHERS THEN
       GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;

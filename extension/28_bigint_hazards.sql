@@ -507,10 +507,10 @@ BEGIN
          ORDER BY 1
       LOOP
         o := storagelab_internal.bigint_migration_hazard_row(
-          fn, 0, format('writes column %s.%I (%s)', storagelab_internal.bigint_migration_qname(t.relid), t.attname, format_type(t.atttypid, NULL)),
+          fn, 0, format('writes column %s.%I (%s)', storagelab_internal.sql_qname(t.relid), t.attname, format_type(t.atttypid, NULL)),
           caller, 'past 2^31', via);
         o.hint := format('convert %s.%I to bigint too (in the same script: bigint_migration_group_script() with both columns), or cast in the writer',
-                         storagelab_internal.bigint_migration_qname(t.relid), t.attname);
+                         storagelab_internal.sql_qname(t.relid), t.attname);
         RETURN NEXT o;
       END LOOP;
     END LOOP;
@@ -1194,7 +1194,7 @@ BEGIN
   o.drop_sql := format(E'DROP %s %s;\n', kw, fn::regprocedure);
   o.create_sql := def || E';\n'
                   || format(E'ALTER ROUTINE %s OWNER TO %I;\n', newsig, pg_get_userbyid(p.proowner))
-                  || storagelab_internal.bigint_migration_acl_sql('ROUTINE', newsig, p.proacl, p.proowner)
+                  || storagelab_internal.sql_acl('ROUTINE', newsig, p.proacl, p.proowner)
                   || CASE WHEN p.descr IS NULL THEN '' ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', newsig, p.descr) END;
   -- newsig separates its arguments with ', ', regprocedure's text with ','
   IF replace(newsig, ', ', ',') <> fn::regprocedure::text THEN
@@ -1241,7 +1241,7 @@ AS $$
   tabs AS (
     SELECT c.relid, '(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k.relname) || '($|[^a-z0-9_$])' AS rel_re,
            string_agg(storagelab_internal.bigint_migration_re(c.attname), '|' ORDER BY c.attname) AS cols,
-           string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(c.relid), c.attname), ', ' ORDER BY c.attname) AS via
+           string_agg(format('%s.%I', storagelab_internal.sql_qname(c.relid), c.attname), ', ' ORDER BY c.attname) AS via
       FROM conv c JOIN pg_class k ON k.oid = c.relid GROUP BY c.relid, k.relname),
   funcs AS MATERIALIZED (   -- each source scrubbed once
     SELECT p.oid, p.prorettype = 'trigger'::regtype AS trig, l.lanname, lower(p.prosrc) AS raw,
@@ -1252,7 +1252,7 @@ AS $$
        AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'))
   SELECT * FROM (
     SELECT t.tgfoid, NULL::text, '(new|old)\.(' || b.cols || ')', NULL::text,
-           format('trigger %I on %s', t.tgname, storagelab_internal.bigint_migration_qname(t.tgrelid)),
+           format('trigger %I on %s', t.tgname, storagelab_internal.sql_qname(t.tgrelid)),
            (SELECT string_agg(format('NEW.%I', c.attname), ', ' ORDER BY c.attname) FROM conv c WHERE c.relid = t.tgrelid),
            CASE WHEN k.relkind <> 'p' THEN t.tgrelid END
       FROM pg_trigger t JOIN tabs b ON b.relid = t.tgrelid JOIN pg_class k ON k.oid = t.tgrelid
@@ -1273,7 +1273,7 @@ AS $$
     SELECT NULL, storagelab_internal.bigint_migration_scrub(pg_get_viewdef(x.objid)), '([a-z_][a-z0-9_$]*\.)?(' || t.cols || ')', NULL, x.identity, t.via, NULL
       FROM unnest($1) x
       JOIN LATERAL (SELECT string_agg(DISTINCT storagelab_internal.bigint_migration_re(c.attname), '|') AS cols,
-                           string_agg(DISTINCT format('%s.%I', storagelab_internal.bigint_migration_qname(c.relid), c.attname), ', ') AS via
+                           string_agg(DISTINCT format('%s.%I', storagelab_internal.sql_qname(c.relid), c.attname), ', ') AS via
                       FROM pg_rewrite w JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid
                       JOIN conv c ON c.relid = d.refobjid AND c.attname = (SELECT attname FROM pg_attribute WHERE attrelid = d.refobjid AND attnum = d.refobjsubid)
                      WHERE w.ev_class = x.objid) t ON t.cols IS NOT NULL
@@ -1476,7 +1476,7 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT format(E'-- Function hazards (function_hazards => %L): functions the converted values reach with a narrower type:\n', $2)
-      || coalesce(string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(
+      || coalesce(string_agg('--   ' || storagelab_internal.sql_comment_text(
                     format('%s <- %s: fails %s; %s', x.identity, x.hazard_caller,
                            CASE WHEN x.hazard_fails = 'unknown' THEN 'unknown (dynamic SQL not read)' ELSE x.hazard_fails END,
                            CASE WHEN storagelab_internal.bigint_migration_widen_spec(x) = ANY (string_to_array(w.hazard_caller, ', '))
@@ -1512,7 +1512,7 @@ BEGIN
     SELECT DISTINCT x.relation AS relid, k.relname
       FROM unnest(objs) x JOIN pg_class k ON k.oid = x.relation WHERE x.kind = 'column'),
   fns AS (
-    SELECT t.tgfoid AS fn, storagelab_internal.bigint_migration_qname(t.tgrelid) AS rel
+    SELECT t.tgfoid AS fn, storagelab_internal.sql_qname(t.tgrelid) AS rel
       FROM pg_trigger t JOIN conv ON conv.relid = t.tgrelid WHERE NOT t.tgisinternal AND t.tgparentid = 0
     UNION
     SELECT x.objid, NULL FROM unnest(objs) x WHERE x.kind IN ('function_hazard', 'widened_function')
@@ -1749,7 +1749,7 @@ BEGIN
     column_name := e->>'column_name'; old_type := format_type(o_t, NULL); new_type := format_type(n_t, NULL);
     FOR r IN
       -- trigger functions of the table and of its partitions or children
-      SELECT DISTINCT t.tgfoid AS f, format('trigger %I on %s', t.tgname, storagelab_internal.bigint_migration_qname(t.tgrelid)) AS who,
+      SELECT DISTINCT t.tgfoid AS f, format('trigger %I on %s', t.tgname, storagelab_internal.sql_qname(t.tgrelid)) AS who,
              '(?:new|old)\.(?:' || storagelab_internal.bigint_migration_re(e->>'column_name') || ')' AS carrier, NULL::text AS filter
         FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_language l ON l.oid = p.prolang
        WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND l.lanname = 'plpgsql'

@@ -81,7 +81,7 @@ AS $$
               WHEN ad.adbin IS NOT NULL THEN ' DEFAULT ' || pg_get_expr(ad.adbin, ad.adrelid)
               ELSE '' END
       || CASE WHEN a.attnotnull
-              THEN coalesce(' CONSTRAINT ' || quote_ident(storagelab_internal.bigint_migration_not_null_name($1, $2)), '')
+              THEN coalesce(' CONSTRAINT ' || quote_ident(storagelab_internal.sql_not_null_name($1, $2)), '')
                    || ' NOT NULL' ELSE '' END
     FROM pg_attribute a
     JOIN pg_type nt ON nt.oid = to_regtype($3)
@@ -139,7 +139,7 @@ BEGIN
   END IF;
   -- privileges: the table's (the same statements as for a re-created view) and its columns'
   stmts := stmts || array_remove(regexp_split_to_array(rtrim(
-             storagelab_internal.bigint_migration_acl_sql('TABLE', newq, t.relacl, t.relowner), E';\n'), E';\n'), '');
+             storagelab_internal.sql_acl('TABLE', newq, t.relacl, t.relowner), E';\n'), E';\n'), '');
   SELECT stmts || coalesce(array_agg(format('GRANT %s (%I) ON TABLE %s TO %s%s', x.privilege_type, a.attname, newq,
                                             CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
                                             CASE WHEN x.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
@@ -226,7 +226,7 @@ BEGIN
   -- NOT NULL and defaults of its own (a partition or child takes its parent's)
   FOR r IN
     SELECT a.attname, a.attnotnull AND NOT pa.attnotnull AS own_not_null,
-           storagelab_internal.bigint_migration_not_null_name(member, a.attnum) AS not_null_name,
+           storagelab_internal.sql_not_null_name(member, a.attnum) AS not_null_name,
            pg_get_expr(d.adbin, d.adrelid) AS def, pg_get_expr(pd.adbin, pd.adrelid) AS parent_def
       FROM pg_attribute a
       JOIN pg_attribute pa ON pa.attrelid = t.parent AND pa.attname = a.attname AND NOT pa.attisdropped
@@ -314,7 +314,7 @@ AS $$
                 CASE WHEN bool_or(a.attidentity = 'a') THEN ' OVERRIDING SYSTEM VALUE' ELSE '' END,
                 string_agg(CASE WHEN format_type(a.atttypid, a.atttypmod) = u.typ THEN quote_ident(a.attname)
                                 ELSE format('%I::%s', a.attname, u.typ) END, ', ' ORDER BY u.n),
-                storagelab_internal.bigint_migration_qname($1))
+                storagelab_internal.sql_qname($1))
     FROM unnest($2, $3) WITH ORDINALITY u(att, typ, n)
     JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = u.att
     JOIN pg_class c ON c.oid = $1

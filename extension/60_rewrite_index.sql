@@ -12,7 +12,7 @@
 -- NULLS FIRST/LAST, operator class and its options, collation, INCLUDE,
 -- NULLS NOT DISTINCT, storage parameters, predicate, expressions, and the
 -- tablespace, which pg_get_indexdef leaves out; see
--- bigint_migration_index_copy).  The definition names the old table once,
+-- index_copy_sql).  The definition names the old table once,
 -- after ON: that name is checked, then replaced.
 CREATE FUNCTION storagelab_internal.rewrite_index_def(idx oid, new_name name, new_table text)
 RETURNS text
@@ -27,9 +27,9 @@ BEGIN
   SELECT i.indisunique, i.indrelid, am.amname, CASE WHEN ic.relkind = 'I' THEN 'ONLY ' ELSE '' END AS only INTO ix
     FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
    WHERE i.indexrelid = idx;
-  def := storagelab_internal.bigint_migration_index_copy(pg_get_indexdef(idx), idx, new_name, false, '{}', '{}');
+  def := storagelab_internal.index_copy_sql(pg_get_indexdef(idx), idx, new_name, false, '{}', '{}');
   head := format('CREATE %sINDEX %I ON %s%s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
-                 ix.only, storagelab_internal.bigint_migration_qname(ix.indrelid), ix.amname);
+                 ix.only, storagelab_internal.sql_qname(ix.indrelid), ix.amname);
   IF NOT starts_with(def, head) THEN
     RAISE EXCEPTION 'unexpected index definition' USING ERRCODE = 'internal_error', DETAIL = def;
   END IF;

@@ -279,26 +279,26 @@ SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT coalesce((SELECT string_agg(format(E'ALTER %s %s ALTER COLUMN %I SET DEFAULT %s;\n',
                                             CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END,
-                                            storagelab_internal.bigint_migration_qname(c.oid), a.attname,
+                                            storagelab_internal.sql_qname(c.oid), a.attname,
                                             pg_get_expr(ad.adbin, ad.adrelid)), '' ORDER BY a.attnum)
                     FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
                    WHERE ad.adrelid = c.oid), '')
-      || coalesce((SELECT string_agg(storagelab_internal.bigint_migration_index_copy(pg_get_indexdef(i.indexrelid), i.indexrelid,
+      || coalesce((SELECT string_agg(storagelab_internal.index_copy_sql(pg_get_indexdef(i.indexrelid), i.indexrelid,
                                        ic.relname, false, '{}', '{}') || E';\n'
                                      || CASE WHEN obj_description(i.indexrelid, 'pg_class') IS NULL THEN ''
                                              ELSE format(E'COMMENT ON INDEX %s IS %L;\n',
-                                                         storagelab_internal.bigint_migration_qname(i.indexrelid),
+                                                         storagelab_internal.sql_qname(i.indexrelid),
                                                          obj_description(i.indexrelid, 'pg_class')) END,
                                      '' ORDER BY i.indexrelid)
                      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid WHERE i.indrelid = c.oid), '')
       || coalesce((SELECT string_agg((x.o).create_sql, '' ORDER BY t.oid)
                      FROM pg_trigger t,
-                          storagelab_internal.bigint_migration_dependent('pg_trigger'::regclass, t.oid, 0, 'n',
+                          storagelab_internal.dependent_sql('pg_trigger'::regclass, t.oid, 0, 'n',
                             'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false) x
                     WHERE t.tgrelid = c.oid AND NOT t.tgisinternal), '')
       || coalesce((SELECT string_agg((x.o).create_sql, '' ORDER BY w.oid)
                      FROM pg_rewrite w,
-                          storagelab_internal.bigint_migration_dependent('pg_rewrite'::regclass, w.oid, 0, 'n',
+                          storagelab_internal.dependent_sql('pg_rewrite'::regclass, w.oid, 0, 'n',
                             'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false) x
                     WHERE w.ev_class = c.oid AND w.rulename <> '_RETURN'), '')
     FROM pg_class c WHERE c.oid = $1
@@ -316,7 +316,7 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_view_parts(oid) IS
 -- (CREATE VIEW v AS SELECT f(t) FROM t: one level deeper than the function,
 -- so dropped before it and re-created after it, as the blocking script does).
 -- depth: re-create in ascending order, drop in descending order.  Found
--- through dependent_refs, described by bigint_migration_dependent (part 21:
+-- through dependent_refs, described by dependent_sql (part 21:
 -- the kinds both walks share); moved: the kinds view, materialized_view,
 -- rule, policy and function.  Any other object depending on a table is
 -- refused (0A000, naming it), and so is any object of the tables
@@ -383,7 +383,7 @@ BEGIN
       o := NULL;
       IF NOT own THEN
         -- what the object is and how it is dropped and re-created: the kind's function (part 22)
-        o := (storagelab_internal.bigint_migration_dependent(d.classid, d.objid, 0, 'n',
+        o := (storagelab_internal.dependent_sql(d.classid, d.objid, 0, 'n',
                 CASE WHEN d.refclassid = 'pg_proc'::regclass THEN 'pg_proc'::regclass ELSE 'pg_class'::regclass END,
                 d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;
       END IF;

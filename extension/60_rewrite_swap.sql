@@ -21,7 +21,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
   WITH m AS (SELECT array_agg(x.relid) AS rels FROM storagelab_internal.rewrite_members($1) x)
   SELECT k.oid, CASE WHEN k.conrelid = ANY (m.rels) THEN 'from' ELSE 'to' END, k.conrelid, k.conname,
-         storagelab_internal.bigint_migration_qname(k.conrelid),
+         storagelab_internal.sql_qname(k.conrelid),
          regexp_replace(pg_get_constraintdef(k.oid), ' NOT VALID$', ''), k.convalidated, c.relkind = 'p' OR fc.relkind = 'p'
     FROM m, pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_class fc ON fc.oid = k.confrelid
    WHERE k.contype = 'f' AND k.conparentid = 0 AND (k.conrelid = ANY (m.rels) OR k.confrelid = ANY (m.rels))
@@ -85,7 +85,7 @@ BEGIN
                              format('%s.%I', r.nspq, r.relname), r.nspq, storagelab_internal.rewrite_name(mine, r.oid));
   END LOOP;
   -- sequences owned by a column (serial): owned by the table now under the name
-  SELECT stmts || coalesce(array_agg(format('ALTER SEQUENCE %s OWNED BY %s.%I', storagelab_internal.bigint_migration_qname(d.objid),
+  SELECT stmts || coalesce(array_agg(format('ALTER SEQUENCE %s OWNED BY %s.%I', storagelab_internal.sql_qname(d.objid),
                                             cur, a.attname) ORDER BY d.objid), '{}')
     INTO stmts
     FROM pg_depend d JOIN pg_class sc ON sc.oid = d.objid
@@ -109,26 +109,26 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   t      record;
-  cur    text := storagelab_internal.bigint_migration_qname(rel);
+  cur    text := storagelab_internal.sql_qname(rel);
   stmts  text[] := '{}';
   r      record;
 BEGIN
   SELECT c.relrowsecurity, c.relforcerowsecurity, c.relreplident INTO t FROM pg_class c WHERE c.oid = rel;
   FOR r IN
     SELECT x.create_sql FROM (
-      SELECT 1 AS k, g.oid, (storagelab_internal.bigint_migration_dep_trigger('pg_trigger'::regclass, g.oid, 0, 'n',
+      SELECT 1 AS k, g.oid, (storagelab_internal.dependent_trigger('pg_trigger'::regclass, g.oid, 0, 'n',
                'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
         FROM pg_trigger g WHERE g.tgrelid = rel AND NOT g.tgisinternal AND g.tgparentid = 0
       UNION ALL
-      SELECT 2, w.oid, (storagelab_internal.bigint_migration_dep_rewrite('pg_rewrite'::regclass, w.oid, 0, 'n',
+      SELECT 2, w.oid, (storagelab_internal.dependent_rewrite('pg_rewrite'::regclass, w.oid, 0, 'n',
                'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
         FROM pg_rewrite w WHERE w.ev_class = rel AND w.rulename <> '_RETURN'
       UNION ALL
-      SELECT 3, p.oid, (storagelab_internal.bigint_migration_dep_policy('pg_policy'::regclass, p.oid, 0, 'n',
+      SELECT 3, p.oid, (storagelab_internal.dependent_policy('pg_policy'::regclass, p.oid, 0, 'n',
                'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
         FROM pg_policy p WHERE p.polrelid = rel
       UNION ALL
-      SELECT 4, pr.oid, (storagelab_internal.bigint_migration_dep_publication('pg_publication_rel'::regclass, pr.oid, 0, 'n',
+      SELECT 4, pr.oid, (storagelab_internal.dependent_publication('pg_publication_rel'::regclass, pr.oid, 0, 'n',
                'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
         FROM pg_publication_rel pr WHERE pr.prrelid = rel
       UNION ALL
@@ -189,7 +189,7 @@ BEGIN
   IF back THEN
     FOREACH rel IN ARRAY members LOOP
       FOR r IN
-        SELECT format('ALTER PUBLICATION %I DROP TABLE %s', p.pubname, storagelab_internal.bigint_migration_qname(rel)) AS sql
+        SELECT format('ALTER PUBLICATION %I DROP TABLE %s', p.pubname, storagelab_internal.sql_qname(rel)) AS sql
           FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid WHERE pr.prrelid = rel
         UNION ALL
         SELECT format('DROP STATISTICS %I.%I', sn.nspname, s2.stxname)

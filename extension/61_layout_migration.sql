@@ -119,7 +119,7 @@ BEGIN
         USING ERRCODE = 'undefined_column', HINT = 'column_types maps existing columns to their new types.';
     END IF;
   END LOOP;
-  tables := jsonb_build_array(jsonb_build_object('relation', storagelab_internal.bigint_migration_qname($1),
+  tables := jsonb_build_array(jsonb_build_object('relation', storagelab_internal.sql_qname($1),
               'columns', (SELECT jsonb_agg(CASE WHEN types ? c THEN jsonb_build_object('column_name', c, 'type', types->>c)
                                                 ELSE jsonb_build_object('column_name', c) END ORDER BY n)
                             FROM unnest(ord) WITH ORDINALITY u(c, n))));
@@ -209,7 +209,7 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  qn  text := storagelab_internal.bigint_migration_qname(relation);
+  qn  text := storagelab_internal.sql_qname(relation);
   e   jsonb;
   v   text;
 BEGIN
@@ -459,7 +459,7 @@ AS $$
   SELECT CASE WHEN $2 IS NULL OR $2 = '[]' THEN '' ELSE
            E'-- Functions that read the changed columns (calls and comparisons checked against the new types;\n'
         || E'-- review them for arithmetic and output: numeric -> integer divides as integers, prints 1.0 as 1):\n'
-        || coalesce((SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(
+        || coalesce((SELECT string_agg('--   ' || storagelab_internal.sql_comment_text(
                                          format('%s (%s): %s %s -> %s', h.fn, h.caller, h.column_name, h.old_type, h.new_type)) || E'\n',
                                        '' ORDER BY h.fn::text, h.column_name)
                        FROM (SELECT coalesce((e->>'relation')::oid, $1::oid) AS rel, jsonb_agg(e - 'relation') AS ch
@@ -597,9 +597,9 @@ AS $$
          -- LOCK TABLE takes no materialized view, and on a view it locks the
          -- tables the view reads too: a change of owner to the owner it has
          -- takes ACCESS EXCLUSIVE on the view alone and changes nothing
-         CASE c.relkind WHEN 'v' THEN format('ALTER VIEW %s OWNER TO %I', storagelab_internal.bigint_migration_qname(c.oid), pg_get_userbyid(c.relowner))
-                        WHEN 'm' THEN format('ALTER MATERIALIZED VIEW %s OWNER TO %I', storagelab_internal.bigint_migration_qname(c.oid), pg_get_userbyid(c.relowner))
-                        ELSE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', storagelab_internal.bigint_migration_qname(c.oid)) END
+         CASE c.relkind WHEN 'v' THEN format('ALTER VIEW %s OWNER TO %I', storagelab_internal.sql_qname(c.oid), pg_get_userbyid(c.relowner))
+                        WHEN 'm' THEN format('ALTER MATERIALIZED VIEW %s OWNER TO %I', storagelab_internal.sql_qname(c.oid), pg_get_userbyid(c.relowner))
+                        ELSE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', storagelab_internal.sql_qname(c.oid)) END
     FROM l JOIN pg_class c ON c.oid = l.rel
    WHERE l.rel = $1::oid OR l.rel NOT IN (SELECT relid FROM members)
    GROUP BY l.rel, c.oid
@@ -615,12 +615,12 @@ RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT format(E'-- storagelab layout migration of %s (mode %s%s), written %s\n', storagelab_internal.bigint_migration_qname($1),
+  SELECT format(E'-- storagelab layout migration of %s (mode %s%s), written %s\n', storagelab_internal.sql_qname($1),
                 CASE WHEN $6 IS NULL THEN 'blocking' ELSE 'online' END, ', migration id ' || $6,
                 to_char(now(), 'YYYY-MM-DD HH24:MI:SS TZ'))
       || E'--\n-- Rebuilds the table as a new table in this column order, swaps it in and drops the old one:\n'
-      || (SELECT string_agg(format(E'--   %s %s\n', storagelab_internal.bigint_migration_comment_text(quote_ident(c->>'column_name')),
-                                   storagelab_internal.bigint_migration_comment_text(
+      || (SELECT string_agg(format(E'--   %s %s\n', storagelab_internal.sql_comment_text(quote_ident(c->>'column_name')),
+                                   storagelab_internal.sql_comment_text(
                                      coalesce((SELECT format('%s (was %s)', e->>'to', e->>'from') FROM jsonb_array_elements($3) e
                                                 WHERE e->>'column_name' = c->>'column_name' AND NOT e ? 'relation'), 'unchanged'))), '' ORDER BY n)
             FROM jsonb_array_elements($2->0->'columns') WITH ORDINALITY u(c, n))
@@ -628,7 +628,7 @@ AS $$
 '
                   || E'-- the same way (and the same transaction):
 '
-                  || (SELECT string_agg(format(E'--   %s\n', storagelab_internal.bigint_migration_comment_text(
+                  || (SELECT string_agg(format(E'--   %s\n', storagelab_internal.sql_comment_text(
                                           format('%s.%s %s (was %s)', (e->>'relation')::oid::regclass, quote_ident(e->>'column_name'), e->>'to', e->>'from'))),
                                         '' ORDER BY (e->>'relation')::oid::regclass::text, e->>'column_name')
                         FROM jsonb_array_elements($3) e WHERE e ? 'relation'), '')
@@ -707,7 +707,7 @@ BEGIN
     rechecks := rechecks || E'-- The table is still as it was when this script was written; every value fits its new type.\n'
                 || format(E'CALL storagelab_internal.layout_check_unchanged(\n  relation => %L,\n  relid => %s,\n  columns => %L,\n'
                           || E'  fingerprint => %L,\n  changes => %L);\n\n',
-                          storagelab_internal.bigint_migration_qname(tc.relid), tc.relid,
+                          storagelab_internal.sql_qname(tc.relid), tc.relid,
                           (SELECT string_agg(format('%I %s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum)
                              FROM pg_attribute a WHERE a.attrelid = tc.relid AND a.attnum > 0 AND NOT a.attisdropped),
                           storagelab_internal.rewrite_tree_fingerprint(tc.relid),
@@ -737,7 +737,7 @@ DECLARE
 BEGIN
   -- everything the run takes ACCESS EXCLUSIVE on, locked together before the copy
   SELECT array_agg(x.lock_sql ORDER BY x.rel::oid),
-         string_agg(format(E'--   %s (%s)\n', storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(x.rel)),
+         string_agg(format(E'--   %s (%s)\n', storagelab_internal.sql_comment_text(storagelab_internal.sql_qname(x.rel)),
                            x.why), '' ORDER BY x.rel::oid)
     INTO lock_stmt, lock_list
     FROM (SELECT l.rel, min(l.lock_sql) AS lock_sql,
@@ -808,12 +808,12 @@ BEGIN
   -- other tables (rebuilt with the table, in their own column order) and
   -- the table's own columns referencing the key
   WITH k AS MATERIALIZED (SELECT * FROM storagelab_internal.layout_key_component(relation, p.changes))
-  SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('relation', storagelab_internal.bigint_migration_qname(t.relid),
+  SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('relation', storagelab_internal.sql_qname(t.relid),
                    'columns', (SELECT jsonb_agg(coalesce((SELECT jsonb_build_object('column_name', a.attname, 'type', k.new_type)
                                                             FROM k WHERE k.relid = t.relid AND k.column_name = a.attname LIMIT 1),
                                                          jsonb_build_object('column_name', a.attname)) ORDER BY a.attnum)
                                  FROM pg_attribute a WHERE a.attrelid = t.relid AND a.attnum > 0 AND NOT a.attisdropped))
-                   ORDER BY storagelab_internal.bigint_migration_qname(t.relid)), '[]')
+                   ORDER BY storagelab_internal.sql_qname(t.relid)), '[]')
             FROM (SELECT DISTINCT k.relid FROM k WHERE k.relid <> relation::oid) t),
          (SELECT jsonb_object_agg(k.column_name, k.new_type) FROM k WHERE k.relid = relation::oid)
     INTO comp, self_types;

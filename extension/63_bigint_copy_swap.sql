@@ -25,13 +25,13 @@ RETURNS jsonb
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT jsonb_agg(jsonb_build_object('relation', storagelab_internal.bigint_migration_qname(t.rel),
+  SELECT jsonb_agg(jsonb_build_object('relation', storagelab_internal.sql_qname(t.rel),
            'columns', (SELECT jsonb_agg(jsonb_build_object('column_name', a.attname,
                                 'type', CASE WHEN EXISTS (SELECT 1 FROM unnest($1) x WHERE x.kind = 'column' AND x.relation = t.rel
                                                              AND x.column_name = a.attname)
                                              THEN 'bigint' ELSE format_type(a.atttypid, a.atttypmod) END) ORDER BY a.attnum)
                          FROM pg_attribute a WHERE a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped))
-           ORDER BY storagelab_internal.bigint_migration_qname(t.rel))
+           ORDER BY storagelab_internal.sql_qname(t.rel))
     FROM (SELECT DISTINCT x.relation::oid AS rel FROM unnest($1) x
            WHERE x.kind = 'column'
              -- partitions and inheritance children are rewritten with their parent
@@ -52,7 +52,7 @@ AS $$
                 string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum),
                 CASE WHEN bool_or(a.attidentity = 'a') THEN ' OVERRIDING SYSTEM VALUE' ELSE '' END,
                 string_agg(format('%I::%s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum),
-                storagelab_internal.bigint_migration_qname($1))
+                storagelab_internal.sql_qname($1))
     FROM pg_attribute a JOIN pg_class c ON c.oid = $1 JOIN pg_namespace n ON n.oid = c.relnamespace
    WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
    GROUP BY n.nspname
@@ -70,7 +70,7 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT jsonb_agg(jsonb_build_object(
-           'source', storagelab_internal.bigint_migration_qname(r.relation),
+           'source', storagelab_internal.sql_qname(r.relation),
            'target', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'old' ELSE 'new' END, r.relation)),
            'log', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'back' ELSE 'log' END, r.relation)),
            'key', to_jsonb(storagelab_internal.rewrite_online_key(r.relation)),
@@ -379,12 +379,12 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT storagelab_internal.script_lock_sql(
-           ARRAY(SELECT storagelab_internal.bigint_migration_qname(d.objid) FROM storagelab_internal.rewrite_dependents(roots) d
+           ARRAY(SELECT storagelab_internal.sql_qname(d.objid) FROM storagelab_internal.rewrite_dependents(roots) d
                   WHERE d.classid = 'pg_class'::regclass GROUP BY d.objid ORDER BY max(d.depth) DESC, d.objid)
            || (SELECT array_agg(x ORDER BY x) FROM (
                  SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
                  UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to'
-                 UNION SELECT storagelab_internal.bigint_migration_qname(k.confrelid)
+                 UNION SELECT storagelab_internal.sql_qname(k.confrelid)
                          FROM storagelab_internal.rewrite_foreign_keys(roots) f JOIN pg_constraint k ON k.oid = f.conoid
                         WHERE f.direction = 'from'
                           AND k.confrelid NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(roots) m)) y),
@@ -410,7 +410,7 @@ AS $$
            || E'      HINT = ''Nothing can be rolled back after cleanup; to change the tables again, generate a new migration.'';\n'
            || E'  END IF;\nEND\n',
            (SELECT string_agg(format('(to_regclass(%L) IS NOT NULL AND to_regclass(%L)::oid <> %s AND to_regclass(%L) IS NULL AND to_regclass(%L) IS NULL)',
-                                     storagelab_internal.bigint_migration_qname(r), storagelab_internal.bigint_migration_qname(r), r::oid,
+                                     storagelab_internal.sql_qname(r), storagelab_internal.sql_qname(r), r::oid,
                                      format('%I.%I', n.nspname, storagelab_internal.rewrite_name('old', r)),
                                      format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', r))), ' OR ' ORDER BY k)
               FROM unnest(roots) WITH ORDINALITY u(r, k) JOIN pg_class c ON c.oid = r JOIN pg_namespace n ON n.oid = c.relnamespace),
@@ -606,7 +606,7 @@ BEGIN
   -- validate
   -- (SHARE UPDATE EXCLUSIVE on the referencing table, which no client's reads and writes conflict with, first
   -- through script_lock: an autovacuum of it gives way after the short deadlock_timeout)
-  FOR d IN SELECT jsonb_build_array(storagelab_internal.bigint_migration_qname(r.relation), r.statement)
+  FOR d IN SELECT jsonb_build_array(storagelab_internal.sql_qname(r.relation), r.statement)
              FROM storagelab_internal.rewrite_statements(tables, 'validate') r ORDER BY r.ord LOOP
     validate := validate || storagelab_internal.retry_block(
                   ARRAY[storagelab_internal.script_lock_sql(ARRAY[d->>0], 'SHARE UPDATE EXCLUSIVE'), d->>1], retries);
@@ -630,7 +630,7 @@ BEGIN
   -- rollback: swap back when swapped, then drop what start created
   st := ARRAY[ctx->>'locks']
         || (SELECT format('SELECT storagelab_internal.rewrite_check_rollback(%L, %L)',
-                          array_agg(storagelab_internal.bigint_migration_qname(m.relid) ORDER BY m.level, m.relid),
+                          array_agg(storagelab_internal.sql_qname(m.relid) ORDER BY m.level, m.relid),
                           array_agg(m.relid ORDER BY m.level, m.relid))
               FROM storagelab_internal.rewrite_members(roots) m)
         || format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back);
@@ -811,7 +811,7 @@ BEGIN
                       FILTER (WHERE x.drop_sql IS NOT NULL), '{}'),
            array_agg(pg_get_functiondef(x.objid) || E';\n'
                      || format(E'ALTER ROUTINE %s OWNER TO %I;\n', x.objid::regprocedure, pg_get_userbyid(p.proowner))
-                     || storagelab_internal.bigint_migration_acl_sql('ROUTINE', x.objid::regprocedure::text, p.proacl, p.proowner)
+                     || storagelab_internal.sql_acl('ROUTINE', x.objid::regprocedure::text, p.proacl, p.proowner)
                      || CASE WHEN obj_description(x.objid, 'pg_proc') IS NULL THEN ''
                              ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', x.objid::regprocedure, obj_description(x.objid, 'pg_proc')) END
                      ORDER BY x.identity)
@@ -825,20 +825,20 @@ BEGIN
   -- last: no new error (22000, the swap rolls back)   (part 28)
   swap_pre := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'before'), '')], NULL) || swap_pre;
   swap_end := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'after'), '')], NULL);
-  back_post := back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.bigint_migration_qname(x.objid), format_type(q.seqtypid, NULL))
+  back_post := back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.sql_qname(x.objid), format_type(q.seqtypid, NULL))
                                     FROM unnest(objs) x JOIN pg_sequence q ON q.seqrelid = x.objid
                                    WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
   tables := storagelab_internal.bigint_copy_swap_tables(objs);
   mid := 'slcs' || substr(md5(tables::text || now()::text), 1, 10);
   s := format(E'-- storagelab %s: INT to BIGINT migration (mode online: copy and swap), migration id %s\n',
               (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)
-    || '-- requested: ' || storagelab_internal.bigint_migration_comment_text(
-          (SELECT string_agg(format('%s.%I', storagelab_internal.bigint_migration_qname(u.r), u.c), ', ')
+    || '-- requested: ' || storagelab_internal.sql_comment_text(
+          (SELECT string_agg(format('%s.%I', storagelab_internal.sql_qname(u.r), u.c), ', ')
              FROM unnest(relations, column_names) AS u(r, c))) || E'\n'
     || E'-- Tables rebuilt as new tables beside the old ones (one copy of them on disk until cleanup):\n'
-    || (SELECT string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(t->>'relation') || E'\n', '') FROM jsonb_array_elements(tables) t)
+    || (SELECT string_agg('--   ' || storagelab_internal.sql_comment_text(t->>'relation') || E'\n', '') FROM jsonb_array_elements(tables) t)
     || coalesce((SELECT E'-- Sequences made bigint in the swap (their type given back by a swap back):\n'
-                        || string_agg('--   ' || storagelab_internal.bigint_migration_comment_text(storagelab_internal.bigint_migration_qname(x.objid)) || E'\n', '' ORDER BY x.identity)
+                        || string_agg('--   ' || storagelab_internal.sql_comment_text(storagelab_internal.sql_qname(x.objid)) || E'\n', '' ORDER BY x.identity)
                    FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL), '')
     || E'--\n-- Run one phase at a time, in this order (each can be run again after a failure):\n'
     || E'--   psql -v ON_ERROR_STOP=1 -v phase=start    -f <this file>  -- new tables, change logs and triggers (brief SHARE ROW EXCLUSIVE, retried)\n'

@@ -73,7 +73,7 @@ BEGIN
       IF md = 'online' THEN online := r; END IF;
       IF r.code IS NULL THEN
         fix := format('SELECT storagelab.bigint_migration_script(%L, %L, %L%s);',
-                      storagelab_internal.bigint_migration_qname(relation), column_name, md,
+                      storagelab_internal.sql_qname(relation), column_name, md,
                       CASE WHEN fh <> 'refuse' THEN format(', function_hazards => %L', fh) ELSE '' END);
         SELECT string_agg(DISTINCT x.objid::regprocedure::text, ', ')
                  FILTER (WHERE x.hazard_fails NOT IN ('immediately', 'unknown')),

@@ -1,7 +1,7 @@
 -- pgTAP: the rewrite engine's walk of the objects that follow its tables
 -- (storagelab_internal.rewrite_dependents), which asks the catalogs through
 -- the query it shares with the INT -> BIGINT model (dependent_refs) and
--- hands what it finds to the same table of kinds (bigint_migration_dependent).
+-- hands what it finds to the same table of kinds (dependent_sql).
 -- What it moves, with depths: a view over the table and one over that view,
 -- a function of the table's rows and a view over the function, a policy of
 -- another table reading the table.  What it refuses, naming the object: an
