@@ -4,20 +4,20 @@
 --
 -- The generator, by file:
 --   20_bigint_common.sql    the model's row type, helpers
---   20_bigint_settings.sql  the settings of the generator
---   21_bigint_model.sql     the model: component, dependency walk, depths
+--   21_bigint_settings.sql  the settings of the generator
+--   22_bigint_model.sql     the model: component, dependency walk, depths
 --                           (storagelab.bigint_migration_objects and _group_objects)
---   22_bigint_objects.sql   one function per kind of object in the model
---   23_bigint_blocking.sql  the blocking script, one function per section
---   24_index_copy.sql       an index's DDL with columns renamed (the rewrite
---                           engine's copies, parts 60)
+--   23_bigint_objects.sql   one function per kind of object in the model
+--   24_bigint_blocking.sql  the blocking script, one function per section
+--   25_index_copy.sql       an index's DDL with columns renamed (the rewrite
+--                           engine's copies, parts 60-64)
 --   26_bigint_progress.sql  storagelab.bigint_migration_progress
 --   27_bigint_script.sql    storagelab.bigint_migration_script / _group_script
 --                           and storagelab.bigint_migration_plan
 --   28_bigint_hazards.sql   function hazards: functions the converted values
 --                           reach with a narrower type (refuse, widen, accept)
---   63_bigint_copy_swap.sql mode online: copy and swap, on the rewrite engine
---                           of parts 60-62
+--   67_bigint_copy_swap.sql mode online: copy and swap, on the rewrite engine
+--                           of parts 60-66
 --
 -- Written in PL/pgSQL: the work is catalog queries plus PostgreSQL's own
 -- deparsers (pg_get_viewdef, pg_get_triggerdef, pg_get_constraintdef,
@@ -86,7 +86,7 @@ COMMENT ON FUNCTION storagelab_internal.sql_qname(oid) IS
 --     inherited constraint cannot be renamed, so a partition's NOT NULL
 --     name follows its parent's after the migration;
 --   * the online mode (copy and swap) gives the new table's column a NOT
---     NULL constraint of the old one's name (part 60).
+--     NULL constraint of the old one's name (parts 60-64).
 -- Before PostgreSQL 18, NOT NULL is only pg_attribute.attnotnull: nothing to
 -- name, re-create or check beyond it.
 CREATE FUNCTION storagelab_internal.sql_not_null_name(rel oid, attnum int2)

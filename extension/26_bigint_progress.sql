@@ -1,7 +1,7 @@
 -- storagelab install script, part 26: storagelab.bigint_migration_progress,
 -- one row per table that an online migration copies: made by phase start,
--- filled in by the copy (storagelab.rewrite_online_copy, part 62), with the
--- WAL of each phase (part 65); and by the backfill of 1.0's online scripts,
+-- filled in by the copy (storagelab.rewrite_online_copy, part 66), with the
+-- WAL of each phase (part 69); and by the backfill of 1.0's online scripts,
 -- which carry their own code and need only this table and its columns (a 1.0
 -- migration under way at the update still finishes: scripts/upgrade-test.sh).
 --

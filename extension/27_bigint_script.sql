@@ -3,8 +3,8 @@
 --
 --   storagelab.bigint_migration_script(relation, column_name, mode, function_hazards)
 --   storagelab.bigint_migration_group_script(relations[], column_names[], mode, function_hazards)
---       the model of part 21, built once, written by part 23 (mode
---       'blocking') or part 63 (mode 'online': copy and swap; 'copy_swap' is
+--       the model of part 22, built once, written by part 24 (mode
+--       'blocking') or part 67 (mode 'online': copy and swap; 'copy_swap' is
 --       its alias); mode 'shadow' (1.0's shadow-column writer) is refused
 --       since 1.1; function_hazards 'refuse' | 'widen' | 'accept': part 28
 --   storagelab.bigint_migration_plan(mode, function_hazards)
@@ -82,7 +82,7 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
-  -- PL/pgSQL: the copy-and-swap writer is created later in the install script (part 63)
+  -- PL/pgSQL: the copy-and-swap writer is created later in the install script (part 67)
   RETURN CASE WHEN mode IN ('online', 'copy_swap') THEN storagelab_internal.bigint_migration_copy_swap_script(objs, relations, column_names, function_hazards)
               ELSE storagelab_internal.bigint_migration_blocking_script(objs, relations, column_names, function_hazards) END;
 END
@@ -93,7 +93,7 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_write(storagelab.bigint
 -- What the writer of mode 'blocking' or 'online' refuses for a model under
 -- a choice of function_hazards, raised as the writer raises it (the
 -- blocking mode's blockers, nothing to convert, function hazards; online:
--- the rewrite engine's refusals too, part 63), before anything is written.
+-- the rewrite engine's refusals too, part 67), before anything is written.
 -- Returns the model with function_hazards applied.  The writers call it
 -- first; bigint_migration_refusal() asks it without writing a script.
 CREATE FUNCTION storagelab_internal.bigint_migration_preflight(objs storagelab.bigint_migration_object[], mode text,
@@ -104,7 +104,7 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
   IF mode IN ('online', 'copy_swap') THEN
-    -- PL/pgSQL: part 63 is created later in the install script
+    -- PL/pgSQL: part 67 is created later in the install script
     RETURN storagelab_internal.bigint_copy_swap_refuse(objs, function_hazards);
   ELSIF mode = 'blocking' THEN
     PERFORM storagelab_internal.bigint_migration_refuse(objs, '{}', 'blocking');

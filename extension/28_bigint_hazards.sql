@@ -10,7 +10,7 @@
 -- function sources (PL/pgSQL and SQL) and the view definitions, adds one
 -- model row of kind function_hazard per finding, and one row of kind
 -- widened_function per function the generator can widen; the model (part
--- 21) appends these rows.  The script writers (parts 23 and 25, through
+-- 22) appends these rows.  The script writers (parts 24 and 67, through
 -- part 27) call bigint_migration_apply_hazards() with the DBA's choice
 -- (function_hazards => 'refuse' | 'widen' | 'accept') and, when plpgsql_check
 -- is installed in the database, compare its errors before and after the
@@ -1650,7 +1650,7 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_plpgsql_check_sql(stora
   'DO block of a generated script: plpgsql_check errors of the functions using the converted tables, recorded before and compared after';
 
 -- ---------------------------------------------------------------------------
--- Any type change, not only INT -> BIGINT: the layout scripts (part 61)
+-- Any type change, not only INT -> BIGINT: the layout scripts (part 65)
 -- retype columns in every direction (int -> smallint, text -> uuid,
 -- numeric -> integer, int -> bigint).  The same textual reading as above,
 -- with the old and the new type as parameters: a call that passes the

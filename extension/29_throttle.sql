@@ -1,6 +1,6 @@
 -- storagelab install script, part 29: the throttle of the batch loops that
 -- write a copy of a table (the copy and the replay of a copy-and-swap
--- migration, part 62; the TOAST rewrite of a storage migration script, part
+-- migration, part 66; the TOAST rewrite of a storage migration script, part
 -- 40).  Before each batch they CALL storagelab_internal.throttle_wait(),
 -- which waits while a physical standby replays too far behind, a logical
 -- replication slot's consumer has not confirmed too much WAL, or the DBA's

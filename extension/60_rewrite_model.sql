@@ -8,11 +8,11 @@
 --                             refusals (rewrite_refuse), the objects outside
 --                             the tables that follow them (rewrite_dependents:
 --                             the catalog query and the table of kinds of the
---                             INT -> BIGINT model's walk, part 21)
---   60_rewrite_create.sql     phases create and copy
---   60_rewrite_index.sql      phase index
---   60_rewrite_swap.sql       phases swap, validate, swap_back, cleanup, discard
---   60_rewrite_statements.sql storagelab_internal.rewrite_statements(), the entry point
+--                             INT -> BIGINT model's walk, part 22)
+--   61_rewrite_create.sql     phases create and copy
+--   62_rewrite_index.sql      phase index
+--   64_rewrite_swap.sql       phases swap, validate, swap_back, cleanup, discard
+--   63_rewrite_statements.sql storagelab_internal.rewrite_statements(), the entry point
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
@@ -316,7 +316,7 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_view_parts(oid) IS
 -- (CREATE VIEW v AS SELECT f(t) FROM t: one level deeper than the function,
 -- so dropped before it and re-created after it, as the blocking script does).
 -- depth: re-create in ascending order, drop in descending order.  Found
--- through dependent_refs, described by dependent_sql (part 21:
+-- through dependent_refs, described by dependent_sql (part 22:
 -- the kinds both walks share); moved: the kinds view, materialized_view,
 -- rule, policy and function.  Any other object depending on a table is
 -- refused (0A000, naming it), and so is any object of the tables
@@ -382,7 +382,7 @@ BEGIN
                     AND (own OR coalesce(d.ev_class = d.refobjid, false) OR d.contype IS NOT DISTINCT FROM 'f');
       o := NULL;
       IF NOT own THEN
-        -- what the object is and how it is dropped and re-created: the kind's function (part 22)
+        -- what the object is and how it is dropped and re-created: the kind's function (part 23)
         o := (storagelab_internal.dependent_sql(d.classid, d.objid, 0, 'n',
                 CASE WHEN d.refclassid = 'pg_proc'::regclass THEN 'pg_proc'::regclass ELSE 'pg_class'::regclass END,
                 d.refobjid, 0, NULL::storagelab.bigint_migration_object, false)).o;

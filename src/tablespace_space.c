@@ -3,7 +3,7 @@
  * tablespace_space.c
  *	  Free and total bytes of the filesystem that holds a tablespace, read
  *	  with statvfs(): what the disk pre-flight of the migration scripts
- *	  compares the space a rewrite needs with (extension/64_disk_preflight.sql).
+ *	  compares the space a rewrite needs with (extension/68_disk_preflight.sql).
  *
  * The directory asked about is the one PostgreSQL writes the tablespace's
  * files to: the data directory's base/ for pg_default, global/ for

@@ -5,7 +5,7 @@
 -- interrupted after one batch and resumed, a swap that gives up on a lock
 -- (the lock held by another session, found in pg_locks) and is run again, a
 -- rollback after the swap, then a second migration through cleanup.
--- Without the rewrite engine (part 60) the mode refuses, and only that is
+-- Without the rewrite engine (parts 60-64) the mode refuses, and only that is
 -- tested.
 \set QUIET 1
 \set ON_ERROR_STOP 1

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # TAP test (run by prove from scripts/run-suites.sh): the disk pre-flight of
-# the migration scripts (extension/64_disk_preflight.sql) against a real
+# the migration scripts (extension/68_disk_preflight.sql) against a real
 # small filesystem, and the WAL figures of the online phases
-# (extension/65_online_wal.sql).
+# (extension/69_online_wal.sql).
 #
 # As root it mounts an 8 MB tmpfs, gives it to the server's operating-system
 # user and makes a tablespace there.  A table of about 4 MB (heap and key

@@ -107,7 +107,7 @@ done
 # of the two tables, a checksum of pgbench_accounts (pgbench -i data are
 # deterministic), the column order.  With 4 clients: copy_swap and pg_repack,
 # failed transactions and the per-second maximum latency.
-# ONLINE_COPY_SWAP=0 skips it; it needs the rewrite engine (part 60).
+# ONLINE_COPY_SWAP=0 skips it; it needs the rewrite engine (parts 60-64).
 # Last, the floor of copy and swap statement by statement (copy_floor).
 cs_size() { psql -X -At -c "SELECT pg_total_relation_size('pgbench_accounts') + pg_total_relation_size('pgbench_history')"; }
 cs_sum() { psql -X -At -c "SELECT md5(string_agg(format('%s|%s|%s|%s', aid, bid, abalance, filler), ',' ORDER BY aid)) FROM pgbench_accounts"; }

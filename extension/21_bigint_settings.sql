@@ -1,4 +1,4 @@
--- storagelab install script, part 20: the settings of the INT -> BIGINT
+-- storagelab install script, part 21: the settings of the INT -> BIGINT
 -- generator (storagelab.setting_values lists them with their meaning).
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit

@@ -1,4 +1,4 @@
--- storagelab install script, part 60: the rewrite engine's phases swap,
+-- storagelab install script, part 64: the rewrite engine's phases swap,
 -- swap_back, validate, cleanup and discard (see 60_rewrite_model.sql and
 -- doc/design/rewrite-engine.md).  The caller runs swap (or swap_back) in
 -- one transaction holding ACCESS EXCLUSIVE locks on the tables.

@@ -1,7 +1,7 @@
--- storagelab install script, part 24: the DDL of a copy of an index, from
+-- storagelab install script, part 25: the DDL of a copy of an index, from
 -- its definition as PostgreSQL prints it (pg_get_indexdef), with every
 -- option of every column kept and some columns renamed.  The rewrite
--- engine's copies of indexes on the new tables (parts 60) use it.
+-- engine's copies of indexes on the new tables (parts 60-64) use it.
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 

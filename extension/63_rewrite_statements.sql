@@ -1,4 +1,4 @@
--- storagelab install script, part 60: the rewrite engine's entry point,
+-- storagelab install script, part 63: the rewrite engine's entry point,
 -- storagelab_internal.rewrite_statements(tables, phase): the statements of
 -- one phase, in order (doc/design/rewrite-engine.md).
 

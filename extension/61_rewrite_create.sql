@@ -1,4 +1,4 @@
--- storagelab install script, part 60: the rewrite engine's phases create
+-- storagelab install script, part 61: the rewrite engine's phases create
 -- and copy (see 60_rewrite_model.sql and doc/design/rewrite-engine.md).
 --
 --   create  the new table beside the old, storagelab_new_<OID>, in the new

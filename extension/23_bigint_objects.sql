@@ -1,5 +1,5 @@
--- storagelab install script, part 22: the rows of the INT -> BIGINT model,
--- one function per kind of object (part 21 calls them).  Each fills in
+-- storagelab install script, part 23: the rows of the INT -> BIGINT model,
+-- one function per kind of object (part 22 calls them).  Each fills in
 -- storagelab.bigint_migration_object: what the object is, the lock and
 -- handling of a migration, the SQL that drops, re-creates and checks it, or
 -- why it blocks a migration.

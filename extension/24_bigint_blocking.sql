@@ -1,11 +1,11 @@
--- storagelab install script, part 23: the blocking INT -> BIGINT script
+-- storagelab install script, part 24: the blocking INT -> BIGINT script
 -- (bigint_migration_script(..., mode => 'blocking')): one transaction, every
 -- table locked in one order, each table rewritten once.
 --
 -- First the run-time checks, installed procedures the script CALLs with
 -- the state it expects (bigint_preflight before the locks, bigint_postcheck
 -- before COMMIT).  Then one function per section of the script, in the
--- order the script has them; each writes from the model rows (part 21),
+-- order the script has them; each writes from the model rows (part 22),
 -- except sizes and the few facts the checks compare (a column's type, a
 -- view's fingerprint, the dependents of the columns, constraints not
 -- valid), read by the functions the checks call at run time.
@@ -252,7 +252,7 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_header(storage
   'the header of a blocking script (storagelab_internal.script_header): columns, tables and sizes, locks, foreign keys, sequences, objects re-created, function hazards, estimated duration; its settings and BEGIN';
 
 -- The session settings of a blocking script, and its BEGIN (the blocking
--- layout script, part 61, uses them too).
+-- layout script, part 65, uses them too).
 CREATE FUNCTION storagelab_internal.bigint_migration_blocking_settings()
 RETURNS text
 LANGUAGE sql STABLE
@@ -426,7 +426,7 @@ BEGIN
                                       AND storagelab_internal.sql_qname(i.inhparent) = ANY (all_tables)));
   RETURN storagelab_internal.bigint_migration_blocking_header(objs, relations, column_names, lock_list, function_hazards)
       || storagelab_internal.bigint_migration_blocking_preflight(objs, all_tables)
-      || storagelab_internal.disk_preflight_sql('blocking', storagelab_internal.bigint_copy_swap_tables(objs))   -- part 64
+      || storagelab_internal.disk_preflight_sql('blocking', storagelab_internal.bigint_copy_swap_tables(objs))   -- part 68
       || E'-- Lock every table, in one order, all or none; retried on lock_timeout.\n'
       || storagelab_internal.retry_block(ARRAY[format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', lock_list)],
                                          storagelab_internal.setting('scripts.lock_retries')::int,
@@ -450,7 +450,7 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_script(storage
 -- the model's blocker rows plus what the writer cannot do (more_blockers,
 -- SQLSTATE 0A000); also when nothing is left to convert.  mode is not read:
 -- both callers (the blocking pre-flight, part 27, and the online one, part
--- 63) pass 'blocking' and no more_blockers since mode shadow, whose writer
+-- 67) pass 'blocking' and no more_blockers since mode shadow, whose writer
 -- passed others, was removed.
 CREATE FUNCTION storagelab_internal.bigint_migration_refuse(objs storagelab.bigint_migration_object[], more_blockers text[], mode text)
 RETURNS void

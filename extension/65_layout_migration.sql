@@ -1,10 +1,10 @@
--- storagelab install script, part 61: layout migrations, the fix of what
+-- storagelab install script, part 65: layout migrations, the fix of what
 -- column_waste and alignment_padding find.
 --
 --   storagelab.layout_migration_script(relation, mode, column_types, column_order)
 --       a psql script that rebuilds the table in the planned column order
 --       and types (storagelab.table_rewrite_plan, or the caller's), with
---       the rewrite engine of part 60
+--       the rewrite engine of parts 60-64
 --   storagelab.layout_migration_plan()
 --       one row per table whose plan saves at least the threshold
 --       (settings layout_migration.min_saved_pct, .min_saved_bytes), with
@@ -750,7 +750,7 @@ BEGIN
   -- trigger, added objects to the new tables as they were created)
   RETURN storagelab_internal.layout_header(relation, tabs, allch, plan, lock_list, NULL)
          || storagelab_internal.bigint_migration_blocking_settings()
-         || storagelab_internal.disk_preflight_sql('blocking', tabs)   -- part 64
+         || storagelab_internal.disk_preflight_sql('blocking', tabs)   -- part 68
          || E'-- Lock the table and every relation the run changes (see the header), all or none, in OID order;\n-- retried on lock_timeout.\n'
          || storagelab_internal.retry_block(lock_stmt, storagelab_internal.setting('scripts.lock_retries')::int,
                                             'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
@@ -828,7 +828,7 @@ BEGIN
   SELECT * INTO ck FROM storagelab_internal.layout_checks(relation, tabs, self_types, column_types);
   plan := CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END;  -- the header shows the plan's figures
   IF mode = 'online' THEN
-    -- the online script: the copy-and-swap machinery of parts 62 and 63 (change log, batched copy,
+    -- the online script: the copy-and-swap machinery of parts 66 and 67 (change log, batched copy,
     -- replay, swap under lock_timeout, rollback) around the engine's statements, in the skeleton
     -- every online script shares, after this script's own header
     mid := 'sllm' || substr(md5(tabs::text || now()::text), 1, 10);

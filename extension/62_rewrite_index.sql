@@ -1,4 +1,4 @@
--- storagelab install script, part 60: the rewrite engine's phase index
+-- storagelab install script, part 62: the rewrite engine's phase index
 -- (see 60_rewrite_model.sql and doc/design/rewrite-engine.md): every valid
 -- index of the old table, and its primary key, unique and exclusion
 -- constraints, built on the new table under deterministic names

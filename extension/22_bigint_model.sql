@@ -1,12 +1,12 @@
--- storagelab install script, part 21: the INT -> BIGINT dependency model.
+-- storagelab install script, part 22: the INT -> BIGINT dependency model.
 --
 --   storagelab.bigint_migration_group_objects(relations[], column_names[])
 --   storagelab.bigint_migration_objects(relation, column_name)
 --       every column of the foreign-key component of the requested columns
 --       and every object that depends on them, with how a migration handles
 --       it: one row per object (storagelab.bigint_migration_object), built
---       by the functions of part 22, one per kind.  The script writers
---       (parts 23 and 63) read only these rows, built once per script.
+--       by the functions of part 23, one per kind.  The script writers
+--       (parts 24 and 67) read only these rows, built once per script.
 --   storagelab_internal.dependent_refs, dependent_sql: the
 --       catalog query and the table of kinds that this walk and the
 --       rewrite engine's (rewrite_dependents, part 60) share.
@@ -135,7 +135,7 @@ COMMENT ON FUNCTION storagelab_internal.dependent_refs(oid, oid[], int) IS
 -- The dependency walk: objects depending on the component's columns (the
 -- level-0 frontier), then on every object that has to be dropped (views,
 -- functions, generated columns), level by level.  One function per catalog
--- of the dependent object (part 22) says what it is and how it is handled.
+-- of the dependent object (part 23) says what it is and how it is handled.
 -- prior: the rows found so far (columns, sequences, foreign keys, ...);
 -- returns them with the walk's rows appended, and the "child>parent" links
 -- between re-created objects that order them (bigint_migration_depths).
@@ -240,12 +240,12 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_walk(oid[], int2[], sto
   'the dependency walk of the INT->BIGINT model: prior rows plus every object depending on the component, and the links that order re-created objects';
 
 -- One dependent object found by a walk: the function of its catalog
--- (part 22) fills in o.  o.kind NULL: nothing to do with it.  follow: a
+-- (part 23) fills in o.  o.kind NULL: nothing to do with it.  follow: a
 -- further frontier for the walk; link: a "child>parent" ordering link.
 -- The one table of the kinds of dependent objects: both walks (this
 -- part's and the rewrite engine's rewrite_dependents) and the engine's
 -- rewrite_view_parts ask it; a new kind is one WHEN here and one function
--- in part 22 (CONTRIBUTING.md, "Adding a kind of dependent object").
+-- in part 23 (CONTRIBUTING.md, "Adding a kind of dependent object").
 CREATE FUNCTION storagelab_internal.dependent_sql(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
@@ -331,7 +331,7 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_depths(storagelab.bigin
   'the model rows with the depth of every re-created object set after everything it depends on';
 
 -- The model: every row, built once; the script writers take it as is.
--- Rows come from one producer per kind (part 22), then the walk, then the
+-- Rows come from one producer per kind (part 23), then the walk, then the
 -- function hazards (part 28).  A new kind of row is one more producer here.
 CREATE FUNCTION storagelab_internal.bigint_migration_model(relations regclass[], column_names name[])
 RETURNS storagelab.bigint_migration_object[]

@@ -1,6 +1,6 @@
--- storagelab install script, part 65: the WAL an online (copy-and-swap)
+-- storagelab install script, part 69: the WAL an online (copy-and-swap)
 -- migration writes, per phase.  Each run of a phase of an online script
--- (INT -> BIGINT, part 63; layout, part 61) reads pg_current_wal_lsn()
+-- (INT -> BIGINT, part 67; layout, part 65) reads pg_current_wal_lsn()
 -- before and after it; the difference (pg_wal_lsn_diff) is added to the
 -- phase's figure in the column wal_bytes of the migration's rows of
 -- storagelab.bigint_migration_progress (part 26), and the run ends with

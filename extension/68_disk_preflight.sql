@@ -1,9 +1,9 @@
--- storagelab install script, part 64: the disk pre-flight of the migration
+-- storagelab install script, part 68: the disk pre-flight of the migration
 -- scripts.  A rewrite writes a second copy of its tables (heap, TOAST and
 -- every index) beside the first, and an online one a change log too; when
 -- a tablespace's filesystem cannot hold that, the copy fails hours in with
 -- the disk full for every other writer.  So the online scripts (INT ->
--- BIGINT, part 63, and layout, part 61) check before phase start and again
+-- BIGINT, part 67, and layout, part 65) check before phase start and again
 -- before phase index, and the blocking ones before their rewrite: the bytes
 -- each tablespace will receive, against the free bytes of its filesystem
 -- (storagelab_internal.tablespace_space, C: statvfs()) less a margin
@@ -33,7 +33,7 @@ COMMENT ON FUNCTION storagelab_internal.tablespace_space(oid) IS
 GRANT EXECUTE ON FUNCTION storagelab_internal.tablespace_space(oid) TO PUBLIC;
 
 -- The tables of a rewrite as the pre-flight reads them, written into the
--- script when it is generated: each table of the engine's input (part 60:
+-- script when it is generated: each table of the engine's input (parts 60-64:
 -- relation and columns, with "type" where it changes) with the bytes a row
 -- grows by, the sum of what each column of a fixed width gains (a column
 -- that narrows, or changes to or from a variable width, counts 0).

@@ -1,8 +1,8 @@
--- storagelab install script, part 63: the INT -> BIGINT script in mode
+-- storagelab install script, part 67: the INT -> BIGINT script in mode
 -- 'online' (bigint_migration_script(..., mode => 'online'), alias
 -- 'copy_swap'): copy and swap.  The
--- component's tables rebuilt as new tables by the rewrite engine (part 60)
--- and kept in step by the online machinery (part 62), then swapped in.
+-- component's tables rebuilt as new tables by the rewrite engine (parts 60-64)
+-- and kept in step by the online machinery (part 66), then swapped in.
 -- One psql file in phases, chosen with -v phase=...:
 --   start     new tables (no indexes), change logs and their triggers
 --   copy      CALL storagelab.rewrite_online_copy: batches, resumable
@@ -60,7 +60,7 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_copy_back(oid) IS
   'INSERT ... SELECT copying rows of the table now under rel''s name into storagelab_old_<rel>, cast to its types (the replay after a swap)';
 
--- The direction objects of part 62 for the tables of an engine input:
+-- The direction objects of part 66 for the tables of an engine input:
 -- forward (old -> new, before the swap) or back (new -> old, after it),
 -- one per table that holds rows (each partition of a partitioned table:
 -- the rows of a partition go to the same partition of the new table).
@@ -269,7 +269,7 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_check_rollback(text[], oid[]) IS
   'raises 55000 naming them when, after the swap of an online rewrite, a table (its original name) has a column its old table (relids) lacks, or a partition or child attached since: the check of a rollback, which would lose them';
 
--- The CALL of storagelab_internal.rewrite_online_step (part 62; one
+-- The CALL of storagelab_internal.rewrite_online_step (part 66; one
 -- transaction) that fails with require_error unless require (an SQL
 -- boolean expression) holds, then says skip_notice instead when skip_if
 -- holds, else runs stmts, retried on lock_timeout or deadlock.  The
@@ -511,7 +511,7 @@ BEGIN
                      ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t),
                      ARRAY(SELECT x->>'log' FROM jsonb_array_elements(ctx->'fwd') x));
   s := s || E'\\if :ph_start\n' || (ctx->>'guard')
-         || storagelab_internal.disk_preflight_sql('start', tables)   -- part 64
+         || storagelab_internal.disk_preflight_sql('start', tables)   -- part 68
          || storagelab_internal.rewrite_online_do(st, (ctx->>'created') || ' AND ' || (ctx->>'ours'), 'phase start has run already',
                                                   '(' || (ctx->>'ours') || ') OR NOT (' || (ctx->>'others') || ')',
                                                   'another copy-and-swap migration of these tables is under way (its storagelab_new_ or storagelab_log_ tables exist): finish it or roll it back', (ctx->>'retries')::int)
@@ -526,7 +526,7 @@ BEGIN
   st := ARRAY(SELECT jsonb_array_elements_text(ctx->'apply_f'))
         || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
   s := s || E'\\if :ph_index\n' || (ctx->>'guard')
-         || storagelab_internal.disk_preflight_sql('index', tables)   -- part 64
+         || storagelab_internal.disk_preflight_sql('index', tables)   -- part 68
          || storagelab_internal.rewrite_online_do(st, '(' || (ctx->>'indexed') || ' AND ' || (ctx->>'copied') || ') OR (' || (ctx->>'swapped') || ')',
                                                   'phase index has run already', ctx->>'copied', 'the copy is not complete: run phase copy first', (ctx->>'retries')::int)
          || (SELECT string_agg(format(E'ANALYZE %s;\n', x->>'target'), '') FROM jsonb_array_elements(ctx->'fwd') x)
@@ -695,7 +695,7 @@ AS $$
       || E'\\if :ph_bad\n'
       || 'DO ' || storagelab_internal.dollar_quote(E'\nBEGIN\n  RAISE EXCEPTION ''unknown or missing phase'' USING ERRCODE = ''invalid_parameter_value'',\n    HINT = ''Run with -v phase=start (then copy, index, replay, swap, validate, cleanup), or -v phase=rollback.'';\nEND\n')
       || E';\n\\endif\n\n'
-      -- WAL before and after the phase: part 65
+      -- WAL before and after the phase: part 69
       || storagelab_internal.rewrite_online_wal_sql($3, ARRAY(SELECT x->>'source' FROM jsonb_array_elements(c.ctx->'fwd') x), false)
       || storagelab_internal.rewrite_online_phases_fill($2, $3, c.ctx)
       || storagelab_internal.rewrite_online_phase_swap($2, c.ctx, $4, $5, $8)
@@ -761,7 +761,7 @@ BEGIN
     RAISE EXCEPTION 'cannot log the changes of table %: its key column "storagelab_seq" has the name of a column of the change log', s
       USING ERRCODE = 'duplicate_column', HINT = 'Rename the column first, or use mode ''blocking''.';
   END LOOP;
-  -- the engine: the tables (part 60), the objects that follow them, rows to copy
+  -- the engine: the tables (parts 60-64), the objects that follow them, rows to copy
   PERFORM storagelab_internal.rewrite_refuse(roots);
   PERFORM count(*) FROM storagelab_internal.rewrite_dependents(roots);
   -- (a partitioned table without partitions is created empty and swapped with the others; alone, or

@@ -1,8 +1,8 @@
--- storagelab install script, part 62: the online machinery of a copy-and-swap
--- rewrite, around the statements of the rewrite engine (part 60): a change
+-- storagelab install script, part 66: the online machinery of a copy-and-swap
+-- rewrite, around the statements of the rewrite engine (parts 60-64): a change
 -- log per table, the batched copy, the replay of the log, and the log's
 -- triggers after the swap (old tables fed from the new ones until cleanup).
--- The script writers (INT -> BIGINT, part 63; layout rewrites) call these
+-- The script writers (INT -> BIGINT, part 67; layout rewrites) call these
 -- with a "direction" object per table, written when the script is:
 --
 --   {"source": "s.t",                 the table the clients write (its original name)
@@ -49,7 +49,7 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_key(oid) IS
 -- while the log is kept.  The log's own columns have reserved names
 -- (storagelab_seq, storagelab_op, storagelab_row) beside the key columns it
 -- copies; a key column named storagelab_seq is refused (the INT->BIGINT
--- pre-flight refuses it first, part 63).
+-- pre-flight refuses it first, part 67).
 CREATE FUNCTION storagelab_internal.rewrite_online_log_start(d jsonb)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
@@ -224,7 +224,7 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply(jsonb, bigint) IS
 -- throttle (part 29) between them.  A table without a key is copied in one
 -- REPEATABLE READ transaction, which also deletes the log rows its snapshot
 -- sees (they are in the copy).  Progress rows:
--- storagelab.bigint_migration_progress (phase start's, part 65, filled in).
+-- storagelab.bigint_migration_progress (phase start's, part 69, filled in).
 -- The setting storagelab.backfill_batches stops it after that many batches.
 --
 -- The copy reads the source with row_security off: a policy that would
