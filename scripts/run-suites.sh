@@ -6,6 +6,12 @@ set -uo pipefail
 cd "$REPO"
 
 . "$REPO/scripts/lib.sh"
+# The client programs (psql, createdb, dropdb, pgbench, pg_basebackup) of
+# the major under test, run directly: /usr/bin/psql and the others are
+# postgresql-common's pg_wrapper, a Perl script that picks the same binary
+# (PGVERSION) at about 80 ms of CPU per call, and the suite makes thousands
+# of calls (polling loops, one psql per phase of a generated script).
+export PATH=$PG_BINDIR:$PATH
 
 # Test fixtures (Pagila, pgbench tables) are loaded by the tests themselves
 # through test/fixtures/*.sql.  Pagila is read from ../shared/datasets/pagila
@@ -176,7 +182,7 @@ for combo in $(for f in "${RUN[@]}"; do
 done | sort -u); do
 	(
 		db=$(template_name ${combo//_/ })
-		{ db_exists "$db" || { createdb -T tap_tpl "$db" &&
+		{ db_exists "$db" || { createdb -T tap_tpl --strategy=file_copy "$db" &&
 			for fx in ${combo//_/ }; do echo "\\i test/fixtures/$fx.sql"; done |
 			psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null; }; } &&
 			printf '%s\t%s\n' "${combo//_/ }" "$db" >>"$STORAGELAB_TAP_TEMPLATES"

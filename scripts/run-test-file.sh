@@ -6,7 +6,9 @@
 # createdb -T from a template that has pgTAP, storagelab and the shared
 # fixtures the file loads (STORAGELAB_TAP_TEMPLATES: "fixtures template"
 # lines written by run-suites.sh), so that no file depends on another's
-# leftovers; the database is dropped afterwards.  test/NAME.sh runs as it is.
+# leftovers; the database is dropped afterwards.  The copy uses strategy
+# file_copy: about a third of the server CPU of the default wal_log for a
+# 34 MB template (doc/design/testing.md).  test/NAME.sh runs as it is.
 #
 # Fails fast: PGOPTIONS carries a statement_timeout
 # (STORAGELAB_STATEMENT_TIMEOUT, seconds) for every session the file opens,
@@ -66,7 +68,7 @@ run_sql() {
 		return 1
 	fi
 	dropdb --if-exists --force "$db" 2>/dev/null
-	createdb -T "$tmpl" "$db" ||
+	createdb -T "$tmpl" --strategy=file_copy "$db" ||
 		{ printf '1..1\nnot ok 1 - %s: createdb -T %s %s failed\n' "$file" "$tmpl" "$db"; return 1; }
 	timeout -k 10 "$STORAGELAB_FILE_TIMEOUT" psql --no-psqlrc --no-align --quiet --pset pager=off \
 		--pset tuples_only=true --set ON_ERROR_STOP=1 --dbname "$db" --file "$file" 2>&1

@@ -19,6 +19,9 @@ set -euo pipefail
 
 ensure_packages
 build_extension
+# The major's client programs, not postgresql-common's wrapper (see
+# run-suites.sh), for the upgrade and library-mix tests beside the suites too.
+export PATH=$PG_BINDIR:$PATH
 export SUMMARY=$REPO/.build/summary-$PG_MAJOR
 echo "0 passed, 1 failed" > "$SUMMARY"	# if the cluster never starts
 rc=0 p=0 f=0 k=0

@@ -15,11 +15,15 @@
 #   - every online phase of a hub's migration runs while pgbench (4 clients,
 #     127.0.0.1, no retries) writes every table of the component in the
 #     order opposite to the migration's (which goes through them by name)
-#     and reads the views: start and rollback first, then start, copy,
-#     index, replay, swap, validate and cleanup; no client transaction may
-#     fail (the script deletes nothing, so the data checks below still
-#     hold).  A rollback after the swap (the swap's locks again) is run
-#     under load by test/online_lock_order.sh;
+#     and reads the views: start, copy, index, replay, swap, validate and
+#     cleanup; no client transaction may fail (the script deletes nothing,
+#     so the data checks below still hold).  Before that, each hub's start
+#     and rollback, the first one's under pgbench too: rollback after start
+#     drops the logs' triggers under the tables' ACCESS EXCLUSIVE, the locks
+#     that every hub's cleanup takes under pgbench after it, so the other
+#     hubs' rollbacks under load added the same locks on the same tables
+#     (and about 5 s).  A rollback after the swap (the swap's locks again)
+#     is run under load by test/online_lock_order.sh;
 #   - after each mode: the same rows in every table (count and md5 of the
 #     rows as jsonb, so column order does not matter), every column of each
 #     hub's foreign-key component bigint, and test/fixtures/app_workload.sql
@@ -54,7 +58,7 @@ ok $? "the application fixture loads $(firsterr "$work/load")"
 [ "$(q -d $A -c "SELECT count(*) FROM pg_class WHERE relkind IN ('r', 'p')
                    AND relnamespace::regnamespace::text IN ('common', 'app', 'cms', 'web', 'links', 'billing', 'audit', 'metrics')")" -ge 150 ]
 ok $? "it has at least 150 tables"
-createdb -T $A $B
+createdb -T $A --strategy=file_copy $B
 step load
 
 # Each hub's foreign-key component (the columns joined to its key through
@@ -135,6 +139,7 @@ bench_start() {
 		[ "$(qt -d "$1" -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench' AND datname = current_database()")" -lt 4 ]; do
 		sleep 0.05
 	done
+	echo "# pgbench connected: $((SECONDS + 30 - deadline)) s" >&2
 }
 # bench_stop LABEL: stops pgbench; no client transaction may have failed.
 bench_stop() {
@@ -152,18 +157,24 @@ bench_stop() {
 # (online: every phase of its header, in order, under pgbench when the
 # component is given).
 run_fix() {
-	local db=$1 fix=$2 label=$3 comp=${4:-} phases p rc=0 t0
+	local db=$1 fix=$2 label=$3 comp=${4:-} phases p rc=0 t0=$SECONDS
 	if ! q -d "$db" -c "$fix" >"$work/script.sql" 2>"$work/err"; then
 		ok 1 "$label generates: $(firsterr "$work/err")"
 		return 1
 	fi
+	echo "# generated: $((SECONDS - t0)) s" >&2
 	ok 0 "$label generates"
 	phases=$(sed -n 's/^--   psql .*-v phase=\([a-z]*\) .*/\1/p' "$work/script.sql" | paste -sd' ')
 	if [ -n "$phases" ]; then
-		[ -n "$comp" ] && [ "${APP_SCHEMA_CONCURRENCY:-1}" != 0 ] && bench_start "$db" "$comp"
-		# phase rollback under the same load: once after start (it drops the logs' triggers under
-		# the tables' ACCESS EXCLUSIVE, as cleanup does; its swap back takes the swap's locks), then
-		# the migration from its start
+		# phase rollback once after start (it drops the logs' triggers under the tables' ACCESS
+		# EXCLUSIVE, as cleanup does), under pgbench for the first online migration only (see the
+		# head of this file), then the migration from its start under pgbench
+		local loaded=
+		[ -n "$comp" ] && [ "${APP_SCHEMA_CONCURRENCY:-1}" != 0 ] && loaded=1
+		if [ -n "$loaded" ] && [ -z "${rollback_loaded:-}" ]; then
+			bench_start "$db" "$comp"
+			rollback_loaded=1 loaded=
+		fi
 		if [ -n "$comp" ] && case " $phases " in *" start "*) true;; *) false;; esac; then
 			for p in start rollback; do
 				t0=$SECONDS
@@ -171,9 +182,10 @@ run_fix() {
 				echo "# phase $p: $((SECONDS - t0)) s" >&2
 			done
 			[ $rc = 0 ] && [ "$(qt -d "$db" -c "SELECT count(*) FROM pg_class WHERE relname LIKE 'storagelab\_%'")" = 0 ] || rc=1
-			ok $rc "$label: phases start and rollback run, nothing of the migration is left$( [ $rc = 0 ] || echo ": phase $p: $(firsterr "$work/err")")"
+			ok $rc "$label: phases start and rollback run$( [ -n "$loaded" ] && echo ' (before pgbench)'), nothing of the migration is left$( [ $rc = 0 ] || echo ": phase $p: $(firsterr "$work/err")")"
 			rc=0
 		fi
+		[ -n "$loaded" ] && bench_start "$db" "$comp"
 		for p in $phases; do
 			t0=$SECONDS
 			q -q -v phase="$p" -d "$db" -f "$work/script.sql" >"$work/err" 2>&1 || { rc=1; break; }

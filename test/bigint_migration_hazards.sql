@@ -19,7 +19,7 @@ DROP DATABASE IF EXISTS storagelab_tap_bigint_hazards_cs;
 DROP ROLE IF EXISTS storagelab_hazard_app;
 -- a copy of the database this file was given (pgTAP, storagelab and the
 -- fixtures it loads, Pagila or pgbench, are there: not installed again)
-CREATE DATABASE storagelab_tap_bigint_hazards TEMPLATE :"origdb";
+CREATE DATABASE storagelab_tap_bigint_hazards TEMPLATE :"origdb" STRATEGY file_copy;
 CREATE DATABASE storagelab_tap_bigint_hazards_online;
 CREATE DATABASE storagelab_tap_bigint_hazards_cs;
 \c storagelab_tap_bigint_hazards

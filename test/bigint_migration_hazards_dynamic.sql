@@ -18,7 +18,7 @@ DROP DATABASE IF EXISTS storagelab_tap_hazards_dyn_acc;
 DROP DATABASE IF EXISTS storagelab_tap_hazards_dyn_onl;
 -- a copy of the database this file was given (pgTAP, storagelab and the
 -- fixtures it loads, Pagila or pgbench, are there: not installed again)
-CREATE DATABASE storagelab_tap_hazards_dyn TEMPLATE :"origdb";
+CREATE DATABASE storagelab_tap_hazards_dyn TEMPLATE :"origdb" STRATEGY file_copy;
 CREATE DATABASE storagelab_tap_hazards_dyn_acc;
 CREATE DATABASE storagelab_tap_hazards_dyn_onl;
 \c storagelab_tap_hazards_dyn

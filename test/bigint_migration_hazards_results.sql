@@ -18,7 +18,7 @@ SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_hazards_results;
 -- a copy of the database this file was given (pgTAP, storagelab and the
 -- fixtures it loads, Pagila or pgbench, are there: not installed again)
-CREATE DATABASE storagelab_tap_hazards_results TEMPLATE :"origdb";
+CREATE DATABASE storagelab_tap_hazards_results TEMPLATE :"origdb" STRATEGY file_copy;
 \c storagelab_tap_hazards_results
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
@@ -84,7 +84,7 @@ END $$;
 \c :origdb
 SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_hazards_results_w;
-CREATE DATABASE storagelab_tap_hazards_results_w TEMPLATE storagelab_tap_hazards_results;
+CREATE DATABASE storagelab_tap_hazards_results_w TEMPLATE storagelab_tap_hazards_results STRATEGY file_copy;
 \c storagelab_tap_hazards_results
 SET client_min_messages = warning;
 \set wdb storagelab_tap_hazards_results_w

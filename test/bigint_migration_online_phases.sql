@@ -17,7 +17,7 @@ SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_bigint_online_phases;
 -- a copy of the database this file was given (pgTAP, storagelab and the
 -- fixtures it loads, Pagila or pgbench, are there: not installed again)
-CREATE DATABASE storagelab_tap_bigint_online_phases TEMPLATE :"origdb";
+CREATE DATABASE storagelab_tap_bigint_online_phases TEMPLATE :"origdb" STRATEGY file_copy;
 -- The phases take their locks through script_lock, which waits at most half
 -- the server's deadlock_timeout per attempt (500 ms by default) and gives up
 -- after a few: under load the poller of test/fixtures/cancel_phase.sh could

@@ -19,7 +19,7 @@ SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_partition_key;
 -- a copy of the database this file was given (pgTAP, storagelab and the
 -- fixtures it loads, Pagila or pgbench, are there: not installed again)
-CREATE DATABASE storagelab_tap_partition_key TEMPLATE :"origdb";
+CREATE DATABASE storagelab_tap_partition_key TEMPLATE :"origdb" STRATEGY file_copy;
 \c storagelab_tap_partition_key
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
@@ -60,7 +60,7 @@ CREATE FUNCTION public.state() RETURNS TABLE (t text) LANGUAGE sql AS $$
   UNION ALL SELECT s::text FROM public.shipments s
 $$;
 SELECT pg_catalog.current_database() AS db \gset
-CREATE DATABASE storagelab_tap_partition_key_oracle TEMPLATE storagelab_tap_partition_key;
+CREATE DATABASE storagelab_tap_partition_key_oracle TEMPLATE storagelab_tap_partition_key STRATEGY file_copy;
 
 -- keyless: a partitioned table whose only index is one partition's own, a plain table with an index
 CREATE TABLE public.readings (sensor int, k int) PARTITION BY RANGE (k);

@@ -25,7 +25,7 @@ DROP DATABASE IF EXISTS storagelab_tap_layout_parts;
 DROP ROLE IF EXISTS storagelab_tap_parts_reader;
 -- a copy of the database this file was given (pgTAP, storagelab and the
 -- fixtures it loads, Pagila or pgbench, are there: not installed again)
-CREATE DATABASE storagelab_tap_layout_parts TEMPLATE :"origdb";
+CREATE DATABASE storagelab_tap_layout_parts TEMPLATE :"origdb" STRATEGY file_copy;
 \c storagelab_tap_layout_parts
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;

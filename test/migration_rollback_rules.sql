@@ -15,7 +15,7 @@ SET client_min_messages = warning;
 DROP DATABASE IF EXISTS storagelab_tap_rollback_rules;
 -- a copy of the database this file was given (pgTAP, storagelab and the
 -- fixtures it loads, Pagila or pgbench, are there: not installed again)
-CREATE DATABASE storagelab_tap_rollback_rules TEMPLATE :"origdb";
+CREATE DATABASE storagelab_tap_rollback_rules TEMPLATE :"origdb" STRATEGY file_copy;
 \c storagelab_tap_rollback_rules
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgtap;
