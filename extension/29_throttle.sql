@@ -16,18 +16,18 @@ COMMENT ON COLUMN storagelab.bigint_migration_progress.throttled_seconds IS 'sec
 
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('throttle.max_replica_lag', '10s',
-   'batch loops of online copies wait while a physical standby''s replay lag exceeds this (pg_stat_replication.replay_lag; 0 when it has replayed all WAL); off = not checked'),
+   'migration batches wait while a physical standby''s replay lag is above this; off = not checked'),
   ('throttle.max_replica_lag_bytes', 'off',
-   'batch loops of online copies wait while a physical standby has not replayed this much WAL (flush position - replay_lsn), e.g. 1GB; off = not checked'),
+   'migration batches wait while a physical standby has this much WAL left to replay; off = not checked'),
   ('throttle.max_slot_lag_bytes', '1GB',
-   'batch loops of online copies wait while a logical replication slot''s consumer has not confirmed this much WAL (current position - confirmed_flush_lsn); off = not checked');
+   'migration batches wait while a logical slot has this much WAL unconfirmed; off = not checked');
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('throttle.query', '',
-   'optional query (one boolean; names schema-qualified) run read-only and rolled back before each batch: true = wait; empty = none'),
+   'a read-only query run before each migration batch: true = wait; empty = none'),
   ('throttle.max_wait', '30min',
-   'a batch loop throttled longer than this at once fails its phase (55000); running the phase again resumes it'),
+   'a throttle wait longer than this fails the phase (55000); running it again resumes it'),
   ('throttle.check_interval', '1s',
-   'while throttled, the limits are checked again (and the progress row updated) this often (10ms to 1min)');
+   'how often the limits are checked again while throttled (10ms to 1min)');
 
 -- A throttle setting as a number (seconds for durations, bytes for sizes),
 -- NULL when it is off (or empty); 22023 naming the setting when its value is

@@ -17,7 +17,7 @@
 
 INSERT INTO storagelab_internal.setting_defaults VALUES
   ('preflight.min_free_pct', '10',
-   'the disk pre-flight of migration scripts (online phases start and index, blocking rewrites) refuses when a tablespace''s filesystem would keep less than this percentage of its size free');
+   'disk pre-flight: refuse a rewrite that would leave less than this % of a tablespace''s disk free');
 
 -- Free and total bytes of a tablespace's filesystem (src/tablespace_space.c).
 -- EXECUTE for every role: the function checks pg_tablespace_size()'s rule
