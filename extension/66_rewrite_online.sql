@@ -272,7 +272,7 @@ BEGIN
     CONTINUE WHEN isdone;
     CALL storagelab_internal.throttle_wait('the copy of migration ' || migration, migration, d->>'source');   -- part 29
     IF pg_catalog.jsonb_typeof(d->'key') IS DISTINCT FROM 'array' THEN
-      COMMIT;   -- a table with a key: its first batch commits the progress row
+      COMMIT;   -- no key: the progress row committed, then the whole copy in one REPEATABLE READ transaction
       SET TRANSACTION ISOLATION LEVEL REPEATABLE READ;   -- first statement of the transaction: before any expression
       PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
       t0 := pg_catalog.clock_timestamp();
