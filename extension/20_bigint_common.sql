@@ -65,13 +65,15 @@ COMMENT ON TYPE storagelab.bigint_migration_object IS
 
 CREATE FUNCTION storagelab_internal.sql_qname(rel oid)
 RETURNS text
-LANGUAGE sql STABLE STRICT
+LANGUAGE plpgsql STABLE STRICT   -- plpgsql: its plan is kept for the session (called per object)
 SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT format('%I.%I', n.nspname, c.relname)
-    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-   WHERE c.oid = $1
-$$;
+AS $fn$
+BEGIN
+  RETURN (SELECT format('%I.%I', n.nspname, c.relname)
+            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+           WHERE c.oid = rel);
+END
+$fn$;
 COMMENT ON FUNCTION storagelab_internal.sql_qname(oid) IS
   'schema-qualified, quoted name of a relation, for generated scripts';
 

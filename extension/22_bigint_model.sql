@@ -113,22 +113,25 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_component(regclass[], n
 -- rows referencing their row type or its array type (rowtype: functions
 -- taking or returning their rows, columns of that type).  Each walk keeps
 -- the dependency types and rows it follows.
-CREATE FUNCTION storagelab_internal.dependent_refs(refclassid oid, refobjids oid[], refsubid int)
+CREATE FUNCTION storagelab_internal.dependent_refs(catalog oid, objs oid[], subid int)
 RETURNS TABLE (classid oid, objid oid, objsubid int, deptype "char", refclassid oid, refobjid oid, rowtype boolean)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE   -- plpgsql: its plan is kept for the session (called per object)
 SET search_path = pg_catalog, pg_temp
-AS $$
+AS $fn$
+BEGIN
+  RETURN QUERY
   SELECT d.classid, d.objid, d.objsubid, d.deptype, d.refclassid, d.refobjid, false
     FROM pg_depend d
-   WHERE d.refclassid = $1 AND d.refobjid = ANY ($2) AND ($3 = 0 OR d.refobjsubid = $3)
+   WHERE d.refclassid = catalog AND d.refobjid = ANY (objs) AND (subid = 0 OR d.refobjsubid = subid)
   UNION ALL
   SELECT d.classid, d.objid, d.objsubid, d.deptype, d.refclassid, d.refobjid, true
     FROM pg_depend d
-   WHERE $1 = 'pg_class'::regclass AND $3 = 0 AND d.refclassid = 'pg_type'::regclass
-     AND d.refobjid IN (SELECT c.reltype FROM pg_class c WHERE c.oid = ANY ($2)
+   WHERE catalog = 'pg_class'::regclass AND subid = 0 AND d.refclassid = 'pg_type'::regclass
+     AND d.refobjid IN (SELECT c.reltype FROM pg_class c WHERE c.oid = ANY (objs)
                         UNION ALL
-                        SELECT t.typarray FROM pg_class c JOIN pg_type t ON t.oid = c.reltype WHERE c.oid = ANY ($2))
-$$;
+                        SELECT t.typarray FROM pg_class c JOIN pg_type t ON t.oid = c.reltype WHERE c.oid = ANY (objs));
+END
+$fn$;
 COMMENT ON FUNCTION storagelab_internal.dependent_refs(oid, oid[], int) IS
   'the pg_depend rows referencing these objects (a column of them when refsubid > 0), and for relations those referencing their row type or its array type: the catalog query of both dependency walks';
 

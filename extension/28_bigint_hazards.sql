@@ -1519,6 +1519,9 @@ BEGIN
     UNION
     SELECT p.oid, NULL FROM pg_proc p, conv
      WHERE p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql') AND p.prorettype <> 'trigger'::regtype
+       -- the name in the raw source first (the scrub only blanks text, so it never makes a match):
+       -- every function's source was scrubbed for each table before
+       AND strpos(lower(p.prosrc), lower(conv.relname)) > 0
        AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(conv.relname) || '($|[^a-z0-9_$])'))
   SELECT string_agg(format('(%L, %L, %L)', f.fn::regprocedure::text,
                            CASE WHEN phase = 'after' THEN coalesce(w.hazard_target, f.fn::regprocedure::text) ELSE f.fn::regprocedure::text END,

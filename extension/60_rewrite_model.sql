@@ -144,12 +144,14 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_columns(jsonb) IS
 -- (a partitioned table holds none; an inheritance parent does).
 CREATE FUNCTION storagelab_internal.rewrite_members(relids oid[])
 RETURNS TABLE (root oid, relid oid, parent oid, level int, leaf boolean)
-LANGUAGE sql STABLE STRICT
+LANGUAGE plpgsql STABLE STRICT   -- plpgsql: its plan is kept for the session (called per object)
 ROWS 10  -- a table and its partitions: the default guess, 1000, joined pg_class and pg_type by full scans
 SET search_path = pg_catalog, pg_temp
-AS $$
+AS $fn$
+BEGIN
+  RETURN QUERY
   WITH RECURSIVE tree(n, root, relid, parent, level) AS (
-    SELECT r.n, r.root, r.root, NULL::oid, 0 FROM unnest($1) WITH ORDINALITY r(root, n)
+    SELECT r.n, r.root, r.root, NULL::oid, 0 FROM unnest(relids) WITH ORDINALITY r(root, n)
     UNION ALL
     SELECT t.n, t.root, i.inhrelid, i.inhparent, t.level + 1
       FROM tree t JOIN pg_inherits i ON i.inhparent = t.relid JOIN pg_class c ON c.oid = i.inhrelid
@@ -157,8 +159,9 @@ AS $$
   )
   SELECT t.root, t.relid, t.parent, t.level, c.relkind <> 'p'
     FROM tree t JOIN pg_class c ON c.oid = t.relid
-   ORDER BY t.n, t.level, t.relid
-$$;
+   ORDER BY t.n, t.level, t.relid;
+END
+$fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_members(oid[]) IS
   'the tables a rewrite rebuilds: each table given and its partitions or inheritance children at every level, parents first (root, parent, level, leaf: holds rows)';
 

@@ -254,10 +254,11 @@ COMMENT ON FUNCTION storagelab_internal.layout_check_values(regclass, jsonb, boo
 -- dropped silently.
 CREATE FUNCTION storagelab_internal.rewrite_fingerprint(relation regclass)
 RETURNS text
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE   -- plpgsql: its plan is kept for the session (called per table)
 SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT md5(concat_ws(E'\n',
+AS $fn$
+BEGIN
+  RETURN md5(concat_ws(E'\n',
     -- with the replica identity index and CLUSTER ON (the swap gives them to the new table's)
     (SELECT string_agg(DISTINCT concat_ws(' ', pg_get_indexdef(i.indexrelid), i.indisreplident, i.indisclustered), E'\n')
        FROM pg_index i WHERE i.indrelid = $1),
@@ -291,8 +292,9 @@ AS $$
        FROM pg_depend d CROSS JOIN LATERAL pg_identify_object(d.classid, d.objid, d.objsubid) o
       WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = $1
         -- foreign keys' own triggers are named by OID; their constraints are counted
-        AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE d.classid = 'pg_trigger'::regclass AND t.oid = d.objid AND t.tgisinternal))))
-$$;
+        AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE d.classid = 'pg_trigger'::regclass AND t.oid = d.objid AND t.tgisinternal))));
+END
+$fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_fingerprint(regclass) IS
   'md5 of everything a rewrite moves (columns and their properties, owner, persistence, indexes, constraints, triggers, rules, policies, privileges, options, comments, publications, dependent objects): compared under a script''s locks with the value recorded when it was written';
 
@@ -547,6 +549,8 @@ BEGIN
    WHERE k.oid = ANY (rels) AND l.lanname = 'sql' AND p.prosqlbody IS NULL AND p.prokind = 'f'
      AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+     -- the name in the raw source first (the scrub only blanks text, so it never makes a match)
+     AND strpos(lower(p.prosrc), lower(k.relname)) > 0
      AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k.relname) || '($|[^a-z0-9_$])');
   RETURN CASE WHEN fns IS NULL THEN ''
               ELSE CASE WHEN phase = 'before' THEN E'-- The SQL functions that use the table: their validation errors before the change.\n'

@@ -703,8 +703,10 @@ AS $$
       || storagelab_internal.rewrite_online_wal_sql($3, ARRAY(SELECT x->>'source' FROM jsonb_array_elements(c.ctx->'fwd') x), true)
       || E'\n-- The session''s own search_path again.\n'
       || E'SELECT set_config(''search_path'', :''sl_search_path_saved'', false) AS search_path_restored \\gset sl_\n'
+    -- OFFSET 0: the subquery stays a subquery, so the context is computed once (pulled up, each
+    -- reference to c.ctx below would compute it again: five times the catalog reads)
     FROM (SELECT ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback'] AS ph,
-                 storagelab_internal.rewrite_online_phase_context($2, $3) AS ctx) c
+                 storagelab_internal.rewrite_online_phase_context($2, $3) AS ctx OFFSET 0) c
 $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_script(text, jsonb, text, text[], text[], text[], text[], text[]) IS
   'an online copy-and-swap script: the comment header given, the session''s search_path saved, the settings, the phase framework (-v phase=..., unknown or missing phase refused), the phases start, copy, index, replay, swap, validate, cleanup and rollback with the caller''s statements in the swap and swap back, the search_path set back';

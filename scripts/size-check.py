@@ -72,7 +72,14 @@ GENERATOR = [
 # Lowered to 7607 the same day: the blocking writer's checks as installed
 # procedures, one catalog query for both dependency walks, part 28's list
 # splitter and type test shared.
-GENERATOR_CEILING = 7607
+# Raised to 7624 on 2026-11-28 (17 lines): the helpers called once per
+# object or table (sql_qname, dependent_refs, rewrite_members,
+# rewrite_fingerprint) became plpgsql, whose plans are kept for the session
+# (a SQL function with SET search_path is planned at every call on 15-17),
+# and two comments say why a query is written as it is (OFFSET 0, the
+# strpos before the scrub): the online script of a 37-table component is
+# generated about 3 times as fast, every script byte for byte the same.
+GENERATOR_CEILING = 7624
 
 # SQL functions over SQL_LIMIT on 2026-11-28, with their size then: each
 # may shrink, never grow; remove an entry when its function is within the
