@@ -56,7 +56,7 @@ chown postgres "$work/data/postgresql.conf" "$work/data/pg_hba.conf"
 runuser -u postgres -- "$bindir/pg_ctl" -D "$work/data" -l "$work/log" -w start >/dev/null
 ok $? "the replica starts"
 
-qs() { PGPORT=$sport psql -X -At -v ON_ERROR_STOP=1 -d storagelab_standby "$@"; }
+qs() { PGHOST=localhost PGPORT=$sport psql -X -At -v ON_ERROR_STOP=1 -d storagelab_standby "$@"; }
 lsn=$(qp -c 'SELECT pg_current_wal_lsn()')
 for i in $(seq 100); do
 	[ "$(qs -c "SELECT pg_last_wal_replay_lsn() >= '$lsn'" 2>/dev/null)" = t ] && break
@@ -102,7 +102,7 @@ ok $? "storage_migration_script generates on the standby"
 # writer_refused SQL: the statement fails with 25006 and the hint.
 writer_refused() {
 	local out
-	out=$(PGPORT=$sport psql -X -At -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -d storagelab_standby \
+	out=$(PGHOST=localhost PGPORT=$sport psql -X -At -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -d storagelab_standby \
 		-c '\set VERBOSITY verbose' -c "$1" 2>&1)
 	[ $? -ne 0 ] && grep -q "25006" <<<"$out" &&
 		grep -q "HINT:  Run it on the primary; the views work on a standby." <<<"$out"
