@@ -115,21 +115,6 @@ tap_counts() {
 # that match (by hand, to try a few files as the suite runs them); a file that loads Pagila while it is
 # missing is reported as skipped and counted.
 skipped=0
-# in_this_suite FILE: whether this run takes FILE.  A file with a line
-# "-- suite: alone" (or "# suite: alone") needs the cluster quiet (no other
-# file's CHECKPOINT, CREATE or DROP DATABASE between two of its reads):
-# with STORAGELAB_SUITE=beside (scripts/test.sh) this run leaves it to
-# scripts/run-alone.sh, which runs those files (STORAGELAB_SUITE=alone) in a
-# cluster of their own at the same time; unset, it runs them last, by
-# themselves (scripts/valgrind.sh).
-is_alone() { grep -qE '^(--|#) suite: alone' "$1"; }
-in_this_suite() {
-	case "${STORAGELAB_SUITE:-}" in
-	alone) is_alone "$1" ;;
-	beside) ! is_alone "$1" ;;
-	*) true ;;
-	esac
-}
 runnable() {
 	local f
 	RUN=()
@@ -139,8 +124,6 @@ runnable() {
 			echo "left out (STORAGELAB_TAP_EXCLUDE): $f"
 		elif [ -n "${STORAGELAB_TAP_ONLY:-}" ] && ! grep -qE "$STORAGELAB_TAP_ONLY" <<<"$f"; then
 			: # by hand: STORAGELAB_TAP_ONLY='^test/(a|b)\.' runs only those
-		elif ! in_this_suite "$f"; then
-			: # scripts/run-alone.sh runs it (STORAGELAB_SUITE)
 		elif needs_pagila "$f"; then
 			echo "skipped: $f needs $pagila, which is missing"
 			skipped=$((skipped + 1))
@@ -175,7 +158,7 @@ mkdir -p "$STORAGELAB_TIMES"
 # Makefile's REGRESS (scripts/valgrind.sh's CI scope).
 regress_out=$FAILURES/regress.log
 regress_pid=
-[ -n "${STORAGELAB_TEMPLATES_ONLY:-}" ] || [ "${STORAGELAB_SUITE:-}" = alone ] || {
+[ -n "${STORAGELAB_TEMPLATES_ONLY:-}" ] || {
 	(
 		s=$(date +%s%N)
 		[ "$STORAGELAB_STATEMENT_TIMEOUT" = 0 ] ||
@@ -252,11 +235,12 @@ ordered=$(for f in "${TAP_FILES[@]}"; do
 done | sort -k1,1nr -k2 | cut -f2)
 mapfile -t TAP_FILES <<<"$ordered"
 # A file with a line "-- suite: alone" (or "# suite: alone") runs after the
-# others, by itself (in_this_suite above).
+# others, by itself: it needs the cluster quiet (no other file's CHECKPOINT,
+# CREATE or DROP DATABASE between two of its reads).
 ALONE=() BESIDE=()
 for f in "${TAP_FILES[@]}"; do
 	[ -n "$f" ] || continue
-	if is_alone "$f"; then ALONE+=("$f"); else BESIDE+=("$f"); fi
+	if grep -qE '^(--|#) suite: alone' "$f"; then ALONE+=("$f"); else BESIDE+=("$f"); fi
 done
 
 # prove_files JOBS FILE...: run FILEs through run-test-file.sh, JOBS at a
@@ -275,21 +259,18 @@ prove_files() {
 }
 
 # pgTAP and the TAP scripts together, JOBS files at a time, then the files
-# that run alone (after pg_regress too; none with STORAGELAB_SUITE=beside).
+# that run alone (after pg_regress too).
 prove_files "$JOBS" "${BESIDE[@]}"
-[ -z "$regress_pid" ] || wait "$regress_pid"
+wait "$regress_pid"
 prove_files 1 "${ALONE[@]}"
-regress_rc=0 r_pass=0 r_fail=0
-if [ -n "$regress_pid" ]; then
-	cat "$regress_out"
-	regress_rc=$(cat "$regress_out.rc" 2>/dev/null || echo 1)
-	r_pass=$(grep -cE '\.\.\. ok|^ok [0-9]+ ' "$regress_out" || true)
-	r_fail=$(grep -cE '\.\.\. (FAILED|failed)|^not ok [0-9]+ ' "$regress_out" || true)
-	skipped=$((skipped + $(grep -c '^skipped: ' "$regress_out" || true)))
-	if [ "$regress_rc" -ne 0 ]; then
-		[ -f regression.diffs ] && regress_failures regression.diffs
-		[ "$r_fail" -eq 0 ] && r_fail=1
-	fi
+cat "$regress_out"
+regress_rc=$(cat "$regress_out.rc" 2>/dev/null || echo 1)
+r_pass=$(grep -cE '\.\.\. ok|^ok [0-9]+ ' "$regress_out" || true)
+r_fail=$(grep -cE '\.\.\. (FAILED|failed)|^not ok [0-9]+ ' "$regress_out" || true)
+skipped=$((skipped + $(grep -c '^skipped: ' "$regress_out" || true)))
+if [ "$regress_rc" -ne 0 ]; then
+	[ -f regression.diffs ] && regress_failures regression.diffs
+	[ "$r_fail" -eq 0 ] && r_fail=1
 fi
 
 # Each file's wall time, the longest first (kept for the next run's order).

@@ -7,9 +7,7 @@
 # (test/*.sh), the last two through prove -j (scripts/run-suites.sh).
 # Beside them, scripts/upgrade-test.sh (every released version, upgraded with
 # ALTER EXTENSION UPDATE, equals a fresh install of this one; a cluster of its
-# own), scripts/run-alone.sh (the files that need a cluster to themselves, in
-# one of their own) and scripts/meta-check.py (META.json against the PGXN Meta
-# Spec).
+# own) and scripts/meta-check.py (META.json against the PGXN Meta Spec).
 # Ends with the 5 slowest test files and the number of assertions.
 # Prints regression.diffs on failure, exits non-zero on any failure, and
 # ends with one line "N passed, M failed" counting all of them
@@ -60,11 +58,9 @@ part_end() {
 	[ "$st" -eq 0 ] || rc=1
 }
 
-# The upgrade test (its own cluster), the files that need a cluster to
-# themselves (scripts/run-alone.sh: a cluster of their own) and the
-# META.json check run beside the suites.
+# The upgrade test (its own cluster) and the META.json check run beside the
+# suites.
 STORAGELAB_BUILT=1 part_start upgrade "$REPO/scripts/upgrade-test.sh"
-STORAGELAB_BUILT=1 part_start alone "$REPO/scripts/run-alone.sh"
 part_start meta "$REPO/scripts/meta-check.py"
 # The library-mix test builds the releases in .build/releases as the
 # upgrade test does: it starts when the upgrade test has ended.
@@ -74,12 +70,10 @@ STORAGELAB_BUILT=1 part_start mix bash -c 'while kill -0 "$1" 2>/dev/null; do sl
 # STORAGELAB_IN_CLUSTER: a program that runs inside the cluster in the
 # suites' stead, given run-suites.sh as its argument (scripts/soak.sh:
 # pgbench beside the suites).
-STORAGELAB_SUITE=beside with_cluster -- ${STORAGELAB_IN_CLUSTER:+"$STORAGELAB_IN_CLUSTER"} "$REPO/scripts/run-suites.sh" || rc=$?
+with_cluster -- ${STORAGELAB_IN_CLUSTER:+"$STORAGELAB_IN_CLUSTER"} "$REPO/scripts/run-suites.sh" || rc=$?
 read -r cp cf ck < <(counts_of "$(cat "$SUMMARY")")
 p=$((p + cp)) f=$((f + cf)) k=$((k + ck))
 
-log "the files that run alone, in a cluster of their own (scripts/run-alone.sh)"
-part_end alone
 log "upgrade test: every released version to $(extension_version)"
 part_end upgrade
 log "library mix: each released version's SQL objects with this build's library"
@@ -93,9 +87,8 @@ part "$REPO/scripts/size-check.py"
 # beside it: they share .build/releases), or as part_start NAME CMD... above
 # with part_end NAME here when it is independent of the others.
 
-times=$(cat "$REPO/.build/times-$PG_MAJOR" "$REPO/.build/times-$PG_MAJOR-alone" 2>/dev/null | sort -k1,1nr)
-log "the 5 slowest test files (of $(grep -c . <<<"$times"); all in the log above):"
-head -n 5 <<<"$times" |
+log "the 5 slowest test files (of $(grep -c '' "$REPO/.build/times-$PG_MAJOR" 2>/dev/null || echo 0); all in the log above):"
+head -n 5 "$REPO/.build/times-$PG_MAJOR" 2>/dev/null |
 	awk -F'\t' '{printf "    %6.1f s  %s\n", $1 / 1000, $2}' >&2 || true	# no times: no run
 log "assertions: $((p + f)) ($p passed, $f failed), $k test files skipped; wall time $(($(date +%s) - started)) s"
 summary_line "$p" "$f" "$k"
