@@ -77,8 +77,9 @@ GENERATOR = [
 # rewrite_fingerprint) became plpgsql, whose plans are kept for the session
 # (a SQL function with SET search_path is planned at every call on 15-17),
 # and two comments say why a query is written as it is (OFFSET 0, the
-# strpos before the scrub): the online script of a 37-table component is
-# generated about 3 times as fast, every script byte for byte the same.
+# strpos before the scrub): the application fixture's online scripts are
+# generated 2.1 to 2.3 times as fast (1.4 to 1.9 times for blocking), every
+# script byte for byte the same (bench/README.md, section 23).
 GENERATOR_CEILING = 7624
 
 # SQL functions over SQL_LIMIT on 2026-11-28, with their size then: each
