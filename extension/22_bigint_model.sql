@@ -108,8 +108,8 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_component(regclass[], n
 -- What depends on these objects, from pg_depend: the one catalog query of
 -- both dependency walks (the INT->BIGINT model's, bigint_migration_walk,
 -- and the rewrite engine's, rewrite_dependents).  Every pg_depend row
--- referencing one of refobjids of catalog refclassid (with refsubid > 0
--- only those naming that column), and for relations (refsubid 0) also the
+-- referencing one of objs of catalog catalog (with subid > 0 only those
+-- naming that column), and for relations (subid 0) also the
 -- rows referencing their row type or its array type (rowtype: functions
 -- taking or returning their rows, columns of that type).  Each walk keeps
 -- the dependency types and rows it follows.
@@ -133,7 +133,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.dependent_refs(oid, oid[], int) IS
-  'the pg_depend rows referencing these objects (a column of them when refsubid > 0), and for relations those referencing their row type or its array type: the catalog query of both dependency walks';
+  'the pg_depend rows referencing these objects (a column of them when subid > 0), and for relations those referencing their row type or its array type: the catalog query of both dependency walks';
 
 -- The dependency walk: objects depending on the component's columns (the
 -- level-0 frontier), then on every object that has to be dropped (views,
