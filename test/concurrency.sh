@@ -17,6 +17,8 @@
 # enough to be caught by polling: a session holding ACCESS EXCLUSIVE queues
 # the read, then the DDL behind it, and lets go only when both wait, so the
 # DDL is always issued while the read is in progress, whatever its length.
+# The gate counts only the read's and the DDL's sessions (by their
+# application_name), and prints every lock of the database when it fails.
 # Setting up (pgbench -i, the tables) is not a test: it bails out.
 set -uo pipefail
 : "${PG_MAJOR:?run from scripts/run-suites.sh}"
@@ -91,17 +93,27 @@ ok $? "pgbench's 4 clients saw no failed transaction ($(grep -m1 '^tps' "$work/p
 ok $? "VACUUM and the bytea updates ran beside the readers without error"
 
 # DROP / TRUNCATE while a full heap_visibility() read is in progress.
-# waiters TABLE N: wait (60 s at most) until N sessions wait for a lock on
-# TABLE; false when they do not.
-waiters() {
+# The read and the DDL run with application names of their own, so that the
+# gate counts their lock waits only (not another database's, not a worker's).
+# locks_sql: every lock of this database's sessions (and of shared
+# objects), held or waited for, with its session: the failure messages.
+locks_sql="SELECT string_agg(format('%s: %s %s %s %s', coalesce(nullif(a.application_name, ''), a.backend_type, l.pid::text), l.mode,
+                                    CASE WHEN l.granted THEN 'held' ELSE 'waited for since ' || l.waitstart END, l.locktype,
+                                    coalesce(l.relation::regclass::text, l.transactionid::text, l.virtualxid, l.objid::text)),
+                             '; ' ORDER BY l.granted, l.waitstart, l.pid)
+             FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE l.pid <> pg_backend_pid() AND l.locktype <> 'virtualxid'
+              AND (l.database IS NULL OR l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))"
+# waiting TABLE APP: returns once the session named APP waits for a lock
+# on TABLE (2 minutes at most).
+waiting() {
 	q -c "DO \$\$ BEGIN
-	  FOR i IN 1..6000 LOOP
-	    EXIT WHEN (SELECT count(*) FROM pg_locks WHERE relation = '$1'::regclass AND NOT granted) >= $2;
+	  FOR i IN 1..12000 LOOP
+	    PERFORM pg_stat_clear_snapshot();   -- pg_stat_activity as it is now
+	    EXIT WHEN (SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+	                WHERE l.relation = '$1'::regclass AND NOT l.granted AND a.application_name = '$2') >= 1;
 	    PERFORM pg_sleep(0.01);
 	  END LOOP;
-	  IF (SELECT count(*) FROM pg_locks WHERE relation = '$1'::regclass AND NOT granted) < $2 THEN
-	    RAISE EXCEPTION 'fewer than $2 sessions wait for a lock on $1';
-	  END IF;
 	END \$\$" >/dev/null
 }
 for target in "DROP TABLE victim" "TRUNCATE victim2"; do
@@ -110,25 +122,36 @@ for target in "DROP TABLE victim" "TRUNCATE victim2"; do
 	# behind it, in that order; released, the read gets its lock first and
 	# the DDL waits for the read.
 	q -c "BEGIN" -c "LOCK TABLE $table IN ACCESS EXCLUSIVE MODE" -c "SELECT 'locked'" \
-		-c "DO \$\$ BEGIN
-		  FOR i IN 1..6000 LOOP
-		    EXIT WHEN (SELECT count(*) FROM pg_locks WHERE relation = '$table'::regclass AND NOT granted) >= 2;
+		-c "DO \$\$ DECLARE seen text[]; BEGIN
+		  -- 90 s at most: less than the DDL's lock_timeout, so that a failure
+		  -- shows what the DDL waits for
+		  WHILE clock_timestamp() < now() + interval '90 s' LOOP
+		    PERFORM pg_stat_clear_snapshot();   -- pg_stat_activity as it is now, not at BEGIN
+		    seen := ARRAY(SELECT a.application_name || ' ' || l.mode
+		                    FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		                   WHERE l.relation = '$table'::regclass AND NOT l.granted
+		                     AND a.application_name IN ('hv_read', 'hv_ddl')
+		                   ORDER BY l.waitstart NULLS LAST);
+		    EXIT WHEN cardinality(seen) >= 2;
 		    PERFORM pg_sleep(0.01);
 		  END LOOP;
-		  IF (SELECT array_agg(mode::text ORDER BY waitstart) FROM pg_locks
-		       WHERE relation = '$table'::regclass AND NOT granted) IS DISTINCT FROM
-		     '{AccessShareLock,AccessExclusiveLock}' THEN
-		    RAISE EXCEPTION 'the read and then the DDL did not queue for the lock';
+		  IF seen IS DISTINCT FROM '{hv_read AccessShareLock,hv_ddl AccessExclusiveLock}' THEN
+		    RAISE EXCEPTION 'the read and then the DDL did not queue for the lock: %', ($locks_sql)
+		      USING DETAIL = 'waiting, in order: ' || array_to_string(seen, ', ');
 		  END IF;
 		END \$\$" -c "COMMIT" >"$work/gate" 2>&1 &
 	gate=$!
-	deadline=$((SECONDS + 60))
+	deadline=$((SECONDS + 120))
 	until grep -q locked "$work/gate" || [ $SECONDS -ge $deadline ]; do sleep 0.05; done
-	q -c "SELECT tuples FROM storagelab.heap_visibility('$table')" >"$work/read" 2>&1 &
+	( t0=$SECONDS; PGAPPNAME=hv_read q -c "SELECT tuples FROM storagelab.heap_visibility('$table')"
+	  rc=$?; echo "read: $((SECONDS - t0)) s"; exit $rc ) >"$work/read" 2>&1 &
 	reader=$!
-	waiters "$table" 1 2>>"$work/gate"
-	q -c "SET lock_timeout = '60s'; $target" >"$work/ddl" 2>&1
+	waiting "$table" hv_read 2>>"$work/gate"
+	t0=$SECONDS
+	PGAPPNAME=hv_ddl q -c "SET lock_timeout = '150s'; $target" >"$work/ddl" 2>&1
 	ddl_rc=$?
+	echo "DDL: $((SECONDS - t0)) s" >>"$work/ddl"
+	[ "$ddl_rc" = 0 ] || q -c "$locks_sql" >>"$work/ddl" 2>&1
 	wait $reader
 	read_rc=$?
 	wait $gate
@@ -136,7 +159,7 @@ for target in "DROP TABLE victim" "TRUNCATE victim2"; do
 	[ "$gate_rc" = 0 ]
 	ok $? "$target is issued while a heap_visibility() read of $table holds its lock ($(grep -m1 -E 'ERROR|fewer' "$work/gate"))"
 	[ "$ddl_rc" = 0 ] && [ "$read_rc" = 0 ] && grep -qx "$ROWS" "$work/read"
-	ok $? "$target during a heap_visibility() read: waits for it, the read returns all $ROWS tuples ($(head -c 200 "$work/read" "$work/ddl" | tr '\n' ' '))"
+	ok $? "$target during a heap_visibility() read: waits for it, the read returns all $ROWS tuples ($(head -c 200 "$work/read" | tr '\n' ' ') $(head -c 600 "$work/ddl" | tr '\n' ' '))"
 done
 [ "$(q -c 'SELECT 1')" = 1 ]
 ok $? "the server is still up"
