@@ -43,7 +43,10 @@ statements=(
 	"SELECT length(storagelab.storage_migration_script('public.parent', 'doc'))"
 )
 views=$(psql -X -At -d "$db" -c "SELECT count(*) FROM pg_class WHERE relnamespace = 'storagelab'::regnamespace AND relkind = 'v'")
-out=$(psql -X -d "$db" 2>&1 <<SQL
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+# the plans (tens of MB) go to a file, read by grep: not through a shell variable
+psql -X -d "$db" >"$out" 2>&1 <<SQL
 LOAD 'auto_explain';
 SET auto_explain.log_min_duration = 0;
 SET auto_explain.log_nested_statements = on;
@@ -56,12 +59,11 @@ SELECT format('SELECT count(*) FROM %s', c.oid::regclass)
   FROM pg_class c WHERE c.relnamespace = 'storagelab'::regnamespace AND c.relkind = 'v' \gexec
 $(printf '%s;\n' "${statements[@]}")
 SQL
-)
-plans=$(grep -c '^Query Text:' <<<"$out")
-compiled=$(grep -c '^JIT:' <<<"$out")
+plans=$(grep -c '^Query Text:' "$out")
+compiled=$(grep -c '^JIT:' "$out")
 top=$((views + 1 + ${#statements[@]}))	# + 1: the \gexec query
-grep -E -m5 -A2 '^(psql:.*)?ERROR:' <<<"$out" | sed 's/^/# /'
-! grep -E -q '^(psql:.*)?ERROR:' <<<"$out"
+grep -E -m5 -A2 '^(psql:.*)?ERROR:' "$out" | sed 's/^/# /'
+! grep -E -q '^(psql:.*)?ERROR:' "$out"
 ok $? "every view and function ran (no error)"
 [ "$plans" -gt $((top * 10)) ]
 ok $? "their nested statements were planned and logged ($plans plans for $top top-level statements)"
