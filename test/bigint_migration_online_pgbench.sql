@@ -116,12 +116,12 @@ SELECT storagelab.bigint_migration_script('rb_parent', 'id', 'online') \g (forma
 SELECT is(:'rc'::text, '0', 'start, copy, index, replay');
 DELETE FROM public.rb_child WHERE parent_id = 7;
 UPDATE public.rb_parent SET v = 'changed' WHERE id = 8;
-CREATE TABLE snap.rb_data AS SELECT * FROM snap.data() WHERE rel LIKE '%rb\_%' AND rel !~ 'storagelab_';
+CREATE TABLE snap.rb_data AS SELECT * FROM snap.data('rb_') WHERE rel !~ 'storagelab_';
 \set rc `psql -X -q -v ON_ERROR_STOP=1 -v phase=rollback -d :DBNAME -f :tmp/rb.sql >> :tmp/rb.out 2>&1; echo $?`
 SELECT is(:'rc'::text, '0', 'rollback before the swap, after writes');
 SELECT set_eq($$SELECT * FROM snap.catalog() WHERE name LIKE '%rb\_%'$$, 'SELECT * FROM snap.rb_catalog',
               'after the rollback the tables, indexes and constraints are as they were');
-SELECT set_eq($$SELECT * FROM snap.data() WHERE rel LIKE '%rb\_%'$$, 'SELECT * FROM snap.rb_data', '... and so is the data');
+SELECT set_eq($$SELECT * FROM snap.data('rb_')$$, 'SELECT * FROM snap.rb_data', '... and so is the data');
 SELECT is((SELECT count(*) FROM pg_attribute WHERE attrelid IN ('rb_parent'::regclass, 'rb_child'::regclass) AND attname LIKE 'storagelab\_%' AND NOT attisdropped)
           + (SELECT count(*) FROM pg_trigger WHERE tgname LIKE '%storagelab%')
           + (SELECT count(*) FROM pg_class WHERE relname LIKE 'storagelab\_%')
