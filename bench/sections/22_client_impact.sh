@@ -21,7 +21,9 @@
 # each whole second of the window: min and median); p99 and worst latency of
 # the transactions scheduled in it (pgbench -R counts latency from the
 # schedule, so time spent queued behind a lock is in it; the worst wait also
-# counts the tail, where a backlog drains); failed transactions of the whole
+# counts the tail, where a backlog drains); the same two for the execution
+# alone (latency minus pgbench's schedule lag: a lock wait without the time
+# queued behind the backlog); failed transactions of the whole
 # run (pgbench's count, which --failures-detailed splits into serialization
 # and deadlock, plus clients aborted by any other error); WAL written in the
 # window (pg_current_wal_lsn() before and after: the clients' WAL too), and
@@ -53,13 +55,17 @@ impact_setup() {
 		                          wal numeric, failed int, aborted int, ok boolean);
 		-- One window of a run's log: per-second throughput of the whole
 		-- seconds in [a, b) (by completion), latency of the transactions
-		-- scheduled in [a, b), the worst of those scheduled in [a, e).
+		-- scheduled in [a, b), the worst of those scheduled in [a, e); the
+		-- same for their execution alone (latency minus schedule lag: the
+		-- time from the transaction's actual start, so a wait on a lock,
+		-- without the time it spent queued behind the clients' backlog).
 		CREATE FUNCTION impact_window(r text, a float8, b float8, e float8)
 		RETURNS TABLE (seconds int, tps_min numeric, tps_median numeric, tps_mean numeric,
-		               done bigint, p99_ms numeric, worst_ms numeric)
+		               done bigint, p99_ms numeric, worst_ms numeric, exec_p99_ms numeric, exec_worst_ms numeric)
 		LANGUAGE sql AS $$
 			WITH ok AS (
 				SELECT epoch + us / 1e6::float8 AS t, time::float8 / 1000 AS ms,
+				       (time::float8 - coalesce(lag, 0)) / 1000 AS exec_ms,
 				       epoch + us / 1e6::float8 - time::float8 / 1e6 AS s
 				  FROM impact_log WHERE run = r AND time ~ '^[0-9]+$'),
 			per_sec AS (
@@ -73,7 +79,9 @@ impact_setup() {
 			       round(((SELECT count(*) FROM ok WHERE t >= a AND t < b) / nullif(b - a, 0))::numeric, 1),
 			       (SELECT count(*) FROM ok WHERE t >= a AND t < b),
 			       round((SELECT percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) FROM ok WHERE s >= a AND s < b)::numeric, 1),
-			       round((SELECT max(ms) FROM ok WHERE s >= a AND s < e)::numeric, 1)
+			       round((SELECT max(ms) FROM ok WHERE s >= a AND s < e)::numeric, 1),
+			       round((SELECT percentile_cont(0.99) WITHIN GROUP (ORDER BY exec_ms) FROM ok WHERE s >= a AND s < b)::numeric, 1),
+			       round((SELECT max(exec_ms) FROM ok WHERE s >= a AND s < e)::numeric, 1)
 		$$;
 	SQL
 }
@@ -192,7 +200,8 @@ impact_report() {
 		       w.tps_min AS "tps min", w.tps_median AS "tps median", w.tps_mean AS "tps mean",
 		       round(w.tps_median / nullif(b.tps_median, 0), 2) AS "tps x baseline",
 		       w.p99_ms AS "p99 ms", round(w.p99_ms / nullif(b.p99_ms, 0), 2) AS "p99 x baseline",
-		       w.worst_ms AS "worst ms", format('%s (%s)', w.failed, w.aborted) AS "failed (aborted clients)",
+		       w.worst_ms AS "worst ms", w.exec_p99_ms AS "exec p99 ms", w.exec_worst_ms AS "exec worst ms",
+		       format('%s (%s)', w.failed, w.aborted) AS "failed (aborted clients)",
 		       pg_size_pretty(w.wal) AS "WAL",
 		       pg_size_pretty(w.wal - round(b.wal / nullif(b.done, 0) * w.done)) AS "WAL beyond the load",
 		       CASE WHEN w.ok THEN '' ELSE 'a step FAILED' END AS "note"
@@ -213,6 +222,11 @@ impact_report() {
 		              CASE WHEN o.p99_ms <= 2 * b.p99_ms THEN 'PASS' ELSE 'FAIL' END, o.p99_ms, round(o.p99_ms / b.p99_ms, 2),
 		              CASE WHEN o.worst_ms <= 1000 THEN 'PASS' ELSE 'FAIL' END, o.worst_ms)
 		  FROM w o, w c, w b WHERE o.run = 'online' AND c.run = 'online: copy' AND b.run = 'baseline';
+		-- not a target: what the server made a transaction wait once it had
+		-- started, per step, apart from the backlog the steps left
+		SELECT format('  execution alone (latency minus schedule lag), worst per step: %s; baseline %s ms',
+		              string_agg(format('%s %s ms', substr(o.run, 9), o.exec_worst_ms), ', ' ORDER BY o.m0), b.exec_worst_ms)
+		  FROM w o, w b WHERE o.run LIKE 'online: %' AND b.run = 'baseline' GROUP BY b.exec_worst_ms;
 		SELECT format('  WARNING: the baseline did not keep the rate (%s tps mean against -R %s, p99 %s ms): '
 		              'the machine was saturated, so the runs measure a queue, not the migrations; run again on a quieter machine or with a lower IMPACT_RATE_PCT',
 		              b.tps_mean, :rate, b.p99_ms)
