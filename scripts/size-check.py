@@ -38,9 +38,9 @@ GENERATOR_LIMIT = 5000
 # The migration generator: the INT to BIGINT parts (20 to 28) and the
 # rewrite engine with its writers (60 to 67: the engine 60 to 64, the layout
 # writer 65, the online machinery 66, the INT to BIGINT online writer 67;
-# numbered 60 to 63 before the parts were renumbered on 2026-11-28).  A part renamed or split must be renamed here too (a listed
-# part that does not exist fails the check; a new generator part must be
-# added by hand).
+# numbered 60 to 63 before the parts were renumbered on 2026-11-28).  A
+# part renamed or split must be renamed here too (a listed part that does
+# not exist fails the check; a new generator part must be added by hand).
 GENERATOR = [
     'extension/20_bigint_common.sql',
     'extension/21_bigint_settings.sql',

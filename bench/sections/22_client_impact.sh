@@ -222,11 +222,6 @@ impact_report() {
 		              CASE WHEN o.p99_ms <= 2 * b.p99_ms THEN 'PASS' ELSE 'FAIL' END, o.p99_ms, round(o.p99_ms / b.p99_ms, 2),
 		              CASE WHEN o.worst_ms <= 1000 THEN 'PASS' ELSE 'FAIL' END, o.worst_ms)
 		  FROM w o, w c, w b WHERE o.run = 'online' AND c.run = 'online: copy' AND b.run = 'baseline';
-		-- not a target: what the server made a transaction wait once it had
-		-- started, per step, apart from the backlog the steps left
-		SELECT format('  execution alone (latency minus schedule lag), worst per step: %s; baseline %s ms',
-		              string_agg(format('%s %s ms', substr(o.run, 9), o.exec_worst_ms), ', ' ORDER BY o.m0), b.exec_worst_ms)
-		  FROM w o, w b WHERE o.run LIKE 'online: %' AND b.run = 'baseline' GROUP BY b.exec_worst_ms;
 		SELECT format('  WARNING: the baseline did not keep the rate (%s tps mean against -R %s, p99 %s ms): '
 		              'the machine was saturated, so the runs measure a queue, not the migrations; run again on a quieter machine or with a lower IMPACT_RATE_PCT',
 		              b.tps_mean, :rate, b.p99_ms)
