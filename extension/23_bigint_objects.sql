@@ -38,6 +38,23 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_row(text, text, regclass, name, text, text, text, text, text, text, text, text, oid, oid, int) IS
   'one row of the INT->BIGINT model from its named fields, the others NULL and depth 0';
 
+-- The ALTER TABLE giving a re-created trigger or rule its state (tgenabled, ev_enabled) from
+-- the one it is created in (was: O, enabled; a partition's clone: its parent's); '' if the same.
+CREATE FUNCTION storagelab_internal.sql_enable_state(tbl text, what text, obj name, state "char", was "char" DEFAULT 'O')
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  RETURN CASE WHEN state = was THEN ''
+              ELSE format(E'ALTER TABLE %s %s %s %I;\n', tbl,
+                          CASE state WHEN 'D' THEN 'DISABLE' WHEN 'R' THEN 'ENABLE REPLICA' WHEN 'A' THEN 'ENABLE ALWAYS' ELSE 'ENABLE' END,
+                          what, obj) END;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.sql_enable_state(text, text, name, "char", "char") IS
+  'ALTER TABLE ... DISABLE | ENABLE [REPLICA | ALWAYS] TRIGGER | RULE giving a re-created trigger or rule its state, or '''' when it is created in it';
+
 -- One row per component column: ALTER COLUMN TYPE, or already bigint, or a blocker (another type).
 CREATE FUNCTION storagelab_internal.bigint_migration_column_rows(crel oid[], catt int2[])
 RETURNS SETOF storagelab.bigint_migration_object
@@ -300,6 +317,8 @@ DECLARE
   q      record;
   v_sql  text;
   v_qn   text;
+  v_ops  text;
+  v_ops8 text;
 BEGIN
   SELECT c.relkind, c.oid, storagelab_internal.sql_qname(c.oid) AS qn, i.indrelid INTO q
     FROM pg_class c LEFT JOIN pg_index i ON i.indexrelid = c.oid WHERE c.oid = p_objid;
@@ -348,34 +367,31 @@ BEGIN
       o.definition := pg_get_indexdef(p_objid);
       auto := true;
     END IF;
-  ELSIF q.relkind IN ('i', 'I') AND EXISTS (
-          SELECT 1 FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc
-           WHERE i.indexrelid = p_objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
-             AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault) THEN
-    -- ALTER COLUMN TYPE rebuilds the index with its explicit operator
-    -- class (int4_minmax_multi_ops, int4_bloom_ops, ...), which does
-    -- not accept bigint: the rebuild would fail
-    o.kind := 'blocker'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
-    o.blocker := format('index %s uses operator class %s on %s, which does not accept bigint', q.qn,
-                        (SELECT string_agg(DISTINCT format('%I', oc.opcname), ', ')
-                           FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc
-                          WHERE i.indexrelid = p_objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
-                            AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault),
-                        pg_describe_object(wclass, wobj, wsub));
-    o.sqlstate := '0A000';
-    o.hint := format('Drop the index before the migration and create it again afterwards with the bigint operator class (%s).',
-                     coalesce((SELECT string_agg(DISTINCT format('%I', o8.opcname), ', ')
-                                 FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc, pg_opclass o8
-                                WHERE i.indexrelid = p_objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
-                                  AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault
-                                  AND o8.opcfamily = oc.opcfamily AND o8.opcmethod = oc.opcmethod AND o8.opcintype = 'int8'::regtype),
-                              'one in the same operator family'));
   ELSIF q.relkind IN ('i', 'I') THEN
-    o.kind := 'index'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
-    o.lock := 'ACCESS EXCLUSIVE (with its table)';
-    o.handling := 'rebuilt by ALTER COLUMN TYPE, definition kept';
-    o.check_sql := format('to_regclass(%L) IS NOT NULL', q.qn);
-    o.definition := pg_get_indexdef(p_objid);
+    o.relation := q.indrelid; o.identity := format('index %s', q.qn);
+    -- ALTER COLUMN TYPE rebuilds the index with its explicit operator classes
+    -- on the column (int4_minmax_multi_ops, int4_bloom_ops, ...): those that
+    -- do not accept bigint (v_ops) make it fail; v_ops8: their bigint siblings
+    SELECT string_agg(DISTINCT format('%I', oc.opcname), ', '), string_agg(DISTINCT format('%I', o8.opcname), ', ')
+      INTO v_ops, v_ops8
+      FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc
+      LEFT JOIN pg_opclass o8 ON o8.opcfamily = oc.opcfamily AND o8.opcmethod = oc.opcmethod AND o8.opcintype = 'int8'::regtype
+     WHERE i.indexrelid = p_objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
+       AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault;
+    IF v_ops IS NOT NULL THEN
+      o.kind := 'blocker';
+      o.blocker := format('index %s uses operator class %s on %s, which does not accept bigint', q.qn, v_ops,
+                          pg_describe_object(wclass, wobj, wsub));
+      o.sqlstate := '0A000';
+      o.hint := format('Drop the index before the migration and create it again afterwards with the bigint operator class (%s).',
+                       coalesce(v_ops8, 'one in the same operator family'));
+    ELSE
+      o.kind := 'index';
+      o.lock := 'ACCESS EXCLUSIVE (with its table)';
+      o.handling := 'rebuilt by ALTER COLUMN TYPE, definition kept';
+      o.check_sql := format('to_regclass(%L) IS NOT NULL', q.qn);
+      o.definition := pg_get_indexdef(p_objid);
+    END IF;
   ELSE
     o.kind := 'blocker';
     o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, p_objsubid), pg_describe_object(wclass, wobj, wsub));
@@ -555,7 +571,10 @@ AS $fn$
 DECLARE
   q      record;
 BEGIN
-  SELECT w.rulename, w.ev_class, w.ev_enabled, c.relkind, c.relispopulated, c.reloptions, c.relam, c.reltablespace,
+  SELECT w.rulename, w.ev_class, w.ev_enabled, c.relkind, c.relispopulated, c.relam, c.reltablespace,
+         -- a view's options as CREATE VIEW takes them; NULL: none
+         ' WITH (' || (SELECT string_agg(format('%I = %L', split_part(opt, '=', 1), substr(opt, strpos(opt, '=') + 1)), ', ')
+                         FROM unnest(c.reloptions) opt) || ')' AS with_options,
          storagelab_internal.sql_qname(w.ev_class) AS qn INTO q
     FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class WHERE w.oid = p_objid;
   IF q.ev_class = wobj AND wclass = 'pg_class'::regclass AND wsub = 0 THEN
@@ -571,11 +590,7 @@ BEGIN
       o.lock := 'ACCESS EXCLUSIVE on the view';
       o.handling := 'dropped and re-created with the same definition, options, owner, privileges and comments';
       o.drop_sql := format(E'DROP VIEW %s;\n', q.qn);
-      o.create_sql := format(E'CREATE VIEW %s%s AS\n%s\n', q.qn,
-                             CASE WHEN q.reloptions IS NOT NULL THEN
-                               ' WITH (' || (SELECT string_agg(format('%I = %L', split_part(opt, '=', 1), substr(opt, strpos(opt, '=') + 1)), ', ')
-                                               FROM unnest(q.reloptions) opt) || ')' ELSE '' END,
-                             pg_get_viewdef(q.ev_class))
+      o.create_sql := format(E'CREATE VIEW %s%s AS\n%s\n', q.qn, q.with_options, pg_get_viewdef(q.ev_class))
                       || storagelab_internal.bigint_migration_relation_extras(q.ev_class);
       o.check_sql := format('(SELECT relkind = %L FROM pg_class WHERE oid = to_regclass(%L))', 'v', q.qn);
     ELSE
@@ -590,9 +605,7 @@ BEGIN
       o.create_sql := format(E'CREATE MATERIALIZED VIEW %s%s%s%s AS\n%s\n  WITH %s;\n', q.qn,
                              CASE WHEN q.relam <> (SELECT oid FROM pg_am WHERE amname = 'heap')
                                   THEN format(' USING %I', (SELECT amname FROM pg_am WHERE oid = q.relam)) ELSE '' END,
-                             CASE WHEN q.reloptions IS NOT NULL THEN
-                               ' WITH (' || (SELECT string_agg(format('%I = %L', split_part(opt, '=', 1), substr(opt, strpos(opt, '=') + 1)), ', ')
-                                               FROM unnest(q.reloptions) opt) || ')' ELSE '' END,
+                             q.with_options,
                              CASE WHEN q.reltablespace <> 0
                                   THEN format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = q.reltablespace)) ELSE '' END,
                              regexp_replace(pg_get_viewdef(q.ev_class), ';\s*$', ''),
@@ -609,10 +622,7 @@ BEGIN
     o.handling := 'dropped and re-created with the same definition';
     o.drop_sql := format(E'DROP RULE %I ON %s;\n', q.rulename, q.qn);
     o.create_sql := pg_get_ruledef(p_objid) || E'\n'
-                    || CASE q.ev_enabled WHEN 'D' THEN format(E'ALTER TABLE %s DISABLE RULE %I;\n', q.qn, q.rulename)
-                                         WHEN 'R' THEN format(E'ALTER TABLE %s ENABLE REPLICA RULE %I;\n', q.qn, q.rulename)
-                                         WHEN 'A' THEN format(E'ALTER TABLE %s ENABLE ALWAYS RULE %I;\n', q.qn, q.rulename)
-                                         ELSE '' END
+                    || storagelab_internal.sql_enable_state(q.qn, 'RULE', q.rulename, q.ev_enabled)
                     || CASE WHEN (obj_description(p_objid, 'pg_rewrite')) IS NULL THEN '' ELSE format(E'COMMENT ON RULE %I ON %s IS %L;\n', q.rulename, q.qn, obj_description(p_objid, 'pg_rewrite')) END;
     o.check_sql := format('EXISTS (SELECT 1 FROM pg_rewrite WHERE ev_class = to_regclass(%L) AND rulename = %L)', q.qn, q.rulename);
   END IF;
@@ -642,23 +652,18 @@ BEGIN
   o.handling := 'dropped and re-created with the same definition and enabled state';
   o.drop_sql := format(E'DROP TRIGGER %I ON %s;\n', q.tgname, q.qn);
   o.create_sql := pg_get_triggerdef(p_objid) || E';\n'
-                  || CASE q.tgenabled WHEN 'D' THEN format(E'ALTER TABLE %s DISABLE TRIGGER %I;\n', q.qn, q.tgname)
-                                      WHEN 'R' THEN format(E'ALTER TABLE %s ENABLE REPLICA TRIGGER %I;\n', q.qn, q.tgname)
-                                      WHEN 'A' THEN format(E'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I;\n', q.qn, q.tgname)
-                                      ELSE '' END
+                  || storagelab_internal.sql_enable_state(q.qn, 'TRIGGER', q.tgname, q.tgenabled)
                   || CASE WHEN (obj_description(p_objid, 'pg_trigger')) IS NULL THEN '' ELSE format(E'COMMENT ON TRIGGER %I ON %s IS %L;\n', q.tgname, q.qn, obj_description(p_objid, 'pg_trigger')) END
                   -- the clones on partitions that were enabled or disabled on their own
-                  || coalesce((WITH RECURSIVE cl(oid, tgrelid, tgname, tgenabled, lvl) AS (
-                                 SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, 1 FROM pg_trigger t WHERE t.tgparentid = p_objid
+                  -- (was: the state of the clone's parent, which it is created in)
+                  || coalesce((WITH RECURSIVE cl(oid, tgrelid, tgname, tgenabled, was, lvl) AS (
+                                 SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, q.tgenabled, 1 FROM pg_trigger t WHERE t.tgparentid = p_objid
                                  UNION ALL
-                                 SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, cl.lvl + 1 FROM pg_trigger t JOIN cl ON t.tgparentid = cl.oid)
-                               SELECT string_agg(format(E'ALTER TABLE %s %s TRIGGER %I;\n', storagelab_internal.sql_qname(cl.tgrelid),
-                                                        CASE cl.tgenabled WHEN 'D' THEN 'DISABLE' WHEN 'R' THEN 'ENABLE REPLICA'
-                                                                          WHEN 'A' THEN 'ENABLE ALWAYS' ELSE 'ENABLE' END, cl.tgname),
+                                 SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, cl.tgenabled, cl.lvl + 1 FROM pg_trigger t JOIN cl ON t.tgparentid = cl.oid)
+                               SELECT string_agg(storagelab_internal.sql_enable_state(storagelab_internal.sql_qname(cl.tgrelid), 'TRIGGER',
+                                                                                      cl.tgname, cl.tgenabled, cl.was),
                                                  '' ORDER BY cl.lvl, cl.tgrelid)
-                                 FROM cl
-                                WHERE cl.tgenabled <> coalesce((SELECT p.tgenabled FROM pg_trigger c JOIN pg_trigger p ON p.oid = c.tgparentid
-                                                                 WHERE c.oid = cl.oid), q.tgenabled)), '');
+                                 FROM cl WHERE cl.tgenabled <> cl.was), '');
   o.check_sql := format('EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(%L) AND tgname = %L AND tgenabled = %L)',
                         q.qn, q.tgname, q.tgenabled);
 END
