@@ -4,13 +4,12 @@
 -- handling of a migration, the SQL that drops, re-creates and checks it, or
 -- why it blocks a migration.
 --
--- Producers (from the component), one query each over
---   bigint_migration_row:  bigint_migration_column_rows,
---   _table_blockers, _sequence_rows, _foreign_key_rows,
---   _trigger_function_rows.
--- Dependents (one per catalog of an object the walk finds): _dep_relation,
---   _dep_default, _dep_constraint, _dep_statistics, _dep_rewrite,
---   _dep_trigger, _dep_policy, _dep_function, _dep_publication.
+-- Producers (from the component), their rows built by bigint_migration_row:
+--   bigint_migration_column_rows, _table_blockers, _sequence_rows,
+--   _foreign_key_rows, _trigger_function_rows.
+-- Dependents (one per catalog of an object the walk finds): dependent_relation,
+--   _default, _constraint, _statistics, _rewrite, _trigger, _policy,
+--   _function, _publication; sql_enable_state: a re-created trigger's or rule's state.
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
@@ -544,11 +543,10 @@ BEGIN
   o.kind := 'statistics'; o.relation := q.stxrelid; o.identity := format('statistics object %s', q.qn);
   o.check_sql := format('EXISTS (SELECT 1 FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE format(%L, n.nspname, s.stxname) = %L)',
                         '%I.%I', q.qn);
+  o.lock := 'ACCESS EXCLUSIVE (with its table)';
   IF wclass = 'pg_class'::regclass AND wsub > 0 AND auto = false THEN
-    o.lock := 'ACCESS EXCLUSIVE (with its table)';
     o.handling := 'rebuilt by ALTER COLUMN TYPE, definition kept';
   ELSE
-    o.lock := 'ACCESS EXCLUSIVE (with its table)';
     o.handling := 're-created after its table or column';
     o.create_sql := pg_get_statisticsobjdef(p_objid) || E';\n'
                     || format(E'ALTER STATISTICS %s OWNER TO %I;\n', q.qn, pg_get_userbyid(q.stxowner))
