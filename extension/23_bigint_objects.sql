@@ -6,7 +6,9 @@
 --
 -- Producers (from the component), their rows built by bigint_migration_row:
 --   bigint_migration_column_rows, _table_blockers, _sequence_rows,
---   _foreign_key_rows, _trigger_function_rows.
+--   _foreign_key_rows, _trigger_function_rows.  Queries, but in plpgsql, whose
+--   plans are kept for the session (an SQL function with SET search_path is
+--   planned at every call on 15-17).
 -- Dependents (one per catalog of an object the walk finds): dependent_relation,
 --   _default, _constraint, _statistics, _rewrite, _trigger, _policy,
 --   _function, _publication; sql_enable_state: a re-created trigger's or rule's state.
@@ -57,32 +59,12 @@ COMMENT ON FUNCTION storagelab_internal.sql_enable_state(text, text, name, "char
 -- One row per component column: ALTER COLUMN TYPE, or already bigint, or a blocker (another type).
 CREATE FUNCTION storagelab_internal.bigint_migration_column_rows(crel oid[], catt int2[])
 RETURNS SETOF storagelab.bigint_migration_object
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-  SELECT storagelab_internal.bigint_migration_row(
-           kind => CASE WHEN r.how = 'other type' THEN 'blocker' ELSE 'column' END,
-           relation => r.relid, column_name => r.attname, identity => format('%s.%I', r.qn, r.attname),
-           classid => 'pg_class'::regclass, objid => r.relid, objsubid => r.attnum,
-           lock => CASE r.how WHEN 'inherited' THEN 'ACCESS EXCLUSIVE (through the parent)' WHEN 'convert' THEN 'ACCESS EXCLUSIVE'
-                              WHEN 'bigint' THEN 'ACCESS EXCLUSIVE (held while its foreign keys are re-added)' END,
-           handling => CASE r.how
-                         WHEN 'inherited' THEN format('%s -> bigint: converted by the ALTER TABLE of its parent (recursive)', r.typ)
-                         WHEN 'convert' THEN format('%s -> bigint: ALTER COLUMN TYPE (rewrites the table and its indexes)', r.typ)
-                                             || CASE WHEN r.seq_default IS NULL THEN '' ELSE '; its default drops the cast to ' || r.typ END
-                         WHEN 'bigint' THEN 'already bigint: unchanged' END,
-           create_sql => CASE WHEN r.how = 'convert' THEN format('ALTER COLUMN %I TYPE bigint', r.attname)
-                                || CASE WHEN r.seq_default IS NULL THEN ''
-                                        ELSE format(E',\n  ALTER COLUMN %I SET DEFAULT %s', r.attname, r.seq_default) END END,
-           check_sql => CASE WHEN r.how <> 'bigint' THEN
-                          format('(SELECT atttypid = %L::regtype FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L)',
-                                 'bigint', r.qn, r.attname) END,
-           blocker => CASE WHEN r.how = 'other type' THEN
-                        format('column %s.%I has type %s, not smallint, integer or bigint', r.qn, r.attname, r.typ) END,
-           sqlstate => CASE WHEN r.how = 'other type' THEN '0A000' END,
-           hint => CASE WHEN r.how <> 'other type' THEN NULL
-                        WHEN r.typtype = 'd' THEN 'Converting a domain-typed column would drop the domain and its constraints; change the domain or the column by hand.'
-                        ELSE 'Convert this column by hand.' END)
+BEGIN
+  RETURN QUERY
+  SELECT m.*
     FROM (SELECT c.oid AS relid, a.attnum, a.attname, t.typtype, format_type(a.atttypid, a.atttypmod) AS typ,
                  storagelab_internal.sql_qname(c.oid) AS qn,
                  CASE WHEN a.atttypid = 'int8'::regtype THEN 'bigint'
@@ -95,8 +77,32 @@ AS $fn$
             FROM unnest(crel, catt) AS x(relid, attnum)
             JOIN pg_class c ON c.oid = x.relid
             JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
-            JOIN pg_type t ON t.oid = a.atttypid) r
-   ORDER BY r.relid, r.attnum
+            JOIN pg_type t ON t.oid = a.atttypid) r,
+         storagelab_internal.bigint_migration_row(
+             kind => CASE WHEN r.how = 'other type' THEN 'blocker' ELSE 'column' END,
+             relation => r.relid, column_name => r.attname, identity => format('%s.%I', r.qn, r.attname),
+             classid => 'pg_class'::regclass, objid => r.relid, objsubid => r.attnum,
+             lock => CASE r.how WHEN 'inherited' THEN 'ACCESS EXCLUSIVE (through the parent)' WHEN 'convert' THEN 'ACCESS EXCLUSIVE'
+                                WHEN 'bigint' THEN 'ACCESS EXCLUSIVE (held while its foreign keys are re-added)' END,
+             handling => CASE r.how
+                           WHEN 'inherited' THEN format('%s -> bigint: converted by the ALTER TABLE of its parent (recursive)', r.typ)
+                           WHEN 'convert' THEN format('%s -> bigint: ALTER COLUMN TYPE (rewrites the table and its indexes)', r.typ)
+                                               || CASE WHEN r.seq_default IS NULL THEN '' ELSE '; its default drops the cast to ' || r.typ END
+                           WHEN 'bigint' THEN 'already bigint: unchanged' END,
+             create_sql => CASE WHEN r.how = 'convert' THEN format('ALTER COLUMN %I TYPE bigint', r.attname)
+                                  || CASE WHEN r.seq_default IS NULL THEN ''
+                                          ELSE format(E',\n  ALTER COLUMN %I SET DEFAULT %s', r.attname, r.seq_default) END END,
+             check_sql => CASE WHEN r.how <> 'bigint' THEN
+                            format('(SELECT atttypid = %L::regtype FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L)',
+                                   'bigint', r.qn, r.attname) END,
+             blocker => CASE WHEN r.how = 'other type' THEN
+                          format('column %s.%I has type %s, not smallint, integer or bigint', r.qn, r.attname, r.typ) END,
+             sqlstate => CASE WHEN r.how = 'other type' THEN '0A000' END,
+             hint => CASE WHEN r.how <> 'other type' THEN NULL
+                          WHEN r.typtype = 'd' THEN 'Converting a domain-typed column would drop the domain and its constraints; change the domain or the column by hand.'
+                          ELSE 'Convert this column by hand.' END) m
+   ORDER BY r.relid, r.attnum;
+END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_column_rows(oid[], int2[]) IS
   'One row per component column: ALTER COLUMN TYPE, or already bigint, or a blocker (another type).';
@@ -201,9 +207,11 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_table_blockers(oid[], i
 -- Sequences feeding the component's columns: serial (OWNED BY), plain nextval() defaults, identity.
 CREATE FUNCTION storagelab_internal.bigint_migration_sequence_rows(crel oid[], catt int2[])
 RETURNS SETOF storagelab.bigint_migration_object
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
+BEGIN
+  RETURN QUERY
   WITH seqs AS (
     -- OWNED BY (serial, deptype a) and identity (deptype i): the sequence depends on the column
     SELECT d.objid AS seq, x.relid, x.attnum, d.deptype
@@ -218,19 +226,7 @@ AS $fn$
       JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
                       AND d.refclassid = 'pg_class'::regclass
   )
-  SELECT storagelab_internal.bigint_migration_row(
-           kind => CASE WHEN r.deptype = 'i' THEN 'identity' ELSE 'sequence' END,
-           relation => r.relid, column_name => r.attname, identity => format('sequence %s', r.sqn),
-           classid => 'pg_class'::regclass, objid => r.seq, objsubid => 0,
-           lock => 'SHARE ROW EXCLUSIVE on the sequence',
-           handling => CASE WHEN r.seqtypid = 'int8'::regtype AND r.deptype = 'i' THEN 'identity sequence, already bigint'
-                            WHEN r.seqtypid = 'int8'::regtype THEN 'already bigint'
-                            ELSE format(CASE WHEN r.deptype = 'i' THEN 'identity sequence: ALTER COLUMN TYPE makes it bigint (MAXVALUE %s)'
-                                             ELSE 'ALTER SEQUENCE ... AS bigint (MAXVALUE %s)' END,
-                                        CASE WHEN r.seqmax IN (32767, 2147483647) THEN 'raised to the bigint maximum' ELSE 'kept at ' || r.seqmax END) END,
-           -- an identity sequence follows its column's ALTER COLUMN TYPE
-           create_sql => CASE WHEN r.deptype <> 'i' AND r.seqtypid <> 'int8'::regtype THEN format(E'ALTER SEQUENCE %s AS bigint;\n', r.sqn) END,
-           check_sql => format('(SELECT seqtypid = %L::regtype FROM pg_sequence WHERE seqrelid = to_regclass(%L))', 'bigint', r.sqn))
+  SELECT m.*
     FROM (SELECT s.seq, min(s.deptype) AS deptype,
                  (array_agg(s.relid ORDER BY s.relid, s.attnum))[1] AS relid,
                  (array_agg(a.attname ORDER BY s.relid, s.attnum))[1] AS attname,
@@ -238,8 +234,22 @@ AS $fn$
             FROM seqs s
             JOIN pg_sequence sq ON sq.seqrelid = s.seq
             JOIN pg_attribute a ON a.attrelid = s.relid AND a.attnum = s.attnum
-           GROUP BY s.seq, sq.seqtypid, sq.seqmax) r
-   ORDER BY r.sqn
+           GROUP BY s.seq, sq.seqtypid, sq.seqmax) r,
+         storagelab_internal.bigint_migration_row(
+             kind => CASE WHEN r.deptype = 'i' THEN 'identity' ELSE 'sequence' END,
+             relation => r.relid, column_name => r.attname, identity => format('sequence %s', r.sqn),
+             classid => 'pg_class'::regclass, objid => r.seq, objsubid => 0,
+             lock => 'SHARE ROW EXCLUSIVE on the sequence',
+             handling => CASE WHEN r.seqtypid = 'int8'::regtype AND r.deptype = 'i' THEN 'identity sequence, already bigint'
+                              WHEN r.seqtypid = 'int8'::regtype THEN 'already bigint'
+                              ELSE format(CASE WHEN r.deptype = 'i' THEN 'identity sequence: ALTER COLUMN TYPE makes it bigint (MAXVALUE %s)'
+                                               ELSE 'ALTER SEQUENCE ... AS bigint (MAXVALUE %s)' END,
+                                          CASE WHEN r.seqmax IN (32767, 2147483647) THEN 'raised to the bigint maximum' ELSE 'kept at ' || r.seqmax END) END,
+             -- an identity sequence follows its column's ALTER COLUMN TYPE
+             create_sql => CASE WHEN r.deptype <> 'i' AND r.seqtypid <> 'int8'::regtype THEN format(E'ALTER SEQUENCE %s AS bigint;\n', r.sqn) END,
+             check_sql => format('(SELECT seqtypid = %L::regtype FROM pg_sequence WHERE seqrelid = to_regclass(%L))', 'bigint', r.sqn)) m
+   ORDER BY r.sqn;
+END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_sequence_rows(oid[], int2[]) IS
   'Sequences feeding the component''s columns: serial (OWNED BY), plain nextval() defaults, identity.';
@@ -247,21 +257,12 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_sequence_rows(oid[], in
 -- Foreign keys of the component: dropped before the type change and re-added after it, so that each is validated exactly once.
 CREATE FUNCTION storagelab_internal.bigint_migration_foreign_key_rows(crel oid[], catt int2[])
 RETURNS SETOF storagelab.bigint_migration_object
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-  SELECT storagelab_internal.bigint_migration_row(
-           kind => 'foreign_key', relation => r.conrelid, identity => format('constraint %I on %s', r.conname, r.qn),
-           classid => 'pg_constraint'::regclass, objid => r.oid,
-           lock => 'ACCESS EXCLUSIVE on both tables (drop), SHARE ROW EXCLUSIVE (re-add)',
-           handling => format('dropped before the type change, re-added after it (%s)',
-                              CASE WHEN r.convalidated THEN 'validated once: one scan of ' || r.qn || ' joined to ' || r.fqn
-                                   ELSE 'NOT VALID, as it was' END),
-           drop_sql => format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', r.qn, r.conname),
-           create_sql => format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', r.qn, r.conname, r.def)
-                         || CASE WHEN (r.descr) IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END,
-           check_sql => format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L AND contype = %L AND convalidated = %L)',
-                               r.qn, r.conname, 'f', r.convalidated))
+BEGIN
+  RETURN QUERY
+  SELECT m.*
     FROM (SELECT c.oid, c.conname, c.conrelid, c.convalidated,
                  pg_get_constraintdef(c.oid) AS def, obj_description(c.oid, 'pg_constraint') AS descr,
                  storagelab_internal.sql_qname(c.conrelid) AS qn, storagelab_internal.sql_qname(c.confrelid) AS fqn
@@ -272,8 +273,21 @@ AS $fn$
              -- only keys with a column that changes type (ALTER TYPE leaves the others alone)
              AND EXISTS (SELECT 1 FROM unnest(c.conkey, c.confkey) AS k(a1, a2), pg_attribute a
                           WHERE ((a.attrelid = c.conrelid AND a.attnum = k.a1) OR (a.attrelid = c.confrelid AND a.attnum = k.a2))
-                            AND a.atttypid IN ('int2'::regtype, 'int4'::regtype))) r
-   ORDER BY r.qn, r.conname
+                            AND a.atttypid IN ('int2'::regtype, 'int4'::regtype))) r,
+         storagelab_internal.bigint_migration_row(
+             kind => 'foreign_key', relation => r.conrelid, identity => format('constraint %I on %s', r.conname, r.qn),
+             classid => 'pg_constraint'::regclass, objid => r.oid,
+             lock => 'ACCESS EXCLUSIVE on both tables (drop), SHARE ROW EXCLUSIVE (re-add)',
+             handling => format('dropped before the type change, re-added after it (%s)',
+                                CASE WHEN r.convalidated THEN 'validated once: one scan of ' || r.qn || ' joined to ' || r.fqn
+                                     ELSE 'NOT VALID, as it was' END),
+             drop_sql => format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', r.qn, r.conname),
+             create_sql => format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', r.qn, r.conname, r.def)
+                           || CASE WHEN (r.descr) IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END,
+             check_sql => format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L AND contype = %L AND convalidated = %L)',
+                                 r.qn, r.conname, 'f', r.convalidated)) m
+   ORDER BY r.qn, r.conname;
+END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_foreign_key_rows(oid[], int2[]) IS
   'Foreign keys of the component: dropped before the type change and re-added after it, so that each is validated exactly once.';
@@ -281,26 +295,30 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_foreign_key_rows(oid[],
 -- Trigger functions of the converted tables, in languages that cache plans.
 CREATE FUNCTION storagelab_internal.bigint_migration_trigger_function_rows(crel oid[])
 RETURNS SETOF storagelab.bigint_migration_object
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
+BEGIN
   -- plans (PL/pgSQL and others): a no-op ALTER FUNCTION makes every session
   -- re-plan them, instead of failing with "type of parameter N (bigint) does
   -- not match that when preparing the plan (integer)".  COST is set to its
   -- current value: RESET ALL would drop a SET search_path.
-  SELECT storagelab_internal.bigint_migration_row(
-           kind => 'trigger_function', identity => format('function %s', r.sig),
-           classid => 'pg_proc'::regclass, objid => r.oid, objsubid => 0,
-           lock => 'none on tables (updates its pg_proc row)',
-           handling => format('ALTER FUNCTION ... COST %s (unchanged) after the type change, so that sessions re-plan its cached %s statements', r.procost, r.lanname),
-           create_sql => format(E'ALTER FUNCTION %s COST %s;\n', r.sig, r.procost))
+  RETURN QUERY
+  SELECT m.*
     FROM (SELECT DISTINCT p.oid, p.oid::regprocedure::text AS sig, p.procost, l.lanname
             FROM pg_trigger t
             JOIN pg_proc p ON p.oid = t.tgfoid
             JOIN pg_language l ON l.oid = p.prolang
            WHERE t.tgrelid IN (SELECT DISTINCT x.r FROM unnest(crel) AS x(r))
-             AND NOT t.tgisinternal AND l.lanname NOT IN ('c', 'internal', 'sql')) r
-   ORDER BY r.sig
+             AND NOT t.tgisinternal AND l.lanname NOT IN ('c', 'internal', 'sql')) r,
+         storagelab_internal.bigint_migration_row(
+             kind => 'trigger_function', identity => format('function %s', r.sig),
+             classid => 'pg_proc'::regclass, objid => r.oid, objsubid => 0,
+             lock => 'none on tables (updates its pg_proc row)',
+             handling => format('ALTER FUNCTION ... COST %s (unchanged) after the type change, so that sessions re-plan its cached %s statements', r.procost, r.lanname),
+             create_sql => format(E'ALTER FUNCTION %s COST %s;\n', r.sig, r.procost)) m
+   ORDER BY r.sig;
+END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_trigger_function_rows(oid[]) IS
   'Trigger functions of the converted tables, in languages that cache plans.';
