@@ -4,15 +4,57 @@
 -- handling of a migration, the SQL that drops, re-creates and checks it, or
 -- why it blocks a migration.
 --
--- Producers (from the component):  bigint_migration_column_rows,
---   _table_blockers, _sequence_rows, _foreign_key_rows,
---   _trigger_function_rows.
--- Dependents (one per catalog of an object the walk finds): _dep_relation,
---   _dep_default, _dep_constraint, _dep_statistics, _dep_rewrite,
---   _dep_trigger, _dep_policy, _dep_function, _dep_publication.
+-- Producers (from the component), their rows built by bigint_migration_row:
+--   bigint_migration_column_rows, _table_blockers, _sequence_rows,
+--   _foreign_key_rows, _trigger_function_rows.  Queries, but in plpgsql, whose
+--   plans are kept for the session (an SQL function with SET search_path is
+--   planned at every call on 15-17).
+-- Dependents (one per catalog of an object the walk finds): dependent_relation,
+--   _default, _constraint, _statistics, _rewrite, _trigger, _policy,
+--   _function, _publication; sql_enable_state: a re-created trigger's or rule's state.
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
+
+-- One row of the model from its named fields, the others NULL and depth 0:
+-- what the producers below return for each object they find.
+CREATE FUNCTION storagelab_internal.bigint_migration_row(
+    kind text, identity text, relation regclass DEFAULT NULL, column_name name DEFAULT NULL,
+    lock text DEFAULT NULL, handling text DEFAULT NULL, drop_sql text DEFAULT NULL, create_sql text DEFAULT NULL,
+    check_sql text DEFAULT NULL, blocker text DEFAULT NULL, sqlstate text DEFAULT NULL, hint text DEFAULT NULL,
+    classid oid DEFAULT NULL, objid oid DEFAULT NULL, objsubid int DEFAULT NULL)
+RETURNS storagelab.bigint_migration_object
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  o storagelab.bigint_migration_object;
+BEGIN
+  -- the type's fields in order: depth 0; post_sql, definition and the hazard fields NULL
+  o := ROW(kind, identity, relation, column_name, 0, lock, handling, drop_sql, create_sql, NULL,
+           check_sql, blocker, sqlstate, hint, classid, objid, objsubid, NULL, NULL, NULL, NULL);
+  RETURN o;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_row(text, text, regclass, name, text, text, text, text, text, text, text, text, oid, oid, int) IS
+  'one row of the INT->BIGINT model from its named fields, the others NULL and depth 0';
+
+-- The ALTER TABLE giving a re-created trigger or rule its state (tgenabled, ev_enabled) from
+-- the one it is created in (was: O, enabled; a partition's clone: its parent's); '' if the same.
+CREATE FUNCTION storagelab_internal.sql_enable_state(tbl text, what text, obj name, state "char", was "char" DEFAULT 'O')
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  RETURN CASE WHEN state = was THEN ''
+              ELSE format(E'ALTER TABLE %s %s %s %I;\n', tbl,
+                          CASE state WHEN 'D' THEN 'DISABLE' WHEN 'R' THEN 'ENABLE REPLICA' WHEN 'A' THEN 'ENABLE ALWAYS' ELSE 'ENABLE' END,
+                          what, obj) END;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.sql_enable_state(text, text, name, "char", "char") IS
+  'ALTER TABLE ... DISABLE | ENABLE [REPLICA | ALWAYS] TRIGGER | RULE giving a re-created trigger or rule its state, or '''' when it is created in it';
 
 -- One row per component column: ALTER COLUMN TYPE, or already bigint, or a blocker (another type).
 CREATE FUNCTION storagelab_internal.bigint_migration_column_rows(crel oid[], catt int2[])
@@ -20,58 +62,46 @@ RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-DECLARE
-  o       storagelab.bigint_migration_object;
-  r       record;
-  v_sql   text;
 BEGIN
-  FOR r IN
-    SELECT c.oid AS relid, c.relkind, c.reloftype, a.attnum, a.attname, a.atttypid, a.attinhcount,
-           t.typtype, format_type(a.atttypid, a.atttypmod) AS typ,
-           storagelab_internal.sql_qname(c.oid) AS qn
-      FROM unnest(crel, catt) AS x(relid, attnum)
-      JOIN pg_class c ON c.oid = x.relid
-      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
-      JOIN pg_type t ON t.oid = a.atttypid
-     ORDER BY 1, 4
-  LOOP
-    o := NULL;
-    o.kind := 'column'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
-    o.identity := format('%s.%I', r.qn, r.attname);
-    o.classid := 'pg_class'::regclass; o.objid := r.relid; o.objsubid := r.attnum;
-    o.check_sql := format('(SELECT atttypid = %L::regtype FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L)',
-                          'bigint', r.qn, r.attname);
-    IF r.atttypid IN ('int2'::regtype, 'int4'::regtype) THEN
-      IF r.attinhcount > 0 THEN
-        o.handling := format('%s -> bigint: converted by the ALTER TABLE of its parent (recursive)', r.typ);
-        o.lock := 'ACCESS EXCLUSIVE (through the parent)';
-      ELSE
-        o.handling := format('%s -> bigint: ALTER COLUMN TYPE (rewrites the table and its indexes)', r.typ);
-        o.lock := 'ACCESS EXCLUSIVE';
-        o.create_sql := format('ALTER COLUMN %I TYPE bigint', r.attname);
-        -- a default "nextval(...)::integer" would keep failing past 2^31
-        -- after the type change: it is set again without the cast
-        SELECT substring(pg_get_expr(ad.adbin, ad.adrelid) FROM '^\((nextval\(''.*''::regclass\))\)::(?:integer|smallint)$') INTO v_sql
-          FROM pg_attrdef ad WHERE ad.adrelid = r.relid AND ad.adnum = r.attnum;
-        IF v_sql IS NOT NULL THEN
-          o.handling := o.handling || '; its default drops the cast to ' || r.typ;
-          o.create_sql := o.create_sql || format(E',\n  ALTER COLUMN %I SET DEFAULT %s', r.attname, v_sql);
-        END IF;
-      END IF;
-    ELSIF r.atttypid = 'int8'::regtype THEN
-      o.handling := 'already bigint: unchanged';
-      o.lock := 'ACCESS EXCLUSIVE (held while its foreign keys are re-added)';
-      o.check_sql := NULL;
-    ELSE
-      o.kind := 'blocker';
-      o.blocker := format('column %s.%I has type %s, not smallint, integer or bigint', r.qn, r.attname, r.typ);
-      o.sqlstate := '0A000';
-      o.hint := CASE WHEN r.typtype = 'd'
-                     THEN 'Converting a domain-typed column would drop the domain and its constraints; change the domain or the column by hand.'
-                     ELSE 'Convert this column by hand.' END;
-    END IF;
-    RETURN NEXT o;
-  END LOOP;
+  RETURN QUERY
+  SELECT m.*
+    FROM (SELECT c.oid AS relid, a.attnum, a.attname, t.typtype, format_type(a.atttypid, a.atttypmod) AS typ,
+                 storagelab_internal.sql_qname(c.oid) AS qn,
+                 CASE WHEN a.atttypid = 'int8'::regtype THEN 'bigint'
+                      WHEN a.atttypid NOT IN ('int2'::regtype, 'int4'::regtype) THEN 'other type'
+                      WHEN a.attinhcount > 0 THEN 'inherited' ELSE 'convert' END AS how,
+                 -- a default "nextval(...)::integer" would keep failing past 2^31
+                 -- after the type change: it is set again without the cast
+                 (SELECT substring(pg_get_expr(ad.adbin, ad.adrelid) FROM '^\((nextval\(''.*''::regclass\))\)::(?:integer|smallint)$')
+                    FROM pg_attrdef ad WHERE ad.adrelid = c.oid AND ad.adnum = a.attnum) AS seq_default
+            FROM unnest(crel, catt) AS x(relid, attnum)
+            JOIN pg_class c ON c.oid = x.relid
+            JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
+            JOIN pg_type t ON t.oid = a.atttypid) r,
+         storagelab_internal.bigint_migration_row(
+             kind => CASE WHEN r.how = 'other type' THEN 'blocker' ELSE 'column' END,
+             relation => r.relid, column_name => r.attname, identity => format('%s.%I', r.qn, r.attname),
+             classid => 'pg_class'::regclass, objid => r.relid, objsubid => r.attnum,
+             lock => CASE r.how WHEN 'inherited' THEN 'ACCESS EXCLUSIVE (through the parent)' WHEN 'convert' THEN 'ACCESS EXCLUSIVE'
+                                WHEN 'bigint' THEN 'ACCESS EXCLUSIVE (held while its foreign keys are re-added)' END,
+             handling => CASE r.how
+                           WHEN 'inherited' THEN format('%s -> bigint: converted by the ALTER TABLE of its parent (recursive)', r.typ)
+                           WHEN 'convert' THEN format('%s -> bigint: ALTER COLUMN TYPE (rewrites the table and its indexes)', r.typ)
+                                               || CASE WHEN r.seq_default IS NULL THEN '' ELSE '; its default drops the cast to ' || r.typ END
+                           WHEN 'bigint' THEN 'already bigint: unchanged' END,
+             create_sql => CASE WHEN r.how = 'convert' THEN format('ALTER COLUMN %I TYPE bigint', r.attname)
+                                  || CASE WHEN r.seq_default IS NULL THEN ''
+                                          ELSE format(E',\n  ALTER COLUMN %I SET DEFAULT %s', r.attname, r.seq_default) END END,
+             check_sql => CASE WHEN r.how <> 'bigint' THEN
+                            format('(SELECT atttypid = %L::regtype FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L)',
+                                   'bigint', r.qn, r.attname) END,
+             blocker => CASE WHEN r.how = 'other type' THEN
+                          format('column %s.%I has type %s, not smallint, integer or bigint', r.qn, r.attname, r.typ) END,
+             sqlstate => CASE WHEN r.how = 'other type' THEN '0A000' END,
+             hint => CASE WHEN r.how <> 'other type' THEN NULL
+                          WHEN r.typtype = 'd' THEN 'Converting a domain-typed column would drop the domain and its constraints; change the domain or the column by hand.'
+                          ELSE 'Convert this column by hand.' END) m
+   ORDER BY r.relid, r.attnum;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_column_rows(oid[], int2[]) IS
@@ -85,7 +115,6 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  o       storagelab.bigint_migration_object;
   r       record;
   q       record;
 BEGIN
@@ -94,22 +123,18 @@ BEGIN
       FROM unnest(crel) AS x(relid) JOIN pg_class c ON c.oid = x.relid
   LOOP
     IF r.reloftype <> 0 THEN
-      o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
-      o.blocker := format('table %s is a typed table (OF %s); its column types come from the type', r.qn, r.reloftype::regtype);
-      o.sqlstate := '0A000';
-      o.hint := 'Detach it from the type (ALTER TABLE ... NOT OF), convert, and change the type by hand.';
-      RETURN NEXT o;
+      RETURN NEXT storagelab_internal.bigint_migration_row(kind => 'blocker', relation => r.relid, identity => r.qn, sqlstate => '0A000',
+        blocker => format('table %s is a typed table (OF %s); its column types come from the type', r.qn, r.reloftype::regtype),
+        hint => 'Detach it from the type (ALTER TABLE ... NOT OF), convert, and change the type by hand.');
     END IF;
     -- an extension's table: pg_dump writes CREATE EXTENSION, whose script re-creates it with the old types
     FOR q IN SELECT e.extname FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
               WHERE d.classid = 'pg_class'::regclass AND d.objid = r.relid AND d.refclassid = 'pg_extension'::regclass
                 AND d.deptype = 'e' LOOP
-      o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
-      o.blocker := format('table %s belongs to extension %s; a dump and restore re-creates it from the extension''s script, with its old column types',
-                          r.qn, quote_ident(q.extname));
-      o.sqlstate := '0A000';
-      o.hint := 'Leave the table to the extension (a newer version of it), or make it yours first (ALTER EXTENSION ... DROP TABLE).';
-      RETURN NEXT o;
+      RETURN NEXT storagelab_internal.bigint_migration_row(kind => 'blocker', relation => r.relid, identity => r.qn, sqlstate => '0A000',
+        blocker => format('table %s belongs to extension %s; a dump and restore re-creates it from the extension''s script, with its old column types',
+                          r.qn, quote_ident(q.extname)),
+        hint => 'Leave the table to the extension (a newer version of it), or make it yours first (ALTER EXTENSION ... DROP TABLE).');
     END LOOP;
     -- the columns of the row type, its array type or a domain over it, by
     -- their pg_depend rows (a column depends on its type; an index lookup,
@@ -127,11 +152,9 @@ BEGIN
          AND NOT a.attisdropped
        ORDER BY a.attrelid, a.attnum
     LOOP
-      o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.identity := r.qn; o.depth := 0;
-      o.blocker := format('the row type of %s is used by column %s.%I', r.qn, storagelab_internal.sql_qname(q.attrelid), q.attname);
-      o.sqlstate := '0A000';
-      o.hint := 'PostgreSQL cannot change a row type that is stored in another table or view column; drop or change that column first.';
-      RETURN NEXT o;
+      RETURN NEXT storagelab_internal.bigint_migration_row(kind => 'blocker', relation => r.relid, identity => r.qn, sqlstate => '0A000',
+        blocker => format('the row type of %s is used by column %s.%I', r.qn, storagelab_internal.sql_qname(q.attrelid), q.attname),
+        hint => 'PostgreSQL cannot change a row type that is stored in another table or view column; drop or change that column first.');
     END LOOP;
   END LOOP;
   FOR r IN
@@ -145,13 +168,11 @@ BEGIN
                       AND d.refclassid = 'pg_class'::regclass AND d.refobjid = x.relid AND d.refobjsubid = 0
                       AND d.deptype = 'i')
   LOOP
-    o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
-    o.identity := format('%s.%I', r.qn, r.attname);
-    o.blocker := format('column %s.%I is part of the partition key of %s', r.qn, r.attname, r.qn);
-    o.sqlstate := '0A000';
-    o.hint := 'A partition-key column cannot be converted in place: use mode ''online'', which builds a new partitioned table with a bigint key and moves the data into it.';
-    o.handling := 'partition key';   -- a blocker of ALTER COLUMN TYPE only: copy and swap builds new tables
-    RETURN NEXT o;
+    RETURN NEXT storagelab_internal.bigint_migration_row(kind => 'blocker', relation => r.relid, column_name => r.attname,
+      identity => format('%s.%I', r.qn, r.attname), sqlstate => '0A000',
+      blocker => format('column %s.%I is part of the partition key of %s', r.qn, r.attname, r.qn),
+      hint => 'A partition-key column cannot be converted in place: use mode ''online'', which builds a new partitioned table with a bigint key and moves the data into it.',
+      handling => 'partition key');   -- a blocker of ALTER COLUMN TYPE only: copy and swap builds new tables
   END LOOP;
 
   -- A column inherited from parents in separate inheritance trees
@@ -172,13 +193,11 @@ BEGIN
      GROUP BY x.relid, a.attname
     HAVING count(DISTINCT up.anc) > 1
   LOOP
-    o := NULL; o.kind := 'blocker'; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
-    o.identity := format('%s.%I', r.qn, r.attname);
-    o.blocker := format('column %s.%I is inherited from several inheritance trees (%s); ALTER COLUMN TYPE on one parent cannot change it',
-                        r.qn, r.attname, r.roots);
-    o.sqlstate := '0A000';
-    o.hint := 'Detach the table from all but one parent (ALTER TABLE ... NO INHERIT), convert, and attach it again (INHERIT).';
-    RETURN NEXT o;
+    RETURN NEXT storagelab_internal.bigint_migration_row(kind => 'blocker', relation => r.relid, column_name => r.attname,
+      identity => format('%s.%I', r.qn, r.attname), sqlstate => '0A000',
+      blocker => format('column %s.%I is inherited from several inheritance trees (%s); ALTER COLUMN TYPE on one parent cannot change it',
+                        r.qn, r.attname, r.roots),
+      hint => 'Detach the table from all but one parent (ALTER TABLE ... NO INHERIT), convert, and attach it again (INHERIT).');
   END LOOP;
 END
 $fn$;
@@ -191,57 +210,45 @@ RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-DECLARE
-  o       storagelab.bigint_migration_object;
-  r       record;
 BEGIN
-  FOR r IN
-    WITH seqs AS (
-      -- OWNED BY (serial, deptype a) and identity (deptype i): the sequence depends on the column
-      SELECT d.objid AS seq, x.relid, x.attnum, d.deptype
-        FROM unnest(crel, catt) AS x(relid, attnum)
-        JOIN pg_depend d ON d.refclassid = 'pg_class'::regclass AND d.refobjid = x.relid
-                        AND d.refobjsubid = x.attnum AND d.classid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
-      UNION ALL
-      -- a nextval() default: the default expression depends on the sequence
-      SELECT d.refobjid, x.relid, x.attnum, 'n'
-        FROM unnest(crel, catt) AS x(relid, attnum)
-        JOIN pg_attrdef ad ON ad.adrelid = x.relid AND ad.adnum = x.attnum
-        JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
-                        AND d.refclassid = 'pg_class'::regclass
-    )
-    SELECT s.seq, min(s.deptype) AS deptype,
-           (array_agg(s.relid ORDER BY s.relid, s.attnum))[1] AS relid,
-           (array_agg(a.attname ORDER BY s.relid, s.attnum))[1] AS attname,
-           sq.seqtypid, sq.seqmax, sq.seqmin, storagelab_internal.sql_qname(s.seq) AS sqn
-      FROM seqs s
-      JOIN pg_sequence sq ON sq.seqrelid = s.seq
-      JOIN pg_attribute a ON a.attrelid = s.relid AND a.attnum = s.attnum
-     GROUP BY s.seq, sq.seqtypid, sq.seqmax, sq.seqmin
-     ORDER BY sqn
-  LOOP
-    o := NULL; o.relation := r.relid; o.column_name := r.attname; o.depth := 0;
-    o.identity := format('sequence %s', r.sqn);
-    o.classid := 'pg_class'::regclass; o.objid := r.seq; o.objsubid := 0;
-    o.lock := 'SHARE ROW EXCLUSIVE on the sequence';
-    o.check_sql := format('(SELECT seqtypid = %L::regtype FROM pg_sequence WHERE seqrelid = to_regclass(%L))', 'bigint', r.sqn);
-    IF r.deptype = 'i' THEN
-      o.kind := 'identity';
-      o.handling := CASE WHEN r.seqtypid = 'int8'::regtype THEN 'identity sequence, already bigint'
-                         ELSE format('identity sequence: ALTER COLUMN TYPE makes it bigint (MAXVALUE %s)',
-                                     CASE WHEN r.seqmax IN (32767, 2147483647) THEN 'raised to the bigint maximum' ELSE 'kept at ' || r.seqmax END) END;
-    ELSE
-      o.kind := 'sequence';
-      IF r.seqtypid = 'int8'::regtype THEN
-        o.handling := 'already bigint';
-      ELSE
-        o.handling := format('ALTER SEQUENCE ... AS bigint (MAXVALUE %s)',
-                             CASE WHEN r.seqmax IN (32767, 2147483647) THEN 'raised to the bigint maximum' ELSE 'kept at ' || r.seqmax END);
-        o.create_sql := format(E'ALTER SEQUENCE %s AS bigint;\n', r.sqn);
-      END IF;
-    END IF;
-    RETURN NEXT o;
-  END LOOP;
+  RETURN QUERY
+  WITH seqs AS (
+    -- OWNED BY (serial, deptype a) and identity (deptype i): the sequence depends on the column
+    SELECT d.objid AS seq, x.relid, x.attnum, d.deptype
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_depend d ON d.refclassid = 'pg_class'::regclass AND d.refobjid = x.relid
+                      AND d.refobjsubid = x.attnum AND d.classid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
+    UNION ALL
+    -- a nextval() default: the default expression depends on the sequence
+    SELECT d.refobjid, x.relid, x.attnum, 'n'
+      FROM unnest(crel, catt) AS x(relid, attnum)
+      JOIN pg_attrdef ad ON ad.adrelid = x.relid AND ad.adnum = x.attnum
+      JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+                      AND d.refclassid = 'pg_class'::regclass
+  )
+  SELECT m.*
+    FROM (SELECT s.seq, min(s.deptype) AS deptype,
+                 (array_agg(s.relid ORDER BY s.relid, s.attnum))[1] AS relid,
+                 (array_agg(a.attname ORDER BY s.relid, s.attnum))[1] AS attname,
+                 sq.seqtypid, sq.seqmax, storagelab_internal.sql_qname(s.seq) AS sqn
+            FROM seqs s
+            JOIN pg_sequence sq ON sq.seqrelid = s.seq
+            JOIN pg_attribute a ON a.attrelid = s.relid AND a.attnum = s.attnum
+           GROUP BY s.seq, sq.seqtypid, sq.seqmax) r,
+         storagelab_internal.bigint_migration_row(
+             kind => CASE WHEN r.deptype = 'i' THEN 'identity' ELSE 'sequence' END,
+             relation => r.relid, column_name => r.attname, identity => format('sequence %s', r.sqn),
+             classid => 'pg_class'::regclass, objid => r.seq, objsubid => 0,
+             lock => 'SHARE ROW EXCLUSIVE on the sequence',
+             handling => CASE WHEN r.seqtypid = 'int8'::regtype AND r.deptype = 'i' THEN 'identity sequence, already bigint'
+                              WHEN r.seqtypid = 'int8'::regtype THEN 'already bigint'
+                              ELSE format(CASE WHEN r.deptype = 'i' THEN 'identity sequence: ALTER COLUMN TYPE makes it bigint (MAXVALUE %s)'
+                                               ELSE 'ALTER SEQUENCE ... AS bigint (MAXVALUE %s)' END,
+                                          CASE WHEN r.seqmax IN (32767, 2147483647) THEN 'raised to the bigint maximum' ELSE 'kept at ' || r.seqmax END) END,
+             -- an identity sequence follows its column's ALTER COLUMN TYPE
+             create_sql => CASE WHEN r.deptype <> 'i' AND r.seqtypid <> 'int8'::regtype THEN format(E'ALTER SEQUENCE %s AS bigint;\n', r.sqn) END,
+             check_sql => format('(SELECT seqtypid = %L::regtype FROM pg_sequence WHERE seqrelid = to_regclass(%L))', 'bigint', r.sqn)) m
+   ORDER BY r.sqn;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_sequence_rows(oid[], int2[]) IS
@@ -253,38 +260,33 @@ RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-DECLARE
-  o       storagelab.bigint_migration_object;
-  r       record;
 BEGIN
-  FOR r IN
-    SELECT c.oid, c.conname, c.conrelid, c.confrelid, c.convalidated,
-           pg_get_constraintdef(c.oid) AS def, obj_description(c.oid, 'pg_constraint') AS descr,
-           storagelab_internal.sql_qname(c.conrelid) AS qn, storagelab_internal.sql_qname(c.confrelid) AS fqn
-      FROM pg_constraint c
-     WHERE c.contype = 'f' AND c.conparentid = 0
-       AND EXISTS (SELECT 1 FROM unnest(c.conkey) k, unnest(crel, catt) AS x(relid, attnum)
-                    WHERE x.relid = c.conrelid AND x.attnum = k)
-       -- only keys with a column that changes type (ALTER TYPE leaves the others alone)
-       AND EXISTS (SELECT 1 FROM unnest(c.conkey, c.confkey) AS k(a1, a2), pg_attribute a
-                    WHERE ((a.attrelid = c.conrelid AND a.attnum = k.a1) OR (a.attrelid = c.confrelid AND a.attnum = k.a2))
-                      AND a.atttypid IN ('int2'::regtype, 'int4'::regtype))
-     ORDER BY qn, c.conname
-  LOOP
-    o := NULL; o.kind := 'foreign_key'; o.relation := r.conrelid; o.depth := 0;
-    o.identity := format('constraint %I on %s', r.conname, r.qn);
-    o.classid := 'pg_constraint'::regclass; o.objid := r.oid;
-    o.lock := 'ACCESS EXCLUSIVE on both tables (drop), SHARE ROW EXCLUSIVE (re-add)';
-    o.handling := format('dropped before the type change, re-added after it (%s)',
-                         CASE WHEN r.convalidated THEN 'validated once: one scan of ' || r.qn || ' joined to ' || r.fqn
-                              ELSE 'NOT VALID, as it was' END);
-    o.drop_sql := format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', r.qn, r.conname);
-    o.create_sql := format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', r.qn, r.conname, r.def)
-                    || CASE WHEN (r.descr) IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END;
-    o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L AND contype = %L AND convalidated = %L)',
-                          r.qn, r.conname, 'f', r.convalidated);
-    RETURN NEXT o;
-  END LOOP;
+  RETURN QUERY
+  SELECT m.*
+    FROM (SELECT c.oid, c.conname, c.conrelid, c.convalidated,
+                 pg_get_constraintdef(c.oid) AS def, obj_description(c.oid, 'pg_constraint') AS descr,
+                 storagelab_internal.sql_qname(c.conrelid) AS qn, storagelab_internal.sql_qname(c.confrelid) AS fqn
+            FROM pg_constraint c
+           WHERE c.contype = 'f' AND c.conparentid = 0
+             AND EXISTS (SELECT 1 FROM unnest(c.conkey) k, unnest(crel, catt) AS x(relid, attnum)
+                          WHERE x.relid = c.conrelid AND x.attnum = k)
+             -- only keys with a column that changes type (ALTER TYPE leaves the others alone)
+             AND EXISTS (SELECT 1 FROM unnest(c.conkey, c.confkey) AS k(a1, a2), pg_attribute a
+                          WHERE ((a.attrelid = c.conrelid AND a.attnum = k.a1) OR (a.attrelid = c.confrelid AND a.attnum = k.a2))
+                            AND a.atttypid IN ('int2'::regtype, 'int4'::regtype))) r,
+         storagelab_internal.bigint_migration_row(
+             kind => 'foreign_key', relation => r.conrelid, identity => format('constraint %I on %s', r.conname, r.qn),
+             classid => 'pg_constraint'::regclass, objid => r.oid,
+             lock => 'ACCESS EXCLUSIVE on both tables (drop), SHARE ROW EXCLUSIVE (re-add)',
+             handling => format('dropped before the type change, re-added after it (%s)',
+                                CASE WHEN r.convalidated THEN 'validated once: one scan of ' || r.qn || ' joined to ' || r.fqn
+                                     ELSE 'NOT VALID, as it was' END),
+             drop_sql => format(E'ALTER TABLE %s DROP CONSTRAINT %I;\n', r.qn, r.conname),
+             create_sql => format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', r.qn, r.conname, r.def)
+                           || CASE WHEN (r.descr) IS NULL THEN '' ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', r.conname, r.qn, r.descr) END,
+             check_sql => format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L AND contype = %L AND convalidated = %L)',
+                                 r.qn, r.conname, 'f', r.convalidated)) m
+   ORDER BY r.qn, r.conname;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_foreign_key_rows(oid[], int2[]) IS
@@ -296,31 +298,26 @@ RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-DECLARE
-  o       storagelab.bigint_migration_object;
-  r       record;
 BEGIN
   -- plans (PL/pgSQL and others): a no-op ALTER FUNCTION makes every session
   -- re-plan them, instead of failing with "type of parameter N (bigint) does
   -- not match that when preparing the plan (integer)".  COST is set to its
   -- current value: RESET ALL would drop a SET search_path.
-  FOR r IN
-    SELECT DISTINCT p.oid, p.oid::regprocedure::text AS sig, p.procost, l.lanname
-      FROM pg_trigger t
-      JOIN pg_proc p ON p.oid = t.tgfoid
-      JOIN pg_language l ON l.oid = p.prolang
-     WHERE t.tgrelid IN (SELECT DISTINCT x.r FROM unnest(crel) AS x(r))
-       AND NOT t.tgisinternal AND l.lanname NOT IN ('c', 'internal', 'sql')
-     ORDER BY 2
-  LOOP
-    o := NULL; o.kind := 'trigger_function'; o.depth := 0;
-    o.identity := format('function %s', r.sig);
-    o.classid := 'pg_proc'::regclass; o.objid := r.oid; o.objsubid := 0;
-    o.lock := 'none on tables (updates its pg_proc row)';
-    o.handling := format('ALTER FUNCTION ... COST %s (unchanged) after the type change, so that sessions re-plan its cached %s statements', r.procost, r.lanname);
-    o.create_sql := format(E'ALTER FUNCTION %s COST %s;\n', r.sig, r.procost);
-    RETURN NEXT o;
-  END LOOP;
+  RETURN QUERY
+  SELECT m.*
+    FROM (SELECT DISTINCT p.oid, p.oid::regprocedure::text AS sig, p.procost, l.lanname
+            FROM pg_trigger t
+            JOIN pg_proc p ON p.oid = t.tgfoid
+            JOIN pg_language l ON l.oid = p.prolang
+           WHERE t.tgrelid IN (SELECT DISTINCT x.r FROM unnest(crel) AS x(r))
+             AND NOT t.tgisinternal AND l.lanname NOT IN ('c', 'internal', 'sql')) r,
+         storagelab_internal.bigint_migration_row(
+             kind => 'trigger_function', identity => format('function %s', r.sig),
+             classid => 'pg_proc'::regclass, objid => r.oid, objsubid => 0,
+             lock => 'none on tables (updates its pg_proc row)',
+             handling => format('ALTER FUNCTION ... COST %s (unchanged) after the type change, so that sessions re-plan its cached %s statements', r.procost, r.lanname),
+             create_sql => format(E'ALTER FUNCTION %s COST %s;\n', r.sig, r.procost)) m
+   ORDER BY r.sig;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_trigger_function_rows(oid[]) IS
@@ -337,6 +334,8 @@ DECLARE
   q      record;
   v_sql  text;
   v_qn   text;
+  v_ops  text;
+  v_ops8 text;
 BEGIN
   SELECT c.relkind, c.oid, storagelab_internal.sql_qname(c.oid) AS qn, i.indrelid INTO q
     FROM pg_class c LEFT JOIN pg_index i ON i.indexrelid = c.oid WHERE c.oid = p_objid;
@@ -385,34 +384,31 @@ BEGIN
       o.definition := pg_get_indexdef(p_objid);
       auto := true;
     END IF;
-  ELSIF q.relkind IN ('i', 'I') AND EXISTS (
-          SELECT 1 FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc
-           WHERE i.indexrelid = p_objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
-             AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault) THEN
-    -- ALTER COLUMN TYPE rebuilds the index with its explicit operator
-    -- class (int4_minmax_multi_ops, int4_bloom_ops, ...), which does
-    -- not accept bigint: the rebuild would fail
-    o.kind := 'blocker'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
-    o.blocker := format('index %s uses operator class %s on %s, which does not accept bigint', q.qn,
-                        (SELECT string_agg(DISTINCT format('%I', oc.opcname), ', ')
-                           FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc
-                          WHERE i.indexrelid = p_objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
-                            AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault),
-                        pg_describe_object(wclass, wobj, wsub));
-    o.sqlstate := '0A000';
-    o.hint := format('Drop the index before the migration and create it again afterwards with the bigint operator class (%s).',
-                     coalesce((SELECT string_agg(DISTINCT format('%I', o8.opcname), ', ')
-                                 FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc, pg_opclass o8
-                                WHERE i.indexrelid = p_objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
-                                  AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault
-                                  AND o8.opcfamily = oc.opcfamily AND o8.opcmethod = oc.opcmethod AND o8.opcintype = 'int8'::regtype),
-                              'one in the same operator family'));
   ELSIF q.relkind IN ('i', 'I') THEN
-    o.kind := 'index'; o.relation := q.indrelid; o.identity := format('index %s', q.qn);
-    o.lock := 'ACCESS EXCLUSIVE (with its table)';
-    o.handling := 'rebuilt by ALTER COLUMN TYPE, definition kept';
-    o.check_sql := format('to_regclass(%L) IS NOT NULL', q.qn);
-    o.definition := pg_get_indexdef(p_objid);
+    o.relation := q.indrelid; o.identity := format('index %s', q.qn);
+    -- ALTER COLUMN TYPE rebuilds the index with its explicit operator classes
+    -- on the column (int4_minmax_multi_ops, int4_bloom_ops, ...): those that
+    -- do not accept bigint (v_ops) make it fail; v_ops8: their bigint siblings
+    SELECT string_agg(DISTINCT format('%I', oc.opcname), ', '), string_agg(DISTINCT format('%I', o8.opcname), ', ')
+      INTO v_ops, v_ops8
+      FROM pg_index i, generate_series(0, i.indnkeyatts - 1) k, pg_opclass oc
+      LEFT JOIN pg_opclass o8 ON o8.opcfamily = oc.opcfamily AND o8.opcmethod = oc.opcmethod AND o8.opcintype = 'int8'::regtype
+     WHERE i.indexrelid = p_objid AND oc.oid = i.indclass[k] AND (i.indkey[k] = wsub OR i.indkey[k] = 0)
+       AND oc.opcintype IN ('int2'::regtype, 'int4'::regtype) AND NOT oc.opcdefault;
+    IF v_ops IS NOT NULL THEN
+      o.kind := 'blocker';
+      o.blocker := format('index %s uses operator class %s on %s, which does not accept bigint', q.qn, v_ops,
+                          pg_describe_object(wclass, wobj, wsub));
+      o.sqlstate := '0A000';
+      o.hint := format('Drop the index before the migration and create it again afterwards with the bigint operator class (%s).',
+                       coalesce(v_ops8, 'one in the same operator family'));
+    ELSE
+      o.kind := 'index';
+      o.lock := 'ACCESS EXCLUSIVE (with its table)';
+      o.handling := 'rebuilt by ALTER COLUMN TYPE, definition kept';
+      o.check_sql := format('to_regclass(%L) IS NOT NULL', q.qn);
+      o.definition := pg_get_indexdef(p_objid);
+    END IF;
   ELSE
     o.kind := 'blocker';
     o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, p_objsubid), pg_describe_object(wclass, wobj, wsub));
@@ -565,11 +561,10 @@ BEGIN
   o.kind := 'statistics'; o.relation := q.stxrelid; o.identity := format('statistics object %s', q.qn);
   o.check_sql := format('EXISTS (SELECT 1 FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE format(%L, n.nspname, s.stxname) = %L)',
                         '%I.%I', q.qn);
+  o.lock := 'ACCESS EXCLUSIVE (with its table)';
   IF wclass = 'pg_class'::regclass AND wsub > 0 AND auto = false THEN
-    o.lock := 'ACCESS EXCLUSIVE (with its table)';
     o.handling := 'rebuilt by ALTER COLUMN TYPE, definition kept';
   ELSE
-    o.lock := 'ACCESS EXCLUSIVE (with its table)';
     o.handling := 're-created after its table or column';
     o.create_sql := pg_get_statisticsobjdef(p_objid) || E';\n'
                     || format(E'ALTER STATISTICS %s OWNER TO %I;\n', q.qn, pg_get_userbyid(q.stxowner))
@@ -592,7 +587,10 @@ AS $fn$
 DECLARE
   q      record;
 BEGIN
-  SELECT w.rulename, w.ev_class, w.ev_enabled, c.relkind, c.relispopulated, c.reloptions, c.relam, c.reltablespace,
+  SELECT w.rulename, w.ev_class, w.ev_enabled, c.relkind, c.relispopulated, c.relam, c.reltablespace,
+         -- a view's options as CREATE VIEW takes them; NULL: none
+         ' WITH (' || (SELECT string_agg(format('%I = %L', split_part(opt, '=', 1), substr(opt, strpos(opt, '=') + 1)), ', ')
+                         FROM unnest(c.reloptions) opt) || ')' AS with_options,
          storagelab_internal.sql_qname(w.ev_class) AS qn INTO q
     FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class WHERE w.oid = p_objid;
   IF q.ev_class = wobj AND wclass = 'pg_class'::regclass AND wsub = 0 THEN
@@ -608,11 +606,7 @@ BEGIN
       o.lock := 'ACCESS EXCLUSIVE on the view';
       o.handling := 'dropped and re-created with the same definition, options, owner, privileges and comments';
       o.drop_sql := format(E'DROP VIEW %s;\n', q.qn);
-      o.create_sql := format(E'CREATE VIEW %s%s AS\n%s\n', q.qn,
-                             CASE WHEN q.reloptions IS NOT NULL THEN
-                               ' WITH (' || (SELECT string_agg(format('%I = %L', split_part(opt, '=', 1), substr(opt, strpos(opt, '=') + 1)), ', ')
-                                               FROM unnest(q.reloptions) opt) || ')' ELSE '' END,
-                             pg_get_viewdef(q.ev_class))
+      o.create_sql := format(E'CREATE VIEW %s%s AS\n%s\n', q.qn, q.with_options, pg_get_viewdef(q.ev_class))
                       || storagelab_internal.bigint_migration_relation_extras(q.ev_class);
       o.check_sql := format('(SELECT relkind = %L FROM pg_class WHERE oid = to_regclass(%L))', 'v', q.qn);
     ELSE
@@ -627,9 +621,7 @@ BEGIN
       o.create_sql := format(E'CREATE MATERIALIZED VIEW %s%s%s%s AS\n%s\n  WITH %s;\n', q.qn,
                              CASE WHEN q.relam <> (SELECT oid FROM pg_am WHERE amname = 'heap')
                                   THEN format(' USING %I', (SELECT amname FROM pg_am WHERE oid = q.relam)) ELSE '' END,
-                             CASE WHEN q.reloptions IS NOT NULL THEN
-                               ' WITH (' || (SELECT string_agg(format('%I = %L', split_part(opt, '=', 1), substr(opt, strpos(opt, '=') + 1)), ', ')
-                                               FROM unnest(q.reloptions) opt) || ')' ELSE '' END,
+                             q.with_options,
                              CASE WHEN q.reltablespace <> 0
                                   THEN format(' TABLESPACE %I', (SELECT spcname FROM pg_tablespace WHERE oid = q.reltablespace)) ELSE '' END,
                              regexp_replace(pg_get_viewdef(q.ev_class), ';\s*$', ''),
@@ -646,10 +638,7 @@ BEGIN
     o.handling := 'dropped and re-created with the same definition';
     o.drop_sql := format(E'DROP RULE %I ON %s;\n', q.rulename, q.qn);
     o.create_sql := pg_get_ruledef(p_objid) || E'\n'
-                    || CASE q.ev_enabled WHEN 'D' THEN format(E'ALTER TABLE %s DISABLE RULE %I;\n', q.qn, q.rulename)
-                                         WHEN 'R' THEN format(E'ALTER TABLE %s ENABLE REPLICA RULE %I;\n', q.qn, q.rulename)
-                                         WHEN 'A' THEN format(E'ALTER TABLE %s ENABLE ALWAYS RULE %I;\n', q.qn, q.rulename)
-                                         ELSE '' END
+                    || storagelab_internal.sql_enable_state(q.qn, 'RULE', q.rulename, q.ev_enabled)
                     || CASE WHEN (obj_description(p_objid, 'pg_rewrite')) IS NULL THEN '' ELSE format(E'COMMENT ON RULE %I ON %s IS %L;\n', q.rulename, q.qn, obj_description(p_objid, 'pg_rewrite')) END;
     o.check_sql := format('EXISTS (SELECT 1 FROM pg_rewrite WHERE ev_class = to_regclass(%L) AND rulename = %L)', q.qn, q.rulename);
   END IF;
@@ -679,23 +668,18 @@ BEGIN
   o.handling := 'dropped and re-created with the same definition and enabled state';
   o.drop_sql := format(E'DROP TRIGGER %I ON %s;\n', q.tgname, q.qn);
   o.create_sql := pg_get_triggerdef(p_objid) || E';\n'
-                  || CASE q.tgenabled WHEN 'D' THEN format(E'ALTER TABLE %s DISABLE TRIGGER %I;\n', q.qn, q.tgname)
-                                      WHEN 'R' THEN format(E'ALTER TABLE %s ENABLE REPLICA TRIGGER %I;\n', q.qn, q.tgname)
-                                      WHEN 'A' THEN format(E'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I;\n', q.qn, q.tgname)
-                                      ELSE '' END
+                  || storagelab_internal.sql_enable_state(q.qn, 'TRIGGER', q.tgname, q.tgenabled)
                   || CASE WHEN (obj_description(p_objid, 'pg_trigger')) IS NULL THEN '' ELSE format(E'COMMENT ON TRIGGER %I ON %s IS %L;\n', q.tgname, q.qn, obj_description(p_objid, 'pg_trigger')) END
                   -- the clones on partitions that were enabled or disabled on their own
-                  || coalesce((WITH RECURSIVE cl(oid, tgrelid, tgname, tgenabled, lvl) AS (
-                                 SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, 1 FROM pg_trigger t WHERE t.tgparentid = p_objid
+                  -- (was: the state of the clone's parent, which it is created in)
+                  || coalesce((WITH RECURSIVE cl(oid, tgrelid, tgname, tgenabled, was, lvl) AS (
+                                 SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, q.tgenabled, 1 FROM pg_trigger t WHERE t.tgparentid = p_objid
                                  UNION ALL
-                                 SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, cl.lvl + 1 FROM pg_trigger t JOIN cl ON t.tgparentid = cl.oid)
-                               SELECT string_agg(format(E'ALTER TABLE %s %s TRIGGER %I;\n', storagelab_internal.sql_qname(cl.tgrelid),
-                                                        CASE cl.tgenabled WHEN 'D' THEN 'DISABLE' WHEN 'R' THEN 'ENABLE REPLICA'
-                                                                          WHEN 'A' THEN 'ENABLE ALWAYS' ELSE 'ENABLE' END, cl.tgname),
+                                 SELECT t.oid, t.tgrelid, t.tgname, t.tgenabled, cl.tgenabled, cl.lvl + 1 FROM pg_trigger t JOIN cl ON t.tgparentid = cl.oid)
+                               SELECT string_agg(storagelab_internal.sql_enable_state(storagelab_internal.sql_qname(cl.tgrelid), 'TRIGGER',
+                                                                                      cl.tgname, cl.tgenabled, cl.was),
                                                  '' ORDER BY cl.lvl, cl.tgrelid)
-                                 FROM cl
-                                WHERE cl.tgenabled <> coalesce((SELECT p.tgenabled FROM pg_trigger c JOIN pg_trigger p ON p.oid = c.tgparentid
-                                                                 WHERE c.oid = cl.oid), q.tgenabled)), '');
+                                 FROM cl WHERE cl.tgenabled <> cl.was), '');
   o.check_sql := format('EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(%L) AND tgname = %L AND tgenabled = %L)',
                         q.qn, q.tgname, q.tgenabled);
 END

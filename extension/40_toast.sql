@@ -100,45 +100,36 @@ BEGIN
          CASE WHEN p.reltoastrelid <> 0 THEN pg_indexes_size(p.reltoastrelid) END
     FROM p,
     LATERAL (
-      SELECT CASE
+      -- one ladder: each advice with its expected effect; advice to keep a
+      -- setting has none
+      SELECT x.ae[1] AS advice, coalesce(x.ae[2], 'none') AS expected_effect FROM (SELECT CASE
         WHEN p.is_catalog THEN
-          'keep: a system catalog, whose storage and compression cannot be changed'
+          ARRAY['keep: a system catalog, whose storage and compression cannot be changed']
         WHEN p.large_values = 0 THEN
-          'keep: no value reaches the ~2 kB TOAST threshold'
+          ARRAY['keep: no value reaches the ~2 kB TOAST threshold']
         WHEN p.storage IN ('extended', 'main')
              AND p.large_incompressible >= 0.8 * p.large_values THEN
-          'SET STORAGE EXTERNAL: most large values are compressed already (large_incompressible)'
+          ARRAY['SET STORAGE EXTERNAL: most large values are compressed already (large_incompressible)',
+                'writes skip compressing; substr() reads only its chunks; existing values change when rewritten']
         WHEN p.storage = 'external'
              AND p.large_incompressible <= 0.2 * p.large_values THEN
-          'SET STORAGE EXTENDED: the large values look compressible but are stored uncompressed'
+          ARRAY['SET STORAGE EXTENDED: the large values look compressible but are stored uncompressed',
+                'new values are compressed when that pays; substr() on them decompresses from the start']
         WHEN p.storage IN ('extended', 'main') AND p.eff_compression = 'pglz'
              AND p.lz4_available AND p.pglz_values > 0
              AND p.large_compressed >= 0.2 * p.large_values THEN
-          'SET COMPRESSION lz4: lz4 compresses and decompresses several times faster than pglz'
+          ARRAY['SET COMPRESSION lz4: lz4 compresses and decompresses several times faster than pglz',
+                'faster writes and reads of compressed values, similar size; existing values keep pglz']
         -- the reasons to keep a setting, the state the advice above leads to
         WHEN p.storage = 'external'
              AND p.large_incompressible >= 0.8 * p.large_values THEN
-          'keep: most large values are compressed already, and EXTERNAL stores them as they are'
+          ARRAY['keep: most large values are compressed already, and EXTERNAL stores them as they are']
         WHEN p.storage IN ('extended', 'main')
              AND p.large_incompressible <= 0.2 * p.large_values THEN
-          'keep: the large values are compressible, and the column compresses new ones'
+          ARRAY['keep: the large values are compressible, and the column compresses new ones']
         ELSE
-          'keep: the large values mix compressed and compressible content'
-        END AS advice,
-        CASE
-        WHEN p.is_catalog OR p.large_values = 0 THEN 'none'
-        WHEN p.storage IN ('extended', 'main')
-             AND p.large_incompressible >= 0.8 * p.large_values THEN
-          'writes skip compressing; substr() reads only its chunks; existing values change when rewritten'
-        WHEN p.storage = 'external'
-             AND p.large_incompressible <= 0.2 * p.large_values THEN
-          'new values are compressed when that pays; substr() on them decompresses from the start'
-        WHEN p.storage IN ('extended', 'main') AND p.eff_compression = 'pglz'
-             AND p.lz4_available AND p.pglz_values > 0
-             AND p.large_compressed >= 0.2 * p.large_values THEN
-          'faster writes and reads of compressed values, similar size; existing values keep pglz'
-        ELSE 'none'
-        END AS expected_effect
+          ARRAY['keep: the large values mix compressed and compressible content']
+        END AS ae) x
     ) a;
 EXCEPTION WHEN OTHERS THEN   -- raised again from here: the CONTEXT does not show the query
   GET STACKED DIAGNOSTICS e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;

@@ -81,7 +81,12 @@ GENERATOR = [
 # strpos before the scrub): the application fixture's online scripts are
 # generated 2.1 to 2.3 times as fast (1.4 to 1.9 times for blocking), every
 # script byte for byte the same (bench/README.md, section 23).
-GENERATOR_CEILING = 7624
+# Lowered to 7608 on 2026-11-29: part 23's producers build their rows with
+# one constructor (bigint_migration_row), four of them as single queries; an
+# index's refusing operator classes found by one query (was three); one
+# helper for a re-created trigger's or rule's enabled state (was three
+# ladders).
+GENERATOR_CEILING = 7608
 
 # SQL functions over SQL_LIMIT on 2026-11-28, with their size then: each
 # may shrink, never grow; remove an entry when its function is within the
@@ -94,8 +99,9 @@ C_ALLOWED = {}
 
 # Ceiling of the number of pairs `duplicates --min-lines 10` finds inside
 # extension/, until it is 0: the count on 2026-11-28 once mode shadow was
-# removed (17 before); 12 once the layout writer's checks became procedures.
-DUPLICATE_PAIRS_CEILING = 12
+# removed (17 before); 12 once the layout writer's checks became procedures;
+# 11 on 2026-11-29 (part 40's advice and its effect from one ladder).
+DUPLICATE_PAIRS_CEILING = 11
 
 SQL_CREATE = re.compile(
     r'^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE)\s+([\w."]+)\s*\(',
