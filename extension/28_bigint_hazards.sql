@@ -537,6 +537,24 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$ SELECT regexp_replace(lower($1), '([^a-z0-9_])', '\\\1', 'g') $$;
 
+-- Whether a function source names a table (the name as a word in the code,
+-- not in a comment or a string).  The name in the raw source first: the
+-- scrub (three regular expressions) only blanks text, so it never makes a
+-- match, and most sources do not contain the name at all.  PL/pgSQL: a SQL
+-- function with SET is planned at every call (15-17), this one once a session.
+CREATE FUNCTION storagelab_internal.bigint_migration_names(src text, name text)
+RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF strpos(lower(src), lower(name)) = 0 THEN
+    RETURN false;
+  END IF;
+  RETURN storagelab_internal.bigint_migration_scrub(src) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(name) || '($|[^a-z0-9_$])');
+END
+$fn$;
+
 -- ---------------------------------------------------------------------------
 -- Reading with positions: the guards on TG_TABLE_NAME, dynamic SQL, and the
 -- widening of declarations need the text of string literals (the scrub
@@ -1519,10 +1537,7 @@ BEGIN
     UNION
     SELECT p.oid, NULL FROM pg_proc p, conv
      WHERE p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql') AND p.prorettype <> 'trigger'::regtype
-       -- the name in the raw source first (the scrub only blanks text, so it never makes a match):
-       -- every function's source was scrubbed for each table before
-       AND strpos(lower(p.prosrc), lower(conv.relname)) > 0
-       AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(conv.relname) || '($|[^a-z0-9_$])'))
+       AND storagelab_internal.bigint_migration_names(p.prosrc, conv.relname))
   SELECT string_agg(format('(%L, %L, %L)', f.fn::regprocedure::text,
                            CASE WHEN phase = 'after' THEN coalesce(w.hazard_target, f.fn::regprocedure::text) ELSE f.fn::regprocedure::text END,
                            f.rel), ', ' ORDER BY f.fn::regprocedure::text, f.rel)
@@ -1617,6 +1632,8 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_converted(storagelab.bi
   'the columns of an INT->BIGINT model that change type (smallint or integer now)';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_re(text) IS
   'a word as a regular expression that matches it literally (lower case)';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_names(text, text) IS
+  'whether a function source names a table: the name as a word outside comments and strings (a raw strpos first, then the scrub)';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_widened_row(oid, text[], storagelab.bigint_migration_object[]) IS
   'the widened_function row of the INT->BIGINT model: a function re-created with bigint parameters, variables, OUT/RETURNS TABLE columns or return type';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_lex(text) IS
@@ -1764,11 +1781,7 @@ BEGIN
              '(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])'
         FROM pg_proc p, pg_class k2
        WHERE k2.oid = relation AND p.prorettype <> 'trigger'::regtype AND storagelab_internal.bigint_migration_widenable(p.oid)
-         -- the name in the raw source first: the scrub (three regular
-         -- expressions) only blanks text, so it never makes a match; every
-         -- function's source was scrubbed for each table before
-         AND strpos(lower(p.prosrc), lower(k2.relname)) > 0
-         AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])')
+         AND storagelab_internal.bigint_migration_names(p.prosrc, k2.relname)
       ORDER BY 2
     LOOP
       src := storagelab_internal.bigint_migration_scrub((SELECT p.prosrc FROM pg_proc p WHERE p.oid = r.f));
