@@ -1507,23 +1507,85 @@ AS $$
    WHERE x.kind = 'function_hazard'
 $$;
 
--- DO blocks for the script: phase 'before' checks that the functions to
--- widen are unchanged since generation, and records the errors plpgsql_check
--- reports for every PL/pgSQL function that uses the converted tables (trigger
--- functions with their table, the functions of the hazard rows, functions
--- naming a converted table); phase 'after' (just before COMMIT) checks them
--- again and rolls back on any error that was not there before.  Nothing
--- happens when plpgsql_check is not installed in the database.  The checks
--- run with the sessions' default search_path (pg_settings.reset_val), as the
--- application's sessions would run the functions.
+-- The check, CALLed by a script before its change, that the functions it
+-- widens are as they were when it was generated: it re-creates them from
+-- that text.  Rows of functions: signature, md5 of pg_get_functiondef,
+-- identity.  55000 when one is missing or changed.
+CREATE PROCEDURE storagelab_internal.bigint_widen_unchanged(functions text[])
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  PERFORM storagelab_internal.script_check(
+    ARRAY(SELECT functions[i][3] || ' is missing or changed' FROM generate_subscripts(functions, 1) i
+           WHERE md5(coalesce(pg_get_functiondef(to_regprocedure(functions[i][1])), '')) <> functions[i][2] ORDER BY i),
+    'the database changed since this script was generated', 'object_not_in_prerequisite_state',
+    'Generate the script again with storagelab.bigint_migration_script().');
+END
+$fn$;
+
+-- The plpgsql_check comparison, CALLed by a script: rows of functions:
+-- key (the signature at generation), the signature to check (the widened
+-- one after the change), the trigger's table (NULL for others).  Phase
+-- 'before' records the errors plpgsql_check reports in a temporary table
+-- (dropped at COMMIT); phase 'after' raises 22000, rolling back, on an
+-- error that was not there before.  Nothing happens when plpgsql_check is
+-- not installed in the database.  The checks run with the sessions'
+-- default search_path (pg_settings.reset_val), as the application's
+-- sessions would run the functions.
+CREATE PROCEDURE storagelab_internal.bigint_plpgsql_check(functions text[], phase text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  nsp  name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'plpgsql_check');
+  k    text[];
+  st   text[];
+  msg  text[];
+  bad  text;
+BEGIN
+  IF nsp IS NULL AND phase = 'before' THEN
+    RAISE NOTICE 'plpgsql_check is not installed in this database: functions are not checked';
+  END IF;
+  IF nsp IS NULL OR (phase = 'after' AND to_regclass('pg_temp.storagelab_plpgsql_check_before') IS NULL) THEN
+    RETURN;
+  END IF;
+  -- the functions run with the sessions' default search_path: check them with it
+  PERFORM set_config('search_path', (SELECT reset_val FROM pg_settings WHERE name = 'search_path'), true);
+  EXECUTE format('SELECT array_agg($1[i][1]), array_agg(c.sqlstate), array_agg(c.message) FROM generate_subscripts($1, 1) i,'
+                 ' LATERAL %I.plpgsql_check_function_tb($1[i][2]::regprocedure, coalesce(to_regclass($1[i][3])::oid, 0)::regclass, fatal_errors => false) c'
+                 ' WHERE c.level = ''error''', nsp)
+    INTO k, st, msg USING functions;
+  PERFORM set_config('search_path', 'pg_catalog, pg_temp', true);
+  IF phase = 'before' THEN
+    CREATE TEMP TABLE storagelab_plpgsql_check_before ON COMMIT DROP AS
+      SELECT * FROM unnest(k, st, msg) AS b(k, sqlstate, message);
+    RETURN;
+  END IF;
+  SELECT string_agg(a.k || ': ' || a.message, '; ' ORDER BY a.k, a.message) INTO bad
+    FROM unnest(k, st, msg) AS a(k, sqlstate, message)
+   WHERE NOT EXISTS (SELECT 1 FROM pg_temp.storagelab_plpgsql_check_before b
+                      WHERE b.k = a.k AND b.sqlstate IS NOT DISTINCT FROM a.sqlstate AND b.message = a.message);
+  IF bad IS NOT NULL THEN
+    RAISE EXCEPTION 'plpgsql_check finds new errors in functions that use the converted columns; rolling back'
+      USING ERRCODE = 'data_exception', DETAIL = bad,
+            HINT = 'Nothing was changed.  Generate the script with function_hazards => ''widen'', or fix these functions first.';
+  END IF;
+END
+$fn$;
+
+-- The CALLs of the checks above for a script: in phase 'before', of
+-- bigint_widen_unchanged for the functions to widen; in both phases, of
+-- bigint_plpgsql_check for every PL/pgSQL function that uses the converted
+-- tables (trigger functions with their table, the functions of the hazard
+-- rows, functions naming a converted table).
 CREATE FUNCTION storagelab_internal.bigint_migration_plpgsql_check_sql(objs storagelab.bigint_migration_object[], phase text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  vals text;
-  q    text;
+  fns  text[];
   pre  text;
 BEGIN
   WITH conv AS (
@@ -1538,69 +1600,26 @@ BEGIN
     SELECT p.oid, NULL FROM pg_proc p, conv
      WHERE p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql') AND p.prorettype <> 'trigger'::regtype
        AND storagelab_internal.bigint_migration_names(p.prosrc, conv.relname))
-  SELECT string_agg(format('(%L, %L, %L)', f.fn::regprocedure::text,
-                           CASE WHEN phase = 'after' THEN coalesce(w.hazard_target, f.fn::regprocedure::text) ELSE f.fn::regprocedure::text END,
-                           f.rel), ', ' ORDER BY f.fn::regprocedure::text, f.rel)
-    INTO vals
+  SELECT array_agg(format('[%L, %L, %L]', f.fn::regprocedure::text,
+                          CASE WHEN phase = 'after' THEN coalesce(w.hazard_target, f.fn::regprocedure::text) ELSE f.fn::regprocedure::text END,
+                          f.rel) ORDER BY f.fn::regprocedure::text, f.rel)
+    INTO fns
     FROM fns f JOIN pg_proc p ON p.oid = f.fn JOIN pg_language l ON l.oid = p.prolang
     LEFT JOIN unnest(objs) w ON w.kind = 'widened_function' AND w.objid = f.fn
    WHERE l.lanname = 'plpgsql' AND (p.prorettype <> 'trigger'::regtype OR f.rel IS NOT NULL)
      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = f.fn AND d.deptype = 'e');
-  -- the functions to widen must be as they were when the script was
-  -- generated: it re-creates them from that text
   IF phase = 'before' THEN
     SELECT E'-- The functions to widen are unchanged since generation (they are re-created from their text then).\n'
-           || 'DO ' || storagelab_internal.dollar_quote(
-                E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n'
-                || string_agg(format(E'  IF md5(coalesce(pg_get_functiondef(to_regprocedure(%L)), '''')) <> %L THEN\n'
-                                     '    problems := problems || %L::text;\n  END IF;\n',
-                                     x.objid::regprocedure, md5(pg_get_functiondef(x.objid)), x.identity || ' is missing or changed'),
-                              '' ORDER BY x.identity)
-                || E'  IF cardinality(problems) > 0 THEN\n'
-                || E'    RAISE EXCEPTION ''the database changed since this script was generated''\n'
-                || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
-                || E'            HINT = ''Generate the script again with storagelab.bigint_migration_script().'';\n  END IF;\nEND\n')
-           || E';\n\n'
+           || 'CALL storagelab_internal.bigint_widen_unchanged(' || storagelab_internal.script_array(
+                array_agg(format('[%L, %L, %L]', x.objid::regprocedure, md5(pg_get_functiondef(x.objid)), x.identity) ORDER BY x.identity))
+           || E');\n\n'
       INTO pre
-      FROM unnest(objs) x WHERE x.kind = 'widened_function';
+      FROM unnest(objs) x WHERE x.kind = 'widened_function' HAVING count(*) > 0;
   END IF;
-  IF vals IS NULL THEN
-    RETURN coalesce(pre, '');
-  END IF;
-  -- %1$I: the schema of plpgsql_check, filled in when the script runs
-  q := replace(format('SELECT f.k, c.sqlstate, c.message FROM (VALUES %s) f(k, sig, rel),'
-                      ' LATERAL %s.plpgsql_check_function_tb(f.sig::regprocedure, coalesce(to_regclass(f.rel)::oid, 0)::regclass, fatal_errors => false) c'
-                      ' WHERE c.level = ''error''', vals, '@@nsp@@'), '%', '%%');
-  q := replace(q, '@@nsp@@', '%1$I');
-  IF phase = 'before' THEN
-    RETURN coalesce(pre, '')
-        || E'-- plpgsql_check (when installed): the errors of the functions that use these tables, before the change\n'
-        || 'DO ' || storagelab_internal.dollar_quote(format(
-             E'\nDECLARE\n  nsp name;\nBEGIN\n'
-             '  SELECT n.nspname INTO nsp FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = ''plpgsql_check'';\n'
-             '  IF nsp IS NULL THEN\n    RAISE NOTICE ''plpgsql_check is not installed in this database: functions are not checked'';\n    RETURN;\n  END IF;\n'
-             '  -- the functions run with the sessions'' default search_path: check them with it\n'
-             '  PERFORM set_config(''search_path'', (SELECT reset_val FROM pg_settings WHERE name = ''search_path''), true);\n'
-             '  EXECUTE format(%L, nsp);\n'
-             '  PERFORM set_config(''search_path'', ''pg_catalog, pg_temp'', true);\nEND\n',
-             'CREATE TEMP TABLE storagelab_plpgsql_check_before ON COMMIT DROP AS ' || q)) || E';\n\n';
-  END IF;
-  RETURN E'-- plpgsql_check (when installed): no function that uses these tables has an error it did not have before\n'
-      || 'DO ' || storagelab_internal.dollar_quote(format(
-           E'\nDECLARE\n  nsp name;\n  bad text;\nBEGIN\n'
-           '  SELECT n.nspname INTO nsp FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = ''plpgsql_check'';\n'
-           '  IF nsp IS NULL OR to_regclass(''pg_temp.storagelab_plpgsql_check_before'') IS NULL THEN\n    RETURN;\n  END IF;\n'
-           '  PERFORM set_config(''search_path'', (SELECT reset_val FROM pg_settings WHERE name = ''search_path''), true);\n'
-           '  EXECUTE format(%L, nsp) INTO bad;\n'
-           '  PERFORM set_config(''search_path'', ''pg_catalog, pg_temp'', true);\n'
-           '  IF bad IS NOT NULL THEN\n'
-           '    RAISE EXCEPTION ''plpgsql_check finds new errors in functions that use the converted columns; rolling back''\n'
-           '      USING ERRCODE = ''data_exception'', DETAIL = bad,\n'
-           '            HINT = ''Nothing was changed.  Generate the script with function_hazards => ''''widen'''', or fix these functions first.'';\n'
-           '  END IF;\nEND\n',
-           'SELECT string_agg(a.k || '': '' || a.message, ''; '' ORDER BY a.k, a.message) FROM (' || q || ') a'
-           ' WHERE NOT EXISTS (SELECT 1 FROM pg_temp.storagelab_plpgsql_check_before b'
-           ' WHERE b.k = a.k AND b.sqlstate IS NOT DISTINCT FROM a.sqlstate AND b.message = a.message)')) || E';\n\n';
+  RETURN coalesce(pre, '') || CASE WHEN fns IS NULL THEN ''
+    ELSE CASE WHEN phase = 'before' THEN E'-- plpgsql_check (when installed): the errors of the functions that use these tables, before the change\n'
+              ELSE E'-- plpgsql_check (when installed): no function that uses these tables has an error it did not have before\n' END
+         || format(E'CALL storagelab_internal.bigint_plpgsql_check(%s, %L);\n\n', storagelab_internal.script_array(fns), phase) END;
 END
 $fn$;
 
@@ -1666,8 +1685,12 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_apply_hazards(storagela
   'the INT->BIGINT model under function_hazards refuse, widen or accept (refuse and unwidenable hazards raise errors)';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_hazard_header(storagelab.bigint_migration_object[], text) IS
   'script header lines listing the function hazards and what the script does about them';
+COMMENT ON PROCEDURE storagelab_internal.bigint_widen_unchanged(text[]) IS
+  'the check of a generated script that the functions it widens are unchanged since generation (55000 otherwise)';
+COMMENT ON PROCEDURE storagelab_internal.bigint_plpgsql_check(text[], text) IS
+  'the plpgsql_check comparison of a generated script: phase before records the errors of the functions using the converted tables, phase after raises 22000 (rolling back) on a new one';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_plpgsql_check_sql(storagelab.bigint_migration_object[], text) IS
-  'DO block of a generated script: plpgsql_check errors of the functions using the converted tables, recorded before and compared after';
+  'the CALLs of a generated script that check that the functions to widen are unchanged and compare the plpgsql_check errors of the functions using the converted tables before and after';
 
 -- ---------------------------------------------------------------------------
 -- Any type change, not only INT -> BIGINT: the layout scripts (part 65)
