@@ -174,6 +174,24 @@ BEGIN
 END
 $fn$;
 
+-- The functions a call "fname(...)" with nargs arguments may resolve to
+-- (fname maybe schema-qualified; parameters with defaults may be left
+-- out), each with the type of its parameter argno, and that parameter's
+-- name when the function has no OUT parameters.
+CREATE FUNCTION storagelab_internal.bigint_migration_callees(fname text, nargs int, argno int)
+RETURNS TABLE (fn oid, typ oid, pname text)
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  RETURN QUERY
+    SELECT f.oid, f.proargtypes[argno - 1], CASE WHEN f.proallargtypes IS NULL THEN f.proargnames[argno] END
+      FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
+     WHERE f.proname = split_part(fname, '.', -1) AND (fname !~ '\.' OR n.nspname = split_part(fname, '.', 1))
+       AND f.pronargs >= nargs AND f.pronargs - f.pronargdefaults <= nargs AND f.prokind IN ('f', 'p');
+END
+$fn$;
+
 -- Hazards in the calls of one source text: an argument that carries the
 -- converted value (see bigint_migration_arg_class) passed to a function
 -- whose parameter is smallint or integer (or an array of them), when no
@@ -197,25 +215,19 @@ BEGIN
   LOOP
     -- some function of that name takes the value as it is: not a hazard
     CONTINUE WHEN c.cls <> 'cast' AND EXISTS (
-      SELECT 1 FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
-       WHERE f.proname = split_part(c.fname, '.', -1) AND (c.fname !~ '\.' OR n.nspname = split_part(c.fname, '.', 1))
-         AND f.pronargs >= c.nargs AND f.pronargs - f.pronargdefaults <= c.nargs AND f.prokind IN ('f', 'p')
-         AND storagelab_internal.type_change_accepts(f.proargtypes[c.argno - 1], 'int8'::regtype, c.cls = 'bigint[]'));
+      SELECT 1 FROM storagelab_internal.bigint_migration_callees(c.fname, c.nargs, c.argno) f
+       WHERE storagelab_internal.type_change_accepts(f.typ, 'int8'::regtype, c.cls = 'bigint[]'));
     FOR p IN
-      SELECT f.oid, f.proargtypes[c.argno - 1] AS t,
-             CASE WHEN f.proallargtypes IS NULL THEN f.proargnames[c.argno] END AS pname
-        FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
-       WHERE f.proname = split_part(c.fname, '.', -1) AND (c.fname !~ '\.' OR n.nspname = split_part(c.fname, '.', 1))
-         AND f.pronargs >= c.nargs AND f.pronargs - f.pronargdefaults <= c.nargs AND f.prokind IN ('f', 'p')
-         AND f.proargtypes[c.argno - 1] = ANY (CASE WHEN c.cls = 'bigint[]' THEN ARRAY['int2[]'::regtype, 'int4[]'::regtype]::oid[]
-                                                    ELSE ARRAY['int2'::regtype, 'int4'::regtype]::oid[] END)
-       ORDER BY f.oid
+      SELECT f.fn, f.typ, f.pname FROM storagelab_internal.bigint_migration_callees(c.fname, c.nargs, c.argno) f
+       WHERE f.typ = ANY (CASE WHEN c.cls = 'bigint[]' THEN ARRAY['int2[]'::regtype, 'int4[]'::regtype]::oid[]
+                               ELSE ARRAY['int2'::regtype, 'int4'::regtype]::oid[] END)
+       ORDER BY f.fn
     LOOP
       RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
-        p.oid, c.argno,
-        format('parameter %s%s (%s)', c.argno, coalesce(' ' || quote_ident(nullif(p.pname, '')), ''), format_type(p.t, NULL)),
+        p.fn, c.argno,
+        format('parameter %s%s (%s)', c.argno, coalesce(' ' || quote_ident(nullif(p.pname, '')), ''), format_type(p.typ, NULL)),
         caller, CASE WHEN c.cls = 'cast' THEN 'past 2^31' ELSE 'immediately' END,
-        CASE WHEN c.cls = 'cast' THEN via || ' cast to ' || format_type(p.t, NULL) ELSE via || ' as ' || c.cls END);
+        CASE WHEN c.cls = 'cast' THEN via || ' cast to ' || format_type(p.typ, NULL) ELSE via || ' as ' || c.cls END);
     END LOOP;
   END LOOP;
 END
@@ -1635,6 +1647,8 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_widenable(oid) IS
   'whether storagelab may re-create a function with bigint parameters: PL/pgSQL or SQL with a string body, not built in, not in an extension';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_hazard_row(oid, int, text, text, text, text) IS
   'one function_hazard row of the INT->BIGINT dependency model';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_callees(text, int, int) IS
+  'the functions a call with a given name and number of arguments may resolve to, with the type (and name) of one parameter';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_call_hazards(text, text, text, text, text) IS
   'function hazards in the calls of one source: the converted value passed to a smallint/integer parameter';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_value_hazards(oid, text, text, text, text, text) IS
@@ -1779,12 +1793,10 @@ DECLARE
   o_t    oid;
   n_t    oid;
   r      record;
-  k      record;
-  v      record;
   src    text;
   car    text;
   stmts  text[];
-  found_one boolean;
+  hz     text[];   -- the hazards found in one function
 BEGIN
   FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
     o_t := to_regtype(e->>'from'); n_t := to_regtype(e->>'to');
@@ -1808,63 +1820,39 @@ BEGIN
       ORDER BY 2
     LOOP
       src := storagelab_internal.bigint_migration_scrub((SELECT p.prosrc FROM pg_proc p WHERE p.oid = r.f));
-      car := r.carrier;
       -- PL/pgSQL variables declared table.column%TYPE of the column carry the value too
-      car := car || coalesce((SELECT string_agg('|' || storagelab_internal.bigint_migration_re(m[2]), '')
-                                FROM regexp_matches(src, '(^|[;\s])([a-z_][a-z0-9_$]*)\s+[a-z_][a-z0-9_$.]*\.([a-z_][a-z0-9_$]*)%type', 'g') AS m
-                               WHERE m[3] = lower(e->>'column_name')), '');
+      car := r.carrier || coalesce((SELECT string_agg('|' || storagelab_internal.bigint_migration_re(m[2]), '')
+                                      FROM regexp_matches(src, '(^|[;\s])([a-z_][a-z0-9_$]*)\s+[a-z_][a-z0-9_$.]*\.([a-z_][a-z0-9_$]*)%type', 'g') AS m
+                                     WHERE m[3] = lower(e->>'column_name')), '');
       stmts := ARRAY(SELECT s FROM unnest(string_to_array(src, ';')) s WHERE r.filter IS NULL OR s ~ r.filter);
       CONTINUE WHEN NOT EXISTS (SELECT 1 FROM unnest(stmts) s WHERE s ~ ('(^|[^a-z0-9_$.])(' || car || ')($|[^a-z0-9_$])'));
-      fn := r.f; caller := r.who; found_one := false;
-      -- calls
-      FOR k IN
-        SELECT DISTINCT c.fname, c.nargs, c.argno, storagelab_internal.bigint_migration_arg_class(c.arg, car) = 'bigint[]' AS arr
-          FROM storagelab_internal.bigint_migration_calls(array_to_string(stmts, ';')) c
-         WHERE storagelab_internal.bigint_migration_arg_class(c.arg, car) IN ('bigint', 'bigint[]')
-         ORDER BY 1, 3
-      LOOP
-        CONTINUE WHEN EXISTS (
-          SELECT 1 FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
-           WHERE f.proname = split_part(k.fname, '.', -1) AND (k.fname !~ '\.' OR n.nspname = split_part(k.fname, '.', 1))
-             AND f.pronargs >= k.nargs AND f.pronargs - f.pronargdefaults <= k.nargs AND f.prokind IN ('f', 'p')
-             AND storagelab_internal.type_change_accepts(f.proargtypes[k.argno - 1], n_t, k.arr));
-        FOR v IN
-          SELECT f.oid::regprocedure AS callee FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
-           WHERE f.proname = split_part(k.fname, '.', -1) AND (k.fname !~ '\.' OR n.nspname = split_part(k.fname, '.', 1))
-             AND f.pronargs >= k.nargs AND f.pronargs - f.pronargdefaults <= k.nargs AND f.prokind IN ('f', 'p')
-             AND storagelab_internal.type_change_accepts(f.proargtypes[k.argno - 1], o_t, k.arr)
-           ORDER BY f.oid
-        LOOP
-          hazard := format('passes %s (%s) as argument %s of %s: no function of that name takes %s%s', column_name,
-                           new_type || CASE WHEN k.arr THEN '[]' ELSE '' END, k.argno, v.callee,
-                           new_type, CASE WHEN k.arr THEN '[]' ELSE '' END);
-          found_one := true;
-          RETURN NEXT;
-        END LOOP;
-      END LOOP;
-      -- comparisons with a parameter or a declared variable
-      FOR k IN SELECT * FROM storagelab_internal.type_change_comparison_hazards(r.f, src, stmts, car, column_name, o_t, n_t) LOOP
-        hazard := k.hazard;
-        found_one := true;
-        RETURN NEXT;
-      END LOOP;
-      -- RETURN QUERY: each column of the query must have the declared type exactly
-      FOR k IN
-        SELECT DISTINCT q.pos, c.name
-          FROM storagelab_internal.return_query_items(array_to_string(stmts, ';')) q
-          JOIN storagelab_internal.function_result_columns(r.f) c ON c.pos = q.pos
-         WHERE q.item ~ ('^\(*(' || car || ')\)*$') AND c.typ = o_t
-         ORDER BY 1
-      LOOP
-        hazard := format('returns %s (%s) in RETURN QUERY as result column %s%s, declared %s: every call fails (structure of query does not match function result type)',
-                         column_name, new_type, k.pos, coalesce(' ' || quote_ident(nullif(k.name, '')), ''), old_type);
-        found_one := true;
-        RETURN NEXT;
-      END LOOP;
-      IF NOT found_one THEN
-        hazard := NULL;
-        RETURN NEXT;
-      END IF;
+      fn := r.f; caller := r.who;
+      hz := ARRAY(
+        -- calls: a function of that name took the old type there, none takes the new one
+        SELECT format('passes %s (%s) as argument %s of %s: no function of that name takes %s%s', column_name,
+                      new_type || CASE WHEN k.arr THEN '[]' ELSE '' END, k.argno, v.fn::regprocedure,
+                      new_type, CASE WHEN k.arr THEN '[]' ELSE '' END)
+          FROM (SELECT DISTINCT c.fname, c.nargs, c.argno, storagelab_internal.bigint_migration_arg_class(c.arg, car) = 'bigint[]' AS arr
+                  FROM storagelab_internal.bigint_migration_calls(array_to_string(stmts, ';')) c
+                 WHERE storagelab_internal.bigint_migration_arg_class(c.arg, car) IN ('bigint', 'bigint[]')) k,
+               storagelab_internal.bigint_migration_callees(k.fname, k.nargs, k.argno) v
+         WHERE storagelab_internal.type_change_accepts(v.typ, o_t, k.arr)
+           AND NOT EXISTS (SELECT 1 FROM storagelab_internal.bigint_migration_callees(k.fname, k.nargs, k.argno) w
+                            WHERE storagelab_internal.type_change_accepts(w.typ, n_t, k.arr))
+        UNION ALL
+        -- comparisons with a parameter or a declared variable
+        SELECT h.hazard FROM storagelab_internal.type_change_comparison_hazards(r.f, src, stmts, car, column_name, o_t, n_t) h
+        UNION ALL
+        -- RETURN QUERY: each column of the query must have the declared type exactly
+        SELECT format('returns %s (%s) in RETURN QUERY as result column %s%s, declared %s: every call fails (structure of query does not match function result type)',
+                      column_name, new_type, k.pos, coalesce(' ' || quote_ident(nullif(k.name, '')), ''), old_type)
+          FROM (SELECT DISTINCT q.pos, c.name
+                  FROM storagelab_internal.return_query_items(array_to_string(stmts, ';')) q
+                  JOIN storagelab_internal.function_result_columns(r.f) c ON c.pos = q.pos
+                 WHERE q.item ~ ('^\(*(' || car || ')\)*$') AND c.typ = o_t) k);
+      -- one row a hazard, or one without when none was found
+      RETURN QUERY SELECT fn, caller, column_name, old_type, new_type, h
+                     FROM unnest(CASE WHEN cardinality(hz) > 0 THEN hz ELSE ARRAY[NULL::text] END) h;
     END LOOP;
   END LOOP;
 END
