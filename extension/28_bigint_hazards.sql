@@ -352,9 +352,6 @@ DECLARE
   res_type oid[];
   st     text;
   m      text[];
-  tg     text[];
-  it     text[];
-  k      int;
   v      record;
   o      storagelab.bigint_migration_object;
 BEGIN
@@ -371,49 +368,40 @@ BEGIN
     -- SELECT items INTO targets [FROM ...], or ... RETURNING items INTO targets
     m := regexp_match(st, '\m(select|returning)\s+(.*?)\s+into\s+(strict\s+)?(.*?)(\s+from\M.*)?$');
     IF m IS NOT NULL THEN
-      it := storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''));
-      tg := storagelab_internal.bigint_migration_split(m[4]);
-      FOR k IN 1 .. least(cardinality(it), cardinality(tg)) LOOP
-        a_var := a_var || tg[k]; a_val := a_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
-      END LOOP;
+      SELECT a_var || array_agg(t.x ORDER BY t.n), a_val || array_agg(regexp_replace(regexp_replace(i.x, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g') ORDER BY t.n)
+        INTO a_var, a_val
+        FROM unnest(storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''))) WITH ORDINALITY AS i(x, n)
+        JOIN unnest(storagelab_internal.bigint_migration_split(m[4])) WITH ORDINALITY AS t(x, n) ON t.n = i.n;
     END IF;
     -- what a function returns: the items of its output at their positions
     m := NULL;
     IF lang = 'plpgsql' THEN
       m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$');
       IF m IS NOT NULL AND m[3] ~ '^query\M' THEN
-        FOR v IN SELECT q.pos, q.item FROM storagelab_internal.return_query_items(st) q ORDER BY q.pos LOOP
-          r_pos := r_pos || v.pos; r_val := r_val || v.item; r_how := r_how || 'query'::text;
-        END LOOP;
+        SELECT r_pos || array_agg(q.pos ORDER BY q.pos), r_val || array_agg(q.item ORDER BY q.pos), r_how || array_agg('query'::text)
+          INTO r_pos, r_val, r_how FROM storagelab_internal.return_query_items(st) q;
       ELSIF m IS NOT NULL AND btrim(m[3]) <> '' THEN
         r_pos := r_pos || 1; r_how := r_how || 'assign'::text; r_val := r_val || regexp_replace(m[3], '[\s"]+', '', 'g');
       END IF;
     ELSE
       m := regexp_match(st, '\m(select|returning)\s+(.*?)(\s+(from|where|group|order|limit)\M.*)?$');
       IF m IS NOT NULL THEN
-        it := storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''));
-        FOR k IN 1 .. cardinality(it) LOOP
-          r_pos := r_pos || k; r_how := r_how || 'assign'::text;
-          r_val := r_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
-        END LOOP;
+        SELECT r_pos || array_agg(i.n::int ORDER BY i.n), r_how || array_agg('assign'::text),
+               r_val || array_agg(regexp_replace(regexp_replace(i.x, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g') ORDER BY i.n)
+          INTO r_pos, r_how, r_val
+          FROM unnest(storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''))) WITH ORDINALITY AS i(x, n);
       END IF;
     END IF;
   END LOOP;
 
   IF lang = 'plpgsql' THEN
-    FOR v IN
-      -- OUT and INOUT parameters are variables of the function too
-      SELECT iv.name, iv.typ, iv.what = 'OUT parameter' AS param
-        FROM storagelab_internal.bigint_migration_int_variables(fn, src) iv
-       ORDER BY 1
-    LOOP
-      IF EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
-                  WHERE a.var = v.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]')) THEN
-        RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
-          fn, 0, format('%s %s (%s)', CASE WHEN v.param THEN 'OUT parameter' ELSE 'variable' END, v.name, v.typ),
-          caller, 'past 2^31', via);
-      END IF;
-    END LOOP;
+    -- integer variables assigned the value (OUT and INOUT parameters are variables of the function too)
+    RETURN QUERY
+      SELECT h.* FROM storagelab_internal.bigint_migration_int_variables(fn, src) iv,
+             storagelab_internal.bigint_migration_hazard_row(fn, 0, format('%s %s (%s)', iv.what, iv.name, iv.typ), caller, 'past 2^31', via) h
+       WHERE EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
+                      WHERE a.var = iv.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]'))
+       ORDER BY iv.name;
   END IF;
   -- result columns: an integer column at a position where the output has the value
   FOR v IN
@@ -490,17 +478,15 @@ BEGIN
       m := regexp_match(st, '\mupdate (only )?([a-z_][a-z0-9_$]*(\.[a-z_][a-z0-9_$]*)?)( as)?( [a-z_][a-z0-9_$]*)? set (.*?)( (from|where|returning)\M.*)?$');
       IF m IS NOT NULL THEN
         tname := m[2];
-        SELECT array_agg(split_part(x, '=', 1) ORDER BY n), array_agg(substr(x, strpos(x, '=') + 1) ORDER BY n) INTO cols, vals
+        SELECT array_agg(btrim(split_part(x, '=', 1)) ORDER BY n), array_agg(substr(x, strpos(x, '=') + 1) ORDER BY n) INTO cols, vals
           FROM unnest(storagelab_internal.bigint_migration_split(m[6])) WITH ORDINALITY AS u(x, n)
          WHERE x ~ '^[a-z_][a-z0-9_$]*\s*=';
-        cols := ARRAY(SELECT btrim(c) FROM unnest(cols) c);
       END IF;
     END IF;
     CONTINUE WHEN vals IS NULL;
     FOR k IN 1 .. cardinality(vals) LOOP
       vals[k] := regexp_replace(vals[k], '[\s"]+', '', 'g');
-      CONTINUE WHEN storagelab_internal.bigint_migration_arg_class(vals[k], carrier) IS DISTINCT FROM 'bigint'
-                AND storagelab_internal.bigint_migration_arg_class(vals[k], carrier) IS DISTINCT FROM 'bigint[]';
+      CONTINUE WHEN coalesce(storagelab_internal.bigint_migration_arg_class(vals[k], carrier) NOT IN ('bigint', 'bigint[]'), true);
       FOR t IN
         SELECT c.oid AS relid, a.attname, a.atttypid
           FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
