@@ -1701,61 +1701,6 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_plpgsql_check_sql(stora
 -- comparison of the value with a parameter or variable for which no
 -- operator takes the new type, fail at once after the change.
 
--- The comparisons of a retyped column's value (carrier car, in the
--- statements stmts of function fn, scrubbed source src) with a parameter or
--- a declared variable for which no operator takes the new type while one
--- took the old: each such comparison, in words.
-CREATE FUNCTION storagelab_internal.type_change_comparison_hazards(fn oid, src text, stmts text[], car text, column_name text, o_t oid, n_t oid)
-RETURNS TABLE (hazard text)
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-  k      record;
-  ops    text := '(=|<>|!=|<=|>=|<|>)';
-  opnd   text := '(\$[0-9]+|[a-z_][a-z0-9_$]*)';
-  new_type text := format_type(n_t, NULL);
-BEGIN
-  FOR k IN
-    WITH params AS (
-      SELECT '$' || u.n AS name, u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n) WHERE p.oid = fn
-      UNION ALL
-      SELECT lower(p.proargnames[u.n]), u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n)
-       WHERE p.oid = fn AND p.proallargtypes IS NULL AND coalesce(p.proargnames[u.n], '') <> ''
-      UNION ALL
-      SELECT d[1], to_regtype(btrim(d[3]))
-        FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
-             unnest(string_to_array(blk.b[1], ';')) AS x(decl),
-             regexp_match(x.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?([a-z_][a-z0-9_ ]*?(\([0-9, ]+\))?)\s*(:=|default\M|not\s+null\M|$)') AS d
-       WHERE to_regtype(btrim(d[3])) IS NOT NULL),
-    cmp AS (
-      SELECT m[3] AS op, m[4] AS other, true AS value_left
-        FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])(' || car || ')\s*' || ops || '\s*' || opnd || '($|[^a-z0-9_$.(:])', 'g') m
-      UNION ALL
-      SELECT m[3], m[2], false
-        FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])' || opnd || '\s*' || ops || '\s*(' || car || ')($|[^a-z0-9_$.(:])', 'g') m)
-    SELECT DISTINCT c.op, c.other, c.value_left, p.t
-      FROM cmp c JOIN params p ON p.name = c.other
-     WHERE c.other !~ ('^(' || car || ')$')
-     ORDER BY 2, 1
-  LOOP
-    -- a hazard when an operator took the old type and none takes the new one
-    CONTINUE WHEN k.t IS NULL OR ARRAY[false, true] IS DISTINCT FROM ARRAY(
-      SELECT EXISTS (SELECT 1 FROM pg_operator o
-                      WHERE o.oprname = replace(k.op, '!=', '<>')
-                        AND storagelab_internal.type_change_accepts(o.oprleft, CASE WHEN k.value_left THEN x ELSE k.t END, false)
-                        AND storagelab_internal.type_change_accepts(o.oprright, CASE WHEN k.value_left THEN k.t ELSE x END, false))
-        FROM unnest(ARRAY[n_t, o_t]) WITH ORDINALITY AS u(x, i) ORDER BY u.i);
-    hazard := format('compares %s (%s) with %s (%s): no operator %s', column_name, new_type, k.other, format_type(k.t, NULL),
-                     CASE WHEN k.value_left THEN format('%s %s %s', new_type, k.op, format_type(k.t, NULL))
-                          ELSE format('%s %s %s', format_type(k.t, NULL), k.op, new_type) END);
-    RETURN NEXT;
-  END LOOP;
-END
-$fn$;
-COMMENT ON FUNCTION storagelab_internal.type_change_comparison_hazards(oid, text, text[], text, text, oid, oid) IS
-  'comparisons of a retyped column''s value with a parameter or declared variable that no operator takes with the new type';
-
 -- The function hazards of retyping columns of one table.  changes: the
 -- layout plan's [{"column_name", "from", "to"}, ...].  Entry points: the
 -- PL/pgSQL trigger functions of the table and of its partitions or children
@@ -1783,6 +1728,8 @@ DECLARE
   car    text;
   stmts  text[];
   hz     text[];   -- the hazards found in one function
+  ops    text := '(=|<>|!=|<=|>=|<|>)';
+  opnd   text := '(\$[0-9]+|[a-z_][a-z0-9_$]*)';
 BEGIN
   FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
     o_t := to_regtype(e->>'from'); n_t := to_regtype(e->>'to');
@@ -1826,8 +1773,36 @@ BEGIN
            AND NOT EXISTS (SELECT 1 FROM storagelab_internal.bigint_migration_callees(k.fname, k.nargs, k.argno) w
                             WHERE storagelab_internal.type_change_accepts(w.typ, n_t, k.arr))
         UNION ALL
-        -- comparisons with a parameter or a declared variable
-        SELECT h.hazard FROM storagelab_internal.type_change_comparison_hazards(r.f, src, stmts, car, column_name, o_t, n_t) h
+        -- comparisons with a parameter or a declared variable: an operator took the old type, none takes the new
+        SELECT format('compares %s (%s) with %s (%s): no operator %s', column_name, new_type, k.other, format_type(k.t, NULL),
+                      CASE WHEN k.value_left THEN format('%s %s %s', new_type, k.op, format_type(k.t, NULL))
+                           ELSE format('%s %s %s', format_type(k.t, NULL), k.op, new_type) END)
+          FROM (WITH params AS (
+                  SELECT '$' || u.n AS name, u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n) WHERE p.oid = r.f
+                  UNION ALL
+                  SELECT lower(p.proargnames[u.n]), u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n)
+                   WHERE p.oid = r.f AND p.proallargtypes IS NULL AND coalesce(p.proargnames[u.n], '') <> ''
+                  UNION ALL
+                  SELECT d[1], to_regtype(btrim(d[3]))
+                    FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
+                         unnest(string_to_array(blk.b[1], ';')) AS x(decl),
+                         regexp_match(x.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?([a-z_][a-z0-9_ ]*?(\([0-9, ]+\))?)\s*(:=|default\M|not\s+null\M|$)') AS d
+                   WHERE to_regtype(btrim(d[3])) IS NOT NULL),
+                cmp AS (
+                  SELECT m[3] AS op, m[4] AS other, true AS value_left
+                    FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])(' || car || ')\s*' || ops || '\s*' || opnd || '($|[^a-z0-9_$.(:])', 'g') m
+                  UNION ALL
+                  SELECT m[3], m[2], false
+                    FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])' || opnd || '\s*' || ops || '\s*(' || car || ')($|[^a-z0-9_$.(:])', 'g') m)
+                SELECT DISTINCT c.op, c.other, c.value_left, p.t
+                  FROM cmp c JOIN params p ON p.name = c.other
+                 WHERE c.other !~ ('^(' || car || ')$')) k
+         WHERE k.t IS NOT NULL AND ARRAY[false, true] IS NOT DISTINCT FROM ARRAY(
+                 SELECT EXISTS (SELECT 1 FROM pg_operator o
+                                 WHERE o.oprname = replace(k.op, '!=', '<>')
+                                   AND storagelab_internal.type_change_accepts(o.oprleft, CASE WHEN k.value_left THEN x ELSE k.t END, false)
+                                   AND storagelab_internal.type_change_accepts(o.oprright, CASE WHEN k.value_left THEN k.t ELSE x END, false))
+                   FROM unnest(ARRAY[n_t, o_t]) WITH ORDINALITY AS u(x, i) ORDER BY u.i)
         UNION ALL
         -- RETURN QUERY: each column of the query must have the declared type exactly
         SELECT format('returns %s (%s) in RETURN QUERY as result column %s%s, declared %s: every call fails (structure of query does not match function result type)',
