@@ -776,11 +776,10 @@ DECLARE
   n_if   int := 0;
   cond   int[] := '{}';    -- per IF: where its pending condition starts (0: none)
   cur    int[] := '{}';    -- per IF: its open branch
-  b_if   int[] := '{}';    -- per branch: its IF, body start and end, condition value, ELSE
+  b_if   int[] := '{}';    -- per branch: its IF, body start and end, condition value (NULL: unknown, or ELSE)
   b_from int[] := '{}';
   b_to   int[] := '{}';
   b_val  boolean[] := '{}';
-  b_else boolean[] := '{}';
   id     int;
   i      int;
   seen_true boolean;
@@ -799,7 +798,7 @@ BEGIN
     ELSIF id = 0 AND w IN ('end', 'end case', 'end loop') AND cardinality(frames) > 0 THEN
       frames := frames[1:cardinality(frames) - 1]; ifs := ifs[1:cardinality(ifs) - 1];
     ELSIF id > 0 AND w = 'then' AND cond[id] > 0 THEN
-      b_if := b_if || id; b_from := b_from || pos; b_to := b_to || 0; b_else := b_else || false; cur[id] := cardinality(b_if);
+      b_if := b_if || id; b_from := b_from || pos; b_to := b_to || 0; cur[id] := cardinality(b_if);
       b_val := b_val || storagelab_internal.bigint_migration_guard_value(
                           storagelab_internal.bigint_migration_unmask(mask, lit_at, lit_txt, cond[id], k - 1), rel);
       cond[id] := 0;
@@ -808,7 +807,7 @@ BEGIN
         b_to[cur[id]] := k - 1;
       END IF;
       IF w = 'else' THEN
-        b_if := b_if || id; b_from := b_from || pos; b_to := b_to || 0; b_else := b_else || true; b_val := b_val || NULL::boolean;
+        b_if := b_if || id; b_from := b_from || pos; b_to := b_to || 0; b_val := b_val || NULL::boolean;
         cur[id] := cardinality(b_if);
       ELSIF w = 'end if' THEN
         frames := frames[1:cardinality(frames) - 1]; ifs := ifs[1:cardinality(ifs) - 1];
