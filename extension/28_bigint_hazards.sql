@@ -174,6 +174,24 @@ BEGIN
 END
 $fn$;
 
+-- The functions a call "fname(...)" with nargs arguments may resolve to
+-- (fname maybe schema-qualified; parameters with defaults may be left
+-- out), each with the type of its parameter argno, and that parameter's
+-- name when the function has no OUT parameters.
+CREATE FUNCTION storagelab_internal.bigint_migration_callees(fname text, nargs int, argno int)
+RETURNS TABLE (fn oid, typ oid, pname text)
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  RETURN QUERY
+    SELECT f.oid, f.proargtypes[argno - 1], CASE WHEN f.proallargtypes IS NULL THEN f.proargnames[argno] END
+      FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
+     WHERE f.proname = split_part(fname, '.', -1) AND (fname !~ '\.' OR n.nspname = split_part(fname, '.', 1))
+       AND f.pronargs >= nargs AND f.pronargs - f.pronargdefaults <= nargs AND f.prokind IN ('f', 'p');
+END
+$fn$;
+
 -- Hazards in the calls of one source text: an argument that carries the
 -- converted value (see bigint_migration_arg_class) passed to a function
 -- whose parameter is smallint or integer (or an array of them), when no
@@ -197,25 +215,19 @@ BEGIN
   LOOP
     -- some function of that name takes the value as it is: not a hazard
     CONTINUE WHEN c.cls <> 'cast' AND EXISTS (
-      SELECT 1 FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
-       WHERE f.proname = split_part(c.fname, '.', -1) AND (c.fname !~ '\.' OR n.nspname = split_part(c.fname, '.', 1))
-         AND f.pronargs >= c.nargs AND f.pronargs - f.pronargdefaults <= c.nargs AND f.prokind IN ('f', 'p')
-         AND storagelab_internal.type_change_accepts(f.proargtypes[c.argno - 1], 'int8'::regtype, c.cls = 'bigint[]'));
+      SELECT 1 FROM storagelab_internal.bigint_migration_callees(c.fname, c.nargs, c.argno) f
+       WHERE storagelab_internal.type_change_accepts(f.typ, 'int8'::regtype, c.cls = 'bigint[]'));
     FOR p IN
-      SELECT f.oid, f.proargtypes[c.argno - 1] AS t,
-             CASE WHEN f.proallargtypes IS NULL THEN f.proargnames[c.argno] END AS pname
-        FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
-       WHERE f.proname = split_part(c.fname, '.', -1) AND (c.fname !~ '\.' OR n.nspname = split_part(c.fname, '.', 1))
-         AND f.pronargs >= c.nargs AND f.pronargs - f.pronargdefaults <= c.nargs AND f.prokind IN ('f', 'p')
-         AND f.proargtypes[c.argno - 1] = ANY (CASE WHEN c.cls = 'bigint[]' THEN ARRAY['int2[]'::regtype, 'int4[]'::regtype]::oid[]
-                                                    ELSE ARRAY['int2'::regtype, 'int4'::regtype]::oid[] END)
-       ORDER BY f.oid
+      SELECT f.fn, f.typ, f.pname FROM storagelab_internal.bigint_migration_callees(c.fname, c.nargs, c.argno) f
+       WHERE f.typ = ANY (CASE WHEN c.cls = 'bigint[]' THEN ARRAY['int2[]'::regtype, 'int4[]'::regtype]::oid[]
+                               ELSE ARRAY['int2'::regtype, 'int4'::regtype]::oid[] END)
+       ORDER BY f.fn
     LOOP
       RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
-        p.oid, c.argno,
-        format('parameter %s%s (%s)', c.argno, coalesce(' ' || quote_ident(nullif(p.pname, '')), ''), format_type(p.t, NULL)),
+        p.fn, c.argno,
+        format('parameter %s%s (%s)', c.argno, coalesce(' ' || quote_ident(nullif(p.pname, '')), ''), format_type(p.typ, NULL)),
         caller, CASE WHEN c.cls = 'cast' THEN 'past 2^31' ELSE 'immediately' END,
-        CASE WHEN c.cls = 'cast' THEN via || ' cast to ' || format_type(p.t, NULL) ELSE via || ' as ' || c.cls END);
+        CASE WHEN c.cls = 'cast' THEN via || ' cast to ' || format_type(p.typ, NULL) ELSE via || ' as ' || c.cls END);
     END LOOP;
   END LOOP;
 END
@@ -340,9 +352,6 @@ DECLARE
   res_type oid[];
   st     text;
   m      text[];
-  tg     text[];
-  it     text[];
-  k      int;
   v      record;
   o      storagelab.bigint_migration_object;
 BEGIN
@@ -359,49 +368,40 @@ BEGIN
     -- SELECT items INTO targets [FROM ...], or ... RETURNING items INTO targets
     m := regexp_match(st, '\m(select|returning)\s+(.*?)\s+into\s+(strict\s+)?(.*?)(\s+from\M.*)?$');
     IF m IS NOT NULL THEN
-      it := storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''));
-      tg := storagelab_internal.bigint_migration_split(m[4]);
-      FOR k IN 1 .. least(cardinality(it), cardinality(tg)) LOOP
-        a_var := a_var || tg[k]; a_val := a_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
-      END LOOP;
+      SELECT a_var || array_agg(t.x ORDER BY t.n), a_val || array_agg(regexp_replace(regexp_replace(i.x, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g') ORDER BY t.n)
+        INTO a_var, a_val
+        FROM unnest(storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''))) WITH ORDINALITY AS i(x, n)
+        JOIN unnest(storagelab_internal.bigint_migration_split(m[4])) WITH ORDINALITY AS t(x, n) ON t.n = i.n;
     END IF;
     -- what a function returns: the items of its output at their positions
     m := NULL;
     IF lang = 'plpgsql' THEN
       m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$');
       IF m IS NOT NULL AND m[3] ~ '^query\M' THEN
-        FOR v IN SELECT q.pos, q.item FROM storagelab_internal.return_query_items(st) q ORDER BY q.pos LOOP
-          r_pos := r_pos || v.pos; r_val := r_val || v.item; r_how := r_how || 'query'::text;
-        END LOOP;
+        SELECT r_pos || array_agg(q.pos ORDER BY q.pos), r_val || array_agg(q.item ORDER BY q.pos), r_how || array_agg('query'::text)
+          INTO r_pos, r_val, r_how FROM storagelab_internal.return_query_items(st) q;
       ELSIF m IS NOT NULL AND btrim(m[3]) <> '' THEN
         r_pos := r_pos || 1; r_how := r_how || 'assign'::text; r_val := r_val || regexp_replace(m[3], '[\s"]+', '', 'g');
       END IF;
     ELSE
       m := regexp_match(st, '\m(select|returning)\s+(.*?)(\s+(from|where|group|order|limit)\M.*)?$');
       IF m IS NOT NULL THEN
-        it := storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''));
-        FOR k IN 1 .. cardinality(it) LOOP
-          r_pos := r_pos || k; r_how := r_how || 'assign'::text;
-          r_val := r_val || regexp_replace(regexp_replace(it[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g');
-        END LOOP;
+        SELECT r_pos || array_agg(i.n::int ORDER BY i.n), r_how || array_agg('assign'::text),
+               r_val || array_agg(regexp_replace(regexp_replace(i.x, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g') ORDER BY i.n)
+          INTO r_pos, r_how, r_val
+          FROM unnest(storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''))) WITH ORDINALITY AS i(x, n);
       END IF;
     END IF;
   END LOOP;
 
   IF lang = 'plpgsql' THEN
-    FOR v IN
-      -- OUT and INOUT parameters are variables of the function too
-      SELECT iv.name, iv.typ, iv.what = 'OUT parameter' AS param
-        FROM storagelab_internal.bigint_migration_int_variables(fn, src) iv
-       ORDER BY 1
-    LOOP
-      IF EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
-                  WHERE a.var = v.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]')) THEN
-        RETURN NEXT storagelab_internal.bigint_migration_hazard_row(
-          fn, 0, format('%s %s (%s)', CASE WHEN v.param THEN 'OUT parameter' ELSE 'variable' END, v.name, v.typ),
-          caller, 'past 2^31', via);
-      END IF;
-    END LOOP;
+    -- integer variables assigned the value (OUT and INOUT parameters are variables of the function too)
+    RETURN QUERY
+      SELECT h.* FROM storagelab_internal.bigint_migration_int_variables(fn, src) iv,
+             storagelab_internal.bigint_migration_hazard_row(fn, 0, format('%s %s (%s)', iv.what, iv.name, iv.typ), caller, 'past 2^31', via) h
+       WHERE EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
+                      WHERE a.var = iv.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]'))
+       ORDER BY iv.name;
   END IF;
   -- result columns: an integer column at a position where the output has the value
   FOR v IN
@@ -478,17 +478,15 @@ BEGIN
       m := regexp_match(st, '\mupdate (only )?([a-z_][a-z0-9_$]*(\.[a-z_][a-z0-9_$]*)?)( as)?( [a-z_][a-z0-9_$]*)? set (.*?)( (from|where|returning)\M.*)?$');
       IF m IS NOT NULL THEN
         tname := m[2];
-        SELECT array_agg(split_part(x, '=', 1) ORDER BY n), array_agg(substr(x, strpos(x, '=') + 1) ORDER BY n) INTO cols, vals
+        SELECT array_agg(btrim(split_part(x, '=', 1)) ORDER BY n), array_agg(substr(x, strpos(x, '=') + 1) ORDER BY n) INTO cols, vals
           FROM unnest(storagelab_internal.bigint_migration_split(m[6])) WITH ORDINALITY AS u(x, n)
          WHERE x ~ '^[a-z_][a-z0-9_$]*\s*=';
-        cols := ARRAY(SELECT btrim(c) FROM unnest(cols) c);
       END IF;
     END IF;
     CONTINUE WHEN vals IS NULL;
     FOR k IN 1 .. cardinality(vals) LOOP
       vals[k] := regexp_replace(vals[k], '[\s"]+', '', 'g');
-      CONTINUE WHEN storagelab_internal.bigint_migration_arg_class(vals[k], carrier) IS DISTINCT FROM 'bigint'
-                AND storagelab_internal.bigint_migration_arg_class(vals[k], carrier) IS DISTINCT FROM 'bigint[]';
+      CONTINUE WHEN coalesce(storagelab_internal.bigint_migration_arg_class(vals[k], carrier) NOT IN ('bigint', 'bigint[]'), true);
       FOR t IN
         SELECT c.oid AS relid, a.attname, a.atttypid
           FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -536,6 +534,24 @@ RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$ SELECT regexp_replace(lower($1), '([^a-z0-9_])', '\\\1', 'g') $$;
+
+-- Whether a function source names a table (the name as a word in the code,
+-- not in a comment or a string).  The name in the raw source first: the
+-- scrub (three regular expressions) only blanks text, so it never makes a
+-- match, and most sources do not contain the name at all.  PL/pgSQL: a SQL
+-- function with SET is planned at every call (15-17), this one once a session.
+CREATE FUNCTION storagelab_internal.bigint_migration_names(src text, name text)
+RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  IF strpos(lower(src), lower(name)) = 0 THEN
+    RETURN false;
+  END IF;
+  RETURN storagelab_internal.bigint_migration_scrub(src) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(name) || '($|[^a-z0-9_$])');
+END
+$fn$;
 
 -- ---------------------------------------------------------------------------
 -- Reading with positions: the guards on TG_TABLE_NAME, dynamic SQL, and the
@@ -760,11 +776,10 @@ DECLARE
   n_if   int := 0;
   cond   int[] := '{}';    -- per IF: where its pending condition starts (0: none)
   cur    int[] := '{}';    -- per IF: its open branch
-  b_if   int[] := '{}';    -- per branch: its IF, body start and end, condition value, ELSE
+  b_if   int[] := '{}';    -- per branch: its IF, body start and end, condition value (NULL: unknown, or ELSE)
   b_from int[] := '{}';
   b_to   int[] := '{}';
   b_val  boolean[] := '{}';
-  b_else boolean[] := '{}';
   id     int;
   i      int;
   seen_true boolean;
@@ -783,7 +798,7 @@ BEGIN
     ELSIF id = 0 AND w IN ('end', 'end case', 'end loop') AND cardinality(frames) > 0 THEN
       frames := frames[1:cardinality(frames) - 1]; ifs := ifs[1:cardinality(ifs) - 1];
     ELSIF id > 0 AND w = 'then' AND cond[id] > 0 THEN
-      b_if := b_if || id; b_from := b_from || pos; b_to := b_to || 0; b_else := b_else || false; cur[id] := cardinality(b_if);
+      b_if := b_if || id; b_from := b_from || pos; b_to := b_to || 0; cur[id] := cardinality(b_if);
       b_val := b_val || storagelab_internal.bigint_migration_guard_value(
                           storagelab_internal.bigint_migration_unmask(mask, lit_at, lit_txt, cond[id], k - 1), rel);
       cond[id] := 0;
@@ -792,7 +807,7 @@ BEGIN
         b_to[cur[id]] := k - 1;
       END IF;
       IF w = 'else' THEN
-        b_if := b_if || id; b_from := b_from || pos; b_to := b_to || 0; b_else := b_else || true; b_val := b_val || NULL::boolean;
+        b_if := b_if || id; b_from := b_from || pos; b_to := b_to || 0; b_val := b_val || NULL::boolean;
         cur[id] := cardinality(b_if);
       ELSIF w = 'end if' THEN
         frames := frames[1:cardinality(frames) - 1]; ifs := ifs[1:cardinality(ifs) - 1];
@@ -1489,23 +1504,85 @@ AS $$
    WHERE x.kind = 'function_hazard'
 $$;
 
--- DO blocks for the script: phase 'before' checks that the functions to
--- widen are unchanged since generation, and records the errors plpgsql_check
--- reports for every PL/pgSQL function that uses the converted tables (trigger
--- functions with their table, the functions of the hazard rows, functions
--- naming a converted table); phase 'after' (just before COMMIT) checks them
--- again and rolls back on any error that was not there before.  Nothing
--- happens when plpgsql_check is not installed in the database.  The checks
--- run with the sessions' default search_path (pg_settings.reset_val), as the
--- application's sessions would run the functions.
+-- The check, CALLed by a script before its change, that the functions it
+-- widens are as they were when it was generated: it re-creates them from
+-- that text.  Rows of functions: signature, md5 of pg_get_functiondef,
+-- identity.  55000 when one is missing or changed.
+CREATE PROCEDURE storagelab_internal.bigint_widen_unchanged(functions text[])
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+  PERFORM storagelab_internal.script_check(
+    ARRAY(SELECT functions[i][3] || ' is missing or changed' FROM generate_subscripts(functions, 1) i
+           WHERE md5(coalesce(pg_get_functiondef(to_regprocedure(functions[i][1])), '')) <> functions[i][2] ORDER BY i),
+    'the database changed since this script was generated', 'object_not_in_prerequisite_state',
+    'Generate the script again with storagelab.bigint_migration_script().');
+END
+$fn$;
+
+-- The plpgsql_check comparison, CALLed by a script: rows of functions:
+-- key (the signature at generation), the signature to check (the widened
+-- one after the change), the trigger's table (NULL for others).  Phase
+-- 'before' records the errors plpgsql_check reports in a temporary table
+-- (dropped at COMMIT); phase 'after' raises 22000, rolling back, on an
+-- error that was not there before.  Nothing happens when plpgsql_check is
+-- not installed in the database.  The checks run with the sessions'
+-- default search_path (pg_settings.reset_val), as the application's
+-- sessions would run the functions.
+CREATE PROCEDURE storagelab_internal.bigint_plpgsql_check(functions text[], phase text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  nsp  name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'plpgsql_check');
+  k    text[];
+  st   text[];
+  msg  text[];
+  bad  text;
+BEGIN
+  IF nsp IS NULL AND phase = 'before' THEN
+    RAISE NOTICE 'plpgsql_check is not installed in this database: functions are not checked';
+  END IF;
+  IF nsp IS NULL OR (phase = 'after' AND to_regclass('pg_temp.storagelab_plpgsql_check_before') IS NULL) THEN
+    RETURN;
+  END IF;
+  -- the functions run with the sessions' default search_path: check them with it
+  PERFORM set_config('search_path', (SELECT reset_val FROM pg_settings WHERE name = 'search_path'), true);
+  EXECUTE format('SELECT array_agg($1[i][1]), array_agg(c.sqlstate), array_agg(c.message) FROM generate_subscripts($1, 1) i,'
+                 ' LATERAL %I.plpgsql_check_function_tb($1[i][2]::regprocedure, coalesce(to_regclass($1[i][3])::oid, 0)::regclass, fatal_errors => false) c'
+                 ' WHERE c.level = ''error''', nsp)
+    INTO k, st, msg USING functions;
+  PERFORM set_config('search_path', 'pg_catalog, pg_temp', true);
+  IF phase = 'before' THEN
+    CREATE TEMP TABLE storagelab_plpgsql_check_before ON COMMIT DROP AS
+      SELECT * FROM unnest(k, st, msg) AS b(k, sqlstate, message);
+    RETURN;
+  END IF;
+  SELECT string_agg(a.k || ': ' || a.message, '; ' ORDER BY a.k, a.message) INTO bad
+    FROM unnest(k, st, msg) AS a(k, sqlstate, message)
+   WHERE NOT EXISTS (SELECT 1 FROM pg_temp.storagelab_plpgsql_check_before b
+                      WHERE b.k = a.k AND b.sqlstate IS NOT DISTINCT FROM a.sqlstate AND b.message = a.message);
+  IF bad IS NOT NULL THEN
+    RAISE EXCEPTION 'plpgsql_check finds new errors in functions that use the converted columns; rolling back'
+      USING ERRCODE = 'data_exception', DETAIL = bad,
+            HINT = 'Nothing was changed.  Generate the script with function_hazards => ''widen'', or fix these functions first.';
+  END IF;
+END
+$fn$;
+
+-- The CALLs of the checks above for a script: in phase 'before', of
+-- bigint_widen_unchanged for the functions to widen; in both phases, of
+-- bigint_plpgsql_check for every PL/pgSQL function that uses the converted
+-- tables (trigger functions with their table, the functions of the hazard
+-- rows, functions naming a converted table).
 CREATE FUNCTION storagelab_internal.bigint_migration_plpgsql_check_sql(objs storagelab.bigint_migration_object[], phase text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  vals text;
-  q    text;
+  fns  text[];
   pre  text;
 BEGIN
   WITH conv AS (
@@ -1519,73 +1596,27 @@ BEGIN
     UNION
     SELECT p.oid, NULL FROM pg_proc p, conv
      WHERE p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql') AND p.prorettype <> 'trigger'::regtype
-       -- the name in the raw source first (the scrub only blanks text, so it never makes a match):
-       -- every function's source was scrubbed for each table before
-       AND strpos(lower(p.prosrc), lower(conv.relname)) > 0
-       AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(conv.relname) || '($|[^a-z0-9_$])'))
-  SELECT string_agg(format('(%L, %L, %L)', f.fn::regprocedure::text,
-                           CASE WHEN phase = 'after' THEN coalesce(w.hazard_target, f.fn::regprocedure::text) ELSE f.fn::regprocedure::text END,
-                           f.rel), ', ' ORDER BY f.fn::regprocedure::text, f.rel)
-    INTO vals
+       AND storagelab_internal.bigint_migration_names(p.prosrc, conv.relname))
+  SELECT array_agg(format('[%L, %L, %L]', f.fn::regprocedure::text,
+                          CASE WHEN phase = 'after' THEN coalesce(w.hazard_target, f.fn::regprocedure::text) ELSE f.fn::regprocedure::text END,
+                          f.rel) ORDER BY f.fn::regprocedure::text, f.rel)
+    INTO fns
     FROM fns f JOIN pg_proc p ON p.oid = f.fn JOIN pg_language l ON l.oid = p.prolang
     LEFT JOIN unnest(objs) w ON w.kind = 'widened_function' AND w.objid = f.fn
    WHERE l.lanname = 'plpgsql' AND (p.prorettype <> 'trigger'::regtype OR f.rel IS NOT NULL)
      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = f.fn AND d.deptype = 'e');
-  -- the functions to widen must be as they were when the script was
-  -- generated: it re-creates them from that text
   IF phase = 'before' THEN
     SELECT E'-- The functions to widen are unchanged since generation (they are re-created from their text then).\n'
-           || 'DO ' || storagelab_internal.dollar_quote(
-                E'\nDECLARE\n  problems text[] := ''{}'';\nBEGIN\n'
-                || string_agg(format(E'  IF md5(coalesce(pg_get_functiondef(to_regprocedure(%L)), '''')) <> %L THEN\n'
-                                     '    problems := problems || %L::text;\n  END IF;\n',
-                                     x.objid::regprocedure, md5(pg_get_functiondef(x.objid)), x.identity || ' is missing or changed'),
-                              '' ORDER BY x.identity)
-                || E'  IF cardinality(problems) > 0 THEN\n'
-                || E'    RAISE EXCEPTION ''the database changed since this script was generated''\n'
-                || E'      USING ERRCODE = ''object_not_in_prerequisite_state'', DETAIL = array_to_string(problems, ''; ''),\n'
-                || E'            HINT = ''Generate the script again with storagelab.bigint_migration_script().'';\n  END IF;\nEND\n')
-           || E';\n\n'
+           || 'CALL storagelab_internal.bigint_widen_unchanged(' || storagelab_internal.script_array(
+                array_agg(format('[%L, %L, %L]', x.objid::regprocedure, md5(pg_get_functiondef(x.objid)), x.identity) ORDER BY x.identity))
+           || E');\n\n'
       INTO pre
-      FROM unnest(objs) x WHERE x.kind = 'widened_function';
+      FROM unnest(objs) x WHERE x.kind = 'widened_function' HAVING count(*) > 0;
   END IF;
-  IF vals IS NULL THEN
-    RETURN coalesce(pre, '');
-  END IF;
-  -- %1$I: the schema of plpgsql_check, filled in when the script runs
-  q := replace(format('SELECT f.k, c.sqlstate, c.message FROM (VALUES %s) f(k, sig, rel),'
-                      ' LATERAL %s.plpgsql_check_function_tb(f.sig::regprocedure, coalesce(to_regclass(f.rel)::oid, 0)::regclass, fatal_errors => false) c'
-                      ' WHERE c.level = ''error''', vals, '@@nsp@@'), '%', '%%');
-  q := replace(q, '@@nsp@@', '%1$I');
-  IF phase = 'before' THEN
-    RETURN coalesce(pre, '')
-        || E'-- plpgsql_check (when installed): the errors of the functions that use these tables, before the change\n'
-        || 'DO ' || storagelab_internal.dollar_quote(format(
-             E'\nDECLARE\n  nsp name;\nBEGIN\n'
-             '  SELECT n.nspname INTO nsp FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = ''plpgsql_check'';\n'
-             '  IF nsp IS NULL THEN\n    RAISE NOTICE ''plpgsql_check is not installed in this database: functions are not checked'';\n    RETURN;\n  END IF;\n'
-             '  -- the functions run with the sessions'' default search_path: check them with it\n'
-             '  PERFORM set_config(''search_path'', (SELECT reset_val FROM pg_settings WHERE name = ''search_path''), true);\n'
-             '  EXECUTE format(%L, nsp);\n'
-             '  PERFORM set_config(''search_path'', ''pg_catalog, pg_temp'', true);\nEND\n',
-             'CREATE TEMP TABLE storagelab_plpgsql_check_before ON COMMIT DROP AS ' || q)) || E';\n\n';
-  END IF;
-  RETURN E'-- plpgsql_check (when installed): no function that uses these tables has an error it did not have before\n'
-      || 'DO ' || storagelab_internal.dollar_quote(format(
-           E'\nDECLARE\n  nsp name;\n  bad text;\nBEGIN\n'
-           '  SELECT n.nspname INTO nsp FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = ''plpgsql_check'';\n'
-           '  IF nsp IS NULL OR to_regclass(''pg_temp.storagelab_plpgsql_check_before'') IS NULL THEN\n    RETURN;\n  END IF;\n'
-           '  PERFORM set_config(''search_path'', (SELECT reset_val FROM pg_settings WHERE name = ''search_path''), true);\n'
-           '  EXECUTE format(%L, nsp) INTO bad;\n'
-           '  PERFORM set_config(''search_path'', ''pg_catalog, pg_temp'', true);\n'
-           '  IF bad IS NOT NULL THEN\n'
-           '    RAISE EXCEPTION ''plpgsql_check finds new errors in functions that use the converted columns; rolling back''\n'
-           '      USING ERRCODE = ''data_exception'', DETAIL = bad,\n'
-           '            HINT = ''Nothing was changed.  Generate the script with function_hazards => ''''widen'''', or fix these functions first.'';\n'
-           '  END IF;\nEND\n',
-           'SELECT string_agg(a.k || '': '' || a.message, ''; '' ORDER BY a.k, a.message) FROM (' || q || ') a'
-           ' WHERE NOT EXISTS (SELECT 1 FROM pg_temp.storagelab_plpgsql_check_before b'
-           ' WHERE b.k = a.k AND b.sqlstate IS NOT DISTINCT FROM a.sqlstate AND b.message = a.message)')) || E';\n\n';
+  RETURN coalesce(pre, '') || CASE WHEN fns IS NULL THEN ''
+    ELSE CASE WHEN phase = 'before' THEN E'-- plpgsql_check (when installed): the errors of the functions that use these tables, before the change\n'
+              ELSE E'-- plpgsql_check (when installed): no function that uses these tables has an error it did not have before\n' END
+         || format(E'CALL storagelab_internal.bigint_plpgsql_check(%s, %L);\n\n', storagelab_internal.script_array(fns), phase) END;
 END
 $fn$;
 
@@ -1601,6 +1632,8 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_widenable(oid) IS
   'whether storagelab may re-create a function with bigint parameters: PL/pgSQL or SQL with a string body, not built in, not in an extension';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_hazard_row(oid, int, text, text, text, text) IS
   'one function_hazard row of the INT->BIGINT dependency model';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_callees(text, int, int) IS
+  'the functions a call with a given name and number of arguments may resolve to, with the type (and name) of one parameter';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_call_hazards(text, text, text, text, text) IS
   'function hazards in the calls of one source: the converted value passed to a smallint/integer parameter';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_value_hazards(oid, text, text, text, text, text) IS
@@ -1617,6 +1650,8 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_converted(storagelab.bi
   'the columns of an INT->BIGINT model that change type (smallint or integer now)';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_re(text) IS
   'a word as a regular expression that matches it literally (lower case)';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_names(text, text) IS
+  'whether a function source names a table: the name as a word outside comments and strings (a raw strpos first, then the scrub)';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_widened_row(oid, text[], storagelab.bigint_migration_object[]) IS
   'the widened_function row of the INT->BIGINT model: a function re-created with bigint parameters, variables, OUT/RETURNS TABLE columns or return type';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_lex(text) IS
@@ -1649,8 +1684,12 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_apply_hazards(storagela
   'the INT->BIGINT model under function_hazards refuse, widen or accept (refuse and unwidenable hazards raise errors)';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_hazard_header(storagelab.bigint_migration_object[], text) IS
   'script header lines listing the function hazards and what the script does about them';
+COMMENT ON PROCEDURE storagelab_internal.bigint_widen_unchanged(text[]) IS
+  'the check of a generated script that the functions it widens are unchanged since generation (55000 otherwise)';
+COMMENT ON PROCEDURE storagelab_internal.bigint_plpgsql_check(text[], text) IS
+  'the plpgsql_check comparison of a generated script: phase before records the errors of the functions using the converted tables, phase after raises 22000 (rolling back) on a new one';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_plpgsql_check_sql(storagelab.bigint_migration_object[], text) IS
-  'DO block of a generated script: plpgsql_check errors of the functions using the converted tables, recorded before and compared after';
+  'the CALLs of a generated script that check that the functions to widen are unchanged and compare the plpgsql_check errors of the functions using the converted tables before and after';
 
 -- ---------------------------------------------------------------------------
 -- Any type change, not only INT -> BIGINT: the layout scripts (part 65)
@@ -1660,61 +1699,6 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_plpgsql_check_sql(stora
 -- value to a function no overload of which takes the new type, and a
 -- comparison of the value with a parameter or variable for which no
 -- operator takes the new type, fail at once after the change.
-
--- The comparisons of a retyped column's value (carrier car, in the
--- statements stmts of function fn, scrubbed source src) with a parameter or
--- a declared variable for which no operator takes the new type while one
--- took the old: each such comparison, in words.
-CREATE FUNCTION storagelab_internal.type_change_comparison_hazards(fn oid, src text, stmts text[], car text, column_name text, o_t oid, n_t oid)
-RETURNS TABLE (hazard text)
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-  k      record;
-  ops    text := '(=|<>|!=|<=|>=|<|>)';
-  opnd   text := '(\$[0-9]+|[a-z_][a-z0-9_$]*)';
-  new_type text := format_type(n_t, NULL);
-BEGIN
-  FOR k IN
-    WITH params AS (
-      SELECT '$' || u.n AS name, u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n) WHERE p.oid = fn
-      UNION ALL
-      SELECT lower(p.proargnames[u.n]), u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n)
-       WHERE p.oid = fn AND p.proallargtypes IS NULL AND coalesce(p.proargnames[u.n], '') <> ''
-      UNION ALL
-      SELECT d[1], to_regtype(btrim(d[3]))
-        FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
-             unnest(string_to_array(blk.b[1], ';')) AS x(decl),
-             regexp_match(x.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?([a-z_][a-z0-9_ ]*?(\([0-9, ]+\))?)\s*(:=|default\M|not\s+null\M|$)') AS d
-       WHERE to_regtype(btrim(d[3])) IS NOT NULL),
-    cmp AS (
-      SELECT m[3] AS op, m[4] AS other, true AS value_left
-        FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])(' || car || ')\s*' || ops || '\s*' || opnd || '($|[^a-z0-9_$.(:])', 'g') m
-      UNION ALL
-      SELECT m[3], m[2], false
-        FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])' || opnd || '\s*' || ops || '\s*(' || car || ')($|[^a-z0-9_$.(:])', 'g') m)
-    SELECT DISTINCT c.op, c.other, c.value_left, p.t
-      FROM cmp c JOIN params p ON p.name = c.other
-     WHERE c.other !~ ('^(' || car || ')$')
-     ORDER BY 2, 1
-  LOOP
-    -- a hazard when an operator took the old type and none takes the new one
-    CONTINUE WHEN k.t IS NULL OR ARRAY[false, true] IS DISTINCT FROM ARRAY(
-      SELECT EXISTS (SELECT 1 FROM pg_operator o
-                      WHERE o.oprname = replace(k.op, '!=', '<>')
-                        AND storagelab_internal.type_change_accepts(o.oprleft, CASE WHEN k.value_left THEN x ELSE k.t END, false)
-                        AND storagelab_internal.type_change_accepts(o.oprright, CASE WHEN k.value_left THEN k.t ELSE x END, false))
-        FROM unnest(ARRAY[n_t, o_t]) WITH ORDINALITY AS u(x, i) ORDER BY u.i);
-    hazard := format('compares %s (%s) with %s (%s): no operator %s', column_name, new_type, k.other, format_type(k.t, NULL),
-                     CASE WHEN k.value_left THEN format('%s %s %s', new_type, k.op, format_type(k.t, NULL))
-                          ELSE format('%s %s %s', format_type(k.t, NULL), k.op, new_type) END);
-    RETURN NEXT;
-  END LOOP;
-END
-$fn$;
-COMMENT ON FUNCTION storagelab_internal.type_change_comparison_hazards(oid, text, text[], text, text, oid, oid) IS
-  'comparisons of a retyped column''s value with a parameter or declared variable that no operator takes with the new type';
 
 -- The function hazards of retyping columns of one table.  changes: the
 -- layout plan's [{"column_name", "from", "to"}, ...].  Entry points: the
@@ -1739,12 +1723,12 @@ DECLARE
   o_t    oid;
   n_t    oid;
   r      record;
-  k      record;
-  v      record;
   src    text;
   car    text;
   stmts  text[];
-  found_one boolean;
+  hz     text[];   -- the hazards found in one function
+  ops    text := '(=|<>|!=|<=|>=|<|>)';
+  opnd   text := '(\$[0-9]+|[a-z_][a-z0-9_$]*)';
 BEGIN
   FOR e IN SELECT x FROM jsonb_array_elements(changes) x LOOP
     o_t := to_regtype(e->>'from'); n_t := to_regtype(e->>'to');
@@ -1764,71 +1748,71 @@ BEGIN
              '(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])'
         FROM pg_proc p, pg_class k2
        WHERE k2.oid = relation AND p.prorettype <> 'trigger'::regtype AND storagelab_internal.bigint_migration_widenable(p.oid)
-         -- the name in the raw source first: the scrub (three regular
-         -- expressions) only blanks text, so it never makes a match; every
-         -- function's source was scrubbed for each table before
-         AND strpos(lower(p.prosrc), lower(k2.relname)) > 0
-         AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k2.relname) || '($|[^a-z0-9_$])')
+         AND storagelab_internal.bigint_migration_names(p.prosrc, k2.relname)
       ORDER BY 2
     LOOP
       src := storagelab_internal.bigint_migration_scrub((SELECT p.prosrc FROM pg_proc p WHERE p.oid = r.f));
-      car := r.carrier;
       -- PL/pgSQL variables declared table.column%TYPE of the column carry the value too
-      car := car || coalesce((SELECT string_agg('|' || storagelab_internal.bigint_migration_re(m[2]), '')
-                                FROM regexp_matches(src, '(^|[;\s])([a-z_][a-z0-9_$]*)\s+[a-z_][a-z0-9_$.]*\.([a-z_][a-z0-9_$]*)%type', 'g') AS m
-                               WHERE m[3] = lower(e->>'column_name')), '');
+      car := r.carrier || coalesce((SELECT string_agg('|' || storagelab_internal.bigint_migration_re(m[2]), '')
+                                      FROM regexp_matches(src, '(^|[;\s])([a-z_][a-z0-9_$]*)\s+[a-z_][a-z0-9_$.]*\.([a-z_][a-z0-9_$]*)%type', 'g') AS m
+                                     WHERE m[3] = lower(e->>'column_name')), '');
       stmts := ARRAY(SELECT s FROM unnest(string_to_array(src, ';')) s WHERE r.filter IS NULL OR s ~ r.filter);
       CONTINUE WHEN NOT EXISTS (SELECT 1 FROM unnest(stmts) s WHERE s ~ ('(^|[^a-z0-9_$.])(' || car || ')($|[^a-z0-9_$])'));
-      fn := r.f; caller := r.who; found_one := false;
-      -- calls
-      FOR k IN
-        SELECT DISTINCT c.fname, c.nargs, c.argno, storagelab_internal.bigint_migration_arg_class(c.arg, car) = 'bigint[]' AS arr
-          FROM storagelab_internal.bigint_migration_calls(array_to_string(stmts, ';')) c
-         WHERE storagelab_internal.bigint_migration_arg_class(c.arg, car) IN ('bigint', 'bigint[]')
-         ORDER BY 1, 3
-      LOOP
-        CONTINUE WHEN EXISTS (
-          SELECT 1 FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
-           WHERE f.proname = split_part(k.fname, '.', -1) AND (k.fname !~ '\.' OR n.nspname = split_part(k.fname, '.', 1))
-             AND f.pronargs >= k.nargs AND f.pronargs - f.pronargdefaults <= k.nargs AND f.prokind IN ('f', 'p')
-             AND storagelab_internal.type_change_accepts(f.proargtypes[k.argno - 1], n_t, k.arr));
-        FOR v IN
-          SELECT f.oid::regprocedure AS callee FROM pg_proc f JOIN pg_namespace n ON n.oid = f.pronamespace
-           WHERE f.proname = split_part(k.fname, '.', -1) AND (k.fname !~ '\.' OR n.nspname = split_part(k.fname, '.', 1))
-             AND f.pronargs >= k.nargs AND f.pronargs - f.pronargdefaults <= k.nargs AND f.prokind IN ('f', 'p')
-             AND storagelab_internal.type_change_accepts(f.proargtypes[k.argno - 1], o_t, k.arr)
-           ORDER BY f.oid
-        LOOP
-          hazard := format('passes %s (%s) as argument %s of %s: no function of that name takes %s%s', column_name,
-                           new_type || CASE WHEN k.arr THEN '[]' ELSE '' END, k.argno, v.callee,
-                           new_type, CASE WHEN k.arr THEN '[]' ELSE '' END);
-          found_one := true;
-          RETURN NEXT;
-        END LOOP;
-      END LOOP;
-      -- comparisons with a parameter or a declared variable
-      FOR k IN SELECT * FROM storagelab_internal.type_change_comparison_hazards(r.f, src, stmts, car, column_name, o_t, n_t) LOOP
-        hazard := k.hazard;
-        found_one := true;
-        RETURN NEXT;
-      END LOOP;
-      -- RETURN QUERY: each column of the query must have the declared type exactly
-      FOR k IN
-        SELECT DISTINCT q.pos, c.name
-          FROM storagelab_internal.return_query_items(array_to_string(stmts, ';')) q
-          JOIN storagelab_internal.function_result_columns(r.f) c ON c.pos = q.pos
-         WHERE q.item ~ ('^\(*(' || car || ')\)*$') AND c.typ = o_t
-         ORDER BY 1
-      LOOP
-        hazard := format('returns %s (%s) in RETURN QUERY as result column %s%s, declared %s: every call fails (structure of query does not match function result type)',
-                         column_name, new_type, k.pos, coalesce(' ' || quote_ident(nullif(k.name, '')), ''), old_type);
-        found_one := true;
-        RETURN NEXT;
-      END LOOP;
-      IF NOT found_one THEN
-        hazard := NULL;
-        RETURN NEXT;
-      END IF;
+      fn := r.f; caller := r.who;
+      hz := ARRAY(
+        -- calls: a function of that name took the old type there, none takes the new one
+        SELECT format('passes %s (%s) as argument %s of %s: no function of that name takes %s%s', column_name,
+                      new_type || CASE WHEN k.arr THEN '[]' ELSE '' END, k.argno, v.fn::regprocedure,
+                      new_type, CASE WHEN k.arr THEN '[]' ELSE '' END)
+          FROM (SELECT DISTINCT c.fname, c.nargs, c.argno, storagelab_internal.bigint_migration_arg_class(c.arg, car) = 'bigint[]' AS arr
+                  FROM storagelab_internal.bigint_migration_calls(array_to_string(stmts, ';')) c
+                 WHERE storagelab_internal.bigint_migration_arg_class(c.arg, car) IN ('bigint', 'bigint[]')) k,
+               storagelab_internal.bigint_migration_callees(k.fname, k.nargs, k.argno) v
+         WHERE storagelab_internal.type_change_accepts(v.typ, o_t, k.arr)
+           AND NOT EXISTS (SELECT 1 FROM storagelab_internal.bigint_migration_callees(k.fname, k.nargs, k.argno) w
+                            WHERE storagelab_internal.type_change_accepts(w.typ, n_t, k.arr))
+        UNION ALL
+        -- comparisons with a parameter or a declared variable: an operator took the old type, none takes the new
+        SELECT format('compares %s (%s) with %s (%s): no operator %s', column_name, new_type, k.other, format_type(k.t, NULL),
+                      CASE WHEN k.value_left THEN format('%s %s %s', new_type, k.op, format_type(k.t, NULL))
+                           ELSE format('%s %s %s', format_type(k.t, NULL), k.op, new_type) END)
+          FROM (WITH params AS (
+                  SELECT '$' || u.n AS name, u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n) WHERE p.oid = r.f
+                  UNION ALL
+                  SELECT lower(p.proargnames[u.n]), u.t FROM pg_proc p, unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, n)
+                   WHERE p.oid = r.f AND p.proallargtypes IS NULL AND coalesce(p.proargnames[u.n], '') <> ''
+                  UNION ALL
+                  SELECT d[1], to_regtype(btrim(d[3]))
+                    FROM regexp_matches(src, 'declare(.*?)\mbegin\M', 'g') AS blk(b),
+                         unnest(string_to_array(blk.b[1], ';')) AS x(decl),
+                         regexp_match(x.decl, '^\s*([a-z_][a-z0-9_$]*)\s+(constant\s+)?([a-z_][a-z0-9_ ]*?(\([0-9, ]+\))?)\s*(:=|default\M|not\s+null\M|$)') AS d
+                   WHERE to_regtype(btrim(d[3])) IS NOT NULL),
+                cmp AS (
+                  SELECT m[3] AS op, m[4] AS other, true AS value_left
+                    FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])(' || car || ')\s*' || ops || '\s*' || opnd || '($|[^a-z0-9_$.(:])', 'g') m
+                  UNION ALL
+                  SELECT m[3], m[2], false
+                    FROM unnest(stmts) s, regexp_matches(s, '(^|[^a-z0-9_$.])' || opnd || '\s*' || ops || '\s*(' || car || ')($|[^a-z0-9_$.(:])', 'g') m)
+                SELECT DISTINCT c.op, c.other, c.value_left, p.t
+                  FROM cmp c JOIN params p ON p.name = c.other
+                 WHERE c.other !~ ('^(' || car || ')$')) k
+         WHERE k.t IS NOT NULL AND ARRAY[false, true] IS NOT DISTINCT FROM ARRAY(
+                 SELECT EXISTS (SELECT 1 FROM pg_operator o
+                                 WHERE o.oprname = replace(k.op, '!=', '<>')
+                                   AND storagelab_internal.type_change_accepts(o.oprleft, CASE WHEN k.value_left THEN x ELSE k.t END, false)
+                                   AND storagelab_internal.type_change_accepts(o.oprright, CASE WHEN k.value_left THEN k.t ELSE x END, false))
+                   FROM unnest(ARRAY[n_t, o_t]) WITH ORDINALITY AS u(x, i) ORDER BY u.i)
+        UNION ALL
+        -- RETURN QUERY: each column of the query must have the declared type exactly
+        SELECT format('returns %s (%s) in RETURN QUERY as result column %s%s, declared %s: every call fails (structure of query does not match function result type)',
+                      column_name, new_type, k.pos, coalesce(' ' || quote_ident(nullif(k.name, '')), ''), old_type)
+          FROM (SELECT DISTINCT q.pos, c.name
+                  FROM storagelab_internal.return_query_items(array_to_string(stmts, ';')) q
+                  JOIN storagelab_internal.function_result_columns(r.f) c ON c.pos = q.pos
+                 WHERE q.item ~ ('^\(*(' || car || ')\)*$') AND c.typ = o_t) k);
+      -- one row a hazard, or one without when none was found
+      RETURN QUERY SELECT fn, caller, column_name, old_type, new_type, h
+                     FROM unnest(CASE WHEN cardinality(hz) > 0 THEN hz ELSE ARRAY[NULL::text] END) h;
     END LOOP;
   END LOOP;
 END

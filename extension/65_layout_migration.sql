@@ -549,9 +549,7 @@ BEGIN
    WHERE k.oid = ANY (rels) AND l.lanname = 'sql' AND p.prosqlbody IS NULL AND p.prokind = 'f'
      AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
-     -- the name in the raw source first (the scrub only blanks text, so it never makes a match)
-     AND strpos(lower(p.prosrc), lower(k.relname)) > 0
-     AND storagelab_internal.bigint_migration_scrub(p.prosrc) ~ ('(^|[^a-z0-9_$])' || storagelab_internal.bigint_migration_re(k.relname) || '($|[^a-z0-9_$])');
+     AND storagelab_internal.bigint_migration_names(p.prosrc, k.relname);
   RETURN CASE WHEN fns IS NULL THEN ''
               ELSE CASE WHEN phase = 'before' THEN E'-- The SQL functions that use the table: their validation errors before the change.\n'
                         ELSE E'-- The SQL functions that use the table: no validation error they did not have before.\n' END
