@@ -38,7 +38,6 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   ch      text[] := string_to_array(src, NULL);
-  i       int;
   st      int := 1;
   stack   int[] := '{}';      -- open frames, innermost last
   f_name  text[] := '{}';     -- per frame: called name (NULL: plain parenthesis or bracket)
@@ -186,11 +185,10 @@ BEGIN
 END
 $fn$;
 
--- Hazards in the calls of one source text: an argument that carries the
--- converted value (see bigint_migration_arg_class) passed to a function
--- whose parameter is smallint or integer (or an array of them), when no
--- function of that name takes the bigint value.  stmt_filter, when given,
--- limits the reading to statements that match it (those naming the table).
+-- Hazards in the calls of one source: the value (bigint_migration_arg_class)
+-- passed where a function takes smallint or integer (or an array of them)
+-- and no function of that name takes it as bigint.  stmt_filter: only the
+-- statements that match it (those naming the table) are read.
 CREATE FUNCTION storagelab_internal.bigint_migration_call_hazards(src text, carrier text, stmt_filter text, caller text, via text)
 RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
@@ -241,7 +239,6 @@ DECLARE
   depth int := 0;
   inq   boolean := false;
   last  int := 1;
-  i     int;
 BEGIN
   FOR i IN 1 .. cardinality(ch) LOOP
     IF ch[i] = '''' THEN inq := NOT inq;
@@ -295,10 +292,9 @@ AS $$
          unnest(storagelab_internal.bigint_migration_split(m[4])) WITH ORDINALITY AS i(item, k)
 $$;
 
--- The integer PL/pgSQL variables (declared smallint or integer, or arrays
--- of them, in a DECLARE section of a scrubbed or tokens-form source) and
--- OUT/INOUT parameters of a function: name, 'variable' or 'OUT parameter',
--- type.
+-- The smallint/integer PL/pgSQL variables (arrays too) declared in the
+-- DECLARE sections of a scrubbed or tokens-form source, and the OUT/INOUT
+-- parameters of function fn: name, 'variable' or 'OUT parameter', type.
 CREATE FUNCTION storagelab_internal.bigint_migration_int_variables(fn oid, src text)
 RETURNS TABLE (name text, what text, typ text)
 LANGUAGE sql STABLE STRICT
@@ -713,7 +709,6 @@ AS $fn$
 DECLARE
   res text := '';
   p   int := a;
-  k   int;
   e   int;
 BEGIN
   FOR k IN 1 .. coalesce(cardinality(lit_at), 0) LOOP
@@ -740,8 +735,7 @@ DECLARE
   pos    int := 1;
   k      int;
   w      text;
-  frames text[] := '{}';   -- open if, case, begin, loop
-  ifs    int[] := '{}';    -- per open frame: its IF's number (0 for the others)
+  ifs    int[] := '{}';    -- per open if, case, begin, loop: its IF's number (0 for the others)
   n_if   int := 0;
   cond   int[] := '{}';    -- per IF: where its pending condition starts (0: none)
   cur    int[] := '{}';    -- per IF: its open branch
@@ -750,7 +744,6 @@ DECLARE
   b_to   int[] := '{}';
   b_val  boolean[] := '{}';
   id     int;
-  i      int;
   seen_true boolean;
 BEGIN
   LOOP
@@ -759,13 +752,13 @@ BEGIN
     w := regexp_substr(mask, kw, pos);
     pos := k + length(w);
     w := regexp_replace(w, '\s+', ' ', 'g');
-    id := CASE WHEN cardinality(frames) > 0 THEN ifs[cardinality(ifs)] ELSE 0 END;
+    id := coalesce(ifs[cardinality(ifs)], 0);
     IF w = 'if' THEN
-      n_if := n_if + 1; frames := frames || w; ifs := ifs || n_if; cond := cond || pos; cur := cur || 0;
+      n_if := n_if + 1; ifs := ifs || n_if; cond := cond || pos; cur := cur || 0;
     ELSIF w IN ('case', 'begin', 'loop') THEN
-      frames := frames || w; ifs := ifs || 0;
-    ELSIF id = 0 AND w IN ('end', 'end case', 'end loop') AND cardinality(frames) > 0 THEN
-      frames := frames[1:cardinality(frames) - 1]; ifs := ifs[1:cardinality(ifs) - 1];
+      ifs := ifs || 0;
+    ELSIF id = 0 AND w IN ('end', 'end case', 'end loop') AND cardinality(ifs) > 0 THEN
+      ifs := ifs[1:cardinality(ifs) - 1];
     ELSIF id > 0 AND w = 'then' AND cond[id] > 0 THEN
       b_if := b_if || id; b_from := b_from || pos; b_to := b_to || 0; cur[id] := cardinality(b_if);
       b_val := b_val || storagelab_internal.bigint_migration_guard_value(
@@ -779,7 +772,7 @@ BEGIN
         b_if := b_if || id; b_from := b_from || pos; b_to := b_to || 0; b_val := b_val || NULL::boolean;
         cur[id] := cardinality(b_if);
       ELSIF w = 'end if' THEN
-        frames := frames[1:cardinality(frames) - 1]; ifs := ifs[1:cardinality(ifs) - 1];
+        ifs := ifs[1:cardinality(ifs) - 1];
       ELSE
         cond[id] := pos;
       END IF;
@@ -1455,9 +1448,8 @@ AS $$
 $$;
 
 -- The check, CALLed by a script before its change, that the functions it
--- widens are as they were when it was generated: it re-creates them from
--- that text.  Rows of functions: signature, md5 of pg_get_functiondef,
--- identity.  55000 when one is missing or changed.
+-- widens (re-creates from their text) are as they were at generation: rows
+-- of functions: signature, md5 of pg_get_functiondef, identity; 55000 if not.
 CREATE PROCEDURE storagelab_internal.bigint_widen_unchanged(functions text[])
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
