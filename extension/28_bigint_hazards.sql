@@ -326,75 +326,54 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  lang   name := (SELECT l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.oid = fn);
-  -- per statement: the variables assigned, and the values at the same positions
-  a_var  text[] := '{}';
-  a_val  text[] := '{}';
-  -- values at result positions: position, value, 'query' (RETURN QUERY) or 'assign'
-  r_pos  int[] := '{}';
-  r_val  text[] := '{}';
-  r_how  text[] := '{}';
+  is_plpgsql boolean := (SELECT l.lanname = 'plpgsql' FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.oid = fn);
+  st         text[];   -- the statements with the value, blanks made one
   -- the result columns: names and types (one unnamed column for a scalar return type)
-  res_name text[];
-  res_type oid[];
-  st     text;
-  m      text[];
-  v      record;
-  o      storagelab.bigint_migration_object;
+  res_name   text[];
+  res_type   oid[];
+  v          record;
+  o          storagelab.bigint_migration_object;
 BEGIN
   SELECT array_agg(c.name ORDER BY c.pos), array_agg(c.typ ORDER BY c.pos) INTO res_name, res_type
     FROM storagelab_internal.function_result_columns(fn) c;
+  st := ARRAY(SELECT regexp_replace(s.x, '\s+', ' ', 'g') FROM unnest(string_to_array(src, ';')) WITH ORDINALITY AS s(x, n)
+               WHERE s.x ~ carrier AND (stmt_filter IS NULL OR s.x ~ stmt_filter) ORDER BY s.n);
 
-  FOREACH st IN ARRAY string_to_array(src, ';') LOOP
-    CONTINUE WHEN st !~ carrier OR (stmt_filter IS NOT NULL AND st !~ stmt_filter);
-    st := regexp_replace(st, '\s+', ' ', 'g');
-    m := regexp_match(st, '(^|[^a-z0-9_$.])([a-z_][a-z0-9_$]*)\s*:=\s*(.*)$');
-    IF m IS NOT NULL THEN
-      a_var := a_var || m[2]; a_val := a_val || regexp_replace(m[3], '[\s"]+', '', 'g');
-    END IF;
-    -- SELECT items INTO targets [FROM ...], or ... RETURNING items INTO targets
-    m := regexp_match(st, '\m(select|returning)\s+(.*?)\s+into\s+(strict\s+)?(.*?)(\s+from\M.*)?$');
-    IF m IS NOT NULL THEN
-      SELECT a_var || array_agg(t.x ORDER BY t.n), a_val || array_agg(regexp_replace(regexp_replace(i.x, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g') ORDER BY t.n)
-        INTO a_var, a_val
-        FROM unnest(storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''))) WITH ORDINALITY AS i(x, n)
-        JOIN unnest(storagelab_internal.bigint_migration_split(m[4])) WITH ORDINALITY AS t(x, n) ON t.n = i.n;
-    END IF;
-    -- what a function returns: the items of its output at their positions
-    m := NULL;
-    IF lang = 'plpgsql' THEN
-      m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$');
-      IF m IS NOT NULL AND m[3] ~ '^query\M' THEN
-        SELECT r_pos || array_agg(q.pos ORDER BY q.pos), r_val || array_agg(q.item ORDER BY q.pos), r_how || array_agg('query'::text)
-          INTO r_pos, r_val, r_how FROM storagelab_internal.return_query_items(st) q;
-      ELSIF m IS NOT NULL AND btrim(m[3]) <> '' THEN
-        r_pos := r_pos || 1; r_how := r_how || 'assign'::text; r_val := r_val || regexp_replace(m[3], '[\s"]+', '', 'g');
-      END IF;
-    ELSE
-      m := regexp_match(st, '\m(select|returning)\s+(.*?)(\s+(from|where|group|order|limit)\M.*)?$');
-      IF m IS NOT NULL THEN
-        SELECT r_pos || array_agg(i.n::int ORDER BY i.n), r_how || array_agg('assign'::text),
-               r_val || array_agg(regexp_replace(regexp_replace(i.x, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g') ORDER BY i.n)
-          INTO r_pos, r_how, r_val
-          FROM unnest(storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''))) WITH ORDINALITY AS i(x, n);
-      END IF;
-    END IF;
-  END LOOP;
-
-  IF lang = 'plpgsql' THEN
-    -- integer variables assigned the value (OUT and INOUT parameters are variables of the function too)
+  IF is_plpgsql THEN
+    -- integer variables assigned the value: v := value, or SELECT items INTO targets [FROM ...]
+    -- or ... RETURNING items INTO targets (OUT and INOUT parameters are variables of the function too)
     RETURN QUERY
       SELECT h.* FROM storagelab_internal.bigint_migration_int_variables(fn, src) iv,
              storagelab_internal.bigint_migration_hazard_row(fn, 0, format('%s %s (%s)', iv.what, iv.name, iv.typ), caller, 'past 2^31', via) h
-       WHERE EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
-                      WHERE a.var = iv.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]'))
+       WHERE EXISTS (
+               SELECT 1 FROM unnest(st) s,
+                      LATERAL (SELECT m[2], regexp_replace(m[3], '[\s"]+', '', 'g') FROM regexp_match(s, '(^|[^a-z0-9_$.])([a-z_][a-z0-9_$]*)\s*:=\s*(.*)$') m
+                               UNION ALL
+                               SELECT t.x, regexp_replace(regexp_replace(i.x, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g')
+                                 FROM regexp_match(s, '\m(select|returning)\s+(.*?)\s+into\s+(strict\s+)?(.*?)(\s+from\M.*)?$') m,
+                                      unnest(storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''))) WITH ORDINALITY AS i(x, n)
+                                      JOIN unnest(storagelab_internal.bigint_migration_split(m[4])) WITH ORDINALITY AS t(x, n) ON t.n = i.n) a(var, val)
+                WHERE a.var = iv.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]'))
        ORDER BY iv.name;
   END IF;
   -- result columns: an integer column at a position where the output has the value
   FOR v IN
+    WITH r AS (   -- what the function returns, statement by statement: its items at their positions
+      SELECT s.n, q.pos, q.item AS val, 'query' AS how
+        FROM unnest(st) WITH ORDINALITY AS s(x, n), storagelab_internal.return_query_items(s.x) q
+       WHERE is_plpgsql AND (regexp_match(s.x, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$'))[3] ~ '^query\M'
+      UNION ALL
+      SELECT s.n, 1, regexp_replace(m[3], '[\s"]+', '', 'g'), 'assign'
+        FROM unnest(st) WITH ORDINALITY AS s(x, n), regexp_match(s.x, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$') m
+       WHERE is_plpgsql AND m[3] !~ '^query\M' AND btrim(m[3]) <> ''
+      UNION ALL
+      SELECT s.n, i.n::int, regexp_replace(regexp_replace(i.x, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g'), 'assign'
+        FROM unnest(st) WITH ORDINALITY AS s(x, n), regexp_match(s.x, '\m(select|returning)\s+(.*?)(\s+(from|where|group|order|limit)\M.*)?$') m,
+             unnest(storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''))) WITH ORDINALITY AS i(x, n)
+       WHERE NOT is_plpgsql)
     SELECT r.pos, r.how, res_name[r.pos] AS name, res_type[r.pos] AS typ,
            storagelab_internal.bigint_migration_arg_class(r.val, carrier) AS cls
-      FROM unnest(r_pos, r_val, r_how) AS r(pos, val, how)
+      FROM (SELECT * FROM r ORDER BY r.n, r.pos) r
      WHERE r.pos <= cardinality(res_type)
        AND res_type[r.pos] IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
        AND storagelab_internal.bigint_migration_arg_class(r.val, carrier) IS NOT NULL
