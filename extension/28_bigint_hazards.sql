@@ -878,7 +878,6 @@ DECLARE
   items text[];
   cls   text;
   fails text;
-  k     int;
   o     storagelab.bigint_migration_object;
 BEGIN
   FOR d IN SELECT * FROM storagelab_internal.bigint_migration_dynamic(tok, lit_txt) LOOP
@@ -911,15 +910,14 @@ BEGIN
        WHERE d.kind = 'exec'
        ORDER BY 1
     LOOP
-      k := t.pos;
-      cls := CASE WHEN qcar <> '' AND items[k] IS NOT NULL THEN storagelab_internal.bigint_migration_arg_class(regexp_replace(regexp_replace(items[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g'), qcar) END;
+      cls := CASE WHEN qcar <> '' AND items[t.pos] IS NOT NULL THEN storagelab_internal.bigint_migration_arg_class(regexp_replace(regexp_replace(items[t.pos], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g'), qcar) END;
       fails := CASE
-        WHEN NOT d.readable OR items[k] IS NULL OR items[k] ~ '\?\?|(^|\.)\*$' THEN
+        WHEN NOT d.readable OR items[t.pos] IS NULL OR items[t.pos] ~ '\?\?|(^|\.)\*$' THEN
           CASE WHEN NOT d.readable OR cols IS NOT NULL OR d.query ~ '\?\?' OR qcar <> '' THEN 'unknown' END
         WHEN cls IN ('bigint', 'bigint[]') AND (cls = 'bigint[]') = t.arr THEN CASE WHEN d.kind = 'query' THEN 'immediately' ELSE 'past 2^31' END
         WHEN cls = 'cast' THEN 'past 2^31'
         WHEN (regexp_match(d.query, '\mfrom\M(.*?)(\m(where|group|order|limit|union|except|intersect|window)\M|$)'))[1] ~ '\?\?' AND anyc IS NOT NULL
-             AND regexp_replace(items[k], '[\s"]+', '', 'g') ~ ('^([a-z_][a-z0-9_$]*\.)?(' || anyc || ')$') THEN 'unknown' END;
+             AND regexp_replace(items[t.pos], '[\s"]+', '', 'g') ~ ('^([a-z_][a-z0-9_$]*\.)?(' || anyc || ')$') THEN 'unknown' END;
       CONTINUE WHEN fails IS NULL;
       o := storagelab_internal.bigint_migration_hazard_row(fn, 0, t.target, caller, CASE WHEN fails = 'unknown' THEN 'past 2^31' ELSE fails END,
              via || CASE WHEN d.kind = 'query' THEN ' through RETURN QUERY EXECUTE' ELSE ' through EXECUTE ... INTO' END);
