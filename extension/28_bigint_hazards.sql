@@ -1,24 +1,18 @@
 -- storagelab install script, part 28: function hazards of an INT -> BIGINT
 -- migration.
 --
--- After ALTER COLUMN ... TYPE bigint, the values of the converted columns
--- reach functions that were written for integer: a helper declared
--- f(integer) or f(integer[]) called with NEW.key no longer resolves
--- ("function f(bigint) does not exist": fails at once, with small ids); a
--- PL/pgSQL variable or a return type of integer receiving the key fails
--- with 22003 once the values pass 2^31.  This part finds them by reading the
--- function sources (PL/pgSQL and SQL) and the view definitions, adds one
--- model row of kind function_hazard per finding, and one row of kind
--- widened_function per function the generator can widen; the model (part
--- 22) appends these rows.  The script writers (parts 24 and 67, through
--- part 27) call bigint_migration_apply_hazards() with the DBA's choice
--- (function_hazards => 'refuse' | 'widen' | 'accept') and, when plpgsql_check
--- is installed in the database, compare its errors before and after the
--- change inside the migration's transaction (bigint_migration_plpgsql_check_sql).
---
--- The reading is textual (no PL/pgSQL parser is callable from SQL):
--- doc/bigint_migration.md, "Function hazards", says what it finds and what
--- it misses; the plpgsql_check comparison in the script is the safety net.
+-- After ALTER COLUMN ... TYPE bigint, a helper declared f(integer) or
+-- f(integer[]) called with NEW.key no longer resolves (42883, at once), and
+-- a PL/pgSQL variable or a result of integer receiving the key fails with
+-- 22003 past 2^31.  This part reads the function sources (PL/pgSQL and SQL)
+-- and the view definitions, and adds to the model (part 22) a function_hazard
+-- row per finding and a widened_function row per function it can widen.
+-- The writers (parts 24 and 67) apply the DBA's choice, function_hazards =>
+-- 'refuse' | 'widen' | 'accept' (bigint_migration_apply_hazards), and compare
+-- plpgsql_check's errors before and after the change when it is installed
+-- (bigint_migration_plpgsql_check_sql).  The reading is textual (no PL/pgSQL
+-- parser is callable from SQL): doc/bigint_migration.md, "Function hazards",
+-- says what it finds and what it misses.
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
@@ -44,7 +38,6 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   ch      text[] := string_to_array(src, NULL);
-  i       int;
   st      int := 1;
   stack   int[] := '{}';      -- open frames, innermost last
   f_name  text[] := '{}';     -- per frame: called name (NULL: plain parenthesis or bracket)
@@ -192,11 +185,10 @@ BEGIN
 END
 $fn$;
 
--- Hazards in the calls of one source text: an argument that carries the
--- converted value (see bigint_migration_arg_class) passed to a function
--- whose parameter is smallint or integer (or an array of them), when no
--- function of that name takes the bigint value.  stmt_filter, when given,
--- limits the reading to statements that match it (those naming the table).
+-- Hazards in the calls of one source: the value (bigint_migration_arg_class)
+-- passed where a function takes smallint or integer (or an array of them)
+-- and no function of that name takes it as bigint.  stmt_filter: only the
+-- statements that match it (those naming the table) are read.
 CREATE FUNCTION storagelab_internal.bigint_migration_call_hazards(src text, carrier text, stmt_filter text, caller text, via text)
 RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
@@ -247,7 +239,6 @@ DECLARE
   depth int := 0;
   inq   boolean := false;
   last  int := 1;
-  i     int;
 BEGIN
   FOR i IN 1 .. cardinality(ch) LOOP
     IF ch[i] = '''' THEN inq := NOT inq;
@@ -301,10 +292,9 @@ AS $$
          unnest(storagelab_internal.bigint_migration_split(m[4])) WITH ORDINALITY AS i(item, k)
 $$;
 
--- The integer PL/pgSQL variables (declared smallint or integer, or arrays
--- of them, in a DECLARE section of a scrubbed or tokens-form source) and
--- OUT/INOUT parameters of a function: name, 'variable' or 'OUT parameter',
--- type.
+-- The smallint/integer PL/pgSQL variables (arrays too) declared in the
+-- DECLARE sections of a scrubbed or tokens-form source, and the OUT/INOUT
+-- parameters of function fn: name, 'variable' or 'OUT parameter', type.
 CREATE FUNCTION storagelab_internal.bigint_migration_int_variables(fn oid, src text)
 RETURNS TABLE (name text, what text, typ text)
 LANGUAGE sql STABLE STRICT
@@ -322,92 +312,68 @@ AS $$
      AND c.typ IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
 $$;
 
--- Hazards inside one function: PL/pgSQL variables declared smallint or
--- integer (or arrays of them), OUT/INOUT/TABLE parameters among them, that
--- receive the converted value (v := value, or SELECT/RETURNING ... INTO
--- with the value at the variable's position), and result columns of type
--- smallint or integer receiving it: the return type (RETURN value, RETURN
--- NEXT value), a column of RETURNS TABLE, OUT parameters or a composite
--- type (CREATE TYPE ... AS) at the value's position in a PL/pgSQL RETURN
--- QUERY or a SQL function's output.  "The value" is an expression
--- bigint_migration_arg_class recognises.  Assignments fail only past 2^31
--- (the assignment casts); RETURN QUERY fails at once (42804: the query's
--- column type must match the declared one exactly).
+-- Hazards inside one function: smallint/integer PL/pgSQL variables (OUT and
+-- INOUT parameters among them) receiving the value (v := value, SELECT or
+-- RETURNING ... INTO at the variable's position), and smallint/integer
+-- result columns receiving it: the return type (RETURN [NEXT] value), a
+-- RETURNS TABLE, OUT or composite (CREATE TYPE ... AS) column at the value's
+-- position in a RETURN QUERY or a SQL function's output.  The value: what
+-- bigint_migration_arg_class recognises.  Assignments fail past 2^31 (they
+-- cast); RETURN QUERY at once (42804: its column types must match exactly).
 CREATE FUNCTION storagelab_internal.bigint_migration_value_hazards(fn oid, src text, carrier text, stmt_filter text, caller text, via text)
 RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  lang   name := (SELECT l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.oid = fn);
-  -- per statement: the variables assigned, and the values at the same positions
-  a_var  text[] := '{}';
-  a_val  text[] := '{}';
-  -- values at result positions: position, value, 'query' (RETURN QUERY) or 'assign'
-  r_pos  int[] := '{}';
-  r_val  text[] := '{}';
-  r_how  text[] := '{}';
+  is_plpgsql boolean := (SELECT l.lanname = 'plpgsql' FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.oid = fn);
+  st         text[];   -- the statements with the value, blanks made one
   -- the result columns: names and types (one unnamed column for a scalar return type)
-  res_name text[];
-  res_type oid[];
-  st     text;
-  m      text[];
-  v      record;
-  o      storagelab.bigint_migration_object;
+  res_name   text[];
+  res_type   oid[];
+  v          record;
+  o          storagelab.bigint_migration_object;
 BEGIN
   SELECT array_agg(c.name ORDER BY c.pos), array_agg(c.typ ORDER BY c.pos) INTO res_name, res_type
     FROM storagelab_internal.function_result_columns(fn) c;
+  st := ARRAY(SELECT regexp_replace(s.x, '\s+', ' ', 'g') FROM unnest(string_to_array(src, ';')) WITH ORDINALITY AS s(x, n)
+               WHERE s.x ~ carrier AND (stmt_filter IS NULL OR s.x ~ stmt_filter) ORDER BY s.n);
 
-  FOREACH st IN ARRAY string_to_array(src, ';') LOOP
-    CONTINUE WHEN st !~ carrier OR (stmt_filter IS NOT NULL AND st !~ stmt_filter);
-    st := regexp_replace(st, '\s+', ' ', 'g');
-    m := regexp_match(st, '(^|[^a-z0-9_$.])([a-z_][a-z0-9_$]*)\s*:=\s*(.*)$');
-    IF m IS NOT NULL THEN
-      a_var := a_var || m[2]; a_val := a_val || regexp_replace(m[3], '[\s"]+', '', 'g');
-    END IF;
-    -- SELECT items INTO targets [FROM ...], or ... RETURNING items INTO targets
-    m := regexp_match(st, '\m(select|returning)\s+(.*?)\s+into\s+(strict\s+)?(.*?)(\s+from\M.*)?$');
-    IF m IS NOT NULL THEN
-      SELECT a_var || array_agg(t.x ORDER BY t.n), a_val || array_agg(regexp_replace(regexp_replace(i.x, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g') ORDER BY t.n)
-        INTO a_var, a_val
-        FROM unnest(storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''))) WITH ORDINALITY AS i(x, n)
-        JOIN unnest(storagelab_internal.bigint_migration_split(m[4])) WITH ORDINALITY AS t(x, n) ON t.n = i.n;
-    END IF;
-    -- what a function returns: the items of its output at their positions
-    m := NULL;
-    IF lang = 'plpgsql' THEN
-      m := regexp_match(st, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$');
-      IF m IS NOT NULL AND m[3] ~ '^query\M' THEN
-        SELECT r_pos || array_agg(q.pos ORDER BY q.pos), r_val || array_agg(q.item ORDER BY q.pos), r_how || array_agg('query'::text)
-          INTO r_pos, r_val, r_how FROM storagelab_internal.return_query_items(st) q;
-      ELSIF m IS NOT NULL AND btrim(m[3]) <> '' THEN
-        r_pos := r_pos || 1; r_how := r_how || 'assign'::text; r_val := r_val || regexp_replace(m[3], '[\s"]+', '', 'g');
-      END IF;
-    ELSE
-      m := regexp_match(st, '\m(select|returning)\s+(.*?)(\s+(from|where|group|order|limit)\M.*)?$');
-      IF m IS NOT NULL THEN
-        SELECT r_pos || array_agg(i.n::int ORDER BY i.n), r_how || array_agg('assign'::text),
-               r_val || array_agg(regexp_replace(regexp_replace(i.x, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g') ORDER BY i.n)
-          INTO r_pos, r_how, r_val
-          FROM unnest(storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''))) WITH ORDINALITY AS i(x, n);
-      END IF;
-    END IF;
-  END LOOP;
-
-  IF lang = 'plpgsql' THEN
-    -- integer variables assigned the value (OUT and INOUT parameters are variables of the function too)
+  IF is_plpgsql THEN
+    -- integer variables assigned the value: v := value, or SELECT items INTO targets [FROM ...]
+    -- or ... RETURNING items INTO targets (OUT and INOUT parameters are variables of the function too)
     RETURN QUERY
       SELECT h.* FROM storagelab_internal.bigint_migration_int_variables(fn, src) iv,
              storagelab_internal.bigint_migration_hazard_row(fn, 0, format('%s %s (%s)', iv.what, iv.name, iv.typ), caller, 'past 2^31', via) h
-       WHERE EXISTS (SELECT 1 FROM unnest(a_var, a_val) AS a(var, val)
-                      WHERE a.var = iv.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]'))
+       WHERE EXISTS (
+               SELECT 1 FROM unnest(st) s,
+                      LATERAL (SELECT m[2], regexp_replace(m[3], '[\s"]+', '', 'g') FROM regexp_match(s, '(^|[^a-z0-9_$.])([a-z_][a-z0-9_$]*)\s*:=\s*(.*)$') m
+                               UNION ALL
+                               SELECT t.x, regexp_replace(regexp_replace(i.x, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g')
+                                 FROM regexp_match(s, '\m(select|returning)\s+(.*?)\s+into\s+(strict\s+)?(.*?)(\s+from\M.*)?$') m,
+                                      unnest(storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''))) WITH ORDINALITY AS i(x, n)
+                                      JOIN unnest(storagelab_internal.bigint_migration_split(m[4])) WITH ORDINALITY AS t(x, n) ON t.n = i.n) a(var, val)
+                WHERE a.var = iv.name AND storagelab_internal.bigint_migration_arg_class(a.val, carrier) IN ('bigint', 'bigint[]'))
        ORDER BY iv.name;
   END IF;
   -- result columns: an integer column at a position where the output has the value
   FOR v IN
+    WITH r AS (   -- what the function returns, statement by statement: its items at their positions
+      SELECT s.n, q.pos, q.item AS val, 'query' AS how
+        FROM unnest(st) WITH ORDINALITY AS s(x, n), storagelab_internal.return_query_items(s.x) q
+       WHERE is_plpgsql AND (regexp_match(s.x, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$'))[3] ~ '^query\M'
+      UNION ALL
+      SELECT s.n, 1, regexp_replace(m[3], '[\s"]+', '', 'g'), 'assign'
+        FROM unnest(st) WITH ORDINALITY AS s(x, n), regexp_match(s.x, '(^|[^a-z0-9_$.])return\s+(next\s+)?(.*)$') m
+       WHERE is_plpgsql AND m[3] !~ '^query\M' AND btrim(m[3]) <> ''
+      UNION ALL
+      SELECT s.n, i.n::int, regexp_replace(regexp_replace(i.x, '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g'), 'assign'
+        FROM unnest(st) WITH ORDINALITY AS s(x, n), regexp_match(s.x, '\m(select|returning)\s+(.*?)(\s+(from|where|group|order|limit)\M.*)?$') m,
+             unnest(storagelab_internal.bigint_migration_split(regexp_replace(m[2], '^(distinct|all)\s+', ''))) WITH ORDINALITY AS i(x, n)
+       WHERE NOT is_plpgsql)
     SELECT r.pos, r.how, res_name[r.pos] AS name, res_type[r.pos] AS typ,
            storagelab_internal.bigint_migration_arg_class(r.val, carrier) AS cls
-      FROM unnest(r_pos, r_val, r_how) AS r(pos, val, how)
+      FROM (SELECT * FROM r ORDER BY r.n, r.pos) r
      WHERE r.pos <= cardinality(res_type)
        AND res_type[r.pos] IN ('int2'::regtype, 'int4'::regtype, 'int2[]'::regtype, 'int4[]'::regtype)
        AND storagelab_internal.bigint_migration_arg_class(r.val, carrier) IS NOT NULL
@@ -430,13 +396,11 @@ BEGIN
 END
 $fn$;
 
--- Hazards in what one function writes: INSERT INTO t (cols) VALUES (...) or
--- SELECT ..., INSERT INTO t VALUES/SELECT (t's columns in order) and UPDATE
--- t SET col = ..., where the converted value goes into a smallint or integer
--- column (or an array of them) of a table outside the migration: an audit
--- or log table without a foreign key.  The write fails past 2^31 (the
--- assignment cast).  The table is found by name (and schema when the source
--- gives one); every table of that name that has such a column is listed.
+-- Hazards in what one function writes: INSERT INTO t [(cols)] VALUES or
+-- SELECT (without cols: t's columns in order), UPDATE t SET col = ..., the
+-- value going into a smallint/integer column (or array) of a table outside
+-- the migration (an audit or log table without a foreign key): fails past
+-- 2^31.  Every table of that name (and schema, when given) is looked at.
 CREATE FUNCTION storagelab_internal.bigint_migration_write_hazards(fn oid, src text, carrier text, stmt_filter text, caller text, via text,
                                                                   objs storagelab.bigint_migration_object[])
 RETURNS SETOF storagelab.bigint_migration_object
@@ -535,10 +499,9 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$ SELECT regexp_replace(lower($1), '([^a-z0-9_])', '\\\1', 'g') $$;
 
--- Whether a function source names a table (the name as a word in the code,
--- not in a comment or a string).  The name in the raw source first: the
--- scrub (three regular expressions) only blanks text, so it never makes a
--- match, and most sources do not contain the name at all.  PL/pgSQL: a SQL
+-- Whether a function source names a table: the name as a word outside
+-- comments and strings.  A strpos in the raw source first (most sources do
+-- not contain the name; the scrub never makes a match).  PL/pgSQL: a SQL
 -- function with SET is planned at every call (15-17), this one once a session.
 CREATE FUNCTION storagelab_internal.bigint_migration_names(src text, name text)
 RETURNS boolean
@@ -633,27 +596,6 @@ BEGIN
 END
 $fn$;
 
--- The source of a lex() result with each literal as a token '@k' (k: its
--- number in lit_txt), comments blanked: statements split at semicolons
--- keep their literals apart.
-CREATE FUNCTION storagelab_internal.bigint_migration_tokens(mask text, lit_at int[])
-RETURNS text
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-  k   int;
-  len int;
-BEGIN
-  FOR k IN REVERSE coalesce(cardinality(lit_at), 0) .. 1 LOOP
-    CONTINUE WHEN substr(mask, lit_at[k], 1) <> '''';   -- blanked with a branch that does not run
-    len := coalesce(nullif(strpos(substr(mask, lit_at[k] + 1), ''''), 0), length(mask) - lit_at[k]) + 1;
-    mask := overlay(mask PLACING format('''@%s''', k) FROM lit_at[k] FOR len);
-  END LOOP;
-  RETURN mask;
-END
-$fn$;
-
 -- The value of an IF condition in a trigger function fired for table rel:
 -- true or false when it is a test of TG_TABLE_NAME, TG_TABLE_SCHEMA or
 -- TG_RELID against literals with =, <>, LIKE, ILIKE or IN (...), a negation
@@ -734,9 +676,11 @@ EXCEPTION WHEN invalid_parameter_value OR invalid_name THEN
 END
 $fn$;
 
--- The text of mask between positions a and b with its literals quoted
--- again (quote_literal of their text).
-CREATE FUNCTION storagelab_internal.bigint_migration_unmask(mask text, lit_at int[], lit_txt text[], a int, b int)
+-- The text of mask between positions a and b with its literals (those
+-- guard_prune left) written back: quoted again (quote_literal of their
+-- text), or as tokens '@k' (k: the number in lit_txt), which keep apart
+-- the statements split at semicolons.
+CREATE FUNCTION storagelab_internal.bigint_migration_unmask(mask text, lit_at int[], lit_txt text[], a int, b int, tokens boolean)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -744,13 +688,12 @@ AS $fn$
 DECLARE
   res text := '';
   p   int := a;
-  k   int;
   e   int;
 BEGIN
   FOR k IN 1 .. coalesce(cardinality(lit_at), 0) LOOP
-    CONTINUE WHEN lit_at[k] < a OR lit_at[k] > b;
+    CONTINUE WHEN lit_at[k] < a OR lit_at[k] > b OR substr(mask, lit_at[k], 1) <> '''';   -- blanked: in a branch that does not run
     e := lit_at[k] + coalesce(nullif(strpos(substr(mask, lit_at[k] + 1), ''''), 0), length(mask) - lit_at[k]);
-    res := res || substr(mask, p, lit_at[k] - p) || quote_literal(lit_txt[k]);
+    res := res || substr(mask, p, lit_at[k] - p) || CASE WHEN tokens THEN format('''@%s''', k) ELSE quote_literal(lit_txt[k]) END;
     p := e + 1;
   END LOOP;
   RETURN res || CASE WHEN p <= b THEN substr(mask, p, b - p + 1) ELSE '' END;
@@ -771,8 +714,7 @@ DECLARE
   pos    int := 1;
   k      int;
   w      text;
-  frames text[] := '{}';   -- open if, case, begin, loop
-  ifs    int[] := '{}';    -- per open frame: its IF's number (0 for the others)
+  ifs    int[] := '{}';    -- per open if, case, begin, loop: its IF's number (0 for the others)
   n_if   int := 0;
   cond   int[] := '{}';    -- per IF: where its pending condition starts (0: none)
   cur    int[] := '{}';    -- per IF: its open branch
@@ -781,7 +723,6 @@ DECLARE
   b_to   int[] := '{}';
   b_val  boolean[] := '{}';
   id     int;
-  i      int;
   seen_true boolean;
 BEGIN
   LOOP
@@ -790,17 +731,17 @@ BEGIN
     w := regexp_substr(mask, kw, pos);
     pos := k + length(w);
     w := regexp_replace(w, '\s+', ' ', 'g');
-    id := CASE WHEN cardinality(frames) > 0 THEN ifs[cardinality(ifs)] ELSE 0 END;
+    id := coalesce(ifs[cardinality(ifs)], 0);
     IF w = 'if' THEN
-      n_if := n_if + 1; frames := frames || w; ifs := ifs || n_if; cond := cond || pos; cur := cur || 0;
+      n_if := n_if + 1; ifs := ifs || n_if; cond := cond || pos; cur := cur || 0;
     ELSIF w IN ('case', 'begin', 'loop') THEN
-      frames := frames || w; ifs := ifs || 0;
-    ELSIF id = 0 AND w IN ('end', 'end case', 'end loop') AND cardinality(frames) > 0 THEN
-      frames := frames[1:cardinality(frames) - 1]; ifs := ifs[1:cardinality(ifs) - 1];
+      ifs := ifs || 0;
+    ELSIF id = 0 AND w IN ('end', 'end case', 'end loop') AND cardinality(ifs) > 0 THEN
+      ifs := ifs[1:cardinality(ifs) - 1];
     ELSIF id > 0 AND w = 'then' AND cond[id] > 0 THEN
       b_if := b_if || id; b_from := b_from || pos; b_to := b_to || 0; cur[id] := cardinality(b_if);
       b_val := b_val || storagelab_internal.bigint_migration_guard_value(
-                          storagelab_internal.bigint_migration_unmask(mask, lit_at, lit_txt, cond[id], k - 1), rel);
+                          storagelab_internal.bigint_migration_unmask(mask, lit_at, lit_txt, cond[id], k - 1, false), rel);
       cond[id] := 0;
     ELSIF id > 0 AND w IN ('elsif', 'elseif', 'else', 'end if') THEN
       IF cur[id] > 0 THEN
@@ -810,7 +751,7 @@ BEGIN
         b_if := b_if || id; b_from := b_from || pos; b_to := b_to || 0; b_val := b_val || NULL::boolean;
         cur[id] := cardinality(b_if);
       ELSIF w = 'end if' THEN
-        frames := frames[1:cardinality(frames) - 1]; ifs := ifs[1:cardinality(ifs) - 1];
+        ifs := ifs[1:cardinality(ifs) - 1];
       ELSE
         cond[id] := pos;
       END IF;
@@ -834,14 +775,13 @@ BEGIN
 END
 $fn$;
 
--- The dynamic SQL statements of a source in tokens form (bigint_migration_tokens,
--- literals' texts in lit_txt): EXECUTE, RETURN QUERY EXECUTE (kind 'query')
--- and OPEN ... FOR EXECUTE, with the query text as far as it can be read:
--- a literal, a concatenation (||) of literals and other expressions, or
--- format() with a literal format string (its %s, %I and %L filled in from
--- literal arguments).  What cannot be read is a hole, " ?? " in query;
--- readable is false when no part of it is a literal.  targets: the INTO
--- targets; using_args: the USING expressions ($1, $2, ... in the query).
+-- The dynamic SQL of a source in tokens form (bigint_migration_unmask; the
+-- literals' texts in lit_txt): EXECUTE, RETURN QUERY EXECUTE (kind 'query'),
+-- OPEN ... FOR EXECUTE, with the query as far as it can be read: literals,
+-- concatenated (||) with other expressions, format() with a literal format
+-- (%s, %I, %L filled in from literal arguments), quote_ident of a literal.
+-- What cannot be read is a hole, " ?? "; readable: some part is a literal.
+-- targets: the INTO targets; using_args: the USING expressions ($1, ...).
 CREATE FUNCTION storagelab_internal.bigint_migration_dynamic(tok text, lit_txt text[])
 RETURNS TABLE (stmt int, kind text, query text, readable boolean, targets text[], using_args text[])
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
@@ -915,17 +855,14 @@ BEGIN
 END
 $fn$;
 
--- Hazards in the dynamic SQL of one function (bigint_migration_dynamic).
--- The value in a query: a converted column of a converted table that the
--- query text names (col, alias.col), or $n when the USING expression n
--- carries the value (carrier).  A readable query without holes is read as
--- static SQL (calls, writes); its select list at the position of an
--- integer INTO target (a variable, an OUT parameter) or, for RETURN QUERY
--- EXECUTE, of an integer result column decides: the value there is a
--- hazard (past 2^31; RETURN QUERY at once, 42804), anything else is not.
--- When the reading cannot decide (a hole in the select list or the FROM
--- list, SELECT *, or no literal in the query at all) the target is listed
--- with hazard_fails 'unknown'.
+-- Hazards in the dynamic SQL of one function.  The value in a query: a
+-- converted column of a converted table the query names (col, alias.col),
+-- or $n when USING expression n carries it.  A readable query without holes
+-- is read as static SQL (calls, writes); its select list at the position of
+-- an integer INTO target or, for RETURN QUERY EXECUTE, of an integer result
+-- column decides (the value: past 2^31; RETURN QUERY at once, 42804).  Where
+-- the reading cannot decide (a hole in the select or FROM list, SELECT *, no
+-- literal at all) the target is listed with hazard_fails 'unknown'.
 CREATE FUNCTION storagelab_internal.bigint_migration_dynamic_hazards(fn oid, tok text, lit_txt text[], carrier text, caller text, via text,
                                                                     objs storagelab.bigint_migration_object[])
 RETURNS SETOF storagelab.bigint_migration_object
@@ -941,7 +878,6 @@ DECLARE
   items text[];
   cls   text;
   fails text;
-  k     int;
   o     storagelab.bigint_migration_object;
 BEGIN
   FOR d IN SELECT * FROM storagelab_internal.bigint_migration_dynamic(tok, lit_txt) LOOP
@@ -974,15 +910,14 @@ BEGIN
        WHERE d.kind = 'exec'
        ORDER BY 1
     LOOP
-      k := t.pos;
-      cls := CASE WHEN qcar <> '' AND items[k] IS NOT NULL THEN storagelab_internal.bigint_migration_arg_class(regexp_replace(regexp_replace(items[k], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g'), qcar) END;
+      cls := CASE WHEN qcar <> '' AND items[t.pos] IS NOT NULL THEN storagelab_internal.bigint_migration_arg_class(regexp_replace(regexp_replace(items[t.pos], '\s+as\s+[a-z_0-9$]+$', ''), '[\s"]+', '', 'g'), qcar) END;
       fails := CASE
-        WHEN NOT d.readable OR items[k] IS NULL OR items[k] ~ '\?\?|(^|\.)\*$' THEN
+        WHEN NOT d.readable OR items[t.pos] IS NULL OR items[t.pos] ~ '\?\?|(^|\.)\*$' THEN
           CASE WHEN NOT d.readable OR cols IS NOT NULL OR d.query ~ '\?\?' OR qcar <> '' THEN 'unknown' END
         WHEN cls IN ('bigint', 'bigint[]') AND (cls = 'bigint[]') = t.arr THEN CASE WHEN d.kind = 'query' THEN 'immediately' ELSE 'past 2^31' END
         WHEN cls = 'cast' THEN 'past 2^31'
         WHEN (regexp_match(d.query, '\mfrom\M(.*?)(\m(where|group|order|limit|union|except|intersect|window)\M|$)'))[1] ~ '\?\?' AND anyc IS NOT NULL
-             AND regexp_replace(items[k], '[\s"]+', '', 'g') ~ ('^([a-z_][a-z0-9_$]*\.)?(' || anyc || ')$') THEN 'unknown' END;
+             AND regexp_replace(items[t.pos], '[\s"]+', '', 'g') ~ ('^([a-z_][a-z0-9_$]*\.)?(' || anyc || ')$') THEN 'unknown' END;
       CONTINUE WHEN fails IS NULL;
       o := storagelab_internal.bigint_migration_hazard_row(fn, 0, t.target, caller, CASE WHEN fails = 'unknown' THEN 'past 2^31' ELSE fails END,
              via || CASE WHEN d.kind = 'query' THEN ' through RETURN QUERY EXECUTE' ELSE ' through EXECUTE ... INTO' END);
@@ -1010,11 +945,9 @@ $fn$;
 -- 'OUT parameter p', 'result column N' (an OUT or RETURNS TABLE column),
 -- 'return type'; NULL when it cannot: a function storagelab does not
 -- re-create, a cast in the caller, a column of another table, a variable
--- passed to a function that takes only smallint/integer there, a result
--- column of a PL/pgSQL RETURN QUERY that casts the value, an
--- attribute of a composite type, or a result that dynamic SQL storagelab
--- cannot read may or may not fill with the value (widening it could break
--- the function as surely as leaving it).
+-- passed where only smallint/integer is taken, a result that a PL/pgSQL
+-- RETURN QUERY casts, a composite type's attribute, or a result dynamic SQL
+-- may or may not fill (widening could break the function as surely).
 CREATE FUNCTION storagelab_internal.bigint_migration_widen_spec(h storagelab.bigint_migration_object)
 RETURNS text
 LANGUAGE sql STABLE STRICT
@@ -1104,16 +1037,14 @@ AS $$
               ELSE $1 END
 $$;
 
--- The row that widens one function under function_hazards => 'widen': the
--- targets (bigint_migration_widen_spec) made bigint: parameters, PL/pgSQL
--- variables, OUT parameters, RETURNS TABLE columns, the return type (an
--- array stays an array); same body otherwise, options, owner, privileges
--- and comment.  hazard_target: the new signature; hazard_caller: what it
--- widens (a target it could not find is left out: the header says "left
--- as is" for it).  When only variables change, CREATE OR REPLACE keeps the
--- function (drop_sql NULL); otherwise DROP and CREATE, and objects
--- depending on the function that the model does not re-create make it
--- impossible: the row then carries them in blocker (SQLSTATE 2BP01).
+-- The row that widens one function under function_hazards => 'widen': its
+-- targets (bigint_migration_widen_spec) made bigint (an array stays an
+-- array); body, options, owner, privileges and comment otherwise the same.
+-- hazard_target: the new signature; hazard_caller: the targets it widens
+-- (one not found is left out: "left as is" in the header).  Only variables
+-- changed: CREATE OR REPLACE (drop_sql NULL); else DROP and CREATE, and
+-- what depends on the function that the model does not re-create is its
+-- blocker (2BP01).
 CREATE FUNCTION storagelab_internal.bigint_migration_widened_row(fn oid, targets text[], objs storagelab.bigint_migration_object[])
 RETURNS storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
@@ -1124,9 +1055,7 @@ DECLARE
   p       record;
   args    text[];
   names   text[];            -- OUT and RETURNS TABLE columns to widen, by name
-  w_pos   int[] := '{}';     -- input positions widened
-  pos     int := 0;
-  i       int;
+  w_pos   int[];             -- input positions widened
   res     text;
   head    text;
   def     text;
@@ -1136,7 +1065,6 @@ DECLARE
   newsig  text;
   deps    text;
   kw      text;
-  a       text;
 BEGIN
   SELECT f.proname, f.prokind, f.proowner, f.proacl, f.proargtypes::oid[] AS types, f.prosrc, n.nspname,
          pg_get_function_arguments(f.oid) AS fargs, pg_get_function_result(f.oid) AS fres, obj_description(f.oid, 'pg_proc') AS descr INTO p
@@ -1145,18 +1073,15 @@ BEGIN
   names := ARRAY(SELECT lower(substr(t, 15)) FROM unnest(targets) t WHERE t LIKE 'OUT parameter %'
                  UNION SELECT lower(c.name) FROM storagelab_internal.function_result_columns(fn) c
                         WHERE 'result column ' || c.pos = ANY (targets) AND c.name <> '');
-  args := storagelab_internal.bigint_migration_split(p.fargs);
-  FOR i IN 1 .. coalesce(cardinality(args), 0) LOOP
-    IF args[i] !~ '^OUT ' THEN
-      pos := pos + 1;
-    END IF;
-    a := CASE WHEN ('parameter ' || pos = ANY (targets) AND args[i] !~ '^OUT ') OR storagelab_internal.bigint_migration_widen_decl(args[i], names) <> args[i]
-              THEN regexp_replace(args[i], '\m(integer|smallint)(\[\])?( DEFAULT .*)?$', 'bigint\2\3') ELSE args[i] END;
-    IF a <> args[i] AND args[i] !~ '^OUT ' THEN
-      w_pos := w_pos || pos;
-    END IF;
-    args[i] := a;
-  END LOOP;
+  -- the arguments, those to widen made bigint; w_pos: the input positions widened
+  SELECT coalesce(array_agg(u.a ORDER BY u.n), '{}'), coalesce(array_agg(u.pos ORDER BY u.n) FILTER (WHERE u.a <> u.x AND u.x !~ '^OUT '), '{}')
+    INTO args, w_pos
+    FROM (SELECT v.x, v.n, v.pos,
+                 CASE WHEN 'parameter ' || v.pos = ANY (targets) AND v.x !~ '^OUT '
+                      THEN regexp_replace(v.x, '\m(integer|smallint)(\[\])?( DEFAULT .*)?$', 'bigint\2\3')
+                      ELSE storagelab_internal.bigint_migration_widen_decl(v.x, names) END AS a
+            FROM (SELECT w.x, w.n, (count(*) FILTER (WHERE w.x !~ '^OUT ') OVER (ORDER BY w.n))::int AS pos
+                    FROM unnest(storagelab_internal.bigint_migration_split(p.fargs)) WITH ORDINALITY AS w(x, n)) v) u;
   res := p.fres;
   IF res ~ '^TABLE\(.*\)$' THEN
     res := 'TABLE(' || (SELECT string_agg(storagelab_internal.bigint_migration_widen_decl(d, names), ', ' ORDER BY k)
@@ -1234,18 +1159,15 @@ BEGIN
 END
 $fn$;
 
--- Where the hazard reading of a model starts, one row per (function or
--- view, way the value arrives):
---   the PL/pgSQL trigger functions of the converted tables: the value is
---     NEW.col or OLD.col, col a converted column of the trigger's own table
---     (rel: that table, whose name decides guards on TG_TABLE_NAME; NULL
---     for a partitioned table, whose partitions fire the trigger);
---   PL/pgSQL and SQL functions (outside pg_catalog, not members of an
---     extension) whose code names a converted table: col or alias.col in a
---     statement naming it (not NEW.col / OLD.col in a trigger function: the
---     trigger's own table decides those);
---   PL/pgSQL functions that name a converted table only inside a string
---     (dynamic SQL): src is '' and only their EXECUTE statements are read;
+-- Where the hazard reading of a model starts, one row per function or view
+-- and way the value arrives:
+--   PL/pgSQL trigger functions of the converted tables: NEW.col, OLD.col
+--     (rel: the trigger's table, whose name decides guards on TG_TABLE_NAME;
+--     NULL for a partitioned table, whose partitions fire the trigger);
+--   PL/pgSQL and SQL functions whose code names a converted table: col or
+--     alias.col in a statement naming it (not NEW.col / OLD.col);
+--   PL/pgSQL functions naming one only in a string: src '', only their
+--     EXECUTE statements are read;
 --   the views of the model.
 CREATE FUNCTION storagelab_internal.bigint_migration_hazard_entries(objs storagelab.bigint_migration_object[])
 RETURNS TABLE (fn oid, src text, car text, filter text, caller text, via text, rel oid)
@@ -1296,14 +1218,12 @@ AS $$
   ORDER BY e.caller, e.fn, e.via COLLATE "C"   -- via: a function naming two converted tables has an entry for each
 $$;
 
--- Every function hazard of a migration, given the rest of its model,
--- from the entry points above: the calls, values and writes of each
--- source (statically), its dynamic SQL, variables declared table.col%TYPE
--- of a converted column (they carry the value too); a function that would
--- be widened passes its parameter on (followed up to 8 levels).  Then one
--- widened_function row per function with something widening can change
--- (bigint_migration_widen_spec); a function whose widening is blocked is
--- left as is when none of its hazards fails at once or is unknown.
+-- Every function hazard of a migration, given the rest of its model: from
+-- the entries above, the calls, values and writes of each source, its
+-- dynamic SQL, variables declared table.col%TYPE of a converted column; a
+-- function that would be widened passes its parameter on (up to 8 levels).
+-- Then one widened_function row per function widening can change; one whose
+-- widening is blocked is left as is when no hazard fails at once or is unknown.
 CREATE FUNCTION storagelab_internal.bigint_migration_function_hazards(objs storagelab.bigint_migration_object[])
 RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
@@ -1345,7 +1265,7 @@ BEGIN
       IF q_src[i] IS NULL THEN
         q_src[i] := regexp_replace(lx.mask, '''[^'']*''', '''''', 'g');
       END IF;
-      tok := storagelab_internal.bigint_migration_tokens(lx.mask, lx.lit_at); lits := lx.lit_txt;
+      tok := storagelab_internal.bigint_migration_unmask(lx.mask, lx.lit_at, lx.lit_txt, 1, length(lx.mask), true); lits := lx.lit_txt;
     ELSIF q_src[i] IS NULL THEN
       q_src[i] := storagelab_internal.bigint_migration_scrub((SELECT prosrc FROM pg_proc WHERE oid = q_fn[i]));
     END IF;
@@ -1505,9 +1425,8 @@ AS $$
 $$;
 
 -- The check, CALLed by a script before its change, that the functions it
--- widens are as they were when it was generated: it re-creates them from
--- that text.  Rows of functions: signature, md5 of pg_get_functiondef,
--- identity.  55000 when one is missing or changed.
+-- widens (re-creates from their text) are as they were at generation: rows
+-- of functions: signature, md5 of pg_get_functiondef, identity; 55000 if not.
 CREATE PROCEDURE storagelab_internal.bigint_widen_unchanged(functions text[])
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -1521,15 +1440,13 @@ BEGIN
 END
 $fn$;
 
--- The plpgsql_check comparison, CALLed by a script: rows of functions:
--- key (the signature at generation), the signature to check (the widened
--- one after the change), the trigger's table (NULL for others).  Phase
--- 'before' records the errors plpgsql_check reports in a temporary table
--- (dropped at COMMIT); phase 'after' raises 22000, rolling back, on an
--- error that was not there before.  Nothing happens when plpgsql_check is
--- not installed in the database.  The checks run with the sessions'
--- default search_path (pg_settings.reset_val), as the application's
--- sessions would run the functions.
+-- The plpgsql_check comparison, CALLed by a script: rows of functions: key
+-- (the signature at generation), the signature to check (the widened one
+-- after the change), the trigger's table (NULL for others).  Phase 'before'
+-- records plpgsql_check's errors in a temporary table (dropped at COMMIT);
+-- 'after' raises 22000, rolling back, on a new one.  Nothing when
+-- plpgsql_check is not installed.  Checked with the sessions' default
+-- search_path (pg_settings.reset_val), as the application runs them.
 CREATE PROCEDURE storagelab_internal.bigint_plpgsql_check(functions text[], phase text)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -1656,12 +1573,10 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_widened_row(oid, text[]
   'the widened_function row of the INT->BIGINT model: a function re-created with bigint parameters, variables, OUT/RETURNS TABLE columns or return type';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_lex(text) IS
   'a function source position for position: lower case, comments and the inside of string literals blanked; the literals'' texts and starts';
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_tokens(text, int[]) IS
-  'a lexed source with each literal as a token ''@k''';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_guard_value(text, oid) IS
   'the value of an IF condition on TG_TABLE_NAME, TG_TABLE_SCHEMA or TG_RELID for a trigger''s table: true, false or NULL (unknown)';
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_unmask(text, int[], text[], int, int) IS
-  'a range of a lexed source with its literals quoted again';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_unmask(text, int[], text[], int, int, boolean) IS
+  'a range of a lexed source with its literals quoted again, or as tokens ''@k''';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_guard_prune(text, int[], text[], oid) IS
   'a lexed trigger function source with the IF branches that a guard on TG_TABLE_NAME/TG_TABLE_SCHEMA/TG_RELID keeps from running for a table blanked';
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_dynamic(text, text[]) IS
@@ -1693,26 +1608,19 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_plpgsql_check_sql(stora
 
 -- ---------------------------------------------------------------------------
 -- Any type change, not only INT -> BIGINT: the layout scripts (part 65)
--- retype columns in every direction (int -> smallint, text -> uuid,
--- numeric -> integer, int -> bigint).  The same textual reading as above,
--- with the old and the new type as parameters: a call that passes the
--- value to a function no overload of which takes the new type, and a
--- comparison of the value with a parameter or variable for which no
--- operator takes the new type, fail at once after the change.
+-- retype columns in every direction.  The same reading, the old and new
+-- type as parameters.
 
 -- The function hazards of retyping columns of one table.  changes: the
 -- layout plan's [{"column_name", "from", "to"}, ...].  Entry points: the
 -- PL/pgSQL trigger functions of the table and of its partitions or children
--- (NEW.col, OLD.col), and the PL/pgSQL and SQL functions whose statements
--- name the table (col, x.col; variables declared table.col%TYPE too).  A
--- hazard: the value passed to a function (or an ARRAY[] of it) no overload
--- of which takes the new type while one took the old, or compared (=, <>,
--- <, ...) with a parameter or declared variable when no operator takes the
--- new type with it while one took the old (42883), or returned by a
--- PL/pgSQL RETURN QUERY in a result column declared with the old type
--- (42804).  All fail at once.
--- One row per function that reads a changed column, hazard NULL when none
--- was found in it.
+-- (NEW.col, OLD.col), the PL/pgSQL and SQL functions whose statements name
+-- the table (col, x.col, variables declared table.col%TYPE).  A hazard
+-- (fails at once): the value passed to a function (or an ARRAY[] of it) or
+-- compared (=, <>, <, ...) with a parameter or declared variable where a
+-- function or operator took the old type and none takes the new (42883),
+-- or returned by RETURN QUERY in a column declared the old type (42804).
+-- One row per function reading a changed column, hazard NULL when none.
 CREATE FUNCTION storagelab_internal.type_change_function_hazards(relation regclass, changes jsonb)
 RETURNS TABLE (fn regprocedure, caller text, column_name text, old_type text, new_type text, hazard text)
 LANGUAGE plpgsql STABLE
