@@ -615,16 +615,17 @@ DECLARE
   subj  text;
   lits  text[];
   d     int;
-  i     int;
+  shut  int;    -- where the first parenthesis closes
 BEGIN
   -- parentheses around the whole condition
   WHILE left(c, 1) = '(' LOOP
     d := 0;
+    shut := NULL;
     FOR i IN 1 .. length(c) LOOP
       d := d + CASE substr(c, i, 1) WHEN '(' THEN 1 WHEN ')' THEN -1 ELSE 0 END;
-      EXIT WHEN d = 0;
+      IF d = 0 THEN shut := i; EXIT; END IF;
     END LOOP;
-    EXIT WHEN i <> length(c);
+    EXIT WHEN shut IS DISTINCT FROM length(c);
     c := btrim(substr(c, 2, length(c) - 2));
   END LOOP;
   FOREACH subj IN ARRAY ARRAY['or', 'and'] LOOP

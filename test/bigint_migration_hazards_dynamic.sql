@@ -39,7 +39,7 @@ EXCEPTION WHEN OTHERS THEN
   RETURN st || ': ' || msg || ' | ' || h;
 END $$;
 
-SELECT plan(23);
+SELECT plan(25);
 
 -- the model
 SELECT set_eq(
@@ -57,6 +57,13 @@ SELECT is((SELECT count(*) FROM storagelab.bigint_migration_objects('public.edit
                                                          'public.edit_noted()'::regprocedure)),
           0::bigint,
           'editor.id: no hazard for calls guarded by TG_TABLE_NAME that l_editor_editor cannot meet, nor for NEW.id of edit (not converted)');
+-- a guard's parentheses: only those around the whole condition are dropped
+SELECT is(storagelab_internal.bigint_migration_guard_value(
+            $$(tg_table_name = 'l_url_url') or (tg_table_name like 'l_url_%')$$, 'public.l_editor_editor'::regclass),
+          false, 'a guard of two parenthesized tests joined by OR is read: false on a table neither names');
+SELECT is(storagelab_internal.bigint_migration_guard_value(
+            $$((tg_table_name = 'l_editor_editor')) and (tg_table_schema = 'public')$$, 'public.l_editor_editor'::regclass),
+          true, 'a guard with nested parentheses and AND is read: true on the table both name');
 SELECT set_eq(
   $$SELECT objid::regprocedure::text, hazard_target, hazard_caller, hazard_fails
       FROM storagelab.bigint_migration_objects('public.url', 'id') WHERE kind = 'function_hazard'$$,
