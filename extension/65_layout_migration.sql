@@ -225,13 +225,11 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_check_values(regclass, jsonb, boolean) IS
   'checks every changed column''s values against its new type (storagelab_internal.layout_misfit); raises 22000 naming column and value for the first that does not fit: the writer''s pre-flight, or (at_run) a script''s check under its locks';
 
--- A fingerprint (md5) of everything a rewrite moves from a table to its
--- copy: columns and their properties, owner, persistence, tablespace,
--- access method, indexes, constraints, triggers, rules, policies,
--- privileges, options, comments, publications, and the objects that depend
--- on it (by identity, not OID: another table's rewrite re-creating them
--- changes nothing).  A script records it when written and compares it under
--- its locks: an object created in between is never dropped silently.
+-- The md5 of everything a rewrite moves from a table to its copy (below),
+-- and of the objects that depend on it by identity, not OID (another
+-- table's rewrite re-creating them changes nothing).  A script records it
+-- when written and compares it under its locks: an object created in
+-- between is never dropped silently.
 CREATE FUNCTION storagelab_internal.rewrite_fingerprint(relation regclass)
 RETURNS text
 LANGUAGE plpgsql STABLE   -- plpgsql: its plan is kept for the session (called per table)
@@ -318,13 +316,12 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_check_unchanged(text, oid, text) IS
   'raises 55000 naming the table unless relation is still the table relid and storagelab_internal.rewrite_tree_fingerprint of it is fingerprint: the check of an online script''s phases start and swap';
 
--- The check after a script has created its tables that nothing else
--- changed them (an event trigger adding an audit trigger to every new table
--- would fire for every copied row, and the swap would leave it beside the
--- old one's).  relids: the old tables, whose members' new tables must have
--- no trigger, index, rule, policy or row security, the old one's owner,
--- privileges (grantor aside) and number of columns; logs: change logs (no
--- trigger, rule, policy or row security).  0A000 naming what was added.
+-- The check after a script has created its tables that nothing else changed
+-- them (an event trigger's audit trigger would fire for every copied row):
+-- the new tables of relids' members have no trigger, index, rule, policy or
+-- row security, and the old table's owner, privileges (grantor aside) and
+-- number of columns; the change logs named have no trigger, rule, policy or
+-- row security.  0A000 naming what was added.
 CREATE FUNCTION storagelab_internal.rewrite_check_created(relids oid[], logs text[] DEFAULT '{}')
 RETURNS void
 LANGUAGE plpgsql STABLE
@@ -503,8 +500,7 @@ RETURNS TABLE (rel regclass, why text, lock_sql text)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  WITH members AS (SELECT m.relid FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m),
-  fks AS (SELECT f.direction, f.conrelid, k.confrelid
+  WITH fks AS (SELECT f.direction, f.conrelid, k.confrelid
             FROM storagelab_internal.rewrite_foreign_keys(ARRAY[$1::oid]) f JOIN pg_constraint k ON k.oid = f.conoid),
   deps AS (SELECT d.classid, d.objid FROM storagelab_internal.rewrite_dependents(ARRAY[$1::oid]) d),
   l AS (
@@ -529,7 +525,7 @@ AS $$
                         WHEN 'm' THEN format('ALTER MATERIALIZED VIEW %s OWNER TO %I', storagelab_internal.sql_qname(c.oid), pg_get_userbyid(c.relowner))
                         ELSE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', storagelab_internal.sql_qname(c.oid)) END
     FROM l JOIN pg_class c ON c.oid = l.rel
-   WHERE l.rel = $1::oid OR l.rel NOT IN (SELECT relid FROM members)
+   WHERE l.rel = $1::oid OR l.rel NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m)
    GROUP BY l.rel, c.oid
    ORDER BY l.rel
 $$;
@@ -547,10 +543,9 @@ AS $$
                 CASE WHEN $6 IS NULL THEN 'blocking' ELSE 'online' END, ', migration id ' || $6,
                 to_char(now(), 'YYYY-MM-DD HH24:MI:SS TZ'))
       || E'--\n-- Rebuilds the table as a new table in this column order, swaps it in and drops the old one:\n'
-      || (SELECT string_agg(format(E'--   %s %s\n', storagelab_internal.sql_comment_text(quote_ident(c->>'column_name')),
-                                   storagelab_internal.sql_comment_text(
+      || (SELECT string_agg(format(E'--   %s\n', storagelab_internal.sql_comment_text(format('%I %s', c->>'column_name',
                                      coalesce((SELECT format('%s (was %s)', e->>'to', e->>'from') FROM jsonb_array_elements($3) e
-                                                WHERE e->>'column_name' = c->>'column_name' AND NOT e ? 'relation'), 'unchanged'))), '' ORDER BY n)
+                                                WHERE e->>'column_name' = c->>'column_name' AND NOT e ? 'relation'), 'unchanged')))), '' ORDER BY n)
             FROM jsonb_array_elements($2->0->'columns') WITH ORDINALITY u(c, n))
       || coalesce(E'-- With the foreign-key component of its retyped key, each table rebuilt in its own column order in\n'
                   || E'-- the same way (and the same transaction):\n'
@@ -700,11 +695,11 @@ BEGIN
     rechecks := rechecks || format(E'-- The table is still as it was when this script was written; every value fits its new type.\n'
                                    'CALL storagelab_internal.layout_check_unchanged(\n  relation => %L,\n  relid => %s,\n  columns => %L,\n'
                                    '  fingerprint => %L,\n  changes => %L);\n\n',
-                          storagelab_internal.sql_qname(tc.relid), tc.relid,
-                          (SELECT string_agg(format('%I %s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum)
-                             FROM pg_attribute a WHERE a.attrelid = tc.relid AND a.attnum > 0 AND NOT a.attisdropped),
-                          storagelab_internal.rewrite_tree_fingerprint(tc.relid),
-                          (SELECT coalesce(jsonb_agg(e - 'component' ORDER BY n), '[]') FROM jsonb_array_elements(tc.ch) WITH ORDINALITY u(e, n)));
+                                   storagelab_internal.sql_qname(tc.relid), tc.relid,
+                                   (SELECT string_agg(format('%I %s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum)
+                                      FROM pg_attribute a WHERE a.attrelid = tc.relid AND a.attnum > 0 AND NOT a.attisdropped),
+                                   storagelab_internal.rewrite_tree_fingerprint(tc.relid),
+                                   (SELECT coalesce(jsonb_agg(e - 'component' ORDER BY n), '[]') FROM jsonb_array_elements(tc.ch) WITH ORDINALITY u(e, n)));
     allch := allch || CASE WHEN tc.table_ord = 1 THEN coalesce(tc.ch, '[]')
                            ELSE (SELECT jsonb_agg(x || jsonb_build_object('relation', tc.relid::text)) FROM jsonb_array_elements(tc.ch) x) END;
   END LOOP;
