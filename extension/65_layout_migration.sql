@@ -1,14 +1,10 @@
 -- storagelab install script, part 65: layout migrations, the fix of what
--- column_waste and alignment_padding find.
---
---   storagelab.layout_migration_script(relation, mode, column_types, column_order)
---       a psql script that rebuilds the table in the planned column order
---       and types (storagelab.table_rewrite_plan, or the caller's), with
---       the rewrite engine of parts 60-64
---   storagelab.layout_migration_plan()
---       one row per table whose plan saves at least the threshold
---       (settings layout_migration.min_saved_pct, .min_saved_bytes), with
---       its script
+-- column_waste and alignment_padding find.  layout_migration_script(): a
+-- psql script rebuilding a table in the planned column order and types
+-- (storagelab.table_rewrite_plan, or the caller's) with the rewrite engine
+-- of parts 60-64; layout_migration_plan(): the tables whose plan saves at
+-- least the threshold (settings layout_migration.*), with their scripts.
+-- Also the fingerprint checks both online writers call (rewrite_check_*).
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
@@ -18,57 +14,44 @@ INSERT INTO storagelab_internal.setting_defaults VALUES
   ('layout_migration.min_saved_bytes', '1GB',
    'layout_migration_plan() lists a table whose plan saves this much (or min_saved_pct of it)');
 
--- A boolean SQL expression, true when the value of column col (quoted)
--- does not survive the change from old_type to new_type unchanged: out of
--- range, not an integer, not spelled as the new type prints it.  For type
--- pairs without a rule, the value cast there and back must be equal (a
--- value the cast rejects raises the cast's error).
+-- A boolean SQL expression, true when the value of column col (quoted) does
+-- not survive the change from old_type to new_type: out of range, not an
+-- integer, not spelled as the new type prints it, too long; else the value
+-- cast there and back differs (a value the cast rejects raises its error).
 CREATE FUNCTION storagelab_internal.layout_misfit(col text, old_type text, new_type text)
 RETURNS text
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-DECLARE
-  o oid := to_regtype(old_type);
-  n oid := to_regtype(new_type);
-  range text;
-BEGIN
-  range := CASE n WHEN 'int2'::regtype THEN '-32768 AND 32767'
-                  WHEN 'int4'::regtype THEN '-2147483648 AND 2147483647'
-                  WHEN 'int8'::regtype THEN '-9223372036854775808 AND 9223372036854775807' END;
-  IF range IS NOT NULL AND o IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype) THEN
-    RETURN format('%s NOT BETWEEN %s', col, range);
-  ELSIF range IS NOT NULL AND o = 'numeric'::regtype THEN
-    RETURN format('(%1$s <> trunc(%1$s) OR %1$s NOT BETWEEN %2$s)', col, range);
-  ELSIF range IS NOT NULL AND o IN ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype) THEN
-    RETURN format($$CASE WHEN %1$s::text ~ '^(0|-?[1-9][0-9]{0,18})$' THEN %1$s::text::numeric NOT BETWEEN %2$s ELSE true END$$,
-                  col, range);
-  ELSIF n = 'uuid'::regtype AND o IN ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype) THEN
-    RETURN format($$%s::text !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'$$, col);
-  ELSIF o = 'bpchar'::regtype AND n IN ('varchar'::regtype, 'text'::regtype) THEN
-    -- char(n) compares without its trailing blanks: the value is the same
-    RETURN CASE WHEN new_type ~ '\(' THEN format('length(%s) > %s', col, substring(new_type FROM '\(\s*([0-9]+)')) ELSE 'false' END;
-  ELSIF o IN ('varchar'::regtype, 'text'::regtype) AND n = 'varchar'::regtype AND new_type ~ '\(' THEN
-    RETURN format('length(%s) > %s', col, substring(new_type FROM '\(\s*([0-9]+)'));
-  END IF;
-  RETURN format('(%1$s::%2$s)::%3$s IS DISTINCT FROM %1$s', col, new_type, old_type);
-END
+  SELECT CASE WHEN r.bounds IS NOT NULL AND t.o IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype) THEN format('%s NOT BETWEEN %s', $1, r.bounds)
+              WHEN r.bounds IS NOT NULL AND t.o = 'numeric'::regtype THEN format('(%1$s <> trunc(%1$s) OR %1$s NOT BETWEEN %2$s)', $1, r.bounds)
+              WHEN r.bounds IS NOT NULL AND t.o IN ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype)
+              THEN format($$CASE WHEN %1$s::text ~ '^(0|-?[1-9][0-9]{0,18})$' THEN %1$s::text::numeric NOT BETWEEN %2$s ELSE true END$$, $1, r.bounds)
+              WHEN t.n = 'uuid'::regtype AND t.o IN ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype)
+              THEN format($$%s::text !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'$$, $1)
+              WHEN (t.o = 'bpchar'::regtype AND t.n IN ('varchar'::regtype, 'text'::regtype))   -- char(n) compares without its trailing blanks
+                   OR (t.o IN ('varchar'::regtype, 'text'::regtype) AND t.n = 'varchar'::regtype AND $3 ~ '\(')
+              THEN CASE WHEN $3 ~ '\(' THEN format('length(%s) > %s', $1, substring($3 FROM '\(\s*([0-9]+)')) ELSE 'false' END
+              ELSE format('(%1$s::%2$s)::%3$s IS DISTINCT FROM %1$s', $1, $3, $2) END
+    FROM (SELECT to_regtype($2)::oid AS o, to_regtype($3)::oid AS n) t,
+         LATERAL (SELECT CASE t.n WHEN 'int2'::regtype THEN '-32768 AND 32767' WHEN 'int4'::regtype THEN '-2147483648 AND 2147483647'
+                                  WHEN 'int8'::regtype THEN '-9223372036854775808 AND 9223372036854775807' END AS bounds) r
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_misfit(text, text, text) IS
   'SQL boolean expression true when a column''s value would not survive a type change unchanged (range, integrality, UUID or integer spelling, length; else cast there and back)';
 
 -- Why a column is a key whose type a layout migration leaves alone:
--- primary or foreign key (either side), identity, fed by or owning a
--- sequence; NULL when it is none of these.
-CREATE FUNCTION storagelab_internal.layout_key_reason(rel oid, att int2)
+-- primary or foreign key (either side; keys false: not asked), identity,
+-- fed by or owning a sequence; NULL when it is none of these.
+CREATE FUNCTION storagelab_internal.layout_key_reason(rel oid, att int2, keys boolean DEFAULT true)
 RETURNS text
 LANGUAGE sql STABLE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT coalesce(
     (SELECT CASE k.contype WHEN 'p' THEN 'primary key' ELSE 'foreign key' END
-       FROM pg_constraint k WHERE k.contype IN ('p', 'f') AND k.conrelid = $1 AND $2 = ANY (k.conkey) ORDER BY k.contype DESC LIMIT 1),
-    (SELECT 'referenced by a foreign key' FROM pg_constraint k WHERE k.contype = 'f' AND k.confrelid = $1 AND $2 = ANY (k.confkey) LIMIT 1),
+       FROM pg_constraint k WHERE $3 AND k.contype IN ('p', 'f') AND k.conrelid = $1 AND $2 = ANY (k.conkey) ORDER BY k.contype DESC LIMIT 1),
+    (SELECT 'referenced by a foreign key' FROM pg_constraint k WHERE $3 AND k.contype = 'f' AND k.confrelid = $1 AND $2 = ANY (k.confkey) LIMIT 1),
     (SELECT 'identity' FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum = $2 AND a.attidentity <> ''),
     (SELECT 'sequence' FROM pg_depend d JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S'
       WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.refobjid = $1 AND d.refobjsubid = $2 LIMIT 1),
@@ -76,87 +59,14 @@ AS $$
        JOIN pg_class s ON s.oid = d.refobjid AND d.refclassid = 'pg_class'::regclass AND s.relkind = 'S'
       WHERE ad.adrelid = $1 AND ad.adnum = $2 LIMIT 1))
 $$;
-COMMENT ON FUNCTION storagelab_internal.layout_key_reason(oid, int2) IS
-  'why a column is a key a layout migration does not retype (primary key, foreign key on either side, identity, sequence); NULL otherwise';
+COMMENT ON FUNCTION storagelab_internal.layout_key_reason(oid, int2, boolean) IS
+  'why a column is a key a layout migration does not retype (primary key, foreign key on either side, unless keys is false; identity, sequence); NULL otherwise';
 
--- The plan of one table, checked: the rewrite engine's input (columns in
--- the new order with their new types) and the changed columns.
-CREATE FUNCTION storagelab_internal.layout_plan(relation regclass, column_types jsonb, column_order name[], plan jsonb,
-                                                OUT tables jsonb, OUT changes jsonb)
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-  types  jsonb := '{}';
-  k      text;
-  ord    name[];
-  bad    text;
-BEGIN
-  IF plan IS NULL AND column_types IS NULL AND column_order IS NULL THEN
-    RAISE EXCEPTION 'no layout plan for %', $1
-      USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = 'storagelab.table_rewrite_plan has no row for it: a rewrite saves nothing, or the table lacks statistics.',
-            HINT = 'Run ANALYZE or storagelab.column_profile() on it, or give column_types or column_order.';
-  END IF;
-  IF plan IS NOT NULL THEN
-    SELECT coalesce(jsonb_object_agg(e->>'column_name', e->>'to'), '{}') INTO types FROM jsonb_array_elements(plan->'column_changes') e;
-  END IF;
-  IF column_types IS NOT NULL THEN
-    IF jsonb_typeof(column_types) <> 'object' THEN
-      RAISE EXCEPTION 'column_types must be a JSON object'
-        USING ERRCODE = 'invalid_parameter_value', HINT = 'Give {"column_name": "type", ...}.';
-    END IF;
-    types := types || column_types;
-  END IF;
-  ord := coalesce(column_order,
-                  CASE WHEN plan IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(plan->'column_order'))::name[] END,
-                  ARRAY(SELECT a.attname FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
-                         ORDER BY a.attnum));
-  FOR k IN SELECT jsonb_object_keys(types) LOOP
-    IF k <> ALL (ord) AND NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = $1 AND a.attname = k
-                                        AND a.attnum > 0 AND NOT a.attisdropped) THEN
-      RAISE EXCEPTION 'column % of % does not exist', quote_ident(k), $1
-        USING ERRCODE = 'undefined_column', HINT = 'column_types maps existing columns to their new types.';
-    END IF;
-  END LOOP;
-  tables := jsonb_build_array(jsonb_build_object('relation', storagelab_internal.sql_qname($1),
-              'columns', (SELECT jsonb_agg(CASE WHEN types ? c THEN jsonb_build_object('column_name', c, 'type', types->>c)
-                                                ELSE jsonb_build_object('column_name', c) END ORDER BY n)
-                            FROM unnest(ord) WITH ORDINALITY u(c, n))));
-  -- checked by the engine (every column once, known types) and compared with the table
-  SELECT coalesce(jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type)
-                            ORDER BY c.pos) FILTER (WHERE c.changed), '[]')
-    INTO changes
-    FROM storagelab_internal.rewrite_columns(tables) c;
-  -- keys stay as they are, unless named in column_types: a primary or
-  -- foreign key column retyped from one integer type to another changes
-  -- with its whole foreign-key component (storagelab_internal.layout_key_component)
-  SELECT string_agg(format('%I (%s)', a.attname, storagelab_internal.layout_key_reason($1, a.attnum)), ', ') INTO bad
-    FROM jsonb_array_elements(changes) e
-    JOIN pg_attribute a ON a.attrelid = $1 AND a.attname = e->>'column_name'
-   WHERE storagelab_internal.layout_key_reason($1, a.attnum) IS NOT NULL
-     AND NOT (coalesce(column_types ? (e->>'column_name'), false)
-              AND storagelab_internal.layout_key_reason($1, a.attnum) IN ('primary key', 'foreign key', 'referenced by a foreign key')
-              AND to_regtype(e->>'from') IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
-              AND to_regtype(e->>'to') IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype));
-  IF bad <> '' THEN
-    RAISE EXCEPTION 'layout migrations do not change the type of these key columns'
-      USING ERRCODE = 'feature_not_supported', DETAIL = format('Columns of %s: %s.', $1, bad),
-            HINT = 'A primary or foreign key column changes from one integer type to another only when named in column_types (with its whole foreign-key component); identity and sequence-fed columns, and keys of other types, keep their types.';
-  END IF;
-END
-$fn$;
-COMMENT ON FUNCTION storagelab_internal.layout_plan(regclass, jsonb, name[], jsonb) IS
-  'the layout plan of one table (its table_rewrite_plan row as jsonb, overridden by column_types and column_order), checked: the rewrite engine''s input and the changed columns; refuses type changes of key columns (0A000) except integer primary and foreign keys named in column_types';
-
--- The rest of the foreign-key component of the key columns a plan retypes
--- (named in column_types, primary or foreign keys, integer to integer):
--- every column linked to one by foreign keys, in either direction and
--- transitively (storagelab_internal.bigint_migration_component), that has
--- the key's old type, in the topmost table of its partition or inheritance
--- tree (its partitions and children follow it), retyped with it.  An
--- identity or sequence-fed column anywhere in the component is refused
--- (0A000): its sequence would need a type change too.
+-- The rest of the foreign-key component (bigint_migration_component, part
+-- 22) of the primary or foreign key columns a plan retypes: each column of
+-- the key's old type linked to one by foreign keys, in a topmost table (its
+-- partitions and children follow it), retyped with it.  0A000 when the
+-- component holds an identity or sequence-fed column (its sequence's type).
 CREATE FUNCTION storagelab_internal.layout_key_component(relation regclass, changes jsonb)
 RETURNS TABLE (relid oid, column_name name, old_type text, new_type text)
 LANGUAGE plpgsql STABLE
@@ -174,13 +84,7 @@ BEGIN
     SELECT * INTO comp FROM storagelab_internal.bigint_migration_component(ARRAY[relation], ARRAY[(e->>'column_name')::name]);
     SELECT string_agg(DISTINCT format('%s.%I', u.rel::regclass, a.attname), ', ') INTO bad
       FROM unnest(comp.crel, comp.catt) u(rel, att) JOIN pg_attribute a ON a.attrelid = u.rel AND a.attnum = u.att
-     WHERE a.attidentity <> ''
-        OR EXISTS (SELECT 1 FROM pg_depend d JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S'
-                    WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
-                      AND d.refobjid = u.rel AND d.refobjsubid = u.att)
-        OR EXISTS (SELECT 1 FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
-                     JOIN pg_class s ON s.oid = d.refobjid AND d.refclassid = 'pg_class'::regclass AND s.relkind = 'S'
-                    WHERE ad.adrelid = u.rel AND ad.adnum = u.att);
+     WHERE storagelab_internal.layout_key_reason(u.rel, u.att, false) IS NOT NULL;
     IF bad IS NOT NULL THEN
       RAISE EXCEPTION 'layout migrations do not change the type of a key whose foreign-key component holds identity or sequence-fed columns'
         USING ERRCODE = 'feature_not_supported', DETAIL = format('The component of %s.%I holds %s.', relation, e->>'column_name', bad),
@@ -198,11 +102,92 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_key_component(regclass, jsonb) IS
   'the other columns of the foreign-key component of the primary or foreign key columns a layout plan retypes (topmost tables only, those of the key''s old type), retyped with them; 0A000 when the component holds an identity or sequence-fed column';
 
--- Every changed column's values checked against the new type; the first
--- that does not fit raises 22000, naming column and value.  at_run false:
--- the pre-flight of the writer (a value the cast rejects raises its error
--- under the message too); true: a script's check under its locks
--- (storagelab_internal.layout_check_unchanged), telling to write it again.
+-- The plan of one table, checked: the rewrite engine's input (the table's
+-- columns in the new order with their new types, then the other tables of
+-- the foreign-key component of a key it retypes), and the types that
+-- component gives the table's own columns (self_types).
+CREATE FUNCTION storagelab_internal.layout_plan(relation regclass, column_types jsonb, column_order name[], plan jsonb,
+                                                OUT tables jsonb, OUT self_types jsonb)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  cols    name[] := ARRAY(SELECT a.attname FROM pg_attribute a WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped
+                           ORDER BY a.attnum);
+  types   jsonb;
+  ord     name[];
+  changes jsonb;
+  bad     text;
+BEGIN
+  IF plan IS NULL AND column_types IS NULL AND column_order IS NULL THEN
+    RAISE EXCEPTION 'no layout plan for %', $1
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'storagelab.table_rewrite_plan has no row for it: a rewrite saves nothing, or the table lacks statistics.',
+            HINT = 'Run ANALYZE or storagelab.column_profile() on it, or give column_types or column_order.';
+  ELSIF jsonb_typeof(column_types) <> 'object' THEN
+    RAISE EXCEPTION 'column_types must be a JSON object'
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Give {"column_name": "type", ...}.';
+  END IF;
+  types := coalesce((SELECT jsonb_object_agg(e->>'column_name', e->>'to') FROM jsonb_array_elements(plan->'column_changes') e), '{}')
+           || coalesce(column_types, '{}');
+  ord := coalesce(column_order, CASE WHEN plan IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(plan->'column_order'))::name[] END, cols);
+  SELECT k INTO bad FROM jsonb_object_keys(types) k WHERE k <> ALL (ord) AND k <> ALL (cols) LIMIT 1;
+  IF bad IS NOT NULL THEN
+    RAISE EXCEPTION 'column % of % does not exist', quote_ident(bad), $1
+      USING ERRCODE = 'undefined_column', HINT = 'column_types maps existing columns to their new types.';
+  END IF;
+  tables := jsonb_build_array(jsonb_build_object('relation', storagelab_internal.sql_qname($1),
+              'columns', (SELECT jsonb_agg(CASE WHEN types ? c THEN jsonb_build_object('column_name', c, 'type', types->>c)
+                                                ELSE jsonb_build_object('column_name', c) END ORDER BY n)
+                            FROM unnest(ord) WITH ORDINALITY u(c, n))));
+  -- checked by the engine (every column once, known types) and compared with the table
+  SELECT coalesce(jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type)
+                            ORDER BY c.pos) FILTER (WHERE c.changed), '[]')
+    INTO changes
+    FROM storagelab_internal.rewrite_columns(tables) c;
+  -- keys keep their types, but for an integer primary or foreign key named in
+  -- column_types, retyped to another integer type with its foreign-key component
+  SELECT string_agg(format('%I (%s)', a.attname, storagelab_internal.layout_key_reason($1, a.attnum)), ', ') INTO bad
+    FROM jsonb_array_elements(changes) e
+    JOIN pg_attribute a ON a.attrelid = $1 AND a.attname = e->>'column_name'
+   WHERE storagelab_internal.layout_key_reason($1, a.attnum) IS NOT NULL
+     AND NOT (coalesce(column_types ? (e->>'column_name'), false)
+              AND storagelab_internal.layout_key_reason($1, a.attnum) IN ('primary key', 'foreign key', 'referenced by a foreign key')
+              AND to_regtype(e->>'from') IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
+              AND to_regtype(e->>'to') IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype));
+  IF bad <> '' THEN
+    RAISE EXCEPTION 'layout migrations do not change the type of these key columns'
+      USING ERRCODE = 'feature_not_supported', DETAIL = format('Columns of %s: %s.', $1, bad),
+            HINT = 'A primary or foreign key column changes from one integer type to another only when named in column_types (with its whole foreign-key component); identity and sequence-fed columns, and keys of other types, keep their types.';
+  ELSIF changes = '[]' AND ord = cols THEN
+    RAISE EXCEPTION 'nothing to change: the columns keep their order and types'
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Give column_types or column_order.';
+  END IF;
+  -- the rest of a retyped key's component: other tables (in their own order), the table's own columns
+  WITH k AS MATERIALIZED (SELECT * FROM storagelab_internal.layout_key_component(relation, changes)),
+       s AS (SELECT jsonb_object_agg(k.column_name, k.new_type) AS ty FROM k WHERE k.relid = relation::oid)
+  SELECT s.ty,
+         jsonb_set(tables, '{0,columns}',
+                   (SELECT jsonb_agg(CASE WHEN s.ty ? (c->>'column_name') AND NOT c ? 'type'
+                                          THEN c || jsonb_build_object('type', s.ty->>(c->>'column_name')) ELSE c END ORDER BY n)
+                      FROM jsonb_array_elements(tables->0->'columns') WITH ORDINALITY u(c, n)))
+         || (SELECT coalesce(jsonb_agg(jsonb_build_object('relation', storagelab_internal.sql_qname(t.relid),
+                     'columns', (SELECT jsonb_agg(coalesce((SELECT jsonb_build_object('column_name', a.attname, 'type', k.new_type)
+                                                              FROM k WHERE k.relid = t.relid AND k.column_name = a.attname LIMIT 1),
+                                                           jsonb_build_object('column_name', a.attname)) ORDER BY a.attnum)
+                                   FROM pg_attribute a WHERE a.attrelid = t.relid AND a.attnum > 0 AND NOT a.attisdropped))
+                     ORDER BY storagelab_internal.sql_qname(t.relid)), '[]')
+              FROM (SELECT DISTINCT k.relid FROM k WHERE k.relid <> relation::oid) t)
+    INTO self_types, tables
+    FROM s;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.layout_plan(regclass, jsonb, name[], jsonb) IS
+  'the layout plan of one table (its table_rewrite_plan row as jsonb, overridden by column_types and column_order), checked, with the rest of the foreign-key component of a key it retypes: the rewrite engine''s input and the types the component gives the table''s own columns; refuses type changes of key columns (0A000) except integer primary and foreign keys named in column_types, and a plan that changes nothing (22023)';
+
+-- Every changed column's values checked against its new type: 22000 naming
+-- column and value for the first that does not fit.  at_run false: the
+-- writer's pre-flight; true: a script's check under its locks.
 CREATE FUNCTION storagelab_internal.layout_check_values(relation regclass, changes jsonb, at_run boolean)
 RETURNS void
 LANGUAGE plpgsql STABLE
@@ -240,18 +225,11 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_check_values(regclass, jsonb, boolean) IS
   'checks every changed column''s values against its new type (storagelab_internal.layout_misfit); raises 22000 naming column and value for the first that does not fit: the writer''s pre-flight, or (at_run) a script''s check under its locks';
 
--- A fingerprint (md5) of everything a rewrite moves from a table to its
--- copy: columns (with defaults, NOT NULL, identity and its sequence's
--- options, storage, collation, statistics targets), owner, persistence,
--- tablespace, access method,
--- indexes, constraints, triggers, rules, policies, privileges, row security,
--- replica identity, storage options, comments, publications, and every
--- object that depends on the table (views, rules, functions of its row
--- type, other tables' foreign keys; by identity, not OID, so that another
--- table's rewrite re-creating them changes nothing; one line per object, as
--- a re-created view may depend on other columns).  A script records it when written and
--- compares it under its locks, so an object created in between is never
--- dropped silently.
+-- The md5 of everything a rewrite moves from a table to its copy (below),
+-- and of the objects that depend on it by identity, not OID (another
+-- table's rewrite re-creating them changes nothing).  A script records it
+-- when written and compares it under its locks: an object created in
+-- between is never dropped silently.
 CREATE FUNCTION storagelab_internal.rewrite_fingerprint(relation regclass)
 RETURNS text
 LANGUAGE plpgsql STABLE   -- plpgsql: its plan is kept for the session (called per table)
@@ -298,11 +276,9 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_fingerprint(regclass) IS
   'md5 of everything a rewrite moves (columns and their properties, owner, persistence, indexes, constraints, triggers, rules, policies, privileges, options, comments, publications, dependent objects): compared under a script''s locks with the value recorded when it was written';
 
--- The fingerprint of a table and, for a partitioned table, of every
--- partition (by name, parents first): what the rewrite moves from each;
--- and the definitions of the objects its swap drops and creates again
--- (views, functions with a BEGIN ATOMIC body: with their owners, grants
--- and comments), which a CREATE OR REPLACE keeps under the same identity.
+-- The fingerprint of a table and of each of its partitions or children (by
+-- name, parents first), and the definitions of the objects its swap
+-- re-creates, which a CREATE OR REPLACE keeps under the same identity.
 CREATE FUNCTION storagelab_internal.rewrite_tree_fingerprint(relation regclass)
 RETURNS text
 LANGUAGE sql STABLE
@@ -319,12 +295,10 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_tree_fingerprint(regclass) IS
   'storagelab_internal.rewrite_fingerprint of a table, or of a partitioned table and each of its partitions together, with the definitions of the dependent objects its swap re-creates (storagelab_internal.rewrite_dependents)';
 
--- The check of an online (copy-and-swap) script's phases start and swap:
--- the table named relation is still relid and its tree has the
--- fingerprint recorded when the script was written.  The new table was
--- created from the catalogs as they were then, and cleanup drops the old
--- one: a column, index, trigger, grant, policy or comment added since would
--- be lost with it.  55000, naming the table.
+-- The check of an online script's phases start and swap: the table named
+-- relation is still relid, with the fingerprint of its tree recorded when
+-- the script was written (cleanup drops the old table, and what was added
+-- to it since); 55000 otherwise.
 CREATE FUNCTION storagelab_internal.rewrite_check_unchanged(relation text, relid oid, fingerprint text)
 RETURNS void
 LANGUAGE plpgsql STABLE
@@ -342,17 +316,12 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_check_unchanged(text, oid, text) IS
   'raises 55000 naming the table unless relation is still the table relid and storagelab_internal.rewrite_tree_fingerprint of it is fingerprint: the check of an online script''s phases start and swap';
 
--- The check after a script has created its tables: nothing but the script
--- changed them.  An event trigger (ddl_command_end) that adds an audit
--- trigger, a policy, a grant or an index to every new table would otherwise
--- fire its trigger for every copied row, and after the swap, which gives
--- the new tables the old ones' objects, leave the table with both (an audit
--- trigger firing twice, a grant the table did not have).  relids: the old
--- tables (their members' new tables storagelab_new_<OID> are checked: no
--- trigger, index, rule or policy, row security off, the old one's owner,
--- privileges (grantor aside) and number of columns); logs: change logs,
--- which must have no trigger, rule, policy or row security.  0A000 naming
--- what was added and the enabled event triggers.
+-- The check after a script has created its tables that nothing else changed
+-- them (an event trigger's audit trigger would fire for every copied row):
+-- the new tables of relids' members have no trigger, index, rule, policy or
+-- row security, and the old table's owner, privileges (grantor aside) and
+-- number of columns; the change logs named have no trigger, rule, policy or
+-- row security.  0A000 naming what was added.
 CREATE FUNCTION storagelab_internal.rewrite_check_created(relids oid[], logs text[] DEFAULT '{}')
 RETURNS void
 LANGUAGE plpgsql STABLE
@@ -377,11 +346,9 @@ BEGIN
      UNION ALL SELECT format('index %s', i.indexrelid::regclass) FROM pg_index i WHERE i.indrelid = t.rel AND t.old IS NOT NULL
      UNION ALL SELECT format('owner %s', c.relowner::regrole) WHERE t.old IS NOT NULL AND c.relowner <> o.relowner
      UNION ALL SELECT 'privileges' WHERE t.old IS NOT NULL
-       AND (SELECT array_agg(DISTINCT (a.grantee, a.privilege_type, a.is_grantable)::text ORDER BY (a.grantee, a.privilege_type, a.is_grantable)::text)
-              FROM aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a)
+       AND ARRAY(SELECT DISTINCT (a.grantee, a.privilege_type, a.is_grantable)::text FROM aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a ORDER BY 1)
            IS DISTINCT FROM
-           (SELECT array_agg(DISTINCT (a.grantee, a.privilege_type, a.is_grantable)::text ORDER BY (a.grantee, a.privilege_type, a.is_grantable)::text)
-              FROM aclexplode(coalesce(o.relacl, acldefault('r', o.relowner))) a)
+           ARRAY(SELECT DISTINCT (a.grantee, a.privilege_type, a.is_grantable)::text FROM aclexplode(coalesce(o.relacl, acldefault('r', o.relowner))) a ORDER BY 1)
      UNION ALL SELECT 'columns' WHERE t.old IS NOT NULL
        AND (SELECT count(*) FROM pg_attribute a WHERE a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped)
            <> (SELECT count(*) FROM pg_attribute a WHERE a.attrelid = t.old AND a.attnum > 0 AND NOT a.attisdropped)
@@ -398,12 +365,10 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_check_created(oid[], text[]) IS
   'raises 0A000 when the new tables of a rewrite of relids (or the change logs named) got a trigger, rule, policy, row security, index, another owner, other privileges or columns as they were created (an event trigger): a script''s check after it created them';
 
--- The in-transaction check of a blocking layout script, run once its locks
--- are held (the script CALLs it): the table named relation is still relid
--- with the columns and types it had when the script was written, and the
--- fingerprint of its tree (storagelab_internal.rewrite_tree_fingerprint);
--- every changed column's values still fit (layout_check_values).  55000
--- or 22000, naming the table.
+-- The check a blocking layout script CALLs under its locks: the table named
+-- relation is still relid, with the columns, types and tree fingerprint it
+-- had when the script was written (55000), and every changed column's
+-- values still fit (22000).
 CREATE PROCEDURE storagelab_internal.layout_check_unchanged(relation text, relid oid, columns text, fingerprint text,
                                                            changes jsonb)
 LANGUAGE plpgsql
@@ -426,11 +391,9 @@ $fn$;
 COMMENT ON PROCEDURE storagelab_internal.layout_check_unchanged(text, oid, text, text, jsonb) IS
   'the check a blocking layout script CALLs under its locks: 55000 unless the table is unchanged since the script was written (OID, columns, types, storagelab_internal.rewrite_tree_fingerprint), 22000 when a changed column''s value no longer fits its new type';
 
--- Refuses a type change that breaks a function reading the column
--- (storagelab_internal.type_change_function_hazards, part 28): a call or a
--- comparison that no function or operator takes with the new type, or a
--- RETURN QUERY column declared with the old type, fails at once after the
--- change.  2BP01, every such function named in the detail.
+-- Refuses (2BP01, naming them) type changes that break functions reading
+-- the columns (type_change_function_hazards, part 28): a call or comparison
+-- nothing takes with the new type, a RETURN QUERY column of the old type.
 CREATE FUNCTION storagelab_internal.layout_function_check(relation regclass, changes jsonb)
 RETURNS void
 LANGUAGE plpgsql STABLE
@@ -452,35 +415,11 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_function_check(regclass, jsonb) IS
   'refuses (2BP01, naming them) a layout plan whose type changes break functions that read the changed columns: calls and comparisons no function or operator takes with the new type, RETURN QUERY columns declared with the old type';
 
--- Header lines: the functions that read the changed columns, checked.
-CREATE FUNCTION storagelab_internal.layout_function_header(relation regclass, changes jsonb)
-RETURNS text
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT CASE WHEN $2 IS NULL OR $2 = '[]' THEN '' ELSE
-           E'-- Functions that read the changed columns (calls and comparisons checked against the new types;\n'
-        || E'-- review them for arithmetic and output: numeric -> integer divides as integers, prints 1.0 as 1):\n'
-        || coalesce((SELECT string_agg('--   ' || storagelab_internal.sql_comment_text(
-                                         format('%s (%s): %s %s -> %s', h.fn, h.caller, h.column_name, h.old_type, h.new_type)) || E'\n',
-                                       '' ORDER BY h.fn::text, h.column_name)
-                       FROM (SELECT coalesce((e->>'relation')::oid, $1::oid) AS rel, jsonb_agg(e - 'relation') AS ch
-                               FROM jsonb_array_elements($2) e GROUP BY 1) g,
-                            storagelab_internal.type_change_function_hazards(g.rel::regclass, g.ch) h), E'--   (none)\n')
-        || E'-- Before COMMIT the script checks them again: SQL functions with their validator, PL/pgSQL functions\n'
-        || E'-- with plpgsql_check when it is installed; an error they did not have before rolls everything back.\n--\n'
-         END
-$$;
-COMMENT ON FUNCTION storagelab_internal.layout_function_header(regclass, jsonb) IS
-  'layout script header lines: the functions that read the changed columns (storagelab_internal.type_change_function_hazards), and how the script checks them again';
-
--- The check of the SQL functions that use a table, CALLed by a blocking
--- layout script under its locks: each function of fns (regprocedure text;
--- one dropped since is skipped) validated with check_function_bodies on and
--- the search_path it sets (else the sessions' default), everything else
--- with pg_catalog first.  Phase before records the errors in a temporary
--- table (dropped at COMMIT); phase after raises 2BP01, rolling back, on an
--- error not recorded before.
+-- CALLed by a blocking layout script under its locks: each SQL function of
+-- fns (regprocedure text; one dropped since is skipped) validated under the
+-- search_path it sets (else the sessions' default).  Phase before records
+-- the errors in a temporary table (dropped at COMMIT); phase after raises
+-- 2BP01, rolling back, on an error not recorded before.
 CREATE PROCEDURE storagelab_internal.layout_check_sql_functions(fns text[], phase text)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -501,8 +440,7 @@ BEGIN
     PERFORM set_config('search_path', coalesce(sp, (SELECT reset_val FROM pg_settings WHERE name = 'search_path')), true);
     BEGIN
       PERFORM pg_catalog.fmgr_sql_validator(fo);
-    EXCEPTION WHEN OTHERS THEN
-      PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    EXCEPTION WHEN OTHERS THEN   -- (everything is schema-qualified while the function's search_path is set)
       errs := pg_catalog.array_append(errs, pg_catalog.concat(f, ': ', SQLERRM));
     END;
     PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
@@ -524,60 +462,45 @@ $fn$;
 COMMENT ON PROCEDURE storagelab_internal.layout_check_sql_functions(text[], text) IS
   'the check of the SQL functions using a table that a blocking layout script CALLs under its locks: phase before records their validation errors, phase after raises 2BP01 (rolling back) on a new one';
 
--- The checks of a blocking layout script, under its locks, of the
--- functions that use the table (and the other tables of its key's
--- component): phase before (after the locks) and after (before COMMIT) of
--- layout_check_sql_functions for each SQL function naming a table, and
--- when plpgsql_check is installed of the PL/pgSQL functions
--- (storagelab_internal.bigint_migration_plpgsql_check_sql).
+-- A blocking layout script's checks, phase before (after its locks) or
+-- after (before COMMIT), of the functions that use the tables changed: the
+-- SQL functions naming one (layout_check_sql_functions) and, with
+-- plpgsql_check installed, the PL/pgSQL ones (part 28).
 CREATE FUNCTION storagelab_internal.layout_function_recheck(relation regclass, changes jsonb, phase text)
 RETURNS text
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-  rels  oid[];
-  fns   text[];
-BEGIN
-  IF changes IS NULL OR changes = '[]' THEN
-    RETURN '';
-  END IF;
-  -- the table, and the other tables of its key's component (changes carrying a relation)
-  rels := ARRAY(SELECT DISTINCT coalesce((e->>'relation')::oid, relation::oid) FROM jsonb_array_elements(changes) e);
-  SELECT array_agg(DISTINCT p.oid::regprocedure::text ORDER BY p.oid::regprocedure::text) INTO fns
-    FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang, pg_class k
-   WHERE k.oid = ANY (rels) AND l.lanname = 'sql' AND p.prosqlbody IS NULL AND p.prokind = 'f'
-     AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
-     AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
-     AND storagelab_internal.bigint_migration_names(p.prosrc, k.relname);
-  RETURN CASE WHEN fns IS NULL THEN ''
-              ELSE CASE WHEN phase = 'before' THEN E'-- The SQL functions that use the table: their validation errors before the change.\n'
-                        ELSE E'-- The SQL functions that use the table: no validation error they did not have before.\n' END
-                   || format(E'CALL storagelab_internal.layout_check_sql_functions(%L, %L);\n\n', fns, phase) END
-         -- a model of one column row per table, what the PL/pgSQL check reads
-         || storagelab_internal.bigint_migration_plpgsql_check_sql(
-              ARRAY(SELECT jsonb_populate_record(NULL::storagelab.bigint_migration_object, jsonb_build_object('kind', 'column', 'relation', r))
-                      FROM unnest(rels) r), phase);
-END
-$fn$;
+AS $$
+  SELECT CASE WHEN $2 IS NULL OR $2 = '[]' THEN '' ELSE
+           CASE WHEN f.fns IS NULL THEN '' ELSE format(E'-- The SQL functions that use the table: %s.\nCALL storagelab_internal.layout_check_sql_functions(%L, %L);\n\n',
+             CASE $3 WHEN 'before' THEN 'their validation errors before the change' ELSE 'no validation error they did not have before' END, f.fns, $3) END
+           -- a model of one column row per table, what the PL/pgSQL check reads
+           || storagelab_internal.bigint_migration_plpgsql_check_sql(
+                ARRAY(SELECT jsonb_populate_record(NULL::storagelab.bigint_migration_object, jsonb_build_object('kind', 'column', 'relation', x))
+                        FROM unnest(r.rels) x), $3) END
+    -- the table, and the other tables of its key's component (changes carrying a relation)
+    FROM (SELECT ARRAY(SELECT DISTINCT coalesce((e->>'relation')::oid, $1::oid) FROM jsonb_array_elements($2) e) AS rels) r,
+         LATERAL (SELECT array_agg(DISTINCT p.oid::regprocedure::text ORDER BY p.oid::regprocedure::text) AS fns
+                    FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang, pg_class k
+                   WHERE k.oid = ANY (r.rels) AND l.lanname = 'sql' AND p.prosqlbody IS NULL AND p.prokind = 'f'
+                     AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+                     AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+                     AND storagelab_internal.bigint_migration_names(p.prosrc, k.relname)) f
+$$;
 COMMENT ON FUNCTION storagelab_internal.layout_function_recheck(regclass, jsonb, text) IS
   'the checks of a blocking layout script under its locks: the CALL of storagelab_internal.layout_check_sql_functions for the SQL functions naming the tables (and plpgsql_check''s DO blocks for the PL/pgSQL ones when installed); phase before records their errors, phase after rolls back on a new one';
 
 -- The relations a blocking layout script locks ACCESS EXCLUSIVE before its
--- copy, each with why: the table (LOCK recurses to its partitions or
--- children); the tables whose foreign keys reference it (dropped and added
--- again) and those it references (the old table's foreign-key triggers on
--- them are dropped with it: ACCESS EXCLUSIVE, measured on PostgreSQL 15);
--- the views and materialized views dropped and re-created, and the tables
--- whose rules or policies are.  Whatever the swap would lock later, under
--- lock_timeout and after the copy, is locked here instead.
+-- copy (what the swap would lock later), each with why: the table (with its
+-- partitions or children), the tables referencing it or referenced by it
+-- (foreign keys and their triggers dropped), the views and materialized
+-- views re-created, the tables whose rules or policies are.
 CREATE FUNCTION storagelab_internal.layout_lock_targets(relation regclass)
 RETURNS TABLE (rel regclass, why text, lock_sql text)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  WITH members AS (SELECT m.relid FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m),
-  fks AS (SELECT f.direction, f.conrelid, k.confrelid
+  WITH fks AS (SELECT f.direction, f.conrelid, k.confrelid
             FROM storagelab_internal.rewrite_foreign_keys(ARRAY[$1::oid]) f JOIN pg_constraint k ON k.oid = f.conoid),
   deps AS (SELECT d.classid, d.objid FROM storagelab_internal.rewrite_dependents(ARRAY[$1::oid]) d),
   l AS (
@@ -596,14 +519,13 @@ AS $$
     SELECT p.polrelid, 'its policy naming the table is dropped and re-created'
       FROM deps d JOIN pg_policy p ON p.oid = d.objid WHERE d.classid = 'pg_policy'::regclass)
   SELECT l.rel::regclass, string_agg(DISTINCT l.why, '; '),
-         -- LOCK TABLE takes no materialized view, and on a view it locks the
-         -- tables the view reads too: a change of owner to the owner it has
-         -- takes ACCESS EXCLUSIVE on the view alone and changes nothing
+         -- LOCK TABLE takes no materialized view, and locks the tables a view reads too: a change
+         -- of owner to the owner it has takes ACCESS EXCLUSIVE on the view alone and changes nothing
          CASE c.relkind WHEN 'v' THEN format('ALTER VIEW %s OWNER TO %I', storagelab_internal.sql_qname(c.oid), pg_get_userbyid(c.relowner))
                         WHEN 'm' THEN format('ALTER MATERIALIZED VIEW %s OWNER TO %I', storagelab_internal.sql_qname(c.oid), pg_get_userbyid(c.relowner))
                         ELSE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', storagelab_internal.sql_qname(c.oid)) END
     FROM l JOIN pg_class c ON c.oid = l.rel
-   WHERE l.rel = $1::oid OR l.rel NOT IN (SELECT relid FROM members)
+   WHERE l.rel = $1::oid OR l.rel NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(ARRAY[$1::oid]) m)
    GROUP BY l.rel, c.oid
    ORDER BY l.rel
 $$;
@@ -621,15 +543,12 @@ AS $$
                 CASE WHEN $6 IS NULL THEN 'blocking' ELSE 'online' END, ', migration id ' || $6,
                 to_char(now(), 'YYYY-MM-DD HH24:MI:SS TZ'))
       || E'--\n-- Rebuilds the table as a new table in this column order, swaps it in and drops the old one:\n'
-      || (SELECT string_agg(format(E'--   %s %s\n', storagelab_internal.sql_comment_text(quote_ident(c->>'column_name')),
-                                   storagelab_internal.sql_comment_text(
+      || (SELECT string_agg(format(E'--   %s\n', storagelab_internal.sql_comment_text(format('%I %s', c->>'column_name',
                                      coalesce((SELECT format('%s (was %s)', e->>'to', e->>'from') FROM jsonb_array_elements($3) e
-                                                WHERE e->>'column_name' = c->>'column_name' AND NOT e ? 'relation'), 'unchanged'))), '' ORDER BY n)
+                                                WHERE e->>'column_name' = c->>'column_name' AND NOT e ? 'relation'), 'unchanged')))), '' ORDER BY n)
             FROM jsonb_array_elements($2->0->'columns') WITH ORDINALITY u(c, n))
-      || coalesce(E'-- With the foreign-key component of its retyped key, each table rebuilt in its own column order in
-'
-                  || E'-- the same way (and the same transaction):
-'
+      || coalesce(E'-- With the foreign-key component of its retyped key, each table rebuilt in its own column order in\n'
+                  || E'-- the same way (and the same transaction):\n'
                   || (SELECT string_agg(format(E'--   %s\n', storagelab_internal.sql_comment_text(
                                           format('%s.%s %s (was %s)', (e->>'relation')::oid::regclass, quote_ident(e->>'column_name'), e->>'to', e->>'from'))),
                                         '' ORDER BY (e->>'relation')::oid::regclass::text, e->>'column_name')
@@ -637,7 +556,19 @@ AS $$
       || E'-- Every index, constraint, foreign key (both ways), sequence, trigger, rule, policy, grant,\n'
       || E'-- comment, statistics object and publication membership follows; views and materialized\n'
       || E'-- views over the table are dropped and re-created (materialized views re-populated).\n--\n'
-      || storagelab_internal.layout_function_header($1, $3)
+      -- the functions that read the changed columns (part 28), and how the script checks them again
+      || CASE WHEN $3 = '[]' THEN '' ELSE
+           E'-- Functions that read the changed columns (calls and comparisons checked against the new types;\n'
+           || E'-- review them for arithmetic and output: numeric -> integer divides as integers, prints 1.0 as 1):\n'
+           || coalesce((SELECT string_agg('--   ' || storagelab_internal.sql_comment_text(
+                                            format('%s (%s): %s %s -> %s', h.fn, h.caller, h.column_name, h.old_type, h.new_type)) || E'\n',
+                                          '' ORDER BY h.fn::text, h.column_name)
+                          FROM (SELECT coalesce((e->>'relation')::oid, $1::oid) AS rel, jsonb_agg(e - 'relation') AS ch
+                                  FROM jsonb_array_elements($3) e GROUP BY 1) g,
+                               storagelab_internal.type_change_function_hazards(g.rel::regclass, g.ch) h), E'--   (none)\n')
+           || E'-- Before COMMIT the script checks them again: SQL functions with their validator, PL/pgSQL functions\n'
+           || E'-- with plpgsql_check when it is installed; an error they did not have before rolls everything back.\n--\n'
+         END
       || CASE WHEN $6 IS NULL THEN
            E'-- Locks: ACCESS EXCLUSIVE until COMMIT on each of these, taken together before the copy, in this\n'
            || E'-- (OID) order (reads and writes of them wait for the whole run):\n'
@@ -674,95 +605,30 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.layout_header(regclass, jsonb, jsonb, jsonb, text, text) IS
   'the comment header of a layout script (mid: the online migration id, NULL for blocking): columns in their new order with their type changes, what follows the table, locks or phases, disk, sizes';
 
--- The checks of a layout plan before its script is written, table by
--- table (the table first, then the component's): values that would not fit
--- (layout_check_values), functions it would break (layout_function_check);
--- and the CALL of layout_check_unchanged that checks them again in the
--- blocking script under its locks, with what each table is now.
--- allch: every changed column, a column of the table that changes with a
--- key named in column_types marked "component", the component's with their
--- "relation" (OID) too; rels: the tables rewritten.
-CREATE FUNCTION storagelab_internal.layout_checks(relation regclass, tabs jsonb, self_types jsonb, column_types jsonb,
-                                                  OUT allch jsonb, OUT rels oid[], OUT rechecks text)
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-  tc record;
-BEGIN
-  allch := '[]';
-  rechecks := '';
-  rels := ARRAY(SELECT DISTINCT c.relid FROM storagelab_internal.rewrite_columns(tabs) c ORDER BY 1);
-  FOR tc IN
-    SELECT c.relid, c.table_ord,
-           jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type)
-                     || CASE WHEN c.table_ord > 1 OR (coalesce(self_types ? c.column_name, false)
-                                                      AND NOT coalesce(column_types ? c.column_name, false))
-                             THEN '{"component": true}'::jsonb ELSE '{}' END ORDER BY c.pos) FILTER (WHERE c.changed) AS ch
-      FROM storagelab_internal.rewrite_columns(tabs) c
-     GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
-  LOOP
-    -- the table is checked even when only its column order changes; the component's tables when retyped
-    CONTINUE WHEN tc.ch IS NULL AND tc.table_ord > 1;
-    PERFORM storagelab_internal.layout_check_values(tc.relid::regclass, coalesce(tc.ch, '[]'), false);
-    PERFORM storagelab_internal.layout_function_check(tc.relid::regclass, coalesce(tc.ch, '[]'));
-    rechecks := rechecks || E'-- The table is still as it was when this script was written; every value fits its new type.\n'
-                || format(E'CALL storagelab_internal.layout_check_unchanged(\n  relation => %L,\n  relid => %s,\n  columns => %L,\n'
-                          || E'  fingerprint => %L,\n  changes => %L);\n\n',
-                          storagelab_internal.sql_qname(tc.relid), tc.relid,
-                          (SELECT string_agg(format('%I %s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum)
-                             FROM pg_attribute a WHERE a.attrelid = tc.relid AND a.attnum > 0 AND NOT a.attisdropped),
-                          storagelab_internal.rewrite_tree_fingerprint(tc.relid),
-                          (SELECT coalesce(jsonb_agg(e - 'component' ORDER BY n), '[]') FROM jsonb_array_elements(tc.ch) WITH ORDINALITY u(e, n)));
-    allch := allch || CASE WHEN tc.table_ord = 1 THEN coalesce(tc.ch, '[]')
-                           ELSE (SELECT jsonb_agg(x || jsonb_build_object('relation', tc.relid::text)) FROM jsonb_array_elements(tc.ch) x) END;
-  END LOOP;
-END
-$fn$;
-COMMENT ON FUNCTION storagelab_internal.layout_checks(regclass, jsonb, jsonb, jsonb) IS
-  'the checks of a layout plan before its script is written (values that would not fit, functions broken), table by table, with the changed columns, the tables rewritten and the checks the blocking script makes again under its locks';
-
--- The blocking script: header, settings, every relation the run takes
--- ACCESS EXCLUSIVE on (layout_lock_targets of the tables rels) locked at
--- once, retried, the checks again under the locks (rechecks), the engine's
--- statements phase by phase, each under its comment, the functions checked
--- again, COMMIT (ROLLBACK with -v dry_run=1), ANALYZE of the new tables.
+-- The blocking script: header, settings, every relation the run locks
+-- (layout_lock_targets of the tables rels) locked at once, retried, the
+-- checks under the locks (rechecks), the engine's phases each under its
+-- comment, the functions checked again, COMMIT, ANALYZE of the new tables.
 CREATE FUNCTION storagelab_internal.layout_blocking_script(relation regclass, tabs jsonb, allch jsonb, plan jsonb,
                                                            rels oid[], rechecks text)
 RETURNS text
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-  lock_list text;
-  lock_stmt text[];
-BEGIN
-  -- everything the run takes ACCESS EXCLUSIVE on, locked together before the copy
-  SELECT array_agg(x.lock_sql ORDER BY x.rel::oid),
-         string_agg(format(E'--   %s (%s)\n', storagelab_internal.sql_comment_text(storagelab_internal.sql_qname(x.rel)),
-                           x.why), '' ORDER BY x.rel::oid)
-    INTO lock_stmt, lock_list
-    FROM (SELECT l.rel, min(l.lock_sql) AS lock_sql,
-                 CASE WHEN l.rel = relation THEN 'the table'
-                      WHEN l.rel = ANY (rels) THEN 'rebuilt with the table: its foreign-key component'
-                      ELSE string_agg(DISTINCT l.why, '; ') END AS why
-            FROM unnest(rels) r(oid), storagelab_internal.layout_lock_targets(r.oid::regclass) l
-           GROUP BY l.rel) x;
-  -- the engine's statements, phase by phase, each under its comment (rels: nothing, an event
-  -- trigger, added objects to the new tables as they were created)
-  RETURN storagelab_internal.layout_header(relation, tabs, allch, plan, lock_list, NULL)
+AS $$
+  SELECT storagelab_internal.layout_header($1, $2, $3, $4, k.lock_list, NULL)
          || storagelab_internal.bigint_migration_blocking_settings()
-         || storagelab_internal.disk_preflight_sql('blocking', tabs)   -- part 68
+         || storagelab_internal.disk_preflight_sql('blocking', $2)   -- part 68
          || E'-- Lock the table and every relation the run changes (see the header), all or none, in OID order;\n-- retried on lock_timeout.\n'
-         || storagelab_internal.retry_block(lock_stmt, storagelab_internal.setting('scripts.lock_retries')::int,
+         || storagelab_internal.retry_block(k.lock_stmt, storagelab_internal.setting('scripts.lock_retries')::int,
                                             'Other sessions keep using these tables: run the script when traffic is lower, or stop the application.')
-         || E'\n' || rechecks
-         || storagelab_internal.layout_function_recheck(relation, allch, 'before')
+         || E'\n' || $6
+         || storagelab_internal.layout_function_recheck($1, $3, 'before')
+         -- the engine's statements, phase by phase, each under its comment
          || (SELECT string_agg(u.head || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
-                                                     FROM storagelab_internal.rewrite_statements(tabs, u.ph) r), '')
+                                                     FROM storagelab_internal.rewrite_statements($2, u.ph) r), '')
                                || u.tail || E'\n', '' ORDER BY u.n)
                FROM (VALUES (1, 'create', E'-- The new table beside the old one.\n', format(E'DO %s;\n', storagelab_internal.dollar_quote(
-                               format('BEGIN PERFORM storagelab_internal.rewrite_check_created(%L); END', rels)))),
+                               format('BEGIN PERFORM storagelab_internal.rewrite_check_created(%L); END', $5)))),
                             (2, 'copy', E'-- Every row, in the new column order (row_security off: a policy that would hide\n'
                                         '-- rows from this role stops the script instead of leaving them out).\n'
                                         'SET LOCAL row_security = off;\n', E'SET LOCAL row_security = on;\n'),
@@ -770,16 +636,28 @@ BEGIN
                             (4, 'swap', E'-- The swap: dependents, renames, sequences, foreign keys, triggers, rules, policies.\n', ''),
                             (5, 'validate', E'-- Foreign keys re-pointed NOT VALID, validated.\n', ''),
                             (6, 'cleanup', E'-- The old table.\n', '')) u(n, ph, head, tail))
-         || storagelab_internal.layout_function_recheck(relation, allch, 'after')
-         || E'\\if :{?dry_run}\nROLLBACK;\n\\echo ''dry run: rolled back''\n\\quit\n\\else\nCOMMIT;\n\\endif\n\n'
+         || storagelab_internal.layout_function_recheck($1, $3, 'after')
+         || storagelab_internal.script_end(true)   -- COMMIT, or ROLLBACK with -v dry_run=1 (part 01)
          || E'-- Statistics of the new tables (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
-         || (SELECT string_agg(format(E'ANALYZE %s;\n', t->>'relation'), '' ORDER BY n) FROM jsonb_array_elements(tabs) WITH ORDINALITY u(t, n));
-END
-$fn$;
+         || (SELECT string_agg(format(E'ANALYZE %s;\n', t->>'relation'), '' ORDER BY n) FROM jsonb_array_elements($2) WITH ORDINALITY u(t, n))
+    -- everything the run takes ACCESS EXCLUSIVE on, locked together before the copy
+    FROM (SELECT array_agg(x.lock_sql ORDER BY x.rel::oid) AS lock_stmt,
+                 string_agg(format(E'--   %s (%s)\n', storagelab_internal.sql_comment_text(storagelab_internal.sql_qname(x.rel)), x.why),
+                            '' ORDER BY x.rel::oid) AS lock_list
+            FROM (SELECT l.rel, min(l.lock_sql) AS lock_sql,
+                         CASE WHEN l.rel = $1 THEN 'the table'
+                              WHEN l.rel = ANY ($5) THEN 'rebuilt with the table: its foreign-key component'
+                              ELSE string_agg(DISTINCT l.why, '; ') END AS why
+                    FROM unnest($5) r(oid), storagelab_internal.layout_lock_targets(r.oid::regclass) l
+                   GROUP BY l.rel) x) k
+$$;
 COMMENT ON FUNCTION storagelab_internal.layout_blocking_script(regclass, jsonb, jsonb, jsonb, oid[], text) IS
   'the blocking layout script: header, settings, locks taken together (retried), checks under the locks, the rewrite engine''s phases in one transaction, COMMIT (ROLLBACK with -v dry_run=1), ANALYZE';
 
--- The script of one table; plan: its table_rewrite_plan row as jsonb (NULL: none).
+-- The script of one table; plan: its table_rewrite_plan row as jsonb (NULL:
+-- none).  Each table (the table, then the component's it retypes) is
+-- checked first: values that would not fit, functions it would break; the
+-- blocking script checks again under its locks (layout_check_unchanged).
 CREATE FUNCTION storagelab_internal.layout_script(relation regclass, mode text, column_types jsonb,
                                                   column_order name[], plan jsonb)
 RETURNS text
@@ -787,12 +665,12 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  p          record;
-  tabs       jsonb;             -- the engine's input: the table, then the rest of its key's component
-  comp       jsonb;
-  self_types jsonb;
-  ck         record;            -- the changes, the tables rewritten, the checks under the locks
-  mid        text;
+  p        record;              -- the engine's input (the table, then the rest of its key's component), self_types
+  tc       record;
+  allch    jsonb := '[]';       -- every changed column ("relation": another table's; "component": changed with a key)
+  rels     oid[] := '{}';       -- the tables rewritten
+  rechecks text := '';          -- the blocking script's checks under its locks
+  mid      text;
 BEGIN
   IF mode IS NULL OR mode NOT IN ('blocking', 'online') THEN
     RAISE EXCEPTION 'unknown mode %', coalesce(quote_literal(mode), 'NULL')
@@ -800,48 +678,43 @@ BEGIN
   END IF;
   PERFORM storagelab_internal.rewrite_refuse(ARRAY[relation::oid]);
   SELECT * INTO p FROM storagelab_internal.layout_plan(relation, column_types, column_order, plan);
-  IF p.changes = '[]' AND (SELECT array_agg(c->>'column_name' ORDER BY n) FROM jsonb_array_elements(p.tables->0->'columns') WITH ORDINALITY u(c, n))
-                          = (SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_attribute a
-                              WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped) THEN
-    RAISE EXCEPTION 'nothing to change: the columns keep their order and types'
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Give column_types or column_order.';
-  END IF;
-  -- a retyped key: the rest of its foreign-key component changes with it,
-  -- other tables (rebuilt with the table, in their own column order) and
-  -- the table's own columns referencing the key
-  WITH k AS MATERIALIZED (SELECT * FROM storagelab_internal.layout_key_component(relation, p.changes))
-  SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('relation', storagelab_internal.sql_qname(t.relid),
-                   'columns', (SELECT jsonb_agg(coalesce((SELECT jsonb_build_object('column_name', a.attname, 'type', k.new_type)
-                                                            FROM k WHERE k.relid = t.relid AND k.column_name = a.attname LIMIT 1),
-                                                         jsonb_build_object('column_name', a.attname)) ORDER BY a.attnum)
-                                 FROM pg_attribute a WHERE a.attrelid = t.relid AND a.attnum > 0 AND NOT a.attisdropped))
-                   ORDER BY storagelab_internal.sql_qname(t.relid)), '[]')
-            FROM (SELECT DISTINCT k.relid FROM k WHERE k.relid <> relation::oid) t),
-         (SELECT jsonb_object_agg(k.column_name, k.new_type) FROM k WHERE k.relid = relation::oid)
-    INTO comp, self_types;
-  tabs := p.tables;
-  IF self_types IS NOT NULL THEN
-    tabs := jsonb_build_array(jsonb_build_object('relation', tabs->0->>'relation', 'columns',
-              (SELECT jsonb_agg(CASE WHEN self_types ? (c->>'column_name') AND NOT c ? 'type'
-                                     THEN c || jsonb_build_object('type', self_types->>(c->>'column_name')) ELSE c END ORDER BY n)
-                 FROM jsonb_array_elements(tabs->0->'columns') WITH ORDINALITY u(c, n))));
-  END IF;
-  tabs := tabs || comp;
-  SELECT * INTO ck FROM storagelab_internal.layout_checks(relation, tabs, self_types, column_types);
+  FOR tc IN
+    SELECT c.relid, c.table_ord,
+           jsonb_agg(jsonb_build_object('column_name', c.column_name, 'from', c.old_type, 'to', c.new_type)
+                     || CASE WHEN c.table_ord > 1 OR (coalesce(p.self_types ? c.column_name, false)
+                                                      AND NOT coalesce(column_types ? c.column_name, false))
+                             THEN '{"component": true}'::jsonb ELSE '{}' END ORDER BY c.pos) FILTER (WHERE c.changed) AS ch
+      FROM storagelab_internal.rewrite_columns(p.tables) c
+     GROUP BY c.relid, c.table_ord ORDER BY c.table_ord
+  LOOP
+    rels := rels || tc.relid;
+    -- the table is checked even when only its column order changes; the component's tables when retyped
+    CONTINUE WHEN tc.ch IS NULL AND tc.table_ord > 1;
+    PERFORM storagelab_internal.layout_check_values(tc.relid::regclass, coalesce(tc.ch, '[]'), false);
+    PERFORM storagelab_internal.layout_function_check(tc.relid::regclass, coalesce(tc.ch, '[]'));
+    rechecks := rechecks || format(E'-- The table is still as it was when this script was written; every value fits its new type.\n'
+                                   'CALL storagelab_internal.layout_check_unchanged(\n  relation => %L,\n  relid => %s,\n  columns => %L,\n'
+                                   '  fingerprint => %L,\n  changes => %L);\n\n',
+                                   storagelab_internal.sql_qname(tc.relid), tc.relid,
+                                   (SELECT string_agg(format('%I %s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum)
+                                      FROM pg_attribute a WHERE a.attrelid = tc.relid AND a.attnum > 0 AND NOT a.attisdropped),
+                                   storagelab_internal.rewrite_tree_fingerprint(tc.relid),
+                                   (SELECT coalesce(jsonb_agg(e - 'component' ORDER BY n), '[]') FROM jsonb_array_elements(tc.ch) WITH ORDINALITY u(e, n)));
+    allch := allch || CASE WHEN tc.table_ord = 1 THEN coalesce(tc.ch, '[]')
+                           ELSE (SELECT jsonb_agg(x || jsonb_build_object('relation', tc.relid::text)) FROM jsonb_array_elements(tc.ch) x) END;
+  END LOOP;
+  rels := ARRAY(SELECT r FROM unnest(rels) r ORDER BY r);
   plan := CASE WHEN column_types IS NULL AND column_order IS NULL THEN plan END;  -- the header shows the plan's figures
-  IF mode = 'online' THEN
-    -- the online script: the copy-and-swap machinery of parts 66 and 67 (change log, batched copy,
-    -- replay, swap under lock_timeout, rollback) around the engine's statements, in the skeleton
-    -- every online script shares, after this script's own header
-    mid := 'sllm' || substr(md5(tabs::text || now()::text), 1, 10);
-    RETURN storagelab_internal.rewrite_online_script(storagelab_internal.layout_header(relation, tabs, ck.allch, plan, NULL, mid),
-                                                     tabs, mid);
+  IF mode = 'online' THEN   -- the online skeleton of part 67 around the engine's statements, after this header
+    mid := 'sllm' || substr(md5(p.tables::text || now()::text), 1, 10);
+    RETURN storagelab_internal.rewrite_online_script(storagelab_internal.layout_header(relation, p.tables, allch, plan, NULL, mid),
+                                                     p.tables, mid);
   END IF;
-  RETURN storagelab_internal.layout_blocking_script(relation, tabs, ck.allch, plan, ck.rels, ck.rechecks);
+  RETURN storagelab_internal.layout_blocking_script(relation, p.tables, allch, plan, rels, rechecks);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.layout_script(regclass, text, jsonb, name[], jsonb) IS
-  'the layout script of one table (with the rest of the foreign-key component of a key it retypes), given its table_rewrite_plan row (as jsonb; NULL: none): storagelab.layout_migration_script() without looking the plan up';
+  'the layout script of one table (with the rest of the foreign-key component of a key it retypes), given its table_rewrite_plan row (as jsonb; NULL: none), after checking the values and functions the type changes would break: storagelab.layout_migration_script() without looking the plan up';
 
 CREATE FUNCTION storagelab.layout_migration_script(relation regclass, mode text DEFAULT 'blocking',
                                                    column_types jsonb DEFAULT NULL, column_order name[] DEFAULT NULL)
@@ -886,22 +759,20 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  p         record;
+  plan      jsonb;   -- the table_rewrite_plan row
   min_pct   numeric := storagelab_internal.setting('layout_migration.min_saved_pct')::numeric;
   min_bytes int8 := pg_size_bytes(storagelab_internal.setting('layout_migration.min_saved_bytes'));
 BEGIN
-  FOR p IN
-    SELECT r.*, round(100.0 * r.estimated_saved_bytes / nullif(r.estimated_bytes_now, 0), 1) AS pct
+  FOR relation, saved_bytes, saved_pretty, saved_pct, table_bytes, column_changes, column_order, evidence, plan IN
+    SELECT r.relation, r.estimated_saved_bytes, r.estimated_saved_pretty, round(100.0 * r.estimated_saved_bytes / nullif(r.estimated_bytes_now, 0), 1),
+           pg_relation_size(r.relation), r.column_changes, r.column_order, r.evidence, to_jsonb(r)
       FROM storagelab.table_rewrite_plan r
      WHERE r.estimated_saved_bytes >= min_bytes
         OR 100.0 * r.estimated_saved_bytes / nullif(r.estimated_bytes_now, 0) >= min_pct
      ORDER BY r.estimated_saved_bytes DESC, r.relation::oid
   LOOP
-    relation := p.relation; saved_bytes := p.estimated_saved_bytes; saved_pretty := p.estimated_saved_pretty;
-    saved_pct := p.pct; table_bytes := pg_relation_size(p.relation); column_changes := p.column_changes;
-    column_order := p.column_order; evidence := p.evidence;
     BEGIN
-      script := storagelab_internal.layout_script(p.relation, 'blocking', NULL, NULL, to_jsonb(p));
+      script := storagelab_internal.layout_script(relation, 'blocking', NULL, NULL, plan);
       advice := 'run the script in a maintenance window: it locks the table while it copies';
     EXCEPTION WHEN feature_not_supported OR data_exception OR wrong_object_type OR dependent_objects_still_exist THEN
       script := NULL;
