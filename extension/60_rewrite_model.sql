@@ -4,15 +4,18 @@
 -- the old ones, with another column order and other column types, and swap
 -- them in; doc/design/rewrite-engine.md is its interface.
 --
---   60_rewrite_model.sql      input (rewrite_columns), names (rewrite_name),
---                             refusals (rewrite_refuse), the objects outside
---                             the tables that follow them (rewrite_dependents:
---                             the catalog query and the table of kinds of the
---                             INT -> BIGINT model's walk, part 22)
+--   60_rewrite_model.sql      the model's types, input (rewrite_columns), names
+--                             (rewrite_name), refusals (rewrite_refuse), the
+--                             objects outside the tables that follow them
+--                             (rewrite_dependents: the catalog query and the
+--                             table of kinds of the INT -> BIGINT model's
+--                             walk, part 22)
 --   61_rewrite_create.sql     phases create and copy
 --   62_rewrite_index.sql      phase index
+--   63_rewrite_statements.sql the model built once (rewrite_model), the phase
+--                             of a model (rewrite_phase), the entry point
+--                             storagelab_internal.rewrite_statements()
 --   64_rewrite_swap.sql       phases swap, validate, swap_back, cleanup, discard
---   63_rewrite_statements.sql storagelab_internal.rewrite_statements(), the entry point
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
@@ -28,6 +31,38 @@ SET search_path = pg_catalog, pg_temp
 AS $$ SELECT ('storagelab_' || $1 || '_' || $2::text)::name $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_name(text, oid) IS
   'storagelab_<prefix>_<oid>: the name of an object the rewrite engine creates (new) or moves out of the way (old)';
+
+-- The model of a rewrite (rewrite_model, part 63), read from the catalogs
+-- once and handed to every phase: the tables given (relids, in the order
+-- given), the members of their trees with their columns in the new order
+-- (rewrite_members, rewrite_member_columns), the foreign keys the swap
+-- re-points (rewrite_foreign_keys) and the objects that follow the tables
+-- (rewrite_dependents; NULL when the model was built without them).
+CREATE TYPE storagelab_internal.rewrite_member AS (
+  root oid, relid oid, parent oid, level int, leaf boolean,
+  atts int2[], types text[]   -- its attnums in the new order, their new types
+);
+COMMENT ON TYPE storagelab_internal.rewrite_member IS
+  'a table a rewrite rebuilds (rewrite_members) with its attnums in the new order and their new types';
+CREATE TYPE storagelab_internal.rewrite_fk AS (
+  conoid oid, direction text, conrelid oid, confrelid oid, conname name, qrel text, def text,
+  validated boolean, partitioned boolean, descr text
+);
+COMMENT ON TYPE storagelab_internal.rewrite_fk IS
+  'a foreign key the swap re-points (rewrite_foreign_keys), with the table it references and its comment';
+CREATE TYPE storagelab_internal.rewrite_dep AS (
+  depth int, classid oid, objid oid, identity text, drop_sql text, create_sql text
+);
+COMMENT ON TYPE storagelab_internal.rewrite_dep IS
+  'an object that follows the rewritten tables (rewrite_dependents)';
+CREATE TYPE storagelab_internal.rewrite_model AS (
+  relids  oid[],
+  members storagelab_internal.rewrite_member[],
+  fks     storagelab_internal.rewrite_fk[],
+  deps    storagelab_internal.rewrite_dep[]
+);
+COMMENT ON TYPE storagelab_internal.rewrite_model IS
+  'the rewrite engine''s model, built once (rewrite_model) and read by every phase: tables, members with their columns, foreign keys, dependents';
 
 -- A type name given by the caller, checked before it is written into DDL:
 -- only the characters a type name with a typmod is spelled with (letters,

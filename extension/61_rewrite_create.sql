@@ -180,21 +180,20 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_storage_clause(oid) IS
   'the WITH (reloptions, toast.reloptions) and TABLESPACE clauses of a new table for an old one (a partition in the default tablespace under a parent in another names it)';
 
 -- Phase create for one partition or inheritance child of a table being
--- rewritten (root, its attnums atts in the new order, their new types): a
--- partition is created PARTITION OF the new parent with the same bound (and
+-- rewritten (its attnums atts in the new order, their new types: the
+-- model's, rewrite_member_columns): a partition is created PARTITION OF the new parent with the same bound (and
 -- partition key, for a sub-partitioned one), a child with its own columns
 -- INHERITS (the new parent), both with the old reloptions, tablespace and
 -- persistence; then what it has beyond its parent (NOT NULL, another
 -- default, CHECK constraints of its own) and its settings
 -- (rewrite_table_settings).
-CREATE FUNCTION storagelab_internal.rewrite_create_member(member oid, root oid, atts int2[], types text[])
+CREATE FUNCTION storagelab_internal.rewrite_create_member(member oid, atts int2[], types text[])
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   t      record;
-  cols   record;
   newq   text;
   stmts  text[];
   r      record;
@@ -208,7 +207,6 @@ BEGIN
     JOIN pg_namespace pn ON pn.oid = pc.relnamespace
    WHERE c.oid = member;
   newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', member));
-  SELECT * INTO cols FROM storagelab_internal.rewrite_member_columns(member, root, atts, types);
   stmts := ARRAY[format('CREATE %sTABLE %s %s%s%s%s',
                         CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END, newq,
                         CASE WHEN t.relispartition THEN format('PARTITION OF %s %s', t.parentq, t.bound)
@@ -216,7 +214,7 @@ BEGIN
                              ELSE format(E'(\n    %s\n) INHERITS (%s)',
                                          coalesce((SELECT string_agg(storagelab_internal.rewrite_column_def(member, a.attnum,
                                                                        format_type(a.atttypid, a.atttypmod)), E',\n    ' ORDER BY a.attnum)
-                                                     FROM pg_attribute a WHERE a.attrelid = member AND a.attnum = ANY (cols.atts)
+                                                     FROM pg_attribute a WHERE a.attrelid = member AND a.attnum = ANY (atts)
                                                       AND NOT EXISTS (SELECT 1 FROM pg_attribute pa WHERE pa.attrelid = t.parent
                                                                         AND pa.attname = a.attname AND NOT pa.attisdropped)), ''),
                                          t.parentq) END,
@@ -251,17 +249,17 @@ BEGIN
                                      ORDER BY k.conname), '{}')
     INTO stmts
     FROM pg_constraint k WHERE k.conrelid = member AND k.contype = 'c' AND k.convalidated AND k.coninhcount = 0;
-  RETURN stmts || storagelab_internal.rewrite_table_settings(member, newq, cols.atts, cols.types);
+  RETURN stmts || storagelab_internal.rewrite_table_settings(member, newq, atts, types);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_create_member(oid, oid, int2[], text[]) IS
+COMMENT ON FUNCTION storagelab_internal.rewrite_create_member(oid, int2[], text[]) IS
   'phase create of the rewrite engine for one partition (PARTITION OF the new parent, the old bound and partition key) or inheritance child (its own columns, INHERITS the new parent): storagelab_new_<OID>, storage options, its own NOT NULL, defaults and CHECK constraints, settings, owner, comments, privileges';
 
--- Phase create for one table: columns are the attnums in the new order,
--- types their new types.  A partitioned table is created with its partition
--- key, then each of its partitions at every level (parents first); an
--- inheritance parent, then its children.
-CREATE FUNCTION storagelab_internal.rewrite_create(rel oid, atts int2[], types text[])
+-- Phase create for one table of a model: its columns in the new order and
+-- types.  A partitioned table is created with its partition key, then each
+-- of its partitions at every level (parents first); an inheritance parent,
+-- then its children.
+CREATE FUNCTION storagelab_internal.rewrite_create(model storagelab_internal.rewrite_model, rel oid)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -271,8 +269,11 @@ DECLARE
   newq   text;
   defs   text[];
   stmts  text[];
-  m      record;
+  m      storagelab_internal.rewrite_member;
+  atts   int2[];
+  types  text[];
 BEGIN
+  SELECT x.atts, x.types INTO atts, types FROM unnest(model.members) x WHERE x.relid = rel;
   SELECT c.relname, n.nspname, c.relpersistence, c.relkind, am.amname
     INTO t
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
@@ -291,13 +292,14 @@ BEGIN
                         CASE WHEN t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
                         storagelab_internal.rewrite_storage_clause(rel))]
            || storagelab_internal.rewrite_table_settings(rel, newq, atts, types);
-  FOR m IN SELECT p.relid FROM storagelab_internal.rewrite_members(ARRAY[rel]) p WHERE p.relid <> rel LOOP
-    stmts := stmts || storagelab_internal.rewrite_create_member(m.relid, rel, atts, types);
+  FOREACH m IN ARRAY model.members LOOP
+    CONTINUE WHEN m.root <> rel OR m.relid = rel;
+    stmts := stmts || storagelab_internal.rewrite_create_member(m.relid, m.atts, m.types);
   END LOOP;
   RETURN stmts;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_create(oid, int2[], text[]) IS
+COMMENT ON FUNCTION storagelab_internal.rewrite_create(storagelab_internal.rewrite_model, oid) IS
   'phase create of the rewrite engine for one table: CREATE TABLE storagelab_new_<OID> in the new order and types with every property of the old table that fires nothing (a partitioned table with its partition key, then its partitions; an inheritance parent, then its children), then its column settings, owner, comments and privileges';
 
 -- Phase copy for one table: every row of the old table (not its children)

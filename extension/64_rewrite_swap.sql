@@ -161,8 +161,9 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_own_objects(oid) IS
   'the statements that give the new table, once renamed, the old one''s triggers (enabled state, comments), rules, policies and row security, publication membership (column lists, row filters), statistics objects, replica identity and clustering index';
 
--- Phase swap (back = false) or swap_back (back = true) of a component.
-CREATE FUNCTION storagelab_internal.rewrite_swap(relids oid[], back boolean)
+-- Phase swap (back = false) or swap_back (back = true) of a model (built
+-- with its dependents).
+CREATE FUNCTION storagelab_internal.rewrite_swap(model storagelab_internal.rewrite_model, back boolean)
 RETURNS TABLE (relid oid, statement text)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -172,16 +173,19 @@ DECLARE
   r    record;
   s    text;
   -- the tables and their partitions, parents first
-  members oid[] := ARRAY(SELECT m.relid FROM storagelab_internal.rewrite_members(relids) m);
+  members oid[] := ARRAY(SELECT m.relid FROM unnest(model.members) m);
 BEGIN
+  IF model.deps IS NULL THEN
+    RAISE EXCEPTION 'rewrite model built without its dependents' USING ERRCODE = 'internal_error';
+  END IF;
   -- functions are re-created as they were, without checking their bodies (as pg_dump does)
   relid := NULL; statement := 'SET LOCAL check_function_bodies = off'; RETURN NEXT;
   -- 1. objects that follow the tables by OID, dependents first
-  FOR r IN SELECT * FROM storagelab_internal.rewrite_dependents(relids) ORDER BY depth DESC, classid, objid LOOP
+  FOR r IN SELECT * FROM unnest(model.deps) d ORDER BY d.depth DESC, d.classid, d.objid LOOP
     relid := NULL; statement := r.drop_sql; RETURN NEXT;
   END LOOP;
   -- 2. foreign keys of other tables referencing the component
-  FOR r IN SELECT * FROM storagelab_internal.rewrite_foreign_keys(relids) WHERE direction = 'to' LOOP
+  FOR r IN SELECT * FROM unnest(model.fks) f WHERE f.direction = 'to' LOOP
     relid := r.conrelid; statement := format('ALTER TABLE %s DROP CONSTRAINT %I', r.qrel, r.conname); RETURN NEXT;
   END LOOP;
   -- 3. swap_back: what the new tables got in the swap and that is named in
@@ -219,15 +223,14 @@ BEGIN
   -- replay relies on them), not those to other tables: until cleanup they
   -- would refuse a delete of a row the clients no longer reference (only
   -- the old table does); swap_back gives them back.
-  FOR r IN SELECT f.*, k.confrelid <> ALL (members) AS outside
-             FROM storagelab_internal.rewrite_foreign_keys(relids) f JOIN pg_constraint k ON k.oid = f.conoid
-            WHERE f.direction = 'to' OR NOT back OR k.confrelid <> ALL (members) LOOP
+  FOR r IN SELECT f.*, f.confrelid <> ALL (members) AS outside FROM unnest(model.fks) f
+            WHERE f.direction = 'to' OR NOT back OR f.confrelid <> ALL (members) LOOP
     relid := r.conrelid;
     statement := format('ALTER TABLE %s ADD CONSTRAINT %I %s%s', r.qrel, r.conname, r.def,
                         CASE WHEN r.partitioned AND r.validated THEN '' ELSE ' NOT VALID' END);
     RETURN NEXT;
-    IF obj_description(r.conoid, 'pg_constraint') IS NOT NULL THEN
-      statement := format('COMMENT ON CONSTRAINT %I ON %s IS %L', r.conname, r.qrel, obj_description(r.conoid, 'pg_constraint'));
+    IF r.descr IS NOT NULL THEN
+      statement := format('COMMENT ON CONSTRAINT %I ON %s IS %L', r.conname, r.qrel, r.descr);
       RETURN NEXT;
     END IF;
     IF r.direction = 'from' AND r.outside AND NOT back THEN
@@ -245,10 +248,10 @@ BEGIN
     END LOOP;
   END IF;
   -- 7. the objects of step 1 again, on whichever tables now have the names
-  FOR r IN SELECT * FROM storagelab_internal.rewrite_dependents(relids) ORDER BY depth, classid, objid LOOP
+  FOR r IN SELECT * FROM unnest(model.deps) d ORDER BY d.depth, d.classid, d.objid LOOP
     relid := NULL; statement := r.create_sql; RETURN NEXT;
   END LOOP;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_swap(oid[], boolean) IS
+COMMENT ON FUNCTION storagelab_internal.rewrite_swap(storagelab_internal.rewrite_model, boolean) IS
   'phase swap (or swap_back) of the rewrite engine: dependents dropped, foreign keys of other tables dropped, tables and their indexes, constraints, identity sequences and statistics objects renamed, foreign keys added NOT VALID (the old tables'' foreign keys to other tables moved to the new ones, given back by swap_back), the tables'' own objects given to the new tables (swap), dependents re-created';

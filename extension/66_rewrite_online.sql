@@ -135,80 +135,103 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_no_truncate() IS
   'trigger function refusing TRUNCATE of a table whose changes a copy-and-swap rewrite logs (TRUNCATE fires no row trigger)';
 
--- One batch of the replay of d.log into d.target: the batch_rows oldest log
--- rows (all when NULL), applied in sets, then deleted; returns how many
--- there were.  Keyed: the rows with the logged keys are deleted from the
--- target and copied again from the source as it is now (two statements, in
--- the caller's transaction: the other unique indexes of the target see the
--- batch's end state, so rows that swapped values through one, as a reorder
--- does via a temporary value, replay).  When foreign keys reference the
--- target (the old tables after the swap: the back log of a rollback), a
--- referenced row must not be deleted: the rows are upserted and those gone
--- from the source deleted, which fails on such a swap (see
--- doc/bigint_migration.md).  Whole rows: the new rows inserted, then one
--- target row deleted per old row.
-CREATE FUNCTION storagelab_internal.rewrite_online_apply(d jsonb, batch_rows bigint)
-RETURNS bigint
+-- Log rows ids of d.log applied to d.target in sets: the writes, the
+-- deletes, or both (the back logs of a rollback apply all writes before
+-- any delete: rewrite_online_apply_back, part 67).  Keyed: the logged keys
+-- deleted from the target and copied again from the source as it is now
+-- (writes; in the caller's transaction: the other unique indexes of the
+-- target see the batch's end state, so rows that swapped values through
+-- one, as a reorder does via a temporary value, replay).  When foreign keys
+-- reference the target (or a partitioned table above it: the old tables
+-- after the swap), a referenced row must not be deleted: the rows are
+-- upserted (writes) and those gone from the source deleted (deletes, which
+-- fails on such a swap: see doc/bigint_migration.md).  Whole rows: the new
+-- rows inserted (writes), one target row deleted per old row (deletes).
+-- deletes: the log rows too.
+CREATE FUNCTION storagelab_internal.rewrite_online_apply_ids(d jsonb, ids bigint[], writes boolean, deletes boolean)
+RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET row_security = off   -- a policy hiding rows of the source is an error, not rows lost
 AS $fn$
 DECLARE
-  ids  bigint[];
   keys text[] := ARRAY(SELECT jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END));
   kl   text := (SELECT string_agg(quote_ident(k), ', ') FROM unnest(keys) k);
   lk   text := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM unnest(keys) k);
   cols text;
-  ndel bigint;
-  refd boolean;
+  rcols text;
+  refd boolean := EXISTS (SELECT 1 FROM pg_constraint c WHERE c.contype = 'f'
+                           AND c.confrelid IN (SELECT (d->>'target')::regclass::oid
+                                               UNION SELECT a.relid FROM pg_partition_ancestors((d->>'target')::regclass) a));
 BEGIN
-  EXECUTE format('SELECT array_agg(storagelab_seq ORDER BY storagelab_seq), count(*) FILTER (WHERE op = ''D'') '
-                 'FROM (SELECT storagelab_seq, %s AS op FROM %s ORDER BY storagelab_seq LIMIT $1) x',
-                 CASE WHEN kl IS NULL THEN 'storagelab_op' ELSE 'NULL::"char"' END, d->>'log')
-    INTO ids, ndel USING batch_rows;
-  IF ids IS NULL THEN
-    RETURN 0;
-  END IF;
   IF kl IS NOT NULL THEN
-    -- referenced by foreign keys: upsert, then delete the keys gone from the source (a row of the
-    -- target that other tables reference is never deleted and inserted again); else delete the
-    -- keys and copy them again
-    refd := EXISTS (SELECT 1 FROM pg_constraint c WHERE c.confrelid = (d->>'target')::regclass AND c.contype = 'f');
-    SELECT string_agg(format('%1$I = EXCLUDED.%1$I', a.attname), ', ' ORDER BY a.attnum) INTO cols
-      FROM pg_attribute a
-     WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
-       AND a.attidentity <> 'a' AND NOT a.attname::text = ANY (keys);
-    IF refd THEN
+    IF refd AND writes THEN
+      SELECT string_agg(format('%1$I = EXCLUDED.%1$I', a.attname), ', ' ORDER BY a.attnum) INTO cols
+        FROM pg_attribute a
+       WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+         AND a.attidentity <> 'a' AND NOT a.attname::text = ANY (keys);
       EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))\n ON CONFLICT (%s) DO %s',
                      d->>'copy', kl, kl, d->>'log', kl, coalesce('UPDATE SET ' || cols, 'NOTHING')) USING ids;
     END IF;
-    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s)%s',
-                   d->>'target', kl, d->>'log', (SELECT string_agg('t.' || quote_ident(k), ', ') FROM unnest(keys) k), lk,
-                   CASE WHEN refd THEN format(' AND NOT EXISTS (SELECT FROM ONLY %s s WHERE (%s) = (%s))', d->>'source',
-                                              (SELECT string_agg('s.' || quote_ident(k), ', ') FROM unnest(keys) k), lk) ELSE '' END)
-      USING ids;
-    IF NOT refd THEN
+    IF (refd AND deletes) OR (NOT refd AND writes) THEN
+      EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s)%s',
+                     d->>'target', kl, d->>'log', (SELECT string_agg('t.' || quote_ident(k), ', ') FROM unnest(keys) k), lk,
+                     CASE WHEN refd THEN format(' AND NOT EXISTS (SELECT FROM ONLY %s s WHERE (%s) = (%s))', d->>'source',
+                                                (SELECT string_agg('s.' || quote_ident(k), ', ') FROM unnest(keys) k), lk) ELSE '' END)
+        USING ids;
+    END IF;
+    IF NOT refd AND writes THEN
       EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))', d->>'copy', kl, kl, d->>'log') USING ids;
     END IF;
   ELSE
-    SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+    -- r.: the log has a storagelab_seq too
+    SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum), string_agg('r.' || quote_ident(a.attname), ', ' ORDER BY a.attnum)
+      INTO cols, rcols
       FROM pg_attribute a
      WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
-    EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %4$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) r '
-                   'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log',
-                   (SELECT string_agg('r.' || quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_attribute a   -- r.: the log has a storagelab_seq too
-                     WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''))
-      USING ids;
-    IF ndel > 0 THEN
-    EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '
-                   'FROM %1$s t WHERE to_jsonb(t) IN (SELECT storagelab_row FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')) c '
-                   'JOIN (SELECT storagelab_row AS r, count(*) AS n FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'' GROUP BY storagelab_row) w ON w.r = c.j AND c.n <= w.n)',
-                   d->>'target', d->>'log')
-      USING ids;
+    IF writes THEN
+      EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %4$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) r '
+                     'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log', rcols)
+        USING ids;
+    END IF;
+    IF deletes THEN
+      -- (a sequential scan of the target: only when there are old rows)
+      EXECUTE format('SELECT EXISTS (SELECT FROM %s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')', d->>'log') INTO refd USING ids;
+    END IF;
+    IF deletes AND refd THEN
+      EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '
+                     'FROM %1$s t WHERE to_jsonb(t) IN (SELECT storagelab_row FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')) c '
+                     'JOIN (SELECT storagelab_row AS r, count(*) AS n FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'' GROUP BY storagelab_row) w ON w.r = c.j AND c.n <= w.n)',
+                     d->>'target', d->>'log')
+        USING ids;
     END IF;
   END IF;
-  EXECUTE format('DELETE FROM %s WHERE storagelab_seq = ANY ($1)', d->>'log') USING ids;
-  RETURN cardinality(ids);
+  IF deletes THEN
+    EXECUTE format('DELETE FROM %s WHERE storagelab_seq = ANY ($1)', d->>'log') USING ids;
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_ids(jsonb, bigint[], boolean, boolean) IS
+  'log rows of a copy-and-swap change log applied to its target in sets (keys deleted and copied again, or upserted and deleted when referenced; whole rows inserted and deleted): the writes, the deletes (and the log rows), or both';
+
+-- One batch of the replay of d.log into d.target: the batch_rows oldest log
+-- rows (all when NULL), applied (rewrite_online_apply_ids), then deleted;
+-- returns how many there were.
+CREATE FUNCTION storagelab_internal.rewrite_online_apply(d jsonb, batch_rows bigint)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  ids bigint[];
+BEGIN
+  EXECUTE format('SELECT array_agg(storagelab_seq ORDER BY storagelab_seq) FROM (SELECT storagelab_seq FROM %s ORDER BY storagelab_seq LIMIT $1) x',
+                 d->>'log')
+    INTO ids USING batch_rows;
+  IF ids IS NOT NULL THEN
+    PERFORM storagelab_internal.rewrite_online_apply_ids(d, ids, true, true);
+  END IF;
+  RETURN coalesce(cardinality(ids), 0);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply(jsonb, bigint) IS
