@@ -179,15 +179,16 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_storage_clause(oid) IS
   'the WITH (reloptions, toast.reloptions) and TABLESPACE clauses of a new table for an old one (a partition in the default tablespace under a parent in another names it)';
 
--- Phase create for one partition or inheritance child of a table being
--- rewritten (its attnums atts in the new order, their new types: the
--- model's, rewrite_member_columns): a partition is created PARTITION OF the new parent with the same bound (and
--- partition key, for a sub-partitioned one), a child with its own columns
--- INHERITS (the new parent), both with the old reloptions, tablespace and
--- persistence; then what it has beyond its parent (NOT NULL, another
--- default, CHECK constraints of its own) and its settings
--- (rewrite_table_settings).
-CREATE FUNCTION storagelab_internal.rewrite_create_member(member oid, atts int2[], types text[])
+-- Phase create for one table a rewrite rebuilds (m: the model's member,
+-- its columns in the new order and types), storagelab_new_<OID>: a table
+-- given with its columns and valid CHECK constraints (and partition key); a
+-- partition PARTITION OF the new parent with the same bound (and partition
+-- key, for a sub-partitioned one); an inheritance child with its own
+-- columns, INHERITS (the new parent); each with the old access method,
+-- reloptions, tablespace and persistence.  Then what a partition or child
+-- has beyond its parent (NOT NULL, another default, CHECK constraints of
+-- its own), and its settings (rewrite_table_settings).
+CREATE FUNCTION storagelab_internal.rewrite_create(m storagelab_internal.rewrite_member)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -198,39 +199,45 @@ DECLARE
   stmts  text[];
   r      record;
 BEGIN
-  SELECT c.relkind, c.relpersistence, c.relispartition, n.nspname, am.amname, i.inhparent AS parent,
-         format('%I.%I', pn.nspname, storagelab_internal.rewrite_name('new', i.inhparent)) AS parentq,
+  SELECT c.relkind, c.relpersistence, c.relispartition, n.nspname, am.amname, pn.nspname AS parent_nsp,
          pg_get_expr(c.relpartbound, c.oid) AS bound
     INTO t
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
-    JOIN pg_inherits i ON i.inhrelid = c.oid JOIN pg_class pc ON pc.oid = i.inhparent
-    JOIN pg_namespace pn ON pn.oid = pc.relnamespace
-   WHERE c.oid = member;
-  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', member));
+    LEFT JOIN pg_class pc ON pc.oid = m.parent LEFT JOIN pg_namespace pn ON pn.oid = pc.relnamespace
+   WHERE c.oid = m.relid;
+  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', m.relid));
   stmts := ARRAY[format('CREATE %sTABLE %s %s%s%s%s',
                         CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END, newq,
-                        CASE WHEN t.relispartition THEN format('PARTITION OF %s %s', t.parentq, t.bound)
+                        CASE WHEN m.parent IS NULL
+                             -- valid CHECK constraints under their names (invalid ones: phase index)
+                             THEN format(E'(\n    %s\n)', array_to_string(
+                                    ARRAY(SELECT storagelab_internal.rewrite_column_def(m.relid, u.att, u.typ)
+                                            FROM unnest(m.atts, m.types) WITH ORDINALITY u(att, typ, n) ORDER BY u.n)
+                                    || ARRAY(SELECT format('CONSTRAINT %I %s', k.conname, pg_get_constraintdef(k.oid)) FROM pg_constraint k
+                                              WHERE k.conrelid = m.relid AND k.contype = 'c' AND k.convalidated ORDER BY k.conname), E',\n    '))
+                             WHEN t.relispartition
+                             THEN format('PARTITION OF %I.%I %s', t.parent_nsp, storagelab_internal.rewrite_name('new', m.parent), t.bound)
                              -- a child: its own columns, after the inherited ones
-                             ELSE format(E'(\n    %s\n) INHERITS (%s)',
-                                         coalesce((SELECT string_agg(storagelab_internal.rewrite_column_def(member, a.attnum,
+                             ELSE format(E'(\n    %s\n) INHERITS (%I.%I)',
+                                         coalesce((SELECT string_agg(storagelab_internal.rewrite_column_def(m.relid, a.attnum,
                                                                        format_type(a.atttypid, a.atttypmod)), E',\n    ' ORDER BY a.attnum)
-                                                     FROM pg_attribute a WHERE a.attrelid = member AND a.attnum = ANY (atts)
-                                                      AND NOT EXISTS (SELECT 1 FROM pg_attribute pa WHERE pa.attrelid = t.parent
+                                                     FROM pg_attribute a WHERE a.attrelid = m.relid AND a.attnum = ANY (m.atts)
+                                                      AND NOT EXISTS (SELECT 1 FROM pg_attribute pa WHERE pa.attrelid = m.parent
                                                                         AND pa.attname = a.attname AND NOT pa.attisdropped)), ''),
-                                         t.parentq) END,
-                        CASE WHEN t.relkind = 'p' THEN ' PARTITION BY ' || pg_get_partkeydef(member) ELSE '' END,
-                        CASE WHEN t.relkind = 'r' AND t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
-                        storagelab_internal.rewrite_storage_clause(member))];
+                                         t.parent_nsp, storagelab_internal.rewrite_name('new', m.parent)) END,
+                        CASE WHEN t.relkind = 'p' THEN ' PARTITION BY ' || pg_get_partkeydef(m.relid) ELSE '' END,
+                        CASE WHEN (m.parent IS NULL OR t.relkind = 'r') AND t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
+                        storagelab_internal.rewrite_storage_clause(m.relid))];
   -- NOT NULL and defaults of its own (a partition or child takes its parent's)
   FOR r IN
     SELECT a.attname, a.attnotnull AND NOT pa.attnotnull AS own_not_null,
-           storagelab_internal.sql_not_null_name(member, a.attnum) AS not_null_name,
+           storagelab_internal.sql_not_null_name(m.relid, a.attnum) AS not_null_name,
            pg_get_expr(d.adbin, d.adrelid) AS def, pg_get_expr(pd.adbin, pd.adrelid) AS parent_def
       FROM pg_attribute a
-      JOIN pg_attribute pa ON pa.attrelid = t.parent AND pa.attname = a.attname AND NOT pa.attisdropped
+      JOIN pg_attribute pa ON pa.attrelid = m.parent AND pa.attname = a.attname AND NOT pa.attisdropped
       LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
       LEFT JOIN pg_attrdef pd ON pd.adrelid = pa.attrelid AND pd.adnum = pa.attnum
-     WHERE a.attrelid = member AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' AND a.attidentity = ''
+     WHERE a.attrelid = m.relid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' AND a.attidentity = ''
      ORDER BY a.attnum
   LOOP
     IF r.own_not_null THEN
@@ -245,62 +252,14 @@ BEGIN
     END IF;
   END LOOP;
   -- valid CHECK constraints of its own (NOT VALID ones: phase index)
-  SELECT stmts || coalesce(array_agg(format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, k.conname, pg_get_constraintdef(k.oid))
-                                     ORDER BY k.conname), '{}')
-    INTO stmts
-    FROM pg_constraint k WHERE k.conrelid = member AND k.contype = 'c' AND k.convalidated AND k.coninhcount = 0;
-  RETURN stmts || storagelab_internal.rewrite_table_settings(member, newq, atts, types);
+  RETURN stmts || ARRAY(SELECT format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, k.conname, pg_get_constraintdef(k.oid))
+                          FROM pg_constraint k WHERE m.parent IS NOT NULL AND k.conrelid = m.relid AND k.contype = 'c'
+                           AND k.convalidated AND k.coninhcount = 0 ORDER BY k.conname)
+               || storagelab_internal.rewrite_table_settings(m.relid, newq, m.atts, m.types);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_create_member(oid, int2[], text[]) IS
-  'phase create of the rewrite engine for one partition (PARTITION OF the new parent, the old bound and partition key) or inheritance child (its own columns, INHERITS the new parent): storagelab_new_<OID>, storage options, its own NOT NULL, defaults and CHECK constraints, settings, owner, comments, privileges';
-
--- Phase create for one table of a model: its columns in the new order and
--- types.  A partitioned table is created with its partition key, then each
--- of its partitions at every level (parents first); an inheritance parent,
--- then its children.
-CREATE FUNCTION storagelab_internal.rewrite_create(model storagelab_internal.rewrite_model, rel oid)
-RETURNS text[]
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-  t      record;
-  newq   text;
-  defs   text[];
-  stmts  text[];
-  m      storagelab_internal.rewrite_member;
-  atts   int2[];
-  types  text[];
-BEGIN
-  SELECT x.atts, x.types INTO atts, types FROM unnest(model.members) x WHERE x.relid = rel;
-  SELECT c.relname, n.nspname, c.relpersistence, c.relkind, am.amname
-    INTO t
-    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
-   WHERE c.oid = rel;
-  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', rel));
-  SELECT array_agg(storagelab_internal.rewrite_column_def(rel, u.att, u.typ) ORDER BY u.n) INTO defs
-    FROM unnest(atts, types) WITH ORDINALITY u(att, typ, n);
-  -- valid CHECK constraints under their names (invalid ones: phase index)
-  SELECT defs || coalesce(array_agg(format('CONSTRAINT %I %s', k.conname, pg_get_constraintdef(k.oid)) ORDER BY k.conname), '{}')
-    INTO defs
-    FROM pg_constraint k WHERE k.conrelid = rel AND k.contype = 'c' AND k.convalidated;
-  stmts := ARRAY[format(E'CREATE %sTABLE %s (\n    %s\n)%s%s%s',
-                        CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END,
-                        newq, array_to_string(defs, E',\n    '),
-                        CASE WHEN t.relkind = 'p' THEN ' PARTITION BY ' || pg_get_partkeydef(rel) ELSE '' END,
-                        CASE WHEN t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
-                        storagelab_internal.rewrite_storage_clause(rel))]
-           || storagelab_internal.rewrite_table_settings(rel, newq, atts, types);
-  FOREACH m IN ARRAY model.members LOOP
-    CONTINUE WHEN m.root <> rel OR m.relid = rel;
-    stmts := stmts || storagelab_internal.rewrite_create_member(m.relid, m.atts, m.types);
-  END LOOP;
-  RETURN stmts;
-END
-$fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_create(storagelab_internal.rewrite_model, oid) IS
-  'phase create of the rewrite engine for one table: CREATE TABLE storagelab_new_<OID> in the new order and types with every property of the old table that fires nothing (a partitioned table with its partition key, then its partitions; an inheritance parent, then its children), then its column settings, owner, comments and privileges';
+COMMENT ON FUNCTION storagelab_internal.rewrite_create(storagelab_internal.rewrite_member) IS
+  'phase create of the rewrite engine for one table it rebuilds, storagelab_new_<OID>: a table given in the new column order and types with every property that fires nothing (columns, valid CHECK constraints, partition key), a partition (PARTITION OF the new parent, the old bound) or inheritance child (its own columns, INHERITS the new parent) with what it has of its own; storage options, column settings, owner, comments, privileges';
 
 -- Phase copy for one table: every row of the old table (not its children)
 -- into the new one, cast where the type changes; generated columns are

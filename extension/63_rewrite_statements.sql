@@ -55,15 +55,17 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  rel oid;
+  mem storagelab_internal.rewrite_member;
   s   text;
   n   int := 0;
 BEGIN
   IF phase IN ('create', 'index') THEN
-    FOREACH rel IN ARRAY model.relids LOOP
-      FOREACH s IN ARRAY CASE phase WHEN 'create' THEN storagelab_internal.rewrite_create(model, rel)
-                                    ELSE storagelab_internal.rewrite_index(model, rel) END LOOP
-        n := n + 1; ord := n; relation := rel; statement := regexp_replace(s, ';\s*$', ''); RETURN NEXT;
+    -- create: each member (a table given, then its partitions or children); index: each table given, with its tree
+    FOREACH mem IN ARRAY model.members LOOP
+      CONTINUE WHEN phase = 'index' AND mem.relid <> mem.root;
+      FOREACH s IN ARRAY CASE phase WHEN 'create' THEN storagelab_internal.rewrite_create(mem)
+                                    ELSE storagelab_internal.rewrite_index(model, mem.root) END LOOP
+        n := n + 1; ord := n; relation := mem.root; statement := regexp_replace(s, ';\s*$', ''); RETURN NEXT;
       END LOOP;
     END LOOP;
   ELSIF phase IN ('swap', 'swap_back') THEN

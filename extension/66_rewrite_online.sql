@@ -42,84 +42,85 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_key(oid) IS
   'the key of a table''s change log: its primary key, else its narrowest unique non-partial index on NOT NULL columns; NULL when it has neither';
 
--- The statements that start logging the changes of d.source into d.log: the
--- log table, its trigger function (SECURITY DEFINER: the clients that write
--- the table need no privilege on the log) and the triggers, ENABLE ALWAYS
--- (they fire for logical replication's apply too); TRUNCATE is refused
--- while the log is kept.  The log's own columns have reserved names
+-- The statements that start logging the changes of each direction's
+-- source into its log: the log table (commented tag, unless NULL), its
+-- trigger function (SECURITY DEFINER: the clients that write the table need
+-- no privilege on the log) and the triggers, named as the log, ENABLE
+-- ALWAYS (they fire for logical replication's apply too); TRUNCATE is
+-- refused while the log is kept.  The log's own columns have reserved names
 -- (storagelab_seq, storagelab_op, storagelab_row) beside the key columns it
 -- copies; a key column named storagelab_seq is refused (the INT->BIGINT
 -- pre-flight refuses it first, part 67).
-CREATE FUNCTION storagelab_internal.rewrite_online_log_start(d jsonb)
+CREATE FUNCTION storagelab_internal.rewrite_online_log_start(dirs jsonb, tag text)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  keys  text[] := ARRAY(SELECT jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END));
-  kl    text := (SELECT string_agg(quote_ident(k), ', ') FROM unnest(keys) k);
+  d     jsonb;
+  keys  text[];
+  kl    text;
+  trg   text;
   body  text;
-  stmts text[];
+  stmts text[] := '{}';
 BEGIN
-  IF 'storagelab_seq' = ANY (keys) THEN
-    RAISE EXCEPTION 'cannot log the changes of table %: its key column "storagelab_seq" has the name of a column of the change log', d->>'source'
-      USING ERRCODE = 'duplicate_column',
-            HINT = 'Rename the column first.';
-  END IF;
-  IF cardinality(keys) = 0 THEN
-    body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (storagelab_op, storagelab_row) VALUES (''D'', pg_catalog.to_jsonb(OLD)); END IF;\n'
-                   || E'  IF TG_OP <> ''DELETE'' THEN INSERT INTO %1$s (storagelab_op, storagelab_row) VALUES (''I'', pg_catalog.to_jsonb(NEW)); END IF;\n'
-                   || E'  RETURN NULL;\nEND\n', d->>'log');
-    stmts := ARRAY[format('CREATE TABLE %s (storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, storagelab_op "char" NOT NULL, storagelab_row jsonb NOT NULL)', d->>'log')];
-  ELSE
-    body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (%2$s) VALUES (%3$s); END IF;\n'
-                   || E'  IF TG_OP = ''INSERT'' OR (TG_OP = ''UPDATE'' AND (%4$s) IS DISTINCT FROM (%3$s)) THEN\n'
-                   || E'    INSERT INTO %1$s (%2$s) VALUES (%4$s);\n  END IF;\n  RETURN NULL;\nEND\n',
-                   d->>'log', kl,
-                   (SELECT string_agg('OLD.' || quote_ident(k), ', ') FROM unnest(keys) k),
-                   (SELECT string_agg('NEW.' || quote_ident(k), ', ') FROM unnest(keys) k));
-    stmts := ARRAY[format('CREATE TABLE %s AS SELECT %s FROM ONLY %s WITH NO DATA', d->>'log', kl, d->>'source'),
-                   format('ALTER TABLE %s ADD COLUMN storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY', d->>'log')];
-  END IF;
-  RETURN stmts || format('CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %s',
-                         d->>'log', storagelab_internal.dollar_quote(body))
-               || storagelab_internal.rewrite_online_log_triggers(d);
+  FOR d IN SELECT x FROM jsonb_array_elements(dirs) x LOOP
+    keys := ARRAY(SELECT jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END));
+    kl := (SELECT string_agg(quote_ident(k), ', ') FROM unnest(keys) k);
+    trg := (parse_ident(d->>'log'))[2];
+    IF 'storagelab_seq' = ANY (keys) THEN
+      RAISE EXCEPTION 'cannot log the changes of table %: its key column "storagelab_seq" has the name of a column of the change log', d->>'source'
+        USING ERRCODE = 'duplicate_column',
+              HINT = 'Rename the column first.';
+    END IF;
+    IF cardinality(keys) = 0 THEN
+      body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (storagelab_op, storagelab_row) VALUES (''D'', pg_catalog.to_jsonb(OLD)); END IF;\n'
+                     || E'  IF TG_OP <> ''DELETE'' THEN INSERT INTO %1$s (storagelab_op, storagelab_row) VALUES (''I'', pg_catalog.to_jsonb(NEW)); END IF;\n'
+                     || E'  RETURN NULL;\nEND\n', d->>'log');
+      stmts := stmts || format('CREATE TABLE %s (storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, storagelab_op "char" NOT NULL, storagelab_row jsonb NOT NULL)', d->>'log');
+    ELSE
+      body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (%2$s) VALUES (%3$s); END IF;\n'
+                     || E'  IF TG_OP = ''INSERT'' OR (TG_OP = ''UPDATE'' AND (%4$s) IS DISTINCT FROM (%3$s)) THEN\n'
+                     || E'    INSERT INTO %1$s (%2$s) VALUES (%4$s);\n  END IF;\n  RETURN NULL;\nEND\n',
+                     d->>'log', kl,
+                     (SELECT string_agg('OLD.' || quote_ident(k), ', ') FROM unnest(keys) k),
+                     (SELECT string_agg('NEW.' || quote_ident(k), ', ') FROM unnest(keys) k));
+      stmts := stmts || format('CREATE TABLE %s AS SELECT %s FROM ONLY %s WITH NO DATA', d->>'log', kl, d->>'source')
+                     || format('ALTER TABLE %s ADD COLUMN storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY', d->>'log');
+    END IF;
+    stmts := stmts || format('CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %s',
+                             d->>'log', storagelab_internal.dollar_quote(body))
+                   || format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION %s()', trg, d->>'source', d->>'log')
+                   || format('CREATE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION storagelab_internal.rewrite_online_no_truncate()',
+                             trg || '_truncate', d->>'source')
+                   || format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', d->>'source', trg)
+                   || format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', d->>'source', trg || '_truncate')
+                   || CASE WHEN tag IS NOT NULL THEN ARRAY[format('COMMENT ON TABLE %s IS %L', d->>'log', tag)] ELSE '{}' END;
+  END LOOP;
+  RETURN stmts;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_start(jsonb) IS
-  'statements creating the change log of a copy-and-swap rewrite (log table, SECURITY DEFINER trigger function, triggers ENABLE ALWAYS) for one direction object';
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_start(jsonb, text) IS
+  'statements creating the change logs of a copy-and-swap rewrite (log table, SECURITY DEFINER trigger function, triggers ENABLE ALWAYS, TRUNCATE refused) for direction objects';
 
--- The triggers that feed d.log from d.source (their names are the log's).
-CREATE FUNCTION storagelab_internal.rewrite_online_log_triggers(d jsonb)
+-- The statements that stop logging for each direction: its triggers
+-- dropped (triggers), its log and the log's function dropped (drop_log),
+-- each safe to run when already done.
+CREATE FUNCTION storagelab_internal.rewrite_online_log_stop(dirs jsonb, triggers boolean, drop_log boolean)
 RETURNS text[]
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT ARRAY[
-    format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION %s()',
-           (parse_ident($1->>'log'))[2], $1->>'source', $1->>'log'),
-    format('CREATE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION storagelab_internal.rewrite_online_no_truncate()',
-           (parse_ident($1->>'log'))[2] || '_truncate', $1->>'source'),
-    format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', $1->>'source', (parse_ident($1->>'log'))[2]),
-    format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', $1->>'source', (parse_ident($1->>'log'))[2] || '_truncate')]
+  SELECT coalesce(array_agg(s ORDER BY u.n, v.k), '{}')
+    FROM jsonb_array_elements($1) WITH ORDINALITY u(d, n),
+         unnest(CASE WHEN $2 THEN ARRAY[format('DROP TRIGGER IF EXISTS %I ON %s', (parse_ident(d->>'log'))[2], d->>'source'),
+                                        format('DROP TRIGGER IF EXISTS %I ON %s', (parse_ident(d->>'log'))[2] || '_truncate', d->>'source')]
+                     ELSE '{}' END
+                || CASE WHEN $3 THEN ARRAY[format('DROP TABLE IF EXISTS %s', d->>'log'), format('DROP FUNCTION IF EXISTS %s()', d->>'log')]
+                        ELSE '{}' END) WITH ORDINALITY v(s, k)
 $$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_triggers(jsonb) IS
-  'the CREATE TRIGGER statements (row changes, TRUNCATE refused) feeding a copy-and-swap change log, enabled always';
-
--- The statements that stop logging (the triggers dropped; with the log and
--- its function when drop_log), each safe to run when already done.
-CREATE FUNCTION storagelab_internal.rewrite_online_log_stop(d jsonb, drop_log boolean)
-RETURNS text[]
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT ARRAY[format('DROP TRIGGER IF EXISTS %I ON %s', (parse_ident($1->>'log'))[2], $1->>'source'),
-               format('DROP TRIGGER IF EXISTS %I ON %s', (parse_ident($1->>'log'))[2] || '_truncate', $1->>'source')]
-      || CASE WHEN $2 THEN ARRAY[format('DROP TABLE IF EXISTS %s', $1->>'log'),
-                                 format('DROP FUNCTION IF EXISTS %s()', $1->>'log')] ELSE '{}' END
-$$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_stop(jsonb, boolean) IS
-  'the statements that drop the triggers of a copy-and-swap change log (and the log and its function), each with IF EXISTS';
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_stop(jsonb, boolean, boolean) IS
+  'the statements that drop the triggers of copy-and-swap change logs and the logs with their functions, each with IF EXISTS';
 
 CREATE FUNCTION storagelab_internal.rewrite_online_no_truncate()
 RETURNS trigger

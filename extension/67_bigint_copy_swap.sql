@@ -439,7 +439,6 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  d  jsonb;
   st text[];
   s  text := '';
 BEGIN
@@ -448,9 +447,7 @@ BEGIN
   st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'SHARE ROW EXCLUSIVE')]
         || ARRAY(SELECT jsonb_array_elements_text(ctx->'unchanged'))
         || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_phase(model, 'create') r ORDER BY r.ord);
-  FOR d IN SELECT x FROM jsonb_array_elements(ctx->'fwd') x LOOP
-    st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', ctx->>'tag');
-  END LOOP;
+  st := st || storagelab_internal.rewrite_online_log_start(ctx->'fwd', ctx->>'tag');
   -- nothing (an event trigger) added objects to the new tables and logs as they were created
   st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', model.relids,
                      ARRAY(SELECT x->>'log' FROM jsonb_array_elements(ctx->'fwd') x));
@@ -498,21 +495,16 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  d       jsonb;
   st      text[];
 BEGIN
-  st := ARRAY[ctx->>'locks'] || ARRAY(SELECT jsonb_array_elements_text(ctx->'apply_f'));
-  FOR d IN SELECT x FROM jsonb_array_elements(ctx->'fwd') x LOOP
-    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
-  END LOOP;
+  st := ARRAY[ctx->>'locks'] || ARRAY(SELECT jsonb_array_elements_text(ctx->'apply_f'))
+        || storagelab_internal.rewrite_online_log_stop(ctx->'fwd', true, false);
   -- under the locks, the log triggers gone: the tables are as they were when the script was written
   st := st || ARRAY(SELECT jsonb_array_elements_text(ctx->'unchanged'))
            || storagelab_internal.rewrite_online_swap_statements(model, 'swap', pre, post)
-           || storagelab_internal.rewrite_online_old_triggers(model, false) || swap_end;
-  FOR d IN SELECT x FROM jsonb_array_elements(ctx->'back') x LOOP
-    st := st || storagelab_internal.rewrite_online_log_start(d);
-  END LOOP;
-  st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', '{}'::oid[],
+           || storagelab_internal.rewrite_online_old_triggers(model, false) || swap_end
+           || storagelab_internal.rewrite_online_log_start(ctx->'back', NULL)
+           || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', '{}'::oid[],
                      ARRAY(SELECT x->>'log' FROM jsonb_array_elements(ctx->'back') x));
   RETURN E'\\if :ph_swap\n' || (ctx->>'guard')
          || storagelab_internal.rewrite_online_do(st, ctx->>'swapped', 'phase swap has run already',
@@ -539,37 +531,28 @@ AS $fn$
 DECLARE
   fwd     jsonb := ctx->'fwd';
   back    jsonb := ctx->'back';
-  d       jsonb;
   retries int := (ctx->>'retries')::int;
   ours    text := ctx->>'ours';
   others  text := ctx->>'others';
   swapped text := ctx->>'swapped';
-  roots   oid[] := model.relids;
   st      text[];
   s       text := '';
-  validate text := '';
+  validate text;
 BEGIN
   -- validate
   -- (SHARE UPDATE EXCLUSIVE on the referencing table, which no client's reads and writes conflict with, first
   -- through script_lock: an autovacuum of it gives way after the short deadlock_timeout)
-  FOR d IN SELECT jsonb_build_array(storagelab_internal.sql_qname(r.relation), r.statement)
-             FROM storagelab_internal.rewrite_phase(model, 'validate') r ORDER BY r.ord LOOP
-    validate := validate || storagelab_internal.retry_block(
-                  ARRAY[storagelab_internal.script_lock_sql(ARRAY[d->>0], 'SHARE UPDATE EXCLUSIVE'), d->>1], retries);
-  END LOOP;
+  validate := coalesce((SELECT string_agg(storagelab_internal.retry_block(ARRAY[storagelab_internal.script_lock_sql(
+                                             ARRAY[storagelab_internal.sql_qname(r.relation)], 'SHARE UPDATE EXCLUSIVE'), r.statement], retries), '' ORDER BY r.ord)
+                          FROM storagelab_internal.rewrite_phase(model, 'validate') r), '');
   s := s || E'\\if :ph_validate\n' || validate || E'\\endif\n';
   -- cleanup
   -- (the tables, under their names the new ones since the swap, locked first through script_lock: dropping
   -- the back logs' triggers takes ACCESS EXCLUSIVE on them; the forward logs' triggers went in the swap)
-  st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'ACCESS EXCLUSIVE')];
-  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
-    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
-  END LOOP;
-  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
-    st := st || (storagelab_internal.rewrite_online_log_stop(d, true))[3:4];
-  END LOOP;
-  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_phase(model, 'cleanup') r ORDER BY r.ord)
-           || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'ACCESS EXCLUSIVE')]
+        || storagelab_internal.rewrite_online_log_stop(back, true, true) || storagelab_internal.rewrite_online_log_stop(fwd, false, true)
+        || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_phase(model, 'cleanup') r ORDER BY r.ord)
+        || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
   s := s || E'\\if :ph_cleanup\n'
          || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
          || E'\\endif\n';
@@ -579,31 +562,21 @@ BEGIN
                           array_agg(storagelab_internal.sql_qname(m.relid) ORDER BY m.level, m.relid),
                           array_agg(m.relid ORDER BY m.level, m.relid))
               FROM unnest(model.members) m)
-        || format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back);
-  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
-    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
-  END LOOP;
-  st := st || storagelab_internal.rewrite_online_swap_statements(model, 'swap_back', back_pre, back_post)
-           || storagelab_internal.rewrite_online_old_triggers(model, true);
-  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
-    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
-  END LOOP;
-  s := s || E'\\if :ph_rollback\n' || storagelab_internal.rewrite_online_final_check(roots, mid)
+        || format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back)
+        || storagelab_internal.rewrite_online_log_stop(back, true, false)
+        || storagelab_internal.rewrite_online_swap_statements(model, 'swap_back', back_pre, back_post)
+        || storagelab_internal.rewrite_online_old_triggers(model, true)
+        || storagelab_internal.rewrite_online_log_stop(back, true, true);
+  s := s || E'\\if :ph_rollback\n' || storagelab_internal.rewrite_online_final_check(model.relids, mid)
          || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'not swapped: nothing to swap back',
                                                   '(' || ours || ') OR NOT (' || others || ')',
                                                   'another copy-and-swap migration is rewriting these tables: roll back with its script', retries);
   -- (the tables locked first through script_lock: dropping the logs' triggers takes ACCESS EXCLUSIVE on them)
-  st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'ACCESS EXCLUSIVE')];
-  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
-    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
-  END LOOP;
-  -- one statement: the new tables may reference each other after a swap back
-  -- (every table of a tree: inheritance children are not dropped with their parent)
-  -- (in the members' order, parents first: without ORDER BY the plan chose it)
-  st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid)), ', ' ORDER BY m.k))
-                 FROM unnest(model.members) WITH ORDINALITY m(root, relid, parent, level, leaf, atts, types, k)
-                 JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace);
-  st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  -- (the new tables in one statement, phase discard's: they may reference each other after a swap back)
+  st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'ACCESS EXCLUSIVE')]
+        || storagelab_internal.rewrite_online_log_stop(fwd, true, true)
+        || (SELECT regexp_replace(r.statement, '^DROP TABLE ', 'DROP TABLE IF EXISTS ') FROM storagelab_internal.rewrite_phase(model, 'discard') r)
+        || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
   -- the foreign keys a swap back re-pointed NOT VALID, validated (of those that were valid; a no-op before a swap)
   RETURN s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
                                                     'another copy-and-swap migration is rewriting these tables: roll back with its script', retries)
