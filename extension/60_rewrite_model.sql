@@ -35,7 +35,7 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_name(text, oid) IS
 -- The model of a rewrite (rewrite_model, part 63), read from the catalogs
 -- once and handed to every phase: the tables given (relids, in the order
 -- given), the members of their trees with their columns in the new order
--- (rewrite_members, rewrite_member_columns), the foreign keys the swap
+-- (rewrite_members), the foreign keys the swap
 -- re-points (rewrite_foreign_keys) and the objects that follow the tables
 -- (rewrite_dependents; NULL when the model was built without them).
 CREATE TYPE storagelab_internal.rewrite_member AS (
@@ -199,30 +199,6 @@ END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_members(oid[]) IS
   'the tables a rewrite rebuilds: each table given and its partitions or inheritance children at every level, parents first (root, parent, level, leaf: holds rows)';
-
--- The columns of a member of a rewrite in the order of its root's attnums
--- atts, with the root's new types (columns matched by name: a partition or
--- child may order them otherwise), then an inheritance child's own columns
--- in their order with their types.
-CREATE FUNCTION storagelab_internal.rewrite_member_columns(member oid, root oid, atts int2[], types text[],
-                                                           OUT atts int2[], OUT types text[])
-LANGUAGE sql STABLE STRICT
-SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT array_agg(x.attnum ORDER BY x.n), array_agg(x.typ ORDER BY x.n)
-    FROM (SELECT m.attnum, u.typ, u.n
-            FROM unnest($3, $4) WITH ORDINALITY u(att, typ, n)
-            JOIN pg_attribute r ON r.attrelid = $2 AND r.attnum = u.att
-            JOIN pg_attribute m ON m.attrelid = $1 AND m.attname = r.attname AND NOT m.attisdropped
-          UNION ALL
-          SELECT a.attnum, format_type(a.atttypid, a.atttypmod), cardinality($3) + a.attnum
-            FROM pg_attribute a
-           WHERE $1 <> $2 AND a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
-             AND NOT EXISTS (SELECT 1 FROM pg_attribute r WHERE r.attrelid = $2 AND r.attname = a.attname
-                               AND r.attnum > 0 AND NOT r.attisdropped)) x
-$$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_member_columns(oid, oid, int2[], text[]) IS
-  'a partition''s or inheritance child''s attnums and new types for its root''s (matched by column name), then a child''s own columns with their types';
 
 -- What the engine cannot rewrite: refused with 0A000 and a message naming
 -- the object (42809 for a relation that is not a table).  A partition or

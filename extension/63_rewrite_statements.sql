@@ -16,7 +16,6 @@ AS $fn$
 DECLARE
   m storagelab_internal.rewrite_model;
 BEGIN
-  -- each member's columns: a partition's or child's matched to its root's by name
   WITH t AS MATERIALIZED (
     SELECT c.relid, c.table_ord, array_agg(c.attnum ORDER BY c.pos) AS atts, array_agg(c.new_type ORDER BY c.pos) AS types
       FROM storagelab_internal.rewrite_columns(tables) c GROUP BY c.relid, c.table_ord),
@@ -25,10 +24,20 @@ BEGIN
            SELECT ROW(x.root, x.relid, x.parent, x.level, x.leaf, mc.atts, mc.types)::storagelab_internal.rewrite_member
              FROM storagelab_internal.rewrite_members(r.relids) WITH ORDINALITY x(root, relid, parent, level, leaf, n)
              JOIN t ON t.relid = x.root
-            CROSS JOIN LATERAL (SELECT t.atts, t.types WHERE x.relid = x.root
-                                UNION ALL
-                                SELECT * FROM storagelab_internal.rewrite_member_columns(x.relid, x.root, t.atts, t.types)
-                                 WHERE x.relid <> x.root) mc
+            CROSS JOIN LATERAL (
+              -- a member's columns matched to its root's by name (a partition or child may order them
+              -- otherwise), with the root's new types; then an inheritance child's own, with their types
+              SELECT array_agg(y.attnum ORDER BY y.n) AS atts, array_agg(y.typ ORDER BY y.n) AS types
+                FROM (SELECT ma.attnum, u.typ, u.n
+                        FROM unnest(t.atts, t.types) WITH ORDINALITY u(att, typ, n)
+                        JOIN pg_attribute ra ON ra.attrelid = x.root AND ra.attnum = u.att
+                        JOIN pg_attribute ma ON ma.attrelid = x.relid AND ma.attname = ra.attname AND NOT ma.attisdropped
+                      UNION ALL
+                      SELECT a.attnum, format_type(a.atttypid, a.atttypmod), cardinality(t.atts) + a.attnum
+                        FROM pg_attribute a
+                       WHERE x.relid <> x.root AND a.attrelid = x.relid AND a.attnum > 0 AND NOT a.attisdropped
+                         AND NOT EXISTS (SELECT 1 FROM pg_attribute ra WHERE ra.attrelid = x.root AND ra.attname = a.attname
+                                           AND ra.attnum > 0 AND NOT ra.attisdropped)) y) mc
             ORDER BY x.n)
     INTO m.relids, m.members FROM r;
   m.fks := ARRAY(

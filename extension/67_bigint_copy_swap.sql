@@ -702,58 +702,43 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_copy_swap_refuse(storagelab.bigint_migration_object[], text) IS
   'raises what mode online refuses for a model (its blockers as the blocking mode, function hazards, the rewrite engine''s refusals), before anything is written; returns the model with function_hazards applied';
 
--- The online (copy-and-swap) script of a model: refusals as in the blocking mode (same
--- SQLSTATEs), the engine's own refusals, then the header and the phases.
-CREATE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[],
-                                                                      relations regclass[], column_names name[],
-                                                                      function_hazards text)
+-- The online (copy-and-swap) script of a model: the refusals
+-- (bigint_copy_swap_refuse), then the header and the phases
+-- (rewrite_online_script) with the swap's own statements.
+CREATE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[], relations regclass[],
+                                                                      column_names name[], function_hazards text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  tables    jsonb;
-  mid       text;
-  s         text;
-  swap_pre  text[] := '{}';
-  swap_post text[] := '{}';
-  back_pre  text[] := '{}';
-  back_post text[] := '{}';
-  swap_end  text[] := '{}';
+  tables jsonb;
+  mid    text;
+  w      record;
 BEGIN
   objs := storagelab_internal.bigint_copy_swap_refuse(objs, function_hazards);
   -- in the swap, around the dependent objects: the functions to widen
   -- (checked unchanged since generation, dropped, created with bigint
-  -- parameters) and the sequences' types; in the swap back, the reverse
-  IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
-    -- (a function widened in place, CREATE OR REPLACE, has no drop_sql and is not dropped)
-    SELECT coalesce(array_agg(x.drop_sql ORDER BY x.identity) FILTER (WHERE x.drop_sql IS NOT NULL), '{}'),
-           array_agg(x.create_sql ORDER BY x.identity),
-           coalesce(array_agg(format('DROP %s %s', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.hazard_target) ORDER BY x.identity)
-                      FILTER (WHERE x.drop_sql IS NOT NULL), '{}'),
-           array_agg(pg_get_functiondef(x.objid) || E';\n'
-                     || format(E'ALTER ROUTINE %s OWNER TO %I;\n', x.objid::regprocedure, pg_get_userbyid(p.proowner))
-                     || storagelab_internal.sql_acl('ROUTINE', x.objid::regprocedure::text, p.proacl, p.proowner)
-                     || CASE WHEN obj_description(x.objid, 'pg_proc') IS NULL THEN ''
-                             ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', x.objid::regprocedure, obj_description(x.objid, 'pg_proc')) END
-                     ORDER BY x.identity)
-      INTO swap_pre, swap_post, back_pre, back_post
-      FROM unnest(objs) x JOIN pg_proc p ON p.oid = x.objid
-     WHERE x.kind = 'widened_function';
-  END IF;
-  swap_post := swap_post || ARRAY(SELECT x.create_sql FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
-  -- first in the swap's own statements: the functions to widen are unchanged since generation (55000),
-  -- and, with plpgsql_check installed, the errors of the PL/pgSQL functions that use these tables;
-  -- last: no new error (22000, the swap rolls back)   (part 28)
-  swap_pre := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'before'), '')], NULL) || swap_pre;
-  swap_end := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'after'), '')], NULL);
-  back_post := back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.sql_qname(x.objid), format_type(q.seqtypid, NULL))
-                                    FROM unnest(objs) x JOIN pg_sequence q ON q.seqrelid = x.objid
-                                   WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
+  -- parameters; one widened in place, CREATE OR REPLACE, has no drop_sql and
+  -- is not dropped) and the sequences' types; in the swap back, the reverse
+  SELECT coalesce(array_agg(x.drop_sql ORDER BY x.identity) FILTER (WHERE x.drop_sql IS NOT NULL), '{}') AS swap_pre,
+         coalesce(array_agg(x.create_sql ORDER BY x.identity), '{}') AS swap_post,
+         coalesce(array_agg(format('DROP %s %s', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.hazard_target) ORDER BY x.identity)
+                    FILTER (WHERE x.drop_sql IS NOT NULL), '{}') AS back_pre,
+         coalesce(array_agg(pg_get_functiondef(x.objid) || E';\n'
+                            || format(E'ALTER ROUTINE %s OWNER TO %I;\n', x.objid::regprocedure, pg_get_userbyid(p.proowner))
+                            || storagelab_internal.sql_acl('ROUTINE', x.objid::regprocedure::text, p.proacl, p.proowner)
+                            || CASE WHEN obj_description(x.objid, 'pg_proc') IS NULL THEN ''
+                                    ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', x.objid::regprocedure, obj_description(x.objid, 'pg_proc')) END
+                            ORDER BY x.identity), '{}') AS back_post
+    INTO w
+    FROM unnest(objs) x JOIN pg_proc p ON p.oid = x.objid
+   WHERE x.kind = 'widened_function';
   tables := storagelab_internal.bigint_copy_swap_tables(objs);
   mid := 'slcs' || substr(md5(tables::text || now()::text), 1, 10);
-  s := format(E'-- storagelab %s: INT to BIGINT migration (mode online: copy and swap), migration id %s\n',
-              (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)
+  RETURN storagelab_internal.rewrite_online_script(
+    format(E'-- storagelab %s: INT to BIGINT migration (mode online: copy and swap), migration id %s\n',
+           (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)
     || '-- requested: ' || storagelab_internal.sql_comment_text(
           (SELECT string_agg(format('%s.%I', storagelab_internal.sql_qname(u.r), u.c), ', ')
              FROM unnest(relations, column_names) AS u(r, c))) || E'\n'
@@ -774,8 +759,18 @@ BEGIN
     || E'-- Subscribers of a publication of these tables: ALTER SUBSCRIPTION ... REFRESH PUBLICATION WITH (copy_data = false).\n'
     || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n'
     || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards)   -- part 28
-    || E'\n';
-  RETURN storagelab_internal.rewrite_online_script(s, tables, mid, swap_pre, swap_post, back_pre, back_post, swap_end);
+    || E'\n',
+    tables, mid,
+    -- first in the swap's own statements: the functions to widen are unchanged since generation (55000),
+    -- and, with plpgsql_check installed, the errors of the PL/pgSQL functions that use these tables;
+    -- last: no new error (22000, the swap rolls back)   (part 28)
+    array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'before'), '')], NULL) || w.swap_pre,
+    w.swap_post || ARRAY(SELECT x.create_sql FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity),
+    w.back_pre,
+    w.back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.sql_qname(x.objid), format_type(q.seqtypid, NULL))
+                           FROM unnest(objs) x JOIN pg_sequence q ON q.seqrelid = x.objid
+                          WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity),
+    array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'after'), '')], NULL));
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
