@@ -23,19 +23,18 @@ DECLARE
   ix   record;
   def  text;
   head text;
+  tail text;
 BEGIN
   SELECT i.indisunique, i.indrelid, am.amname, CASE WHEN ic.relkind = 'I' THEN 'ONLY ' ELSE '' END AS only INTO ix
     FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
    WHERE i.indexrelid = idx;
   def := storagelab_internal.index_copy_sql(pg_get_indexdef(idx), idx, new_name, false, '{}', '{}');
-  head := format('CREATE %sINDEX %I ON %s%s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
-                 ix.only, storagelab_internal.sql_qname(ix.indrelid), ix.amname);
-  IF NOT starts_with(def, head) THEN
+  head := format('CREATE %sINDEX %I ON %s', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name, ix.only);
+  tail := format(' USING %I (', ix.amname);
+  IF NOT starts_with(def, head || storagelab_internal.sql_qname(ix.indrelid) || tail) THEN
     RAISE EXCEPTION 'unexpected index definition' USING ERRCODE = 'internal_error', DETAIL = def;
   END IF;
-  RETURN format('CREATE %sINDEX %I ON %s%s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
-                ix.only, new_table, ix.amname)
-         || substr(def, length(head) + 1);
+  RETURN head || new_table || tail || substr(def, length(head || storagelab_internal.sql_qname(ix.indrelid) || tail) + 1);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_index_def(oid, name, text) IS

@@ -31,8 +31,8 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_foreign_keys(oid[]) IS
   'the foreign keys from and to the rewritten tables (and their partitions) that the swap re-points, with their definitions (NOT VALID left out), whether they were validated and whether either side is partitioned (then added valid)';
 
 -- The renames of one table's swap: the table, its indexes and constraints
--- with indexes, its identity sequences (with their position) and
--- statistics objects; back = true gives the renames of swap_back.
+-- with indexes, its identity sequences (with their position), the old
+-- table's statistics objects; back = true gives the renames of swap_back.
 CREATE FUNCTION storagelab_internal.rewrite_renames(rel oid, back boolean)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
@@ -92,11 +92,16 @@ BEGIN
     JOIN pg_attribute a ON a.attrelid = rel AND a.attnum = d.refobjsubid
    WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.refobjid = rel
      AND d.deptype = 'a' AND sc.relkind = 'S';
+  -- statistics objects of the old table out of the way (their names are the schema's)
+  SELECT stmts || coalesce(array_agg(format('ALTER STATISTICS %I.%I RENAME TO %I', sn.nspname,
+                                            CASE WHEN back THEN storagelab_internal.rewrite_name('old', x.oid) ELSE x.stxname END,
+                                            CASE WHEN back THEN x.stxname ELSE storagelab_internal.rewrite_name('old', x.oid) END) ORDER BY x.oid), '{}')
+    INTO stmts FROM pg_statistic_ext x JOIN pg_namespace sn ON sn.oid = x.stxnamespace WHERE x.stxrelid = rel;
   RETURN stmts;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_renames(oid, boolean) IS
-  'the renames of one table''s swap (or swap_back): table, indexes, constraints with indexes, identity sequences with their position; serial sequences re-owned';
+  'the renames of one table''s swap (or swap_back): table, indexes, constraints with indexes, identity sequences with their position, the old table''s statistics objects; serial sequences re-owned';
 
 -- The table's own objects that the new table gets in the swap (they would
 -- fire during the copy, or they are named in their schema): triggers,
@@ -203,17 +208,10 @@ BEGIN
       END LOOP;
     END LOOP;
   END IF;
-  -- 4. renames; statistics objects of the old tables out of the way
+  -- 4. renames
   FOREACH rel IN ARRAY members LOOP
     FOREACH s IN ARRAY storagelab_internal.rewrite_renames(rel, back) LOOP
       relid := rel; statement := s; RETURN NEXT;
-    END LOOP;
-    FOR r IN SELECT s2.oid, sn.nspname, s2.stxname FROM pg_statistic_ext s2 JOIN pg_namespace sn ON sn.oid = s2.stxnamespace
-              WHERE s2.stxrelid = rel ORDER BY s2.oid LOOP
-      relid := rel;
-      statement := CASE WHEN back THEN format('ALTER STATISTICS %I.%I RENAME TO %I', r.nspname, storagelab_internal.rewrite_name('old', r.oid), r.stxname)
-                        ELSE format('ALTER STATISTICS %I.%I RENAME TO %I', r.nspname, r.stxname, storagelab_internal.rewrite_name('old', r.oid)) END;
-      RETURN NEXT;
     END LOOP;
   END LOOP;
   -- 5. foreign keys: the component's own on the new tables (swap), then

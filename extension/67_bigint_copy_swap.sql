@@ -1,8 +1,9 @@
 -- storagelab install script, part 67: the INT -> BIGINT script in mode
 -- 'online' (bigint_migration_script(..., mode => 'online'), alias
--- 'copy_swap'): copy and swap.  The
--- component's tables rebuilt as new tables by the rewrite engine (parts 60-64)
--- and kept in step by the online machinery (part 66), then swapped in.
+-- 'copy_swap'): copy and swap.  The component's tables rebuilt as new tables
+-- by the rewrite engine (parts 60-64) and kept in step by the online
+-- machinery (part 66), then swapped in.  The online skeleton the layout
+-- writer (part 65) shares: rewrite_online_script, on one model (part 63).
 -- One psql file in phases, chosen with -v phase=...:
 --   start     new tables (no indexes), change logs and their triggers
 --   copy      CALL storagelab.rewrite_online_copy: batches, resumable
