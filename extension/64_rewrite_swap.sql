@@ -115,27 +115,18 @@ AS $fn$
 DECLARE
   t      record;
   cur    text := storagelab_internal.sql_qname(rel);
-  stmts  text[] := '{}';
-  r      record;
+  stmts  text[];
 BEGIN
   SELECT c.relrowsecurity, c.relforcerowsecurity, c.relreplident INTO t FROM pg_class c WHERE c.oid = rel;
-  FOR r IN
+  stmts := ARRAY(
     SELECT x.create_sql FROM (
-      SELECT 1 AS k, g.oid, (storagelab_internal.dependent_trigger('pg_trigger'::regclass, g.oid, 0, 'n',
-               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
-        FROM pg_trigger g WHERE g.tgrelid = rel AND NOT g.tgisinternal AND g.tgparentid = 0
-      UNION ALL
-      SELECT 2, w.oid, (storagelab_internal.dependent_rewrite('pg_rewrite'::regclass, w.oid, 0, 'n',
-               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
-        FROM pg_rewrite w WHERE w.ev_class = rel AND w.rulename <> '_RETURN'
-      UNION ALL
-      SELECT 3, p.oid, (storagelab_internal.dependent_policy('pg_policy'::regclass, p.oid, 0, 'n',
-               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
-        FROM pg_policy p WHERE p.polrelid = rel
-      UNION ALL
-      SELECT 4, pr.oid, (storagelab_internal.dependent_publication('pg_publication_rel'::regclass, pr.oid, 0, 'n',
-               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
-        FROM pg_publication_rel pr WHERE pr.prrelid = rel
+      -- the kinds' functions of part 23, through dependent_sql (part 22)
+      SELECT q.k, q.oid, (d.o).create_sql
+        FROM (SELECT 1 AS k, 'pg_trigger'::regclass AS cls, g.oid FROM pg_trigger g WHERE g.tgrelid = rel AND NOT g.tgisinternal AND g.tgparentid = 0
+              UNION ALL SELECT 2, 'pg_rewrite'::regclass, w.oid FROM pg_rewrite w WHERE w.ev_class = rel AND w.rulename <> '_RETURN'
+              UNION ALL SELECT 3, 'pg_policy'::regclass, p.oid FROM pg_policy p WHERE p.polrelid = rel
+              UNION ALL SELECT 4, 'pg_publication_rel'::regclass, pr.oid FROM pg_publication_rel pr WHERE pr.prrelid = rel) q,
+             storagelab_internal.dependent_sql(q.cls, q.oid, 0, 'n', 'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false) d
       UNION ALL
       SELECT 5, s.oid, pg_get_statisticsobjdef(s.oid) || E';\n'
              || format(E'ALTER STATISTICS %I.%I OWNER TO %I;\n', sn.nspname, s.stxname, pg_get_userbyid(s.stxowner))
@@ -145,10 +136,7 @@ BEGIN
                      ELSE format(E'COMMENT ON STATISTICS %I.%I IS %L;\n', sn.nspname, s.stxname,
                                  obj_description(s.oid, 'pg_statistic_ext')) END
         FROM pg_statistic_ext s JOIN pg_namespace sn ON sn.oid = s.stxnamespace WHERE s.stxrelid = rel
-    ) x ORDER BY x.k, x.oid
-  LOOP
-    stmts := stmts || r.create_sql;
-  END LOOP;
+    ) x ORDER BY x.k, x.oid);
   IF t.relrowsecurity THEN stmts := stmts || format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', cur); END IF;
   IF t.relforcerowsecurity THEN stmts := stmts || format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', cur); END IF;
   stmts := stmts || CASE t.relreplident
