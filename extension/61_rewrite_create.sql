@@ -102,37 +102,29 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   t      record;
-  stmts  text[] := '{}';
-  col    record;
+  stmts  text[];
 BEGIN
   SELECT c.relowner, c.relacl, obj_description(c.oid, 'pg_class') AS descr INTO t FROM pg_class c WHERE c.oid = rel;
-  FOR col IN
-    SELECT a.attname, a.attstorage, ot.typstorage AS old_default, nt.typstorage AS new_default, nt.typlen AS new_len,
-           a.attstattarget::int AS stattarget, a.attacl, col_description(rel, a.attnum) AS descr,
-           -- the options ALTER COLUMN SET takes (n_distinct, n_distinct_inherited)
-           (SELECT array_agg(o ORDER BY o) FROM unnest(a.attoptions) o WHERE o ~ '^n_distinct(_inherited)?=') AS attoptions
+  stmts := ARRAY(
+    SELECT x.s
       FROM unnest(atts, types) WITH ORDINALITY u(att, typ, n)
       JOIN pg_attribute a ON a.attrelid = rel AND a.attnum = u.att
       JOIN pg_type ot ON ot.oid = a.atttypid
       JOIN pg_type nt ON nt.oid = to_regtype(u.typ)
-     ORDER BY u.n
-  LOOP
-    IF col.attstorage <> col.old_default AND col.new_len = -1 AND col.new_default <> 'p' THEN
-      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET STORAGE %s', newq, col.attname,
-                               CASE col.attstorage WHEN 'p' THEN 'PLAIN' WHEN 'e' THEN 'EXTERNAL'
-                                                 WHEN 'm' THEN 'MAIN' ELSE 'EXTENDED' END);
-    END IF;
-    IF coalesce(col.stattarget, -1) >= 0 THEN
-      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET STATISTICS %s', newq, col.attname, col.stattarget);
-    END IF;
-    IF col.attoptions IS NOT NULL THEN
-      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET (%s)', newq, col.attname,
-                               storagelab_internal.rewrite_options(col.attoptions));
-    END IF;
-    IF col.descr IS NOT NULL THEN
-      stmts := stmts || format('COMMENT ON COLUMN %s.%I IS %L', newq, col.attname, col.descr);
-    END IF;
-  END LOOP;
+      -- the options ALTER COLUMN SET takes (n_distinct, n_distinct_inherited)
+     CROSS JOIN LATERAL (SELECT array_agg(o ORDER BY o) AS opts FROM unnest(a.attoptions) o WHERE o ~ '^n_distinct(_inherited)?=') ao
+     CROSS JOIN LATERAL unnest(ARRAY[
+             CASE WHEN a.attstorage <> ot.typstorage AND nt.typlen = -1 AND nt.typstorage <> 'p'
+                  THEN format('ALTER TABLE %s ALTER COLUMN %I SET STORAGE %s', newq, a.attname,
+                              CASE a.attstorage WHEN 'p' THEN 'PLAIN' WHEN 'e' THEN 'EXTERNAL' WHEN 'm' THEN 'MAIN' ELSE 'EXTENDED' END) END,
+             CASE WHEN coalesce(a.attstattarget::int, -1) >= 0
+                  THEN format('ALTER TABLE %s ALTER COLUMN %I SET STATISTICS %s', newq, a.attname, a.attstattarget::int) END,
+             CASE WHEN ao.opts IS NOT NULL
+                  THEN format('ALTER TABLE %s ALTER COLUMN %I SET (%s)', newq, a.attname, storagelab_internal.rewrite_options(ao.opts)) END,
+             CASE WHEN col_description(rel, a.attnum) IS NOT NULL
+                  THEN format('COMMENT ON COLUMN %s.%I IS %L', newq, a.attname, col_description(rel, a.attnum)) END]) WITH ORDINALITY x(s, k)
+     WHERE x.s IS NOT NULL
+     ORDER BY u.n, x.k);
   stmts := stmts || format('ALTER TABLE %s OWNER TO %I', newq, pg_get_userbyid(t.relowner));
   IF t.descr IS NOT NULL THEN
     stmts := stmts || format('COMMENT ON TABLE %s IS %L', newq, t.descr);

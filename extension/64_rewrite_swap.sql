@@ -46,7 +46,6 @@ DECLARE
   mine   text;   -- prefix of the objects moved out of the way: old (swap) or new (swap_back)
   theirs text;
   stmts  text[];
-  r      record;
 BEGIN
   SELECT c.relname, n.nspname INTO t FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = rel;
   nspq := quote_ident(t.nspname);
@@ -56,34 +55,31 @@ BEGIN
   other := format('%s.%I', nspq, storagelab_internal.rewrite_name(mine, rel));
   stmts := ARRAY[format('ALTER TABLE %s RENAME TO %I', cur, storagelab_internal.rewrite_name(mine, rel)),
                  format('ALTER TABLE %s.%I RENAME TO %I', nspq, storagelab_internal.rewrite_name(theirs, rel), t.relname)];
-  FOR r IN
-    SELECT i.indexrelid, ic.relname AS iname, k.oid AS conoid, k.conname
+  -- indexes, and constraints with an index (renaming one renames its index)
+  stmts := stmts || ARRAY(
+    SELECT x.s
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
-      LEFT JOIN pg_constraint k ON k.conindid = i.indexrelid AND k.conrelid = rel AND k.contype IN ('p', 'u', 'x')
+      LEFT JOIN pg_constraint k ON k.conindid = i.indexrelid AND k.conrelid = rel AND k.contype IN ('p', 'u', 'x'),
+           unnest(CASE WHEN k.oid IS NOT NULL
+                       THEN ARRAY[format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', other, k.conname, storagelab_internal.rewrite_name(mine, k.oid)),
+                                  format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', cur, storagelab_internal.rewrite_name(theirs, k.oid), k.conname)]
+                       ELSE ARRAY[format('ALTER INDEX %s.%I RENAME TO %I', nspq, ic.relname, storagelab_internal.rewrite_name(mine, i.indexrelid)),
+                                  format('ALTER INDEX %s.%I RENAME TO %I', nspq, storagelab_internal.rewrite_name(theirs, i.indexrelid), ic.relname)] END)
+             WITH ORDINALITY x(s, j)
      WHERE i.indrelid = rel AND i.indisvalid
-     ORDER BY i.indexrelid
-  LOOP
-    IF r.conoid IS NOT NULL THEN
-      stmts := stmts || format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', other, r.conname, storagelab_internal.rewrite_name(mine, r.conoid))
-                     || format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', cur, storagelab_internal.rewrite_name(theirs, r.conoid), r.conname);
-    ELSE
-      stmts := stmts || format('ALTER INDEX %s.%I RENAME TO %I', nspq, r.iname, storagelab_internal.rewrite_name(mine, r.indexrelid))
-                     || format('ALTER INDEX %s.%I RENAME TO %I', nspq, storagelab_internal.rewrite_name(theirs, r.indexrelid), r.iname);
-    END IF;
-  END LOOP;
+     ORDER BY i.indexrelid, x.j);
   -- identity sequences: renamed, and the one taking over continues where the other stopped
-  FOR r IN
-    SELECT sc.oid, sc.relname, format('%I', sn.nspname) AS nspq
-      FROM pg_depend d JOIN pg_class sc ON sc.oid = d.objid JOIN pg_namespace sn ON sn.oid = sc.relnamespace
+  stmts := stmts || ARRAY(
+    SELECT x.s
+      FROM pg_depend d JOIN pg_class sc ON sc.oid = d.objid JOIN pg_namespace sn ON sn.oid = sc.relnamespace,
+           unnest(ARRAY[format('ALTER SEQUENCE %I.%I RENAME TO %I', sn.nspname, sc.relname, storagelab_internal.rewrite_name(mine, sc.oid)),
+                        format('ALTER SEQUENCE %I.%I RENAME TO %I', sn.nspname, storagelab_internal.rewrite_name(theirs, sc.oid), sc.relname),
+                        format('SELECT pg_catalog.setval(%L, s.last_value, s.is_called) FROM %I.%I s',
+                               format('%I.%I', sn.nspname, sc.relname), sn.nspname, storagelab_internal.rewrite_name(mine, sc.oid))])
+             WITH ORDINALITY x(s, j)
      WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.refobjid = rel
        AND d.deptype = 'i' AND sc.relkind = 'S'
-     ORDER BY sc.oid
-  LOOP
-    stmts := stmts || format('ALTER SEQUENCE %s.%I RENAME TO %I', r.nspq, r.relname, storagelab_internal.rewrite_name(mine, r.oid))
-                   || format('ALTER SEQUENCE %s.%I RENAME TO %I', r.nspq, storagelab_internal.rewrite_name(theirs, r.oid), r.relname)
-                   || format('SELECT pg_catalog.setval(%L, s.last_value, s.is_called) FROM %s.%I s',
-                             format('%s.%I', r.nspq, r.relname), r.nspq, storagelab_internal.rewrite_name(mine, r.oid));
-  END LOOP;
+     ORDER BY sc.oid, x.j);
   -- sequences owned by a column (serial): owned by the table now under the name
   SELECT stmts || coalesce(array_agg(format('ALTER SEQUENCE %s OWNED BY %s.%I', storagelab_internal.sql_qname(d.objid),
                                             cur, a.attname) ORDER BY d.objid), '{}')

@@ -161,6 +161,7 @@ DECLARE
   lk   text := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM unnest(keys) k);
   cols text;
   rcols text;
+  olds boolean;   -- whole rows: old rows ('D') to delete
   refd boolean := EXISTS (SELECT 1 FROM pg_constraint c WHERE c.contype = 'f'
                            AND c.confrelid IN (SELECT (d->>'target')::regclass::oid
                                                UNION SELECT a.relid FROM pg_partition_ancestors((d->>'target')::regclass) a));
@@ -197,9 +198,9 @@ BEGIN
     END IF;
     IF deletes THEN
       -- (a sequential scan of the target: only when there are old rows)
-      EXECUTE format('SELECT EXISTS (SELECT FROM %s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')', d->>'log') INTO refd USING ids;
+      EXECUTE format('SELECT EXISTS (SELECT FROM %s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')', d->>'log') INTO olds USING ids;
     END IF;
-    IF deletes AND refd THEN
+    IF deletes AND olds THEN
       EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '
                      'FROM %1$s t WHERE to_jsonb(t) IN (SELECT storagelab_row FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')) c '
                      'JOIN (SELECT storagelab_row AS r, count(*) AS n FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'' GROUP BY storagelab_row) w ON w.r = c.j AND c.n <= w.n)',
