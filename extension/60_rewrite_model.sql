@@ -4,15 +4,18 @@
 -- the old ones, with another column order and other column types, and swap
 -- them in; doc/design/rewrite-engine.md is its interface.
 --
---   60_rewrite_model.sql      input (rewrite_columns), names (rewrite_name),
---                             refusals (rewrite_refuse), the objects outside
---                             the tables that follow them (rewrite_dependents:
---                             the catalog query and the table of kinds of the
---                             INT -> BIGINT model's walk, part 22)
+--   60_rewrite_model.sql      the model's types, input (rewrite_columns), names
+--                             (rewrite_name), refusals (rewrite_refuse), the
+--                             objects outside the tables that follow them
+--                             (rewrite_dependents: the catalog query and the
+--                             table of kinds of the INT -> BIGINT model's
+--                             walk, part 22)
 --   61_rewrite_create.sql     phases create and copy
 --   62_rewrite_index.sql      phase index
+--   63_rewrite_statements.sql the model built once (rewrite_model), the phase
+--                             of a model (rewrite_phase), the entry point
+--                             storagelab_internal.rewrite_statements()
 --   64_rewrite_swap.sql       phases swap, validate, swap_back, cleanup, discard
---   63_rewrite_statements.sql storagelab_internal.rewrite_statements(), the entry point
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
@@ -28,6 +31,38 @@ SET search_path = pg_catalog, pg_temp
 AS $$ SELECT ('storagelab_' || $1 || '_' || $2::text)::name $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_name(text, oid) IS
   'storagelab_<prefix>_<oid>: the name of an object the rewrite engine creates (new) or moves out of the way (old)';
+
+-- The model of a rewrite (rewrite_model, part 63), read from the catalogs
+-- once and handed to every phase: the tables given (relids, in the order
+-- given), the members of their trees with their columns in the new order
+-- (rewrite_members), the foreign keys the swap
+-- re-points (rewrite_foreign_keys) and the objects that follow the tables
+-- (rewrite_dependents; NULL when the model was built without them).
+CREATE TYPE storagelab_internal.rewrite_member AS (
+  root oid, relid oid, parent oid, level int, leaf boolean,
+  atts int2[], types text[]   -- its attnums in the new order, their new types
+);
+COMMENT ON TYPE storagelab_internal.rewrite_member IS
+  'a table a rewrite rebuilds (rewrite_members) with its attnums in the new order and their new types';
+CREATE TYPE storagelab_internal.rewrite_fk AS (
+  conoid oid, direction text, conrelid oid, confrelid oid, conname name, qrel text, def text,
+  validated boolean, partitioned boolean, descr text
+);
+COMMENT ON TYPE storagelab_internal.rewrite_fk IS
+  'a foreign key the swap re-points (rewrite_foreign_keys), with the table it references and its comment';
+CREATE TYPE storagelab_internal.rewrite_dep AS (
+  depth int, classid oid, objid oid, identity text, drop_sql text, create_sql text
+);
+COMMENT ON TYPE storagelab_internal.rewrite_dep IS
+  'an object that follows the rewritten tables (rewrite_dependents)';
+CREATE TYPE storagelab_internal.rewrite_model AS (
+  relids  oid[],
+  members storagelab_internal.rewrite_member[],
+  fks     storagelab_internal.rewrite_fk[],
+  deps    storagelab_internal.rewrite_dep[]
+);
+COMMENT ON TYPE storagelab_internal.rewrite_model IS
+  'the rewrite engine''s model, built once (rewrite_model) and read by every phase: tables, members with their columns, foreign keys, dependents';
 
 -- A type name given by the caller, checked before it is written into DDL:
 -- only the characters a type name with a typmod is spelled with (letters,
@@ -164,30 +199,6 @@ END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_members(oid[]) IS
   'the tables a rewrite rebuilds: each table given and its partitions or inheritance children at every level, parents first (root, parent, level, leaf: holds rows)';
-
--- The columns of a member of a rewrite in the order of its root's attnums
--- atts, with the root's new types (columns matched by name: a partition or
--- child may order them otherwise), then an inheritance child's own columns
--- in their order with their types.
-CREATE FUNCTION storagelab_internal.rewrite_member_columns(member oid, root oid, atts int2[], types text[],
-                                                           OUT atts int2[], OUT types text[])
-LANGUAGE sql STABLE STRICT
-SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT array_agg(x.attnum ORDER BY x.n), array_agg(x.typ ORDER BY x.n)
-    FROM (SELECT m.attnum, u.typ, u.n
-            FROM unnest($3, $4) WITH ORDINALITY u(att, typ, n)
-            JOIN pg_attribute r ON r.attrelid = $2 AND r.attnum = u.att
-            JOIN pg_attribute m ON m.attrelid = $1 AND m.attname = r.attname AND NOT m.attisdropped
-          UNION ALL
-          SELECT a.attnum, format_type(a.atttypid, a.atttypmod), cardinality($3) + a.attnum
-            FROM pg_attribute a
-           WHERE $1 <> $2 AND a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
-             AND NOT EXISTS (SELECT 1 FROM pg_attribute r WHERE r.attrelid = $2 AND r.attname = a.attname
-                               AND r.attnum > 0 AND NOT r.attisdropped)) x
-$$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_member_columns(oid, oid, int2[], text[]) IS
-  'a partition''s or inheritance child''s attnums and new types for its root''s (matched by column name), then a child''s own columns with their types';
 
 -- What the engine cannot rewrite: refused with 0A000 and a message naming
 -- the object (42809 for a relation that is not a table).  A partition or

@@ -102,37 +102,29 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   t      record;
-  stmts  text[] := '{}';
-  col    record;
+  stmts  text[];
 BEGIN
   SELECT c.relowner, c.relacl, obj_description(c.oid, 'pg_class') AS descr INTO t FROM pg_class c WHERE c.oid = rel;
-  FOR col IN
-    SELECT a.attname, a.attstorage, ot.typstorage AS old_default, nt.typstorage AS new_default, nt.typlen AS new_len,
-           a.attstattarget::int AS stattarget, a.attacl, col_description(rel, a.attnum) AS descr,
-           -- the options ALTER COLUMN SET takes (n_distinct, n_distinct_inherited)
-           (SELECT array_agg(o ORDER BY o) FROM unnest(a.attoptions) o WHERE o ~ '^n_distinct(_inherited)?=') AS attoptions
+  stmts := ARRAY(
+    SELECT x.s
       FROM unnest(atts, types) WITH ORDINALITY u(att, typ, n)
       JOIN pg_attribute a ON a.attrelid = rel AND a.attnum = u.att
       JOIN pg_type ot ON ot.oid = a.atttypid
       JOIN pg_type nt ON nt.oid = to_regtype(u.typ)
-     ORDER BY u.n
-  LOOP
-    IF col.attstorage <> col.old_default AND col.new_len = -1 AND col.new_default <> 'p' THEN
-      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET STORAGE %s', newq, col.attname,
-                               CASE col.attstorage WHEN 'p' THEN 'PLAIN' WHEN 'e' THEN 'EXTERNAL'
-                                                 WHEN 'm' THEN 'MAIN' ELSE 'EXTENDED' END);
-    END IF;
-    IF coalesce(col.stattarget, -1) >= 0 THEN
-      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET STATISTICS %s', newq, col.attname, col.stattarget);
-    END IF;
-    IF col.attoptions IS NOT NULL THEN
-      stmts := stmts || format('ALTER TABLE %s ALTER COLUMN %I SET (%s)', newq, col.attname,
-                               storagelab_internal.rewrite_options(col.attoptions));
-    END IF;
-    IF col.descr IS NOT NULL THEN
-      stmts := stmts || format('COMMENT ON COLUMN %s.%I IS %L', newq, col.attname, col.descr);
-    END IF;
-  END LOOP;
+      -- the options ALTER COLUMN SET takes (n_distinct, n_distinct_inherited)
+     CROSS JOIN LATERAL (SELECT array_agg(o ORDER BY o) AS opts FROM unnest(a.attoptions) o WHERE o ~ '^n_distinct(_inherited)?=') ao
+     CROSS JOIN LATERAL unnest(ARRAY[
+             CASE WHEN a.attstorage <> ot.typstorage AND nt.typlen = -1 AND nt.typstorage <> 'p'
+                  THEN format('ALTER TABLE %s ALTER COLUMN %I SET STORAGE %s', newq, a.attname,
+                              CASE a.attstorage WHEN 'p' THEN 'PLAIN' WHEN 'e' THEN 'EXTERNAL' WHEN 'm' THEN 'MAIN' ELSE 'EXTENDED' END) END,
+             CASE WHEN coalesce(a.attstattarget::int, -1) >= 0
+                  THEN format('ALTER TABLE %s ALTER COLUMN %I SET STATISTICS %s', newq, a.attname, a.attstattarget::int) END,
+             CASE WHEN ao.opts IS NOT NULL
+                  THEN format('ALTER TABLE %s ALTER COLUMN %I SET (%s)', newq, a.attname, storagelab_internal.rewrite_options(ao.opts)) END,
+             CASE WHEN col_description(rel, a.attnum) IS NOT NULL
+                  THEN format('COMMENT ON COLUMN %s.%I IS %L', newq, a.attname, col_description(rel, a.attnum)) END]) WITH ORDINALITY x(s, k)
+     WHERE x.s IS NOT NULL
+     ORDER BY u.n, x.k);
   stmts := stmts || format('ALTER TABLE %s OWNER TO %I', newq, pg_get_userbyid(t.relowner));
   IF t.descr IS NOT NULL THEN
     stmts := stmts || format('COMMENT ON TABLE %s IS %L', newq, t.descr);
@@ -179,60 +171,65 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_storage_clause(oid) IS
   'the WITH (reloptions, toast.reloptions) and TABLESPACE clauses of a new table for an old one (a partition in the default tablespace under a parent in another names it)';
 
--- Phase create for one partition or inheritance child of a table being
--- rewritten (root, its attnums atts in the new order, their new types): a
--- partition is created PARTITION OF the new parent with the same bound (and
--- partition key, for a sub-partitioned one), a child with its own columns
--- INHERITS (the new parent), both with the old reloptions, tablespace and
--- persistence; then what it has beyond its parent (NOT NULL, another
--- default, CHECK constraints of its own) and its settings
--- (rewrite_table_settings).
-CREATE FUNCTION storagelab_internal.rewrite_create_member(member oid, root oid, atts int2[], types text[])
+-- Phase create for one table a rewrite rebuilds (m: the model's member,
+-- its columns in the new order and types), storagelab_new_<OID>: a table
+-- given with its columns and valid CHECK constraints (and partition key); a
+-- partition PARTITION OF the new parent with the same bound (and partition
+-- key, for a sub-partitioned one); an inheritance child with its own
+-- columns, INHERITS (the new parent); each with the old access method,
+-- reloptions, tablespace and persistence.  Then what a partition or child
+-- has beyond its parent (NOT NULL, another default, CHECK constraints of
+-- its own), and its settings (rewrite_table_settings).
+CREATE FUNCTION storagelab_internal.rewrite_create(m storagelab_internal.rewrite_member)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   t      record;
-  cols   record;
   newq   text;
   stmts  text[];
   r      record;
 BEGIN
-  SELECT c.relkind, c.relpersistence, c.relispartition, n.nspname, am.amname, i.inhparent AS parent,
-         format('%I.%I', pn.nspname, storagelab_internal.rewrite_name('new', i.inhparent)) AS parentq,
+  SELECT c.relkind, c.relpersistence, c.relispartition, n.nspname, am.amname, pn.nspname AS parent_nsp,
          pg_get_expr(c.relpartbound, c.oid) AS bound
     INTO t
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
-    JOIN pg_inherits i ON i.inhrelid = c.oid JOIN pg_class pc ON pc.oid = i.inhparent
-    JOIN pg_namespace pn ON pn.oid = pc.relnamespace
-   WHERE c.oid = member;
-  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', member));
-  SELECT * INTO cols FROM storagelab_internal.rewrite_member_columns(member, root, atts, types);
+    LEFT JOIN pg_class pc ON pc.oid = m.parent LEFT JOIN pg_namespace pn ON pn.oid = pc.relnamespace
+   WHERE c.oid = m.relid;
+  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', m.relid));
   stmts := ARRAY[format('CREATE %sTABLE %s %s%s%s%s',
                         CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END, newq,
-                        CASE WHEN t.relispartition THEN format('PARTITION OF %s %s', t.parentq, t.bound)
+                        CASE WHEN m.parent IS NULL
+                             -- valid CHECK constraints under their names (invalid ones: phase index)
+                             THEN format(E'(\n    %s\n)', array_to_string(
+                                    ARRAY(SELECT storagelab_internal.rewrite_column_def(m.relid, u.att, u.typ)
+                                            FROM unnest(m.atts, m.types) WITH ORDINALITY u(att, typ, n) ORDER BY u.n)
+                                    || ARRAY(SELECT format('CONSTRAINT %I %s', k.conname, pg_get_constraintdef(k.oid)) FROM pg_constraint k
+                                              WHERE k.conrelid = m.relid AND k.contype = 'c' AND k.convalidated ORDER BY k.conname), E',\n    '))
+                             WHEN t.relispartition
+                             THEN format('PARTITION OF %I.%I %s', t.parent_nsp, storagelab_internal.rewrite_name('new', m.parent), t.bound)
                              -- a child: its own columns, after the inherited ones
-                             ELSE format(E'(\n    %s\n) INHERITS (%s)',
-                                         coalesce((SELECT string_agg(storagelab_internal.rewrite_column_def(member, a.attnum,
+                             ELSE format(E'(\n    %s\n) INHERITS (%I.%I)',
+                                         coalesce((SELECT string_agg(storagelab_internal.rewrite_column_def(m.relid, a.attnum,
                                                                        format_type(a.atttypid, a.atttypmod)), E',\n    ' ORDER BY a.attnum)
-                                                     FROM pg_attribute a WHERE a.attrelid = member AND a.attnum = ANY (cols.atts)
-                                                      AND NOT EXISTS (SELECT 1 FROM pg_attribute pa WHERE pa.attrelid = t.parent
+                                                     FROM pg_attribute a WHERE a.attrelid = m.relid AND a.attnum = ANY (m.atts)
+                                                      AND NOT EXISTS (SELECT 1 FROM pg_attribute pa WHERE pa.attrelid = m.parent
                                                                         AND pa.attname = a.attname AND NOT pa.attisdropped)), ''),
-                                         t.parentq) END,
-                        CASE WHEN t.relkind = 'p' THEN ' PARTITION BY ' || pg_get_partkeydef(member) ELSE '' END,
-                        CASE WHEN t.relkind = 'r' AND t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
-                        storagelab_internal.rewrite_storage_clause(member))];
+                                         t.parent_nsp, storagelab_internal.rewrite_name('new', m.parent)) END,
+                        CASE WHEN t.relkind = 'p' THEN ' PARTITION BY ' || pg_get_partkeydef(m.relid) ELSE '' END,
+                        CASE WHEN (m.parent IS NULL OR t.relkind = 'r') AND t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
+                        storagelab_internal.rewrite_storage_clause(m.relid))];
   -- NOT NULL and defaults of its own (a partition or child takes its parent's)
   FOR r IN
     SELECT a.attname, a.attnotnull AND NOT pa.attnotnull AS own_not_null,
-           storagelab_internal.sql_not_null_name(member, a.attnum) AS not_null_name,
+           storagelab_internal.sql_not_null_name(m.relid, a.attnum) AS not_null_name,
            pg_get_expr(d.adbin, d.adrelid) AS def, pg_get_expr(pd.adbin, pd.adrelid) AS parent_def
       FROM pg_attribute a
-      JOIN pg_attribute pa ON pa.attrelid = t.parent AND pa.attname = a.attname AND NOT pa.attisdropped
+      JOIN pg_attribute pa ON pa.attrelid = m.parent AND pa.attname = a.attname AND NOT pa.attisdropped
       LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
       LEFT JOIN pg_attrdef pd ON pd.adrelid = pa.attrelid AND pd.adnum = pa.attnum
-     WHERE a.attrelid = member AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' AND a.attidentity = ''
+     WHERE a.attrelid = m.relid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' AND a.attidentity = ''
      ORDER BY a.attnum
   LOOP
     IF r.own_not_null THEN
@@ -247,58 +244,14 @@ BEGIN
     END IF;
   END LOOP;
   -- valid CHECK constraints of its own (NOT VALID ones: phase index)
-  SELECT stmts || coalesce(array_agg(format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, k.conname, pg_get_constraintdef(k.oid))
-                                     ORDER BY k.conname), '{}')
-    INTO stmts
-    FROM pg_constraint k WHERE k.conrelid = member AND k.contype = 'c' AND k.convalidated AND k.coninhcount = 0;
-  RETURN stmts || storagelab_internal.rewrite_table_settings(member, newq, cols.atts, cols.types);
+  RETURN stmts || ARRAY(SELECT format('ALTER TABLE %s ADD CONSTRAINT %I %s', newq, k.conname, pg_get_constraintdef(k.oid))
+                          FROM pg_constraint k WHERE m.parent IS NOT NULL AND k.conrelid = m.relid AND k.contype = 'c'
+                           AND k.convalidated AND k.coninhcount = 0 ORDER BY k.conname)
+               || storagelab_internal.rewrite_table_settings(m.relid, newq, m.atts, m.types);
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_create_member(oid, oid, int2[], text[]) IS
-  'phase create of the rewrite engine for one partition (PARTITION OF the new parent, the old bound and partition key) or inheritance child (its own columns, INHERITS the new parent): storagelab_new_<OID>, storage options, its own NOT NULL, defaults and CHECK constraints, settings, owner, comments, privileges';
-
--- Phase create for one table: columns are the attnums in the new order,
--- types their new types.  A partitioned table is created with its partition
--- key, then each of its partitions at every level (parents first); an
--- inheritance parent, then its children.
-CREATE FUNCTION storagelab_internal.rewrite_create(rel oid, atts int2[], types text[])
-RETURNS text[]
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-  t      record;
-  newq   text;
-  defs   text[];
-  stmts  text[];
-  m      record;
-BEGIN
-  SELECT c.relname, n.nspname, c.relpersistence, c.relkind, am.amname
-    INTO t
-    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
-   WHERE c.oid = rel;
-  newq := format('%I.%I', t.nspname, storagelab_internal.rewrite_name('new', rel));
-  SELECT array_agg(storagelab_internal.rewrite_column_def(rel, u.att, u.typ) ORDER BY u.n) INTO defs
-    FROM unnest(atts, types) WITH ORDINALITY u(att, typ, n);
-  -- valid CHECK constraints under their names (invalid ones: phase index)
-  SELECT defs || coalesce(array_agg(format('CONSTRAINT %I %s', k.conname, pg_get_constraintdef(k.oid)) ORDER BY k.conname), '{}')
-    INTO defs
-    FROM pg_constraint k WHERE k.conrelid = rel AND k.contype = 'c' AND k.convalidated;
-  stmts := ARRAY[format(E'CREATE %sTABLE %s (\n    %s\n)%s%s%s',
-                        CASE t.relpersistence WHEN 'u' THEN 'UNLOGGED ' ELSE '' END,
-                        newq, array_to_string(defs, E',\n    '),
-                        CASE WHEN t.relkind = 'p' THEN ' PARTITION BY ' || pg_get_partkeydef(rel) ELSE '' END,
-                        CASE WHEN t.amname <> 'heap' THEN format(' USING %I', t.amname) ELSE '' END,
-                        storagelab_internal.rewrite_storage_clause(rel))]
-           || storagelab_internal.rewrite_table_settings(rel, newq, atts, types);
-  FOR m IN SELECT p.relid FROM storagelab_internal.rewrite_members(ARRAY[rel]) p WHERE p.relid <> rel LOOP
-    stmts := stmts || storagelab_internal.rewrite_create_member(m.relid, rel, atts, types);
-  END LOOP;
-  RETURN stmts;
-END
-$fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_create(oid, int2[], text[]) IS
-  'phase create of the rewrite engine for one table: CREATE TABLE storagelab_new_<OID> in the new order and types with every property of the old table that fires nothing (a partitioned table with its partition key, then its partitions; an inheritance parent, then its children), then its column settings, owner, comments and privileges';
+COMMENT ON FUNCTION storagelab_internal.rewrite_create(storagelab_internal.rewrite_member) IS
+  'phase create of the rewrite engine for one table it rebuilds, storagelab_new_<OID>: a table given in the new column order and types with every property that fires nothing (columns, valid CHECK constraints, partition key), a partition (PARTITION OF the new parent, the old bound) or inheritance child (its own columns, INHERITS the new parent) with what it has of its own; storage options, column settings, owner, comments, privileges';
 
 -- Phase copy for one table: every row of the old table (not its children)
 -- into the new one, cast where the type changes; generated columns are

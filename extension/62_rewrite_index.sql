@@ -23,19 +23,18 @@ DECLARE
   ix   record;
   def  text;
   head text;
+  tail text;
 BEGIN
   SELECT i.indisunique, i.indrelid, am.amname, CASE WHEN ic.relkind = 'I' THEN 'ONLY ' ELSE '' END AS only INTO ix
     FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
    WHERE i.indexrelid = idx;
   def := storagelab_internal.index_copy_sql(pg_get_indexdef(idx), idx, new_name, false, '{}', '{}');
-  head := format('CREATE %sINDEX %I ON %s%s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
-                 ix.only, storagelab_internal.sql_qname(ix.indrelid), ix.amname);
-  IF NOT starts_with(def, head) THEN
+  head := format('CREATE %sINDEX %I ON %s', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name, ix.only);
+  tail := format(' USING %I (', ix.amname);
+  IF NOT starts_with(def, head || storagelab_internal.sql_qname(ix.indrelid) || tail) THEN
     RAISE EXCEPTION 'unexpected index definition' USING ERRCODE = 'internal_error', DETAIL = def;
   END IF;
-  RETURN format('CREATE %sINDEX %I ON %s%s USING %I (', CASE WHEN ix.indisunique THEN 'UNIQUE ' ELSE '' END, new_name,
-                ix.only, new_table, ix.amname)
-         || substr(def, length(head) + 1);
+  RETURN head || new_table || tail || substr(def, length(head || storagelab_internal.sql_qname(ix.indrelid) || tail) + 1);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_index_def(oid, name, text) IS
@@ -126,11 +125,11 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_index_table(oid) IS
   'phase index of the rewrite engine for one table or partition: every valid index and primary key, unique and exclusion constraint of the old table on the new one (storagelab_new_<OID> names; ON ONLY a partitioned table), NOT VALID CHECK constraints, statistics targets and comments';
 
--- Phase index for one table and, for a partitioned table, its partitions
--- at every level: each one's indexes, then every partition's index
+-- Phase index for one table of a model and, for a partitioned table, its
+-- partitions at every level: each one's indexes, then every partition's index
 -- attached to its parent's (deepest first: a partitioned index is valid
 -- once all its partitions' are attached), as the old ones were.
-CREATE FUNCTION storagelab_internal.rewrite_index(rel oid)
+CREATE FUNCTION storagelab_internal.rewrite_index(model storagelab_internal.rewrite_model, rel oid)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -139,7 +138,7 @@ DECLARE
   stmts  text[] := '{}';
   member oid;
 BEGIN
-  FOR member IN SELECT p.relid FROM storagelab_internal.rewrite_members(ARRAY[rel]) p LOOP
+  FOR member IN SELECT p.relid FROM unnest(model.members) p WHERE p.root = rel LOOP
     stmts := stmts || storagelab_internal.rewrite_index_table(member);
   END LOOP;
   SELECT stmts || coalesce(array_agg(format('ALTER INDEX %I.%I ATTACH PARTITION %I.%I',
@@ -147,14 +146,15 @@ BEGIN
                                             cn.nspname, storagelab_internal.rewrite_index_name(h.inhrelid))
                                      ORDER BY m.level DESC, h.inhrelid), '{}')
     INTO stmts
-    FROM storagelab_internal.rewrite_members(ARRAY[rel]) m
+    FROM unnest(model.members) m
     JOIN pg_index i ON i.indrelid = m.relid AND i.indisvalid
     JOIN pg_inherits h ON h.inhrelid = i.indexrelid
     JOIN pg_index pi ON pi.indexrelid = h.inhparent AND pi.indisvalid
     JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace cn ON cn.oid = c.relnamespace
-    JOIN pg_class pc ON pc.oid = h.inhparent JOIN pg_namespace pn ON pn.oid = pc.relnamespace;
+    JOIN pg_class pc ON pc.oid = h.inhparent JOIN pg_namespace pn ON pn.oid = pc.relnamespace
+   WHERE m.root = rel;
   RETURN stmts;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_index(oid) IS
+COMMENT ON FUNCTION storagelab_internal.rewrite_index(storagelab_internal.rewrite_model, oid) IS
   'phase index of the rewrite engine for one table and its partitions: every valid index and primary key, unique and exclusion constraint on the new tables, partitions'' indexes attached to their parents'' (deepest first), NOT VALID CHECK constraints, statistics targets and comments';

@@ -31,8 +31,8 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_foreign_keys(oid[]) IS
   'the foreign keys from and to the rewritten tables (and their partitions) that the swap re-points, with their definitions (NOT VALID left out), whether they were validated and whether either side is partitioned (then added valid)';
 
 -- The renames of one table's swap: the table, its indexes and constraints
--- with indexes, its identity sequences (with their position) and
--- statistics objects; back = true gives the renames of swap_back.
+-- with indexes, its identity sequences (with their position), the old
+-- table's statistics objects; back = true gives the renames of swap_back.
 CREATE FUNCTION storagelab_internal.rewrite_renames(rel oid, back boolean)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
@@ -46,7 +46,6 @@ DECLARE
   mine   text;   -- prefix of the objects moved out of the way: old (swap) or new (swap_back)
   theirs text;
   stmts  text[];
-  r      record;
 BEGIN
   SELECT c.relname, n.nspname INTO t FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = rel;
   nspq := quote_ident(t.nspname);
@@ -56,34 +55,31 @@ BEGIN
   other := format('%s.%I', nspq, storagelab_internal.rewrite_name(mine, rel));
   stmts := ARRAY[format('ALTER TABLE %s RENAME TO %I', cur, storagelab_internal.rewrite_name(mine, rel)),
                  format('ALTER TABLE %s.%I RENAME TO %I', nspq, storagelab_internal.rewrite_name(theirs, rel), t.relname)];
-  FOR r IN
-    SELECT i.indexrelid, ic.relname AS iname, k.oid AS conoid, k.conname
+  -- indexes, and constraints with an index (renaming one renames its index)
+  stmts := stmts || ARRAY(
+    SELECT x.s
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
-      LEFT JOIN pg_constraint k ON k.conindid = i.indexrelid AND k.conrelid = rel AND k.contype IN ('p', 'u', 'x')
+      LEFT JOIN pg_constraint k ON k.conindid = i.indexrelid AND k.conrelid = rel AND k.contype IN ('p', 'u', 'x'),
+           unnest(CASE WHEN k.oid IS NOT NULL
+                       THEN ARRAY[format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', other, k.conname, storagelab_internal.rewrite_name(mine, k.oid)),
+                                  format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', cur, storagelab_internal.rewrite_name(theirs, k.oid), k.conname)]
+                       ELSE ARRAY[format('ALTER INDEX %s.%I RENAME TO %I', nspq, ic.relname, storagelab_internal.rewrite_name(mine, i.indexrelid)),
+                                  format('ALTER INDEX %s.%I RENAME TO %I', nspq, storagelab_internal.rewrite_name(theirs, i.indexrelid), ic.relname)] END)
+             WITH ORDINALITY x(s, j)
      WHERE i.indrelid = rel AND i.indisvalid
-     ORDER BY i.indexrelid
-  LOOP
-    IF r.conoid IS NOT NULL THEN
-      stmts := stmts || format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', other, r.conname, storagelab_internal.rewrite_name(mine, r.conoid))
-                     || format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', cur, storagelab_internal.rewrite_name(theirs, r.conoid), r.conname);
-    ELSE
-      stmts := stmts || format('ALTER INDEX %s.%I RENAME TO %I', nspq, r.iname, storagelab_internal.rewrite_name(mine, r.indexrelid))
-                     || format('ALTER INDEX %s.%I RENAME TO %I', nspq, storagelab_internal.rewrite_name(theirs, r.indexrelid), r.iname);
-    END IF;
-  END LOOP;
+     ORDER BY i.indexrelid, x.j);
   -- identity sequences: renamed, and the one taking over continues where the other stopped
-  FOR r IN
-    SELECT sc.oid, sc.relname, format('%I', sn.nspname) AS nspq
-      FROM pg_depend d JOIN pg_class sc ON sc.oid = d.objid JOIN pg_namespace sn ON sn.oid = sc.relnamespace
+  stmts := stmts || ARRAY(
+    SELECT x.s
+      FROM pg_depend d JOIN pg_class sc ON sc.oid = d.objid JOIN pg_namespace sn ON sn.oid = sc.relnamespace,
+           unnest(ARRAY[format('ALTER SEQUENCE %I.%I RENAME TO %I', sn.nspname, sc.relname, storagelab_internal.rewrite_name(mine, sc.oid)),
+                        format('ALTER SEQUENCE %I.%I RENAME TO %I', sn.nspname, storagelab_internal.rewrite_name(theirs, sc.oid), sc.relname),
+                        format('SELECT pg_catalog.setval(%L, s.last_value, s.is_called) FROM %I.%I s',
+                               format('%I.%I', sn.nspname, sc.relname), sn.nspname, storagelab_internal.rewrite_name(mine, sc.oid))])
+             WITH ORDINALITY x(s, j)
      WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.refobjid = rel
        AND d.deptype = 'i' AND sc.relkind = 'S'
-     ORDER BY sc.oid
-  LOOP
-    stmts := stmts || format('ALTER SEQUENCE %s.%I RENAME TO %I', r.nspq, r.relname, storagelab_internal.rewrite_name(mine, r.oid))
-                   || format('ALTER SEQUENCE %s.%I RENAME TO %I', r.nspq, storagelab_internal.rewrite_name(theirs, r.oid), r.relname)
-                   || format('SELECT pg_catalog.setval(%L, s.last_value, s.is_called) FROM %s.%I s',
-                             format('%s.%I', r.nspq, r.relname), r.nspq, storagelab_internal.rewrite_name(mine, r.oid));
-  END LOOP;
+     ORDER BY sc.oid, x.j);
   -- sequences owned by a column (serial): owned by the table now under the name
   SELECT stmts || coalesce(array_agg(format('ALTER SEQUENCE %s OWNED BY %s.%I', storagelab_internal.sql_qname(d.objid),
                                             cur, a.attname) ORDER BY d.objid), '{}')
@@ -92,11 +88,16 @@ BEGIN
     JOIN pg_attribute a ON a.attrelid = rel AND a.attnum = d.refobjsubid
    WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.refobjid = rel
      AND d.deptype = 'a' AND sc.relkind = 'S';
+  -- statistics objects of the old table out of the way (their names are the schema's)
+  SELECT stmts || coalesce(array_agg(format('ALTER STATISTICS %I.%I RENAME TO %I', sn.nspname,
+                                            CASE WHEN back THEN storagelab_internal.rewrite_name('old', x.oid) ELSE x.stxname END,
+                                            CASE WHEN back THEN x.stxname ELSE storagelab_internal.rewrite_name('old', x.oid) END) ORDER BY x.oid), '{}')
+    INTO stmts FROM pg_statistic_ext x JOIN pg_namespace sn ON sn.oid = x.stxnamespace WHERE x.stxrelid = rel;
   RETURN stmts;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_renames(oid, boolean) IS
-  'the renames of one table''s swap (or swap_back): table, indexes, constraints with indexes, identity sequences with their position; serial sequences re-owned';
+  'the renames of one table''s swap (or swap_back): table, indexes, constraints with indexes, identity sequences with their position, the old table''s statistics objects; serial sequences re-owned';
 
 -- The table's own objects that the new table gets in the swap (they would
 -- fire during the copy, or they are named in their schema): triggers,
@@ -110,27 +111,18 @@ AS $fn$
 DECLARE
   t      record;
   cur    text := storagelab_internal.sql_qname(rel);
-  stmts  text[] := '{}';
-  r      record;
+  stmts  text[];
 BEGIN
   SELECT c.relrowsecurity, c.relforcerowsecurity, c.relreplident INTO t FROM pg_class c WHERE c.oid = rel;
-  FOR r IN
+  stmts := ARRAY(
     SELECT x.create_sql FROM (
-      SELECT 1 AS k, g.oid, (storagelab_internal.dependent_trigger('pg_trigger'::regclass, g.oid, 0, 'n',
-               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
-        FROM pg_trigger g WHERE g.tgrelid = rel AND NOT g.tgisinternal AND g.tgparentid = 0
-      UNION ALL
-      SELECT 2, w.oid, (storagelab_internal.dependent_rewrite('pg_rewrite'::regclass, w.oid, 0, 'n',
-               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
-        FROM pg_rewrite w WHERE w.ev_class = rel AND w.rulename <> '_RETURN'
-      UNION ALL
-      SELECT 3, p.oid, (storagelab_internal.dependent_policy('pg_policy'::regclass, p.oid, 0, 'n',
-               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
-        FROM pg_policy p WHERE p.polrelid = rel
-      UNION ALL
-      SELECT 4, pr.oid, (storagelab_internal.dependent_publication('pg_publication_rel'::regclass, pr.oid, 0, 'n',
-               'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false)).o.create_sql
-        FROM pg_publication_rel pr WHERE pr.prrelid = rel
+      -- the kinds' functions of part 23, through dependent_sql (part 22)
+      SELECT q.k, q.oid, (d.o).create_sql
+        FROM (SELECT 1 AS k, 'pg_trigger'::regclass AS cls, g.oid FROM pg_trigger g WHERE g.tgrelid = rel AND NOT g.tgisinternal AND g.tgparentid = 0
+              UNION ALL SELECT 2, 'pg_rewrite'::regclass, w.oid FROM pg_rewrite w WHERE w.ev_class = rel AND w.rulename <> '_RETURN'
+              UNION ALL SELECT 3, 'pg_policy'::regclass, p.oid FROM pg_policy p WHERE p.polrelid = rel
+              UNION ALL SELECT 4, 'pg_publication_rel'::regclass, pr.oid FROM pg_publication_rel pr WHERE pr.prrelid = rel) q,
+             storagelab_internal.dependent_sql(q.cls, q.oid, 0, 'n', 'pg_class'::regclass, 0, 0, NULL::storagelab.bigint_migration_object, false) d
       UNION ALL
       SELECT 5, s.oid, pg_get_statisticsobjdef(s.oid) || E';\n'
              || format(E'ALTER STATISTICS %I.%I OWNER TO %I;\n', sn.nspname, s.stxname, pg_get_userbyid(s.stxowner))
@@ -140,10 +132,7 @@ BEGIN
                      ELSE format(E'COMMENT ON STATISTICS %I.%I IS %L;\n', sn.nspname, s.stxname,
                                  obj_description(s.oid, 'pg_statistic_ext')) END
         FROM pg_statistic_ext s JOIN pg_namespace sn ON sn.oid = s.stxnamespace WHERE s.stxrelid = rel
-    ) x ORDER BY x.k, x.oid
-  LOOP
-    stmts := stmts || r.create_sql;
-  END LOOP;
+    ) x ORDER BY x.k, x.oid);
   IF t.relrowsecurity THEN stmts := stmts || format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', cur); END IF;
   IF t.relforcerowsecurity THEN stmts := stmts || format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', cur); END IF;
   stmts := stmts || CASE t.relreplident
@@ -161,8 +150,9 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_own_objects(oid) IS
   'the statements that give the new table, once renamed, the old one''s triggers (enabled state, comments), rules, policies and row security, publication membership (column lists, row filters), statistics objects, replica identity and clustering index';
 
--- Phase swap (back = false) or swap_back (back = true) of a component.
-CREATE FUNCTION storagelab_internal.rewrite_swap(relids oid[], back boolean)
+-- Phase swap (back = false) or swap_back (back = true) of a model (built
+-- with its dependents).
+CREATE FUNCTION storagelab_internal.rewrite_swap(model storagelab_internal.rewrite_model, back boolean)
 RETURNS TABLE (relid oid, statement text)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -172,16 +162,19 @@ DECLARE
   r    record;
   s    text;
   -- the tables and their partitions, parents first
-  members oid[] := ARRAY(SELECT m.relid FROM storagelab_internal.rewrite_members(relids) m);
+  members oid[] := ARRAY(SELECT m.relid FROM unnest(model.members) m);
 BEGIN
+  IF model.deps IS NULL THEN
+    RAISE EXCEPTION 'rewrite model built without its dependents' USING ERRCODE = 'internal_error';
+  END IF;
   -- functions are re-created as they were, without checking their bodies (as pg_dump does)
   relid := NULL; statement := 'SET LOCAL check_function_bodies = off'; RETURN NEXT;
   -- 1. objects that follow the tables by OID, dependents first
-  FOR r IN SELECT * FROM storagelab_internal.rewrite_dependents(relids) ORDER BY depth DESC, classid, objid LOOP
+  FOR r IN SELECT * FROM unnest(model.deps) d ORDER BY d.depth DESC, d.classid, d.objid LOOP
     relid := NULL; statement := r.drop_sql; RETURN NEXT;
   END LOOP;
   -- 2. foreign keys of other tables referencing the component
-  FOR r IN SELECT * FROM storagelab_internal.rewrite_foreign_keys(relids) WHERE direction = 'to' LOOP
+  FOR r IN SELECT * FROM unnest(model.fks) f WHERE f.direction = 'to' LOOP
     relid := r.conrelid; statement := format('ALTER TABLE %s DROP CONSTRAINT %I', r.qrel, r.conname); RETURN NEXT;
   END LOOP;
   -- 3. swap_back: what the new tables got in the swap and that is named in
@@ -199,17 +192,10 @@ BEGIN
       END LOOP;
     END LOOP;
   END IF;
-  -- 4. renames; statistics objects of the old tables out of the way
+  -- 4. renames
   FOREACH rel IN ARRAY members LOOP
     FOREACH s IN ARRAY storagelab_internal.rewrite_renames(rel, back) LOOP
       relid := rel; statement := s; RETURN NEXT;
-    END LOOP;
-    FOR r IN SELECT s2.oid, sn.nspname, s2.stxname FROM pg_statistic_ext s2 JOIN pg_namespace sn ON sn.oid = s2.stxnamespace
-              WHERE s2.stxrelid = rel ORDER BY s2.oid LOOP
-      relid := rel;
-      statement := CASE WHEN back THEN format('ALTER STATISTICS %I.%I RENAME TO %I', r.nspname, storagelab_internal.rewrite_name('old', r.oid), r.stxname)
-                        ELSE format('ALTER STATISTICS %I.%I RENAME TO %I', r.nspname, r.stxname, storagelab_internal.rewrite_name('old', r.oid)) END;
-      RETURN NEXT;
     END LOOP;
   END LOOP;
   -- 5. foreign keys: the component's own on the new tables (swap), then
@@ -219,15 +205,14 @@ BEGIN
   -- replay relies on them), not those to other tables: until cleanup they
   -- would refuse a delete of a row the clients no longer reference (only
   -- the old table does); swap_back gives them back.
-  FOR r IN SELECT f.*, k.confrelid <> ALL (members) AS outside
-             FROM storagelab_internal.rewrite_foreign_keys(relids) f JOIN pg_constraint k ON k.oid = f.conoid
-            WHERE f.direction = 'to' OR NOT back OR k.confrelid <> ALL (members) LOOP
+  FOR r IN SELECT f.*, f.confrelid <> ALL (members) AS outside FROM unnest(model.fks) f
+            WHERE f.direction = 'to' OR NOT back OR f.confrelid <> ALL (members) LOOP
     relid := r.conrelid;
     statement := format('ALTER TABLE %s ADD CONSTRAINT %I %s%s', r.qrel, r.conname, r.def,
                         CASE WHEN r.partitioned AND r.validated THEN '' ELSE ' NOT VALID' END);
     RETURN NEXT;
-    IF obj_description(r.conoid, 'pg_constraint') IS NOT NULL THEN
-      statement := format('COMMENT ON CONSTRAINT %I ON %s IS %L', r.conname, r.qrel, obj_description(r.conoid, 'pg_constraint'));
+    IF r.descr IS NOT NULL THEN
+      statement := format('COMMENT ON CONSTRAINT %I ON %s IS %L', r.conname, r.qrel, r.descr);
       RETURN NEXT;
     END IF;
     IF r.direction = 'from' AND r.outside AND NOT back THEN
@@ -245,10 +230,10 @@ BEGIN
     END LOOP;
   END IF;
   -- 7. the objects of step 1 again, on whichever tables now have the names
-  FOR r IN SELECT * FROM storagelab_internal.rewrite_dependents(relids) ORDER BY depth, classid, objid LOOP
+  FOR r IN SELECT * FROM unnest(model.deps) d ORDER BY d.depth, d.classid, d.objid LOOP
     relid := NULL; statement := r.create_sql; RETURN NEXT;
   END LOOP;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_swap(oid[], boolean) IS
+COMMENT ON FUNCTION storagelab_internal.rewrite_swap(storagelab_internal.rewrite_model, boolean) IS
   'phase swap (or swap_back) of the rewrite engine: dependents dropped, foreign keys of other tables dropped, tables and their indexes, constraints, identity sequences and statistics objects renamed, foreign keys added NOT VALID (the old tables'' foreign keys to other tables moved to the new ones, given back by swap_back), the tables'' own objects given to the new tables (swap), dependents re-created';

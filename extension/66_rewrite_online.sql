@@ -42,84 +42,85 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_key(oid) IS
   'the key of a table''s change log: its primary key, else its narrowest unique non-partial index on NOT NULL columns; NULL when it has neither';
 
--- The statements that start logging the changes of d.source into d.log: the
--- log table, its trigger function (SECURITY DEFINER: the clients that write
--- the table need no privilege on the log) and the triggers, ENABLE ALWAYS
--- (they fire for logical replication's apply too); TRUNCATE is refused
--- while the log is kept.  The log's own columns have reserved names
+-- The statements that start logging the changes of each direction's
+-- source into its log: the log table (commented tag, unless NULL), its
+-- trigger function (SECURITY DEFINER: the clients that write the table need
+-- no privilege on the log) and the triggers, named as the log, ENABLE
+-- ALWAYS (they fire for logical replication's apply too); TRUNCATE is
+-- refused while the log is kept.  The log's own columns have reserved names
 -- (storagelab_seq, storagelab_op, storagelab_row) beside the key columns it
 -- copies; a key column named storagelab_seq is refused (the INT->BIGINT
 -- pre-flight refuses it first, part 67).
-CREATE FUNCTION storagelab_internal.rewrite_online_log_start(d jsonb)
+CREATE FUNCTION storagelab_internal.rewrite_online_log_start(dirs jsonb, tag text)
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  keys  text[] := ARRAY(SELECT jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END));
-  kl    text := (SELECT string_agg(quote_ident(k), ', ') FROM unnest(keys) k);
+  d     jsonb;
+  keys  text[];
+  kl    text;
+  trg   text;
   body  text;
-  stmts text[];
+  stmts text[] := '{}';
 BEGIN
-  IF 'storagelab_seq' = ANY (keys) THEN
-    RAISE EXCEPTION 'cannot log the changes of table %: its key column "storagelab_seq" has the name of a column of the change log', d->>'source'
-      USING ERRCODE = 'duplicate_column',
-            HINT = 'Rename the column first.';
-  END IF;
-  IF cardinality(keys) = 0 THEN
-    body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (storagelab_op, storagelab_row) VALUES (''D'', pg_catalog.to_jsonb(OLD)); END IF;\n'
-                   || E'  IF TG_OP <> ''DELETE'' THEN INSERT INTO %1$s (storagelab_op, storagelab_row) VALUES (''I'', pg_catalog.to_jsonb(NEW)); END IF;\n'
-                   || E'  RETURN NULL;\nEND\n', d->>'log');
-    stmts := ARRAY[format('CREATE TABLE %s (storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, storagelab_op "char" NOT NULL, storagelab_row jsonb NOT NULL)', d->>'log')];
-  ELSE
-    body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (%2$s) VALUES (%3$s); END IF;\n'
-                   || E'  IF TG_OP = ''INSERT'' OR (TG_OP = ''UPDATE'' AND (%4$s) IS DISTINCT FROM (%3$s)) THEN\n'
-                   || E'    INSERT INTO %1$s (%2$s) VALUES (%4$s);\n  END IF;\n  RETURN NULL;\nEND\n',
-                   d->>'log', kl,
-                   (SELECT string_agg('OLD.' || quote_ident(k), ', ') FROM unnest(keys) k),
-                   (SELECT string_agg('NEW.' || quote_ident(k), ', ') FROM unnest(keys) k));
-    stmts := ARRAY[format('CREATE TABLE %s AS SELECT %s FROM ONLY %s WITH NO DATA', d->>'log', kl, d->>'source'),
-                   format('ALTER TABLE %s ADD COLUMN storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY', d->>'log')];
-  END IF;
-  RETURN stmts || format('CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %s',
-                         d->>'log', storagelab_internal.dollar_quote(body))
-               || storagelab_internal.rewrite_online_log_triggers(d);
+  FOR d IN SELECT x FROM jsonb_array_elements(dirs) x LOOP
+    keys := ARRAY(SELECT jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END));
+    kl := (SELECT string_agg(quote_ident(k), ', ') FROM unnest(keys) k);
+    trg := (parse_ident(d->>'log'))[2];
+    IF 'storagelab_seq' = ANY (keys) THEN
+      RAISE EXCEPTION 'cannot log the changes of table %: its key column "storagelab_seq" has the name of a column of the change log', d->>'source'
+        USING ERRCODE = 'duplicate_column',
+              HINT = 'Rename the column first.';
+    END IF;
+    IF cardinality(keys) = 0 THEN
+      body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (storagelab_op, storagelab_row) VALUES (''D'', pg_catalog.to_jsonb(OLD)); END IF;\n'
+                     || E'  IF TG_OP <> ''DELETE'' THEN INSERT INTO %1$s (storagelab_op, storagelab_row) VALUES (''I'', pg_catalog.to_jsonb(NEW)); END IF;\n'
+                     || E'  RETURN NULL;\nEND\n', d->>'log');
+      stmts := stmts || format('CREATE TABLE %s (storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, storagelab_op "char" NOT NULL, storagelab_row jsonb NOT NULL)', d->>'log');
+    ELSE
+      body := format(E'BEGIN\n  IF TG_OP <> ''INSERT'' THEN INSERT INTO %1$s (%2$s) VALUES (%3$s); END IF;\n'
+                     || E'  IF TG_OP = ''INSERT'' OR (TG_OP = ''UPDATE'' AND (%4$s) IS DISTINCT FROM (%3$s)) THEN\n'
+                     || E'    INSERT INTO %1$s (%2$s) VALUES (%4$s);\n  END IF;\n  RETURN NULL;\nEND\n',
+                     d->>'log', kl,
+                     (SELECT string_agg('OLD.' || quote_ident(k), ', ') FROM unnest(keys) k),
+                     (SELECT string_agg('NEW.' || quote_ident(k), ', ') FROM unnest(keys) k));
+      stmts := stmts || format('CREATE TABLE %s AS SELECT %s FROM ONLY %s WITH NO DATA', d->>'log', kl, d->>'source')
+                     || format('ALTER TABLE %s ADD COLUMN storagelab_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY', d->>'log');
+    END IF;
+    stmts := stmts || format('CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %s',
+                             d->>'log', storagelab_internal.dollar_quote(body))
+                   || format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION %s()', trg, d->>'source', d->>'log')
+                   || format('CREATE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION storagelab_internal.rewrite_online_no_truncate()',
+                             trg || '_truncate', d->>'source')
+                   || format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', d->>'source', trg)
+                   || format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', d->>'source', trg || '_truncate')
+                   || CASE WHEN tag IS NOT NULL THEN ARRAY[format('COMMENT ON TABLE %s IS %L', d->>'log', tag)] ELSE '{}' END;
+  END LOOP;
+  RETURN stmts;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_start(jsonb) IS
-  'statements creating the change log of a copy-and-swap rewrite (log table, SECURITY DEFINER trigger function, triggers ENABLE ALWAYS) for one direction object';
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_start(jsonb, text) IS
+  'statements creating the change logs of a copy-and-swap rewrite (log table, SECURITY DEFINER trigger function, triggers ENABLE ALWAYS, TRUNCATE refused) for direction objects';
 
--- The triggers that feed d.log from d.source (their names are the log's).
-CREATE FUNCTION storagelab_internal.rewrite_online_log_triggers(d jsonb)
+-- The statements that stop logging for each direction: its triggers
+-- dropped (triggers), its log and the log's function dropped (drop_log),
+-- each safe to run when already done.
+CREATE FUNCTION storagelab_internal.rewrite_online_log_stop(dirs jsonb, triggers boolean, drop_log boolean)
 RETURNS text[]
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT ARRAY[
-    format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION %s()',
-           (parse_ident($1->>'log'))[2], $1->>'source', $1->>'log'),
-    format('CREATE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION storagelab_internal.rewrite_online_no_truncate()',
-           (parse_ident($1->>'log'))[2] || '_truncate', $1->>'source'),
-    format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', $1->>'source', (parse_ident($1->>'log'))[2]),
-    format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', $1->>'source', (parse_ident($1->>'log'))[2] || '_truncate')]
+  SELECT coalesce(array_agg(s ORDER BY u.n, v.k), '{}')
+    FROM jsonb_array_elements($1) WITH ORDINALITY u(d, n),
+         unnest(CASE WHEN $2 THEN ARRAY[format('DROP TRIGGER IF EXISTS %I ON %s', (parse_ident(d->>'log'))[2], d->>'source'),
+                                        format('DROP TRIGGER IF EXISTS %I ON %s', (parse_ident(d->>'log'))[2] || '_truncate', d->>'source')]
+                     ELSE '{}' END
+                || CASE WHEN $3 THEN ARRAY[format('DROP TABLE IF EXISTS %s', d->>'log'), format('DROP FUNCTION IF EXISTS %s()', d->>'log')]
+                        ELSE '{}' END) WITH ORDINALITY v(s, k)
 $$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_triggers(jsonb) IS
-  'the CREATE TRIGGER statements (row changes, TRUNCATE refused) feeding a copy-and-swap change log, enabled always';
-
--- The statements that stop logging (the triggers dropped; with the log and
--- its function when drop_log), each safe to run when already done.
-CREATE FUNCTION storagelab_internal.rewrite_online_log_stop(d jsonb, drop_log boolean)
-RETURNS text[]
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT ARRAY[format('DROP TRIGGER IF EXISTS %I ON %s', (parse_ident($1->>'log'))[2], $1->>'source'),
-               format('DROP TRIGGER IF EXISTS %I ON %s', (parse_ident($1->>'log'))[2] || '_truncate', $1->>'source')]
-      || CASE WHEN $2 THEN ARRAY[format('DROP TABLE IF EXISTS %s', $1->>'log'),
-                                 format('DROP FUNCTION IF EXISTS %s()', $1->>'log')] ELSE '{}' END
-$$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_stop(jsonb, boolean) IS
-  'the statements that drop the triggers of a copy-and-swap change log (and the log and its function), each with IF EXISTS';
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_log_stop(jsonb, boolean, boolean) IS
+  'the statements that drop the triggers of copy-and-swap change logs and the logs with their functions, each with IF EXISTS';
 
 CREATE FUNCTION storagelab_internal.rewrite_online_no_truncate()
 RETURNS trigger
@@ -135,80 +136,104 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_no_truncate() IS
   'trigger function refusing TRUNCATE of a table whose changes a copy-and-swap rewrite logs (TRUNCATE fires no row trigger)';
 
--- One batch of the replay of d.log into d.target: the batch_rows oldest log
--- rows (all when NULL), applied in sets, then deleted; returns how many
--- there were.  Keyed: the rows with the logged keys are deleted from the
--- target and copied again from the source as it is now (two statements, in
--- the caller's transaction: the other unique indexes of the target see the
--- batch's end state, so rows that swapped values through one, as a reorder
--- does via a temporary value, replay).  When foreign keys reference the
--- target (the old tables after the swap: the back log of a rollback), a
--- referenced row must not be deleted: the rows are upserted and those gone
--- from the source deleted, which fails on such a swap (see
--- doc/bigint_migration.md).  Whole rows: the new rows inserted, then one
--- target row deleted per old row.
-CREATE FUNCTION storagelab_internal.rewrite_online_apply(d jsonb, batch_rows bigint)
-RETURNS bigint
+-- Log rows ids of d.log applied to d.target in sets: the writes, the
+-- deletes, or both (the back logs of a rollback apply all writes before
+-- any delete: rewrite_online_apply_back, part 67).  Keyed: the logged keys
+-- deleted from the target and copied again from the source as it is now
+-- (writes; in the caller's transaction: the other unique indexes of the
+-- target see the batch's end state, so rows that swapped values through
+-- one, as a reorder does via a temporary value, replay).  When foreign keys
+-- reference the target (or a partitioned table above it: the old tables
+-- after the swap), a referenced row must not be deleted: the rows are
+-- upserted (writes) and those gone from the source deleted (deletes, which
+-- fails on such a swap: see doc/bigint_migration.md).  Whole rows: the new
+-- rows inserted (writes), one target row deleted per old row (deletes).
+-- deletes: the log rows too.
+CREATE FUNCTION storagelab_internal.rewrite_online_apply_ids(d jsonb, ids bigint[], writes boolean, deletes boolean)
+RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET row_security = off   -- a policy hiding rows of the source is an error, not rows lost
 AS $fn$
 DECLARE
-  ids  bigint[];
   keys text[] := ARRAY(SELECT jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END));
   kl   text := (SELECT string_agg(quote_ident(k), ', ') FROM unnest(keys) k);
   lk   text := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM unnest(keys) k);
   cols text;
-  ndel bigint;
-  refd boolean;
+  rcols text;
+  olds boolean;   -- whole rows: old rows ('D') to delete
+  refd boolean := EXISTS (SELECT 1 FROM pg_constraint c WHERE c.contype = 'f'
+                           AND c.confrelid IN (SELECT (d->>'target')::regclass::oid
+                                               UNION SELECT a.relid FROM pg_partition_ancestors((d->>'target')::regclass) a));
 BEGIN
-  EXECUTE format('SELECT array_agg(storagelab_seq ORDER BY storagelab_seq), count(*) FILTER (WHERE op = ''D'') '
-                 'FROM (SELECT storagelab_seq, %s AS op FROM %s ORDER BY storagelab_seq LIMIT $1) x',
-                 CASE WHEN kl IS NULL THEN 'storagelab_op' ELSE 'NULL::"char"' END, d->>'log')
-    INTO ids, ndel USING batch_rows;
-  IF ids IS NULL THEN
-    RETURN 0;
-  END IF;
   IF kl IS NOT NULL THEN
-    -- referenced by foreign keys: upsert, then delete the keys gone from the source (a row of the
-    -- target that other tables reference is never deleted and inserted again); else delete the
-    -- keys and copy them again
-    refd := EXISTS (SELECT 1 FROM pg_constraint c WHERE c.confrelid = (d->>'target')::regclass AND c.contype = 'f');
-    SELECT string_agg(format('%1$I = EXCLUDED.%1$I', a.attname), ', ' ORDER BY a.attnum) INTO cols
-      FROM pg_attribute a
-     WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
-       AND a.attidentity <> 'a' AND NOT a.attname::text = ANY (keys);
-    IF refd THEN
+    IF refd AND writes THEN
+      SELECT string_agg(format('%1$I = EXCLUDED.%1$I', a.attname), ', ' ORDER BY a.attnum) INTO cols
+        FROM pg_attribute a
+       WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+         AND a.attidentity <> 'a' AND NOT a.attname::text = ANY (keys);
       EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))\n ON CONFLICT (%s) DO %s',
                      d->>'copy', kl, kl, d->>'log', kl, coalesce('UPDATE SET ' || cols, 'NOTHING')) USING ids;
     END IF;
-    EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s)%s',
-                   d->>'target', kl, d->>'log', (SELECT string_agg('t.' || quote_ident(k), ', ') FROM unnest(keys) k), lk,
-                   CASE WHEN refd THEN format(' AND NOT EXISTS (SELECT FROM ONLY %s s WHERE (%s) = (%s))', d->>'source',
-                                              (SELECT string_agg('s.' || quote_ident(k), ', ') FROM unnest(keys) k), lk) ELSE '' END)
-      USING ids;
-    IF NOT refd THEN
+    IF (refd AND deletes) OR (NOT refd AND writes) THEN
+      EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s)%s',
+                     d->>'target', kl, d->>'log', (SELECT string_agg('t.' || quote_ident(k), ', ') FROM unnest(keys) k), lk,
+                     CASE WHEN refd THEN format(' AND NOT EXISTS (SELECT FROM ONLY %s s WHERE (%s) = (%s))', d->>'source',
+                                                (SELECT string_agg('s.' || quote_ident(k), ', ') FROM unnest(keys) k), lk) ELSE '' END)
+        USING ids;
+    END IF;
+    IF NOT refd AND writes THEN
       EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))', d->>'copy', kl, kl, d->>'log') USING ids;
     END IF;
   ELSE
-    SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+    -- r.: the log has a storagelab_seq too
+    SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum), string_agg('r.' || quote_ident(a.attname), ', ' ORDER BY a.attnum)
+      INTO cols, rcols
       FROM pg_attribute a
      WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
-    EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %4$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) r '
-                   'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log',
-                   (SELECT string_agg('r.' || quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_attribute a   -- r.: the log has a storagelab_seq too
-                     WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''))
-      USING ids;
-    IF ndel > 0 THEN
-    EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '
-                   'FROM %1$s t WHERE to_jsonb(t) IN (SELECT storagelab_row FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')) c '
-                   'JOIN (SELECT storagelab_row AS r, count(*) AS n FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'' GROUP BY storagelab_row) w ON w.r = c.j AND c.n <= w.n)',
-                   d->>'target', d->>'log')
-      USING ids;
+    IF writes THEN
+      EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %4$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) r '
+                     'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log', rcols)
+        USING ids;
+    END IF;
+    IF deletes THEN
+      -- (a sequential scan of the target: only when there are old rows)
+      EXECUTE format('SELECT EXISTS (SELECT FROM %s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')', d->>'log') INTO olds USING ids;
+    END IF;
+    IF deletes AND olds THEN
+      EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '
+                     'FROM %1$s t WHERE to_jsonb(t) IN (SELECT storagelab_row FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')) c '
+                     'JOIN (SELECT storagelab_row AS r, count(*) AS n FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'' GROUP BY storagelab_row) w ON w.r = c.j AND c.n <= w.n)',
+                     d->>'target', d->>'log')
+        USING ids;
     END IF;
   END IF;
-  EXECUTE format('DELETE FROM %s WHERE storagelab_seq = ANY ($1)', d->>'log') USING ids;
-  RETURN cardinality(ids);
+  IF deletes THEN
+    EXECUTE format('DELETE FROM %s WHERE storagelab_seq = ANY ($1)', d->>'log') USING ids;
+  END IF;
+END
+$fn$;
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_ids(jsonb, bigint[], boolean, boolean) IS
+  'log rows of a copy-and-swap change log applied to its target in sets (keys deleted and copied again, or upserted and deleted when referenced; whole rows inserted and deleted): the writes, the deletes (and the log rows), or both';
+
+-- One batch of the replay of d.log into d.target: the batch_rows oldest log
+-- rows (all when NULL), applied (rewrite_online_apply_ids), then deleted;
+-- returns how many there were.
+CREATE FUNCTION storagelab_internal.rewrite_online_apply(d jsonb, batch_rows bigint)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+  ids bigint[];
+BEGIN
+  EXECUTE format('SELECT array_agg(storagelab_seq ORDER BY storagelab_seq) FROM (SELECT storagelab_seq FROM %s ORDER BY storagelab_seq LIMIT $1) x',
+                 d->>'log')
+    INTO ids USING batch_rows;
+  IF ids IS NOT NULL THEN
+    PERFORM storagelab_internal.rewrite_online_apply_ids(d, ids, true, true);
+  END IF;
+  RETURN coalesce(cardinality(ids), 0);
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply(jsonb, bigint) IS

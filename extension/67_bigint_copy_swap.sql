@@ -1,8 +1,9 @@
 -- storagelab install script, part 67: the INT -> BIGINT script in mode
 -- 'online' (bigint_migration_script(..., mode => 'online'), alias
--- 'copy_swap'): copy and swap.  The
--- component's tables rebuilt as new tables by the rewrite engine (parts 60-64)
--- and kept in step by the online machinery (part 66), then swapped in.
+-- 'copy_swap'): copy and swap.  The component's tables rebuilt as new tables
+-- by the rewrite engine (parts 60-64) and kept in step by the online
+-- machinery (part 66), then swapped in.  The online skeleton the layout
+-- writer (part 65) shares: rewrite_online_script, on one model (part 63).
 -- One psql file in phases, chosen with -v phase=...:
 --   start     new tables (no indexes), change logs and their triggers
 --   copy      CALL storagelab.rewrite_online_copy: batches, resumable
@@ -60,45 +61,43 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_copy_back(oid) IS
   'INSERT ... SELECT copying rows of the table now under rel''s name into storagelab_old_<rel>, cast to its types (the replay after a swap)';
 
--- The direction objects of part 66 for the tables of an engine input:
+-- The direction objects of part 66 for the tables of a model (part 63):
 -- forward (old -> new, before the swap) or back (new -> old, after it),
 -- one per table that holds rows (each partition of a partitioned table:
 -- the rows of a partition go to the same partition of the new table).
-CREATE FUNCTION storagelab_internal.rewrite_online_dirs(tables jsonb, back boolean)
+CREATE FUNCTION storagelab_internal.rewrite_online_dirs(model storagelab_internal.rewrite_model, back boolean)
 RETURNS jsonb
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT jsonb_agg(jsonb_build_object(
-           'source', storagelab_internal.sql_qname(r.relation),
-           'target', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'old' ELSE 'new' END, r.relation)),
-           'log', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'back' ELSE 'log' END, r.relation)),
-           'key', to_jsonb(storagelab_internal.rewrite_online_key(r.relation)),
-           'copy', CASE WHEN $2 THEN storagelab_internal.rewrite_online_copy_back(r.relation) ELSE r.statement END)
-           ORDER BY r.ord)
-    FROM storagelab_internal.rewrite_statements($1, 'copy') r
-    JOIN pg_class c ON c.oid = r.relation JOIN pg_namespace n ON n.oid = c.relnamespace
+           'source', storagelab_internal.sql_qname(m.relid),
+           'target', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'old' ELSE 'new' END, m.relid)),
+           'log', format('%I.%I', n.nspname, storagelab_internal.rewrite_name(CASE WHEN $2 THEN 'back' ELSE 'log' END, m.relid)),
+           'key', to_jsonb(storagelab_internal.rewrite_online_key(m.relid)),
+           'copy', CASE WHEN $2 THEN storagelab_internal.rewrite_online_copy_back(m.relid)
+                        ELSE storagelab_internal.rewrite_copy(m.relid, m.atts, m.types) END)
+           ORDER BY m.n)
+    FROM unnest(($1).members) WITH ORDINALITY m(root, relid, parent, level, leaf, atts, types, n)
+    JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE m.leaf
 $$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_dirs(jsonb, boolean) IS
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_dirs(storagelab_internal.rewrite_model, boolean) IS
   'the direction objects (source, target, log, key, copy) of the online machinery for the tables of a rewrite, one per table holding rows (each partition of a partitioned table): forward before the swap, back after it';
 
 -- The back logs of a rollback after the swap, applied whole into the old
--- tables, which keep their foreign keys to each other (the new tables get
--- theirs only in the swap, after the forward logs are applied): rows
--- inserted and updated first, referenced tables before the tables that
--- reference them, then rows deleted, referencing tables first.  So a row
--- deleted after the swap together with the rows that referenced it (in
--- another table of the component), or inserted with rows that reference
--- it, goes back whatever the order of the tables.  A table with a key
--- that other tables reference is upserted, then its keys gone from the
--- new table are deleted; one that nothing references has its logged keys
--- deleted and copied again; one without a key has its logged rows
--- inserted, then deleted by value.
+-- tables (rewrite_online_apply_ids, part 66), which keep their foreign keys
+-- to each other (the new tables get theirs only in the swap, after the
+-- forward logs are applied): rows inserted and updated first, referenced
+-- tables before the tables that reference them, then rows deleted,
+-- referencing tables first.  So a row deleted after the swap together with
+-- the rows that referenced it (in another table of the component), or
+-- inserted with rows that reference it, goes back whatever the order of
+-- the tables.
 CREATE FUNCTION storagelab_internal.rewrite_online_apply_back(dirs jsonb)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
-SET row_security = off   -- a policy hiding rows of the source is an error, not rows lost
 AS $fn$
 DECLARE
   n      int := jsonb_array_length(dirs);
@@ -107,13 +106,6 @@ DECLARE
   rest   int[] := ARRAY(SELECT generate_series(0, jsonb_array_length(dirs) - 1));
   ready  int[];
   i      int;
-  d      jsonb;
-  kl     text;
-  tk     text;
-  lk     text;
-  sk     text;
-  cols   text;
-  refd   boolean;
   total  bigint := 0;
   logs   jsonb := '{}';
 BEGIN
@@ -143,58 +135,15 @@ BEGIN
   END LOOP;
   -- inserts and updates, referenced tables first
   FOREACH i IN ARRAY ord LOOP
-    d := dirs->i;
     idl := ARRAY(SELECT jsonb_array_elements_text(logs->i::text)::bigint);
     CONTINUE WHEN cardinality(idl) = 0;
-    kl := (SELECT string_agg(quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
-    tk := (SELECT string_agg('t.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
-    lk := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
-    refd := EXISTS (SELECT 1 FROM pg_constraint c WHERE c.contype = 'f'
-                       AND c.confrelid IN (SELECT (d->>'target')::regclass::oid UNION SELECT a.relid FROM pg_partition_ancestors((d->>'target')::regclass) a));
-    IF kl IS NOT NULL AND refd THEN
-      SELECT string_agg(format('%1$I = EXCLUDED.%1$I', a.attname), ', ' ORDER BY a.attnum) INTO cols
-        FROM pg_attribute a
-       WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
-         AND a.attidentity <> 'a' AND NOT a.attname::text IN (SELECT jsonb_array_elements_text(d->'key'));
-      EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))\n ON CONFLICT (%s) DO %s',
-                     d->>'copy', kl, kl, d->>'log', kl, coalesce('UPDATE SET ' || cols, 'NOTHING')) USING idl;
-    ELSIF kl IS NOT NULL THEN
-      EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s)',
-                     d->>'target', kl, d->>'log', tk, lk) USING idl;
-      EXECUTE format(E'%s\n WHERE (%s) IN (SELECT %s FROM %s WHERE storagelab_seq = ANY ($1))', d->>'copy', kl, kl, d->>'log') USING idl;
-    ELSE
-      SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
-        FROM pg_attribute a
-       WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
-      EXECUTE format('INSERT INTO %1$s (%2$s) OVERRIDING SYSTEM VALUE SELECT %4$s FROM %3$s l, jsonb_populate_record(NULL::%1$s, l.storagelab_row) r '
-                     'WHERE l.storagelab_seq = ANY ($1) AND l.storagelab_op = ''I'' ORDER BY l.storagelab_seq', d->>'target', cols, d->>'log',
-                     (SELECT string_agg('r.' || quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_attribute a   -- r.: the log has a storagelab_seq too
-                       WHERE a.attrelid = (d->>'target')::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''))
-        USING idl;
-    END IF;
+    PERFORM storagelab_internal.rewrite_online_apply_ids(dirs->i, idl, true, false);
   END LOOP;
-  -- deletes, referencing tables first
+  -- deletes (and the log rows), referencing tables first
   FOR i IN SELECT o FROM unnest(ord) WITH ORDINALITY u(o, k) ORDER BY k DESC LOOP
-    d := dirs->i;
     idl := ARRAY(SELECT jsonb_array_elements_text(logs->i::text)::bigint);
     CONTINUE WHEN cardinality(idl) = 0;
-    kl := (SELECT string_agg(quote_ident(k), ', ') FROM jsonb_array_elements_text(CASE jsonb_typeof(d->'key') WHEN 'array' THEN d->'key' ELSE '[]' END) k);
-    refd := EXISTS (SELECT 1 FROM pg_constraint c WHERE c.contype = 'f'
-                       AND c.confrelid IN (SELECT (d->>'target')::regclass::oid UNION SELECT a.relid FROM pg_partition_ancestors((d->>'target')::regclass) a));
-    IF kl IS NOT NULL AND refd THEN
-      tk := (SELECT string_agg('t.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k);
-      lk := (SELECT string_agg('l.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k);
-      sk := (SELECT string_agg('s.' || quote_ident(k), ', ') FROM jsonb_array_elements_text(d->'key') k);
-      EXECUTE format('DELETE FROM %s t USING (SELECT DISTINCT %s FROM %s WHERE storagelab_seq = ANY ($1)) l WHERE (%s) = (%s) '
-                     'AND NOT EXISTS (SELECT FROM ONLY %s s WHERE (%s) = (%s))',
-                     d->>'target', kl, d->>'log', tk, lk, d->>'source', sk, lk) USING idl;
-    ELSIF kl IS NULL THEN
-      EXECUTE format('DELETE FROM %1$s WHERE ctid IN (SELECT c.ctid FROM (SELECT t.ctid, to_jsonb(t) AS j, row_number() OVER (PARTITION BY to_jsonb(t)) AS n '
-                     'FROM %1$s t WHERE to_jsonb(t) IN (SELECT storagelab_row FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'')) c '
-                     'JOIN (SELECT storagelab_row AS r, count(*) AS n FROM %2$s WHERE storagelab_seq = ANY ($1) AND storagelab_op = ''D'' GROUP BY storagelab_row) w ON w.r = c.j AND c.n <= w.n)',
-                     d->>'target', d->>'log') USING idl;
-    END IF;
-    EXECUTE format('DELETE FROM %s WHERE storagelab_seq = ANY ($1)', d->>'log') USING idl;
+    PERFORM storagelab_internal.rewrite_online_apply_ids(dirs->i, idl, false, true);
   END LOOP;
   RETURN total;
 END
@@ -209,7 +158,7 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_apply_back(jsonb) IS
 -- states back after a swap back (enable = true: each trigger and rule,
 -- parents before partitions, as it was when the script was written, a
 -- partition's clone too).
-CREATE FUNCTION storagelab_internal.rewrite_online_old_triggers(tables jsonb, enable boolean)
+CREATE FUNCTION storagelab_internal.rewrite_online_old_triggers(model storagelab_internal.rewrite_model, enable boolean)
 RETURNS text[]
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -221,14 +170,14 @@ AS $$
                                                      WHEN 'D' THEN 'DISABLE' ELSE 'ENABLE' END, o.kind, o.name)
                 ELSE format('ALTER TABLE %I.%I DISABLE %s %I', n.nspname, storagelab_internal.rewrite_name('old', c.oid), o.kind, o.name) END
            ORDER BY o.kind DESC, m.level, m.relid, o.name), '{}')
-    FROM storagelab_internal.rewrite_members(ARRAY(SELECT to_regclass(x->>'relation')::oid FROM jsonb_array_elements(tables) x)) m
+    FROM unnest(model.members) m
     JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace
     JOIN (SELECT 'TRIGGER' AS kind, t.tgrelid AS rel, t.tgname AS name, t.tgenabled AS state FROM pg_trigger t WHERE NOT t.tgisinternal
           UNION ALL
           SELECT 'RULE', r.ev_class, r.rulename, r.ev_enabled FROM pg_rewrite r WHERE r.rulename <> '_RETURN') o ON o.rel = c.oid
    WHERE enable OR o.state <> 'D'
 $$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_old_triggers(jsonb, boolean) IS
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_old_triggers(storagelab_internal.rewrite_model, boolean) IS
   'statements disabling the triggers and rules of the old tables of a copy-and-swap rewrite in its swap (the back log''s replay must not fire them), or giving them their states back after a swap back';
 
 -- The check of a rollback after the swap, under its locks: no table of the
@@ -340,7 +289,8 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_publication_guard(name[])
 -- The INT->BIGINT script drops and re-creates the functions it widens there
 -- (a view calling one is dropped before it and created after it) and
 -- changes its sequences' types.
-CREATE FUNCTION storagelab_internal.rewrite_online_swap_statements(tables jsonb, phase text, pre text[], post text[])
+CREATE FUNCTION storagelab_internal.rewrite_online_swap_statements(model storagelab_internal.rewrite_model, phase text,
+                                                                   pre text[], post text[])
 RETURNS text[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -351,9 +301,8 @@ DECLARE
   i     int;
   j     int;
 BEGIN
-  -- PL/pgSQL: rewrite_statements belongs to the rewrite engine
   SELECT array_agg(r.relation ORDER BY r.ord), array_agg(r.statement ORDER BY r.ord) INTO rels, stmts
-    FROM storagelab_internal.rewrite_statements(tables, phase) r;
+    FROM storagelab_internal.rewrite_phase(model, phase) r;
   i := (SELECT min(n) FROM generate_subscripts(rels, 1) n WHERE rels[n] IS NOT NULL);
   j := (SELECT max(n) FROM generate_subscripts(rels, 1) n WHERE rels[n] IS NOT NULL);
   IF i IS NULL THEN
@@ -362,7 +311,7 @@ BEGIN
   RETURN stmts[1:i - 1] || coalesce(pre, '{}') || stmts[i:j] || coalesce(post, '{}') || stmts[j + 1:];
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_statements(jsonb, text, text[], text[]) IS
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_statements(storagelab_internal.rewrite_model, text, text[], text[]) IS
   'the rewrite engine''s swap or swap_back statements with the caller''s own after the dependent objects are dropped (pre) and before they are created again (post)';
 
 -- The statement that takes the locks of an online swap (and of a rollback
@@ -373,25 +322,22 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_statements(jsonb, te
 -- component, the tables whose foreign keys the swap re-points and those the
 -- old tables' foreign keys reference (the swap drops those keys, which drops
 -- their triggers there); a partitioned table's lock covers its partitions.
-CREATE FUNCTION storagelab_internal.rewrite_online_swap_locks(tables jsonb)
+CREATE FUNCTION storagelab_internal.rewrite_online_swap_locks(tables jsonb, model storagelab_internal.rewrite_model)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT storagelab_internal.script_lock_sql(
-           ARRAY(SELECT storagelab_internal.sql_qname(d.objid) FROM storagelab_internal.rewrite_dependents(roots) d
+           ARRAY(SELECT storagelab_internal.sql_qname(d.objid) FROM unnest(($2).deps) d
                   WHERE d.classid = 'pg_class'::regclass GROUP BY d.objid ORDER BY max(d.depth) DESC, d.objid)
            || (SELECT array_agg(x ORDER BY x) FROM (
                  SELECT t->>'relation' AS x FROM jsonb_array_elements(tables) t
-                 UNION SELECT f.qrel FROM storagelab_internal.rewrite_foreign_keys(roots) f WHERE f.direction = 'to'
-                 UNION SELECT storagelab_internal.sql_qname(k.confrelid)
-                         FROM storagelab_internal.rewrite_foreign_keys(roots) f JOIN pg_constraint k ON k.oid = f.conoid
-                        WHERE f.direction = 'from'
-                          AND k.confrelid NOT IN (SELECT m.relid FROM storagelab_internal.rewrite_members(roots) m)) y),
+                 UNION SELECT f.qrel FROM unnest(($2).fks) f WHERE f.direction = 'to'
+                 UNION SELECT storagelab_internal.sql_qname(f.confrelid) FROM unnest(($2).fks) f
+                        WHERE f.direction = 'from' AND f.confrelid NOT IN (SELECT m.relid FROM unnest(($2).members) m)) y),
            'ACCESS EXCLUSIVE')
-    FROM (SELECT ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t) AS roots) r
 $$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_locks(jsonb) IS
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_swap_locks(jsonb, storagelab_internal.rewrite_model) IS
   'the statement taking the locks of an online copy-and-swap swap (and rollback) through storagelab_internal.script_lock: the views it drops and creates again, then the component and the tables its foreign keys join, ACCESS EXCLUSIVE';
 
 -- The check that opens phase rollback: after cleanup (the tables under
@@ -424,17 +370,17 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_final_check(oid[], text) 
 -- which phases have run, the logs' tag, the publication guard, the swap's
 -- locks, the forward apply statements, and the checks that each table is
 -- unchanged since the script was written (what was added since would be lost).
-CREATE FUNCTION storagelab_internal.rewrite_online_phase_context(tables jsonb, mid text)
+CREATE FUNCTION storagelab_internal.rewrite_online_phase_context(tables jsonb, model storagelab_internal.rewrite_model, mid text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  fwd     jsonb := storagelab_internal.rewrite_online_dirs(tables, false);
-  back    jsonb := storagelab_internal.rewrite_online_dirs(tables, true);
+  fwd     jsonb := storagelab_internal.rewrite_online_dirs(model, false);
+  back    jsonb := storagelab_internal.rewrite_online_dirs(model, true);
   -- the logs carry the migration id: a second script for the same tables (same names) is refused
   tag     text := format('storagelab copy-and-swap migration %s', mid);
-  roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
+  roots   oid[] := model.relids;
   unchanged text[] := ARRAY(SELECT format('SELECT storagelab_internal.rewrite_check_unchanged(%L, %s, %L)', t->>'relation',
                                           to_regclass(t->>'relation')::oid,
                                           storagelab_internal.rewrite_tree_fingerprint(to_regclass(t->>'relation')))
@@ -442,12 +388,12 @@ DECLARE
 BEGIN
   -- partitioned tables without partitions have no rows to copy, log or replay: one that holds rows is needed
   -- (a partitioned table without partitions beside it is created empty and swapped with it)
-  IF NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(roots) m WHERE m.leaf) THEN
+  IF NOT EXISTS (SELECT 1 FROM unnest(model.members) m WHERE m.leaf) THEN
     RAISE EXCEPTION 'the online rewrite needs a table that holds rows'
       USING ERRCODE = 'feature_not_supported',
             DETAIL = (SELECT format('The partitioned table %s has no partitions.', string_agg(r::regclass::text, ', '))
                         FROM unnest(roots) r
-                       WHERE NOT EXISTS (SELECT 1 FROM storagelab_internal.rewrite_members(ARRAY[r]) m WHERE m.leaf)),
+                       WHERE NOT EXISTS (SELECT 1 FROM unnest(model.members) m WHERE m.root = r AND m.leaf)),
             HINT = 'Use the blocking mode.';
   END IF;
   RETURN jsonb_build_object(
@@ -465,36 +411,35 @@ BEGIN
     -- table and partition, named by rewrite_index_name) and every NOT VALID CHECK constraint it adds
     'indexed', coalesce((SELECT string_agg(c, ' AND ' ORDER BY c) FROM (
                  SELECT format('to_regclass(%L) IS NOT NULL', format('%I.%I', n.nspname, storagelab_internal.rewrite_index_name(i.indexrelid))) AS c
-                   FROM storagelab_internal.rewrite_members(roots) m
+                   FROM unnest(model.members) m
                    JOIN pg_index i ON i.indrelid = m.relid AND i.indisvalid
                    JOIN pg_class x ON x.oid = i.indexrelid JOIN pg_namespace n ON n.oid = x.relnamespace
                  UNION ALL
                  SELECT format('EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = to_regclass(%L) AND k.conname = %L)',
                                format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', m.relid)), k.conname)
-                   FROM storagelab_internal.rewrite_members(roots) m
+                   FROM unnest(model.members) m
                    JOIN pg_constraint k ON k.conrelid = m.relid AND k.contype = 'c' AND NOT k.convalidated AND k.coninhcount = 0
                    JOIN pg_class x ON x.oid = m.relid JOIN pg_namespace n ON n.oid = x.relnamespace) q), 'true'),
     -- a publication of all tables or of these schemas would publish the new tables and logs: refused by every phase that writes them
     'guard', storagelab_internal.rewrite_online_publication_guard(ARRAY(
-               SELECT DISTINCT n.nspname FROM storagelab_internal.rewrite_members(roots) m
+               SELECT DISTINCT n.nspname FROM unnest(model.members) m
                  JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY 1)),
-    'locks', storagelab_internal.rewrite_online_swap_locks(tables),
+    'locks', storagelab_internal.rewrite_online_swap_locks(tables, model),
     'apply_f', to_jsonb(ARRAY(SELECT format('SELECT storagelab_internal.rewrite_online_apply(%L::jsonb, NULL)', x) FROM jsonb_array_elements(fwd) x)));
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_phase_context(jsonb, text) IS
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phase_context(jsonb, storagelab_internal.rewrite_model, text) IS
   'what the phases of an online copy-and-swap script share, as jsonb: direction objects, lock retries, the conditions telling which phases have run, the logs'' tag, the publication guard, the swap''s locks, the forward apply statements, the unchanged-table checks; 0A000 when no table holds rows';
 
 -- Phases start, copy, index and replay of a copy-and-swap script (ctx:
 -- rewrite_online_phase_context), as psql \if sections: each refuses to run
 -- out of order and says when it has run already.
-CREATE FUNCTION storagelab_internal.rewrite_online_phases_fill(tables jsonb, mid text, ctx jsonb)
+CREATE FUNCTION storagelab_internal.rewrite_online_phases_fill(tables jsonb, model storagelab_internal.rewrite_model, mid text, ctx jsonb)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  d  jsonb;
   st text[];
   s  text := '';
 BEGIN
@@ -502,13 +447,10 @@ BEGIN
   -- (CREATE TRIGGER takes SHARE ROW EXCLUSIVE: every table's first, within the budget of script_lock)
   st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'SHARE ROW EXCLUSIVE')]
         || ARRAY(SELECT jsonb_array_elements_text(ctx->'unchanged'))
-        || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'create') r ORDER BY r.ord);
-  FOR d IN SELECT x FROM jsonb_array_elements(ctx->'fwd') x LOOP
-    st := st || storagelab_internal.rewrite_online_log_start(d) || format('COMMENT ON TABLE %s IS %L', d->>'log', ctx->>'tag');
-  END LOOP;
+        || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_phase(model, 'create') r ORDER BY r.ord);
+  st := st || storagelab_internal.rewrite_online_log_start(ctx->'fwd', ctx->>'tag');
   -- nothing (an event trigger) added objects to the new tables and logs as they were created
-  st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)',
-                     ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t),
+  st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', model.relids,
                      ARRAY(SELECT x->>'log' FROM jsonb_array_elements(ctx->'fwd') x));
   s := s || E'\\if :ph_start\n' || (ctx->>'guard')
          || storagelab_internal.disk_preflight_sql('start', tables)   -- part 68
@@ -524,7 +466,7 @@ BEGIN
                    storagelab_internal.setting('bigint_migration.backfill_batch_blocks')::int);
   -- index: the log applied once (no index yet: a hash join), then the indexes
   st := ARRAY(SELECT jsonb_array_elements_text(ctx->'apply_f'))
-        || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'index') r ORDER BY r.ord);
+        || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_phase(model, 'index') r ORDER BY r.ord);
   s := s || E'\\if :ph_index\n' || (ctx->>'guard')
          || storagelab_internal.disk_preflight_sql('index', tables)   -- part 68
          || storagelab_internal.rewrite_online_do(st, '(' || (ctx->>'indexed') || ' AND ' || (ctx->>'copied') || ') OR (' || (ctx->>'swapped') || ')',
@@ -539,7 +481,7 @@ BEGIN
   RETURN s;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases_fill(jsonb, text, jsonb) IS
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases_fill(jsonb, storagelab_internal.rewrite_model, text, jsonb) IS
   'phases start, copy, index and replay of an online copy-and-swap script (new tables and change logs, batched copy, indexes, replay), as psql \if sections';
 
 -- Phase swap of a copy-and-swap script (ctx: rewrite_online_phase_context):
@@ -547,27 +489,23 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases_fill(jsonb, text, 
 -- the engine's swap with the caller's statements around the dependent
 -- objects (pre, post) and at its end, the old tables' triggers disabled,
 -- the back logs started.
-CREATE FUNCTION storagelab_internal.rewrite_online_phase_swap(tables jsonb, ctx jsonb, pre text[], post text[], swap_end text[])
+CREATE FUNCTION storagelab_internal.rewrite_online_phase_swap(model storagelab_internal.rewrite_model, ctx jsonb,
+                                                             pre text[], post text[], swap_end text[])
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  d       jsonb;
   st      text[];
 BEGIN
-  st := ARRAY[ctx->>'locks'] || ARRAY(SELECT jsonb_array_elements_text(ctx->'apply_f'));
-  FOR d IN SELECT x FROM jsonb_array_elements(ctx->'fwd') x LOOP
-    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
-  END LOOP;
+  st := ARRAY[ctx->>'locks'] || ARRAY(SELECT jsonb_array_elements_text(ctx->'apply_f'))
+        || storagelab_internal.rewrite_online_log_stop(ctx->'fwd', true, false);
   -- under the locks, the log triggers gone: the tables are as they were when the script was written
   st := st || ARRAY(SELECT jsonb_array_elements_text(ctx->'unchanged'))
-           || storagelab_internal.rewrite_online_swap_statements(tables, 'swap', pre, post)
-           || storagelab_internal.rewrite_online_old_triggers(tables, false) || swap_end;
-  FOR d IN SELECT x FROM jsonb_array_elements(ctx->'back') x LOOP
-    st := st || storagelab_internal.rewrite_online_log_start(d);
-  END LOOP;
-  st := st || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', '{}'::oid[],
+           || storagelab_internal.rewrite_online_swap_statements(model, 'swap', pre, post)
+           || storagelab_internal.rewrite_online_old_triggers(model, false) || swap_end
+           || storagelab_internal.rewrite_online_log_start(ctx->'back', NULL)
+           || format('SELECT storagelab_internal.rewrite_check_created(%L, %L)', '{}'::oid[],
                      ARRAY(SELECT x->>'log' FROM jsonb_array_elements(ctx->'back') x));
   RETURN E'\\if :ph_swap\n' || (ctx->>'guard')
          || storagelab_internal.rewrite_online_do(st, ctx->>'swapped', 'phase swap has run already',
@@ -576,7 +514,7 @@ BEGIN
          || E'\\endif\n';
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_phase_swap(jsonb, jsonb, text[], text[], text[]) IS
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phase_swap(storagelab_internal.rewrite_model, jsonb, text[], text[], text[]) IS
   'phase swap of an online copy-and-swap script, as a psql \if section: one transaction under ACCESS EXCLUSIVE applying the rest of the logs, swapping the tables and their objects, starting the back logs';
 
 -- Phases validate, cleanup and rollback of a copy-and-swap script (ctx:
@@ -585,7 +523,8 @@ COMMENT ON FUNCTION storagelab_internal.rewrite_online_phase_swap(jsonb, jsonb, 
 -- back (unless columns were added since, rewrite_check_rollback) with the
 -- caller's statements around the dependent objects (back_pre, back_post),
 -- then drops what start created.
-CREATE FUNCTION storagelab_internal.rewrite_online_phases_finish(tables jsonb, mid text, ctx jsonb, back_pre text[], back_post text[])
+CREATE FUNCTION storagelab_internal.rewrite_online_phases_finish(tables jsonb, model storagelab_internal.rewrite_model, mid text, ctx jsonb,
+                                                                 back_pre text[], back_post text[])
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -593,37 +532,28 @@ AS $fn$
 DECLARE
   fwd     jsonb := ctx->'fwd';
   back    jsonb := ctx->'back';
-  d       jsonb;
   retries int := (ctx->>'retries')::int;
   ours    text := ctx->>'ours';
   others  text := ctx->>'others';
   swapped text := ctx->>'swapped';
-  roots   oid[] := ARRAY(SELECT to_regclass(t->>'relation')::oid FROM jsonb_array_elements(tables) t);
   st      text[];
   s       text := '';
-  validate text := '';
+  validate text;
 BEGIN
   -- validate
   -- (SHARE UPDATE EXCLUSIVE on the referencing table, which no client's reads and writes conflict with, first
   -- through script_lock: an autovacuum of it gives way after the short deadlock_timeout)
-  FOR d IN SELECT jsonb_build_array(storagelab_internal.sql_qname(r.relation), r.statement)
-             FROM storagelab_internal.rewrite_statements(tables, 'validate') r ORDER BY r.ord LOOP
-    validate := validate || storagelab_internal.retry_block(
-                  ARRAY[storagelab_internal.script_lock_sql(ARRAY[d->>0], 'SHARE UPDATE EXCLUSIVE'), d->>1], retries);
-  END LOOP;
+  validate := coalesce((SELECT string_agg(storagelab_internal.retry_block(ARRAY[storagelab_internal.script_lock_sql(
+                                             ARRAY[storagelab_internal.sql_qname(r.relation)], 'SHARE UPDATE EXCLUSIVE'), r.statement], retries), '' ORDER BY r.ord)
+                          FROM storagelab_internal.rewrite_phase(model, 'validate') r), '');
   s := s || E'\\if :ph_validate\n' || validate || E'\\endif\n';
   -- cleanup
   -- (the tables, under their names the new ones since the swap, locked first through script_lock: dropping
   -- the back logs' triggers takes ACCESS EXCLUSIVE on them; the forward logs' triggers went in the swap)
-  st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'ACCESS EXCLUSIVE')];
-  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
-    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
-  END LOOP;
-  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
-    st := st || (storagelab_internal.rewrite_online_log_stop(d, true))[3:4];
-  END LOOP;
-  st := st || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_statements(tables, 'cleanup') r ORDER BY r.ord)
-           || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'ACCESS EXCLUSIVE')]
+        || storagelab_internal.rewrite_online_log_stop(back, true, true) || storagelab_internal.rewrite_online_log_stop(fwd, false, true)
+        || ARRAY(SELECT r.statement FROM storagelab_internal.rewrite_phase(model, 'cleanup') r ORDER BY r.ord)
+        || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
   s := s || E'\\if :ph_cleanup\n'
          || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'nothing to clean up: the old tables are gone (or the swap has not run)', 'true', '', retries)
          || E'\\endif\n';
@@ -632,39 +562,29 @@ BEGIN
         || (SELECT format('SELECT storagelab_internal.rewrite_check_rollback(%L, %L)',
                           array_agg(storagelab_internal.sql_qname(m.relid) ORDER BY m.level, m.relid),
                           array_agg(m.relid ORDER BY m.level, m.relid))
-              FROM storagelab_internal.rewrite_members(roots) m)
-        || format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back);
-  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
-    st := st || storagelab_internal.rewrite_online_log_stop(d, false);
-  END LOOP;
-  st := st || storagelab_internal.rewrite_online_swap_statements(tables, 'swap_back', back_pre, back_post)
-           || storagelab_internal.rewrite_online_old_triggers(tables, true);
-  FOR d IN SELECT x FROM jsonb_array_elements(back) x LOOP
-    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
-  END LOOP;
-  s := s || E'\\if :ph_rollback\n' || storagelab_internal.rewrite_online_final_check(roots, mid)
+              FROM unnest(model.members) m)
+        || format('SELECT storagelab_internal.rewrite_online_apply_back(%L::jsonb)', back)
+        || storagelab_internal.rewrite_online_log_stop(back, true, false)
+        || storagelab_internal.rewrite_online_swap_statements(model, 'swap_back', back_pre, back_post)
+        || storagelab_internal.rewrite_online_old_triggers(model, true)
+        || storagelab_internal.rewrite_online_log_stop(back, true, true);
+  s := s || E'\\if :ph_rollback\n' || storagelab_internal.rewrite_online_final_check(model.relids, mid)
          || storagelab_internal.rewrite_online_do(st, 'NOT (' || swapped || ')', 'not swapped: nothing to swap back',
                                                   '(' || ours || ') OR NOT (' || others || ')',
                                                   'another copy-and-swap migration is rewriting these tables: roll back with its script', retries);
   -- (the tables locked first through script_lock: dropping the logs' triggers takes ACCESS EXCLUSIVE on them)
-  st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'ACCESS EXCLUSIVE')];
-  FOR d IN SELECT x FROM jsonb_array_elements(fwd) x LOOP
-    st := st || storagelab_internal.rewrite_online_log_stop(d, true);
-  END LOOP;
-  -- one statement: the new tables may reference each other after a swap back
-  -- (every table of a tree: inheritance children are not dropped with their parent)
-  -- (in the members' order, parents first: without ORDER BY the plan chose it)
-  st := st || (SELECT format('DROP TABLE IF EXISTS %s', string_agg(format('%I.%I', n.nspname, storagelab_internal.rewrite_name('new', c.oid)), ', ' ORDER BY m.k))
-                 FROM storagelab_internal.rewrite_members(roots) WITH ORDINALITY m(root, relid, parent, level, leaf, k)
-                 JOIN pg_class c ON c.oid = m.relid JOIN pg_namespace n ON n.oid = c.relnamespace);
-  st := st || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
+  -- (the new tables in one statement, phase discard's: they may reference each other after a swap back)
+  st := ARRAY[storagelab_internal.script_lock_sql(ARRAY(SELECT t->>'relation' FROM jsonb_array_elements(tables) t ORDER BY 1), 'ACCESS EXCLUSIVE')]
+        || storagelab_internal.rewrite_online_log_stop(fwd, true, true)
+        || (SELECT regexp_replace(r.statement, '^DROP TABLE ', 'DROP TABLE IF EXISTS ') FROM storagelab_internal.rewrite_phase(model, 'discard') r)
+        || format('DELETE FROM storagelab.bigint_migration_progress WHERE migration = %L', mid);
   -- the foreign keys a swap back re-pointed NOT VALID, validated (of those that were valid; a no-op before a swap)
   RETURN s || storagelab_internal.rewrite_online_do(st, 'false', '', '(' || ours || ') OR NOT (' || others || ')',
                                                     'another copy-and-swap migration is rewriting these tables: roll back with its script', retries)
            || validate || E'\\endif\n';
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases_finish(jsonb, text, jsonb, text[], text[]) IS
+COMMENT ON FUNCTION storagelab_internal.rewrite_online_phases_finish(jsonb, storagelab_internal.rewrite_model, text, jsonb, text[], text[]) IS
   'phases validate, cleanup and rollback of an online copy-and-swap script, as psql \if sections';
 
 -- An online (copy-and-swap) script after its comment header, for the
@@ -697,16 +617,17 @@ AS $$
       || E';\n\\endif\n\n'
       -- WAL before and after the phase: part 69
       || storagelab_internal.rewrite_online_wal_sql($3, ARRAY(SELECT x->>'source' FROM jsonb_array_elements(c.ctx->'fwd') x), false)
-      || storagelab_internal.rewrite_online_phases_fill($2, $3, c.ctx)
-      || storagelab_internal.rewrite_online_phase_swap($2, c.ctx, $4, $5, $8)
-      || storagelab_internal.rewrite_online_phases_finish($2, $3, c.ctx, $6, $7)
+      || storagelab_internal.rewrite_online_phases_fill($2, c.model, $3, c.ctx)
+      || storagelab_internal.rewrite_online_phase_swap(c.model, c.ctx, $4, $5, $8)
+      || storagelab_internal.rewrite_online_phases_finish($2, c.model, $3, c.ctx, $6, $7)
       || storagelab_internal.rewrite_online_wal_sql($3, ARRAY(SELECT x->>'source' FROM jsonb_array_elements(c.ctx->'fwd') x), true)
       || E'\n-- The session''s own search_path again.\n'
       || E'SELECT set_config(''search_path'', :''sl_search_path_saved'', false) AS search_path_restored \\gset sl_\n'
-    -- OFFSET 0: the subquery stays a subquery, so the context is computed once (pulled up, each
-    -- reference to c.ctx below would compute it again: five times the catalog reads)
-    FROM (SELECT ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback'] AS ph,
-                 storagelab_internal.rewrite_online_phase_context($2, $3) AS ctx OFFSET 0) c
+    -- OFFSET 0: the subqueries stay subqueries, so the model (part 63) and the context are computed
+    -- once (pulled up, each reference to them below would compute them again)
+    FROM (SELECT ARRAY['start', 'copy', 'index', 'replay', 'swap', 'validate', 'cleanup', 'rollback'] AS ph, x.model,
+                 storagelab_internal.rewrite_online_phase_context($2, x.model, $3) AS ctx
+            FROM (SELECT storagelab_internal.rewrite_model($2) AS model OFFSET 0) x OFFSET 0) c
 $$;
 COMMENT ON FUNCTION storagelab_internal.rewrite_online_script(text, jsonb, text, text[], text[], text[], text[], text[]) IS
   'an online copy-and-swap script: the comment header given, the session''s search_path saved, the settings, the phase framework (-v phase=..., unknown or missing phase refused), the phases start, copy, index, replay, swap, validate, cleanup and rollback with the caller''s statements in the swap and swap back, the search_path set back';
@@ -782,58 +703,43 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_copy_swap_refuse(storagelab.bigint_migration_object[], text) IS
   'raises what mode online refuses for a model (its blockers as the blocking mode, function hazards, the rewrite engine''s refusals), before anything is written; returns the model with function_hazards applied';
 
--- The online (copy-and-swap) script of a model: refusals as in the blocking mode (same
--- SQLSTATEs), the engine's own refusals, then the header and the phases.
-CREATE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[],
-                                                                      relations regclass[], column_names name[],
-                                                                      function_hazards text)
+-- The online (copy-and-swap) script of a model: the refusals
+-- (bigint_copy_swap_refuse), then the header and the phases
+-- (rewrite_online_script) with the swap's own statements.
+CREATE FUNCTION storagelab_internal.bigint_migration_copy_swap_script(objs storagelab.bigint_migration_object[], relations regclass[],
+                                                                      column_names name[], function_hazards text)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-  tables    jsonb;
-  mid       text;
-  s         text;
-  swap_pre  text[] := '{}';
-  swap_post text[] := '{}';
-  back_pre  text[] := '{}';
-  back_post text[] := '{}';
-  swap_end  text[] := '{}';
+  tables jsonb;
+  mid    text;
+  w      record;
 BEGIN
   objs := storagelab_internal.bigint_copy_swap_refuse(objs, function_hazards);
   -- in the swap, around the dependent objects: the functions to widen
   -- (checked unchanged since generation, dropped, created with bigint
-  -- parameters) and the sequences' types; in the swap back, the reverse
-  IF EXISTS (SELECT 1 FROM unnest(objs) x WHERE x.kind = 'widened_function') THEN
-    -- (a function widened in place, CREATE OR REPLACE, has no drop_sql and is not dropped)
-    SELECT coalesce(array_agg(x.drop_sql ORDER BY x.identity) FILTER (WHERE x.drop_sql IS NOT NULL), '{}'),
-           array_agg(x.create_sql ORDER BY x.identity),
-           coalesce(array_agg(format('DROP %s %s', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.hazard_target) ORDER BY x.identity)
-                      FILTER (WHERE x.drop_sql IS NOT NULL), '{}'),
-           array_agg(pg_get_functiondef(x.objid) || E';\n'
-                     || format(E'ALTER ROUTINE %s OWNER TO %I;\n', x.objid::regprocedure, pg_get_userbyid(p.proowner))
-                     || storagelab_internal.sql_acl('ROUTINE', x.objid::regprocedure::text, p.proacl, p.proowner)
-                     || CASE WHEN obj_description(x.objid, 'pg_proc') IS NULL THEN ''
-                             ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', x.objid::regprocedure, obj_description(x.objid, 'pg_proc')) END
-                     ORDER BY x.identity)
-      INTO swap_pre, swap_post, back_pre, back_post
-      FROM unnest(objs) x JOIN pg_proc p ON p.oid = x.objid
-     WHERE x.kind = 'widened_function';
-  END IF;
-  swap_post := swap_post || ARRAY(SELECT x.create_sql FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
-  -- first in the swap's own statements: the functions to widen are unchanged since generation (55000),
-  -- and, with plpgsql_check installed, the errors of the PL/pgSQL functions that use these tables;
-  -- last: no new error (22000, the swap rolls back)   (part 28)
-  swap_pre := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'before'), '')], NULL) || swap_pre;
-  swap_end := array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'after'), '')], NULL);
-  back_post := back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.sql_qname(x.objid), format_type(q.seqtypid, NULL))
-                                    FROM unnest(objs) x JOIN pg_sequence q ON q.seqrelid = x.objid
-                                   WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity);
+  -- parameters; one widened in place, CREATE OR REPLACE, has no drop_sql and
+  -- is not dropped) and the sequences' types; in the swap back, the reverse
+  SELECT coalesce(array_agg(x.drop_sql ORDER BY x.identity) FILTER (WHERE x.drop_sql IS NOT NULL), '{}') AS swap_pre,
+         coalesce(array_agg(x.create_sql ORDER BY x.identity), '{}') AS swap_post,
+         coalesce(array_agg(format('DROP %s %s', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.hazard_target) ORDER BY x.identity)
+                    FILTER (WHERE x.drop_sql IS NOT NULL), '{}') AS back_pre,
+         coalesce(array_agg(pg_get_functiondef(x.objid) || E';\n'
+                            || format(E'ALTER ROUTINE %s OWNER TO %I;\n', x.objid::regprocedure, pg_get_userbyid(p.proowner))
+                            || storagelab_internal.sql_acl('ROUTINE', x.objid::regprocedure::text, p.proacl, p.proowner)
+                            || CASE WHEN obj_description(x.objid, 'pg_proc') IS NULL THEN ''
+                                    ELSE format(E'COMMENT ON ROUTINE %s IS %L;\n', x.objid::regprocedure, obj_description(x.objid, 'pg_proc')) END
+                            ORDER BY x.identity), '{}') AS back_post
+    INTO w
+    FROM unnest(objs) x JOIN pg_proc p ON p.oid = x.objid
+   WHERE x.kind = 'widened_function';
   tables := storagelab_internal.bigint_copy_swap_tables(objs);
   mid := 'slcs' || substr(md5(tables::text || now()::text), 1, 10);
-  s := format(E'-- storagelab %s: INT to BIGINT migration (mode online: copy and swap), migration id %s\n',
-              (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)
+  RETURN storagelab_internal.rewrite_online_script(
+    format(E'-- storagelab %s: INT to BIGINT migration (mode online: copy and swap), migration id %s\n',
+           (SELECT extversion FROM pg_extension WHERE extname = 'storagelab'), mid)
     || '-- requested: ' || storagelab_internal.sql_comment_text(
           (SELECT string_agg(format('%s.%I', storagelab_internal.sql_qname(u.r), u.c), ', ')
              FROM unnest(relations, column_names) AS u(r, c))) || E'\n'
@@ -854,8 +760,18 @@ BEGIN
     || E'-- Subscribers of a publication of these tables: ALTER SUBSCRIPTION ... REFRESH PUBLICATION WITH (copy_data = false).\n'
     || E'-- Monitor: SELECT * FROM storagelab.bigint_migration_progress WHERE migration = ' || quote_literal(mid) || E';\n'
     || storagelab_internal.bigint_migration_hazard_header(objs, function_hazards)   -- part 28
-    || E'\n';
-  RETURN storagelab_internal.rewrite_online_script(s, tables, mid, swap_pre, swap_post, back_pre, back_post, swap_end);
+    || E'\n',
+    tables, mid,
+    -- first in the swap's own statements: the functions to widen are unchanged since generation (55000),
+    -- and, with plpgsql_check installed, the errors of the PL/pgSQL functions that use these tables;
+    -- last: no new error (22000, the swap rolls back)   (part 28)
+    array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'before'), '')], NULL) || w.swap_pre,
+    w.swap_post || ARRAY(SELECT x.create_sql FROM unnest(objs) x WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity),
+    w.back_pre,
+    w.back_post || ARRAY(SELECT format('ALTER SEQUENCE %s AS %s', storagelab_internal.sql_qname(x.objid), format_type(q.seqtypid, NULL))
+                           FROM unnest(objs) x JOIN pg_sequence q ON q.seqrelid = x.objid
+                          WHERE x.kind = 'sequence' AND x.create_sql IS NOT NULL ORDER BY x.identity),
+    array_remove(ARRAY[nullif(storagelab_internal.bigint_migration_plpgsql_check_sql(objs, 'after'), '')], NULL));
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_copy_swap_script(storagelab.bigint_migration_object[], regclass[], name[], text) IS
