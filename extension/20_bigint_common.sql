@@ -2,22 +2,8 @@
 -- part of the generator shares: the row type of the model
 -- (storagelab.bigint_migration_object) and small text helpers.
 --
--- The generator, by file:
---   20_bigint_common.sql    the model's row type, helpers
---   21_bigint_settings.sql  the settings of the generator
---   22_bigint_model.sql     the model: component, dependency walk, depths
---                           (storagelab.bigint_migration_objects and _group_objects)
---   23_bigint_objects.sql   one function per kind of object in the model
---   24_bigint_blocking.sql  the blocking script, one function per section
---   25_index_copy.sql       an index's DDL with columns renamed (the rewrite
---                           engine's copies, parts 60-64)
---   26_bigint_progress.sql  storagelab.bigint_migration_progress
---   27_bigint_script.sql    storagelab.bigint_migration_script / _group_script
---                           and storagelab.bigint_migration_plan
---   28_bigint_hazards.sql   function hazards: functions the converted values
---                           reach with a narrower type (refuse, widen, accept)
---   67_bigint_copy_swap.sql mode online: copy and swap, on the rewrite engine
---                           of parts 60-66
+-- The parts of the generator (20-28, and 67 for mode online) and what
+-- each reads and writes: doc/design/engine-map.md.
 --
 -- Written in PL/pgSQL: the work is catalog queries plus PostgreSQL's own
 -- deparsers (pg_get_viewdef, pg_get_triggerdef, pg_get_constraintdef,
@@ -160,22 +146,20 @@ SET search_path = pg_catalog, pg_temp
 AS $$
   -- owner, privileges, column privileges, comments of a re-created view or
   -- materialized view (relation-level and column-level)
-  SELECT format(E'ALTER %s %s OWNER TO %I;\n',
-                CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END,
-                storagelab_internal.sql_qname(c.oid), pg_get_userbyid(c.relowner))
-      || storagelab_internal.sql_acl('TABLE', storagelab_internal.sql_qname(c.oid), c.relacl, c.relowner)
-      || coalesce((SELECT string_agg(storagelab_internal.sql_grant(format('%s (%I)', x.privilege_type, a.attname),
-                                       'TABLE ' || storagelab_internal.sql_qname(c.oid), x.grantee, x.is_grantable),
-                                     '' ORDER BY a.attnum, x.grantee, x.privilege_type)
+  SELECT format(E'ALTER %s %s OWNER TO %I;\n', c.what, c.qn, pg_get_userbyid(c.relowner))
+      || storagelab_internal.sql_acl('TABLE', c.qn, c.relacl, c.relowner)
+      || coalesce((SELECT string_agg(storagelab_internal.sql_grant(format('%s (%I)', x.privilege_type, a.attname), 'TABLE ' || c.qn,
+                                                                   x.grantee, x.is_grantable), '' ORDER BY a.attnum, x.grantee, x.privilege_type)
                      FROM pg_attribute a, aclexplode(a.attacl) x
                     WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attacl IS NOT NULL), '')
-      || CASE WHEN (obj_description(c.oid, 'pg_class')) IS NULL THEN '' ELSE format(E'COMMENT ON %s %s IS %L;\n', CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END, storagelab_internal.sql_qname(c.oid), obj_description(c.oid, 'pg_class')) END
-      || coalesce((SELECT string_agg(format(E'COMMENT ON COLUMN %s.%I IS %L;\n',
-                           storagelab_internal.sql_qname(c.oid), a.attname, d.description), '' ORDER BY a.attnum)
+      || CASE WHEN c.descr IS NULL THEN '' ELSE format(E'COMMENT ON %s %s IS %L;\n', c.what, c.qn, c.descr) END
+      || coalesce((SELECT string_agg(format(E'COMMENT ON COLUMN %s.%I IS %L;\n', c.qn, a.attname, d.description), '' ORDER BY a.attnum)
                      FROM pg_attribute a
                      JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
                     WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '')
-    FROM pg_class c WHERE c.oid = $1
+    FROM (SELECT c.oid, c.relowner, c.relacl, storagelab_internal.sql_qname(c.oid) AS qn, obj_description(c.oid, 'pg_class') AS descr,
+                 CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END AS what
+            FROM pg_class c WHERE c.oid = $1 OFFSET 0) c
 $$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_relation_extras(oid) IS
   'owner, privileges and comments of a view or materialized view, as statements that restore them';

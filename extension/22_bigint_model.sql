@@ -31,9 +31,11 @@ BEGIN
             HINT = 'Call storagelab.bigint_migration_group_objects(ARRAY[''schema.table''::regclass], ARRAY[''column''::name]).';
   END IF;
   FOR i IN 1 .. cardinality(relations) LOOP
-    SELECT c.relkind, a.attnum INTO r
+    SELECT c.relkind, a.attnum, format_type(a.atttypid, a.atttypmod) AS typ,
+           coalesce(nullif(t.typbasetype, 0), t.oid) IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype) AS is_int INTO r
       FROM pg_class c LEFT JOIN pg_attribute a
         ON a.attrelid = c.oid AND a.attname = column_names[i] AND a.attnum > 0 AND NOT a.attisdropped
+      LEFT JOIN pg_type t ON t.oid = a.atttypid
      WHERE c.oid = relations[i];
     IF NOT FOUND THEN
       RAISE EXCEPTION 'relation with OID % does not exist', relations[i]::oid
@@ -49,14 +51,9 @@ BEGIN
       RAISE EXCEPTION 'column "%" of relation "%" does not exist', column_names[i], relations[i]
         USING ERRCODE = 'undefined_column',
               HINT = 'Pass the name of one of the table''s columns, as stored (case-sensitive); system columns cannot be converted.';
-    ELSIF NOT EXISTS (SELECT 1 FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
-                       WHERE a.attrelid = relations[i] AND a.attnum = r.attnum
-                         AND (a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
-                              OR (t.typtype = 'd' AND t.typbasetype IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)))) THEN
+    ELSIF NOT r.is_int THEN
       RAISE EXCEPTION 'column "%" of relation "%" is not an integer column', column_names[i], relations[i]
-        USING ERRCODE = 'datatype_mismatch',
-              DETAIL = format('Its type is %s.', (SELECT format_type(atttypid, atttypmod) FROM pg_attribute
-                                                   WHERE attrelid = relations[i] AND attnum = r.attnum)),
+        USING ERRCODE = 'datatype_mismatch', DETAIL = format('Its type is %s.', r.typ),
               HINT = 'Only smallint and integer columns (and their foreign-key components) are converted to bigint.';
     END IF;
   END LOOP;
@@ -90,8 +87,7 @@ AS $fn$
     SELECT a.attrelid, a.attnum
       FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
      WHERE a.attnum > 0 AND NOT a.attisdropped
-       AND (a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
-            OR (t.typtype = 'd' AND t.typbasetype IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)))
+       AND coalesce(nullif(t.typbasetype, 0), t.oid) IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
   ), comp(relid, attnum) AS (
     SELECT s.rel::oid, a.attnum
       FROM unnest(relations, column_names) AS s(rel, col)
@@ -105,12 +101,10 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_component(regclass[], name[]) IS
   'the foreign-key and inheritance component of the given columns, as parallel arrays of relation OIDs and column numbers sorted by both';
 
--- What depends on these objects, from pg_depend: the one catalog query of
--- both dependency walks (the INT->BIGINT model's, bigint_migration_walk,
--- and the rewrite engine's, rewrite_dependents).  Every pg_depend row
--- referencing one of objs of catalog catalog (with subid > 0 only those
--- naming that column), and for relations (subid 0) also the
--- rows referencing their row type or its array type (rowtype: functions
+-- The one catalog query of both dependency walks (bigint_migration_walk,
+-- rewrite_dependents): the pg_depend rows referencing objs of catalog (with
+-- subid > 0 only those naming that column), and for relations (subid 0)
+-- those referencing their row type or its array type (rowtype: functions
 -- taking or returning their rows, columns of that type).  Each walk keeps
 -- the dependency types and rows it follows.
 CREATE FUNCTION storagelab_internal.dependent_refs(catalog oid, objs oid[], subid int)
@@ -242,13 +236,11 @@ $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_walk(oid[], int2[], storagelab.bigint_migration_object[]) IS
   'the dependency walk of the INT->BIGINT model: prior rows plus every object depending on the component, and the links that order re-created objects';
 
--- One dependent object found by a walk: the function of its catalog
--- (part 23) fills in o.  o.kind NULL: nothing to do with it.  follow: a
--- further frontier for the walk; link: a "child>parent" ordering link.
--- The one table of the kinds of dependent objects: both walks (this
--- part's and the rewrite engine's rewrite_dependents) and the engine's
--- rewrite_view_parts ask it; a new kind is one WHEN here and one function
--- in part 23 (CONTRIBUTING.md, "Adding a kind of dependent object").
+-- The one table of the kinds of dependent objects, asked by both walks and
+-- rewrite_view_parts: the function of the object's catalog (part 23) fills
+-- in o (kind NULL: nothing to do with it), follow (a further frontier for
+-- the walk) and link (a "child>parent" ordering link).  A new kind is one
+-- WHEN here and one function in part 23 (CONTRIBUTING.md).
 CREATE FUNCTION storagelab_internal.dependent_sql(
     p_classid oid, p_objid oid, p_objsubid int, p_deptype "char", wclass oid, wobj oid, wsub int,
     INOUT o storagelab.bigint_migration_object, INOUT auto boolean, OUT follow text, OUT link text)
@@ -259,24 +251,15 @@ DECLARE
   d record;
 BEGIN
   CASE p_classid
-    WHEN 'pg_class'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.dependent_relation(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
-    WHEN 'pg_attrdef'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.dependent_default(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
-    WHEN 'pg_constraint'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.dependent_constraint(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
-    WHEN 'pg_statistic_ext'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.dependent_statistics(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
-    WHEN 'pg_rewrite'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.dependent_rewrite(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
-    WHEN 'pg_trigger'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.dependent_trigger(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
-    WHEN 'pg_policy'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.dependent_policy(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
-    WHEN 'pg_proc'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.dependent_function(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
-    WHEN 'pg_publication_rel'::regclass THEN
-      SELECT * INTO d FROM storagelab_internal.dependent_publication(p_classid, p_objid, p_objsubid, p_deptype, wclass, wobj, wsub, o, auto);
+    WHEN 'pg_class'::regclass THEN d := storagelab_internal.dependent_relation($1, $2, $3, $4, $5, $6, $7, o, auto);
+    WHEN 'pg_attrdef'::regclass THEN d := storagelab_internal.dependent_default($1, $2, $3, $4, $5, $6, $7, o, auto);
+    WHEN 'pg_constraint'::regclass THEN d := storagelab_internal.dependent_constraint($1, $2, $3, $4, $5, $6, $7, o, auto);
+    WHEN 'pg_statistic_ext'::regclass THEN d := storagelab_internal.dependent_statistics($1, $2, $3, $4, $5, $6, $7, o, auto);
+    WHEN 'pg_rewrite'::regclass THEN d := storagelab_internal.dependent_rewrite($1, $2, $3, $4, $5, $6, $7, o, auto);
+    WHEN 'pg_trigger'::regclass THEN d := storagelab_internal.dependent_trigger($1, $2, $3, $4, $5, $6, $7, o, auto);
+    WHEN 'pg_policy'::regclass THEN d := storagelab_internal.dependent_policy($1, $2, $3, $4, $5, $6, $7, o, auto);
+    WHEN 'pg_proc'::regclass THEN d := storagelab_internal.dependent_function($1, $2, $3, $4, $5, $6, $7, o, auto);
+    WHEN 'pg_publication_rel'::regclass THEN d := storagelab_internal.dependent_publication($1, $2, $3, $4, $5, $6, $7, o, auto);
     ELSE
       o.kind := 'blocker';
       o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, 0), pg_describe_object(wclass, wobj, wsub));
@@ -334,8 +317,8 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_depths(storagelab.bigin
   'the model rows with the depth of every re-created object set after everything it depends on';
 
 -- The model: every row, built once; the script writers take it as is.
--- Rows come from one producer per kind (part 23), then the walk, then the
--- function hazards (part 28).  A new kind of row is one more producer here.
+-- Rows come from the producers of part 23, then the walk, then the
+-- function hazards (part 28).
 CREATE FUNCTION storagelab_internal.bigint_migration_model(relations regclass[], column_names name[])
 RETURNS storagelab.bigint_migration_object[]
 LANGUAGE plpgsql STABLE
@@ -350,9 +333,7 @@ BEGIN
   SELECT * INTO c FROM storagelab_internal.bigint_migration_component(relations, column_names);
   res := ARRAY(SELECT x FROM storagelab_internal.bigint_migration_column_rows(c.crel, c.catt) x)
       || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_table_blockers(c.crel, c.catt) x)
-      || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_sequence_rows(c.crel, c.catt) x)
-      || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_foreign_key_rows(c.crel, c.catt) x)
-      || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_trigger_function_rows(c.crel) x);
+      || ARRAY(SELECT x FROM storagelab_internal.bigint_migration_component_objects(c.crel, c.catt) x);
   SELECT * INTO w FROM storagelab_internal.bigint_migration_walk(c.crel, c.catt, res);
   res := storagelab_internal.bigint_migration_depths(w.res, w.links);
   -- functions the converted values reach with a narrower type (part 28)

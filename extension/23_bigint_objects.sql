@@ -5,8 +5,8 @@
 -- why it blocks a migration.
 --
 -- Producers (from the component), their rows built by bigint_migration_row:
---   bigint_migration_column_rows, _table_blockers, _sequence_rows,
---   _foreign_key_rows, _trigger_function_rows.  Queries, but in plpgsql, whose
+--   bigint_migration_column_rows, _table_blockers, _component_objects
+--   (sequences, foreign keys, trigger functions).  Queries, but in plpgsql, whose
 --   plans are kept for the session (an SQL function with SET search_path is
 --   planned at every call on 15-17).
 -- Dependents (one per catalog of an object the walk finds): dependent_relation,
@@ -114,103 +114,84 @@ RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-DECLARE
-  r       record;
-  q       record;
 BEGIN
-  FOR r IN
+  RETURN QUERY
+  WITH RECURSIVE t AS (
     SELECT DISTINCT c.oid AS relid, c.reloftype, c.reltype, storagelab_internal.sql_qname(c.oid) AS qn
       FROM unnest(crel) AS x(relid) JOIN pg_class c ON c.oid = x.relid
-  LOOP
-    IF r.reloftype <> 0 THEN
-      RETURN NEXT storagelab_internal.bigint_migration_row(kind => 'blocker', relation => r.relid, identity => r.qn, sqlstate => '0A000',
-        blocker => format('table %s is a typed table (OF %s); its column types come from the type', r.qn, r.reloftype::regtype),
-        hint => 'Detach it from the type (ALTER TABLE ... NOT OF), convert, and change the type by hand.');
-    END IF;
+  ), col AS (
+    SELECT x.relid, x.attnum, a.attname, a.attinhcount, storagelab_internal.sql_qname(x.relid) AS qn
+      FROM unnest(crel, catt) AS x(relid, attnum) JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
+  ), up(child, anc) AS (
+    SELECT i.inhrelid, i.inhparent FROM pg_inherits i WHERE i.inhrelid IN (SELECT x.relid FROM unnest(crel) AS x(relid))
+    UNION
+    SELECT up.child, i.inhparent FROM up JOIN pg_inherits i ON i.inhrelid = up.anc
+  ), b(relid, qn, attname, blocker, hint, handling) AS (
+    SELECT t.relid, t.qn, NULL::name, format('table %s is a typed table (OF %s); its column types come from the type', t.qn, t.reloftype::regtype),
+           'Detach it from the type (ALTER TABLE ... NOT OF), convert, and change the type by hand.', NULL::text
+      FROM t WHERE t.reloftype <> 0
+    UNION ALL
     -- an extension's table: pg_dump writes CREATE EXTENSION, whose script re-creates it with the old types
-    FOR q IN SELECT e.extname FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
-              WHERE d.classid = 'pg_class'::regclass AND d.objid = r.relid AND d.refclassid = 'pg_extension'::regclass
-                AND d.deptype = 'e' LOOP
-      RETURN NEXT storagelab_internal.bigint_migration_row(kind => 'blocker', relation => r.relid, identity => r.qn, sqlstate => '0A000',
-        blocker => format('table %s belongs to extension %s; a dump and restore re-creates it from the extension''s script, with its old column types',
-                          r.qn, quote_ident(q.extname)),
-        hint => 'Leave the table to the extension (a newer version of it), or make it yours first (ALTER EXTENSION ... DROP TABLE).');
-    END LOOP;
+    SELECT t.relid, t.qn, NULL,
+           format('table %s belongs to extension %s; a dump and restore re-creates it from the extension''s script, with its old column types',
+                  t.qn, quote_ident(e.extname)),
+           'Leave the table to the extension (a newer version of it), or make it yours first (ALTER EXTENSION ... DROP TABLE).', NULL
+      FROM t JOIN pg_depend d ON d.classid = 'pg_class'::regclass AND d.objid = t.relid AND d.refclassid = 'pg_extension'::regclass
+                             AND d.deptype = 'e'
+      JOIN pg_extension e ON e.oid = d.refobjid
+    UNION ALL
     -- the columns of the row type, its array type or a domain over it, by
     -- their pg_depend rows (a column depends on its type; an index lookup,
     -- where pg_attribute has no index on atttypid: one scan of every
     -- column per table was most of findings' time at 10,000 tables)
-    FOR q IN
-      SELECT a.attrelid, a.attname
-        FROM pg_depend d
-        JOIN pg_attribute a ON a.attrelid = d.objid AND a.attnum = d.objsubid
-       WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_type'::regclass AND d.objsubid > 0
-         AND d.refobjid IN (SELECT r.reltype UNION SELECT t.typarray FROM pg_type t WHERE t.oid = r.reltype
-                            UNION SELECT t.oid FROM pg_depend td JOIN pg_type t ON t.oid = td.objid
-                                   WHERE td.classid = 'pg_type'::regclass AND td.refclassid = 'pg_type'::regclass
-                                     AND td.refobjid = r.reltype AND t.typbasetype = r.reltype)
-         AND NOT a.attisdropped
-       ORDER BY a.attrelid, a.attnum
-    LOOP
-      RETURN NEXT storagelab_internal.bigint_migration_row(kind => 'blocker', relation => r.relid, identity => r.qn, sqlstate => '0A000',
-        blocker => format('the row type of %s is used by column %s.%I', r.qn, storagelab_internal.sql_qname(q.attrelid), q.attname),
-        hint => 'PostgreSQL cannot change a row type that is stored in another table or view column; drop or change that column first.');
-    END LOOP;
-  END LOOP;
-  FOR r IN
-    SELECT x.relid, x.attnum, a.attname, storagelab_internal.sql_qname(x.relid) AS qn
-      FROM unnest(crel, catt) AS x(relid, attnum)
-      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum
-     WHERE EXISTS (SELECT 1 FROM pg_partitioned_table p
-                    WHERE p.partrelid = x.relid AND x.attnum = ANY (p.partattrs::int2[]))
+    SELECT t.relid, t.qn, NULL, format('the row type of %s is used by column %s.%I', t.qn, storagelab_internal.sql_qname(a.attrelid), a.attname),
+           'PostgreSQL cannot change a row type that is stored in another table or view column; drop or change that column first.', NULL
+      FROM t, LATERAL (SELECT t.reltype UNION SELECT ty.typarray FROM pg_type ty WHERE ty.oid = t.reltype
+                       UNION SELECT ty.oid FROM pg_depend td JOIN pg_type ty ON ty.oid = td.objid
+                              WHERE td.classid = 'pg_type'::regclass AND td.refclassid = 'pg_type'::regclass
+                                AND td.refobjid = t.reltype AND ty.typbasetype = t.reltype) AS rt(typ)
+      JOIN pg_depend d ON d.refclassid = 'pg_type'::regclass AND d.refobjid = rt.typ AND d.classid = 'pg_class'::regclass AND d.objsubid > 0
+      JOIN pg_attribute a ON a.attrelid = d.objid AND a.attnum = d.objsubid AND NOT a.attisdropped
+    UNION ALL
+    SELECT col.relid, col.qn, col.attname, format('column %s.%I is part of the partition key of %s', col.qn, col.attname, col.qn),
+           'A partition-key column cannot be converted in place: use mode ''online'', which builds a new partitioned table with a bigint key and moves the data into it.',
+           'partition key'   -- a blocker of ALTER COLUMN TYPE only: copy and swap builds new tables
+      FROM col
+     WHERE EXISTS (SELECT 1 FROM pg_partitioned_table p WHERE p.partrelid = col.relid AND col.attnum = ANY (p.partattrs::int2[]))
         OR EXISTS (SELECT 1 FROM pg_depend d
-                    WHERE d.classid = 'pg_class'::regclass AND d.objid = x.relid AND d.objsubid = x.attnum
-                      AND d.refclassid = 'pg_class'::regclass AND d.refobjid = x.relid AND d.refobjsubid = 0
-                      AND d.deptype = 'i')
-  LOOP
-    RETURN NEXT storagelab_internal.bigint_migration_row(kind => 'blocker', relation => r.relid, column_name => r.attname,
-      identity => format('%s.%I', r.qn, r.attname), sqlstate => '0A000',
-      blocker => format('column %s.%I is part of the partition key of %s', r.qn, r.attname, r.qn),
-      hint => 'A partition-key column cannot be converted in place: use mode ''online'', which builds a new partitioned table with a bigint key and moves the data into it.',
-      handling => 'partition key');   -- a blocker of ALTER COLUMN TYPE only: copy and swap builds new tables
-  END LOOP;
-
-  -- A column inherited from parents in separate inheritance trees
-  -- (multiple inheritance): ALTER COLUMN TYPE on one parent fails with
-  -- "cannot alter inherited column", whatever the order.
-  FOR r IN
-    WITH RECURSIVE up(child, anc) AS (
-      SELECT i.inhrelid, i.inhparent FROM pg_inherits i
-       WHERE i.inhrelid IN (SELECT x.relid FROM unnest(crel) AS x(relid))
-      UNION
-      SELECT up.child, i.inhparent FROM up JOIN pg_inherits i ON i.inhrelid = up.anc
-    )
-    SELECT x.relid, a.attname, storagelab_internal.sql_qname(x.relid) AS qn,
-           string_agg(DISTINCT storagelab_internal.sql_qname(up.anc), ', ') AS roots
-      FROM unnest(crel, catt) AS x(relid, attnum)
-      JOIN pg_attribute a ON a.attrelid = x.relid AND a.attnum = x.attnum AND a.attinhcount > 1
-      JOIN up ON up.child = x.relid AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = up.anc)
-     GROUP BY x.relid, a.attname
+                    WHERE d.classid = 'pg_class'::regclass AND d.objid = col.relid AND d.objsubid = col.attnum
+                      AND d.refclassid = 'pg_class'::regclass AND d.refobjid = col.relid AND d.refobjsubid = 0 AND d.deptype = 'i')
+    UNION ALL
+    -- A column inherited from parents in separate inheritance trees
+    -- (multiple inheritance): ALTER COLUMN TYPE on one parent fails with
+    -- "cannot alter inherited column", whatever the order.
+    SELECT col.relid, col.qn, col.attname,
+           format('column %s.%I is inherited from several inheritance trees (%s); ALTER COLUMN TYPE on one parent cannot change it',
+                  col.qn, col.attname, string_agg(DISTINCT storagelab_internal.sql_qname(up.anc), ', ')),
+           'Detach the table from all but one parent (ALTER TABLE ... NO INHERIT), convert, and attach it again (INHERIT).', NULL
+      FROM col JOIN up ON up.child = col.relid AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = up.anc)
+     WHERE col.attinhcount > 1
+     GROUP BY col.relid, col.qn, col.attname
     HAVING count(DISTINCT up.anc) > 1
-  LOOP
-    RETURN NEXT storagelab_internal.bigint_migration_row(kind => 'blocker', relation => r.relid, column_name => r.attname,
-      identity => format('%s.%I', r.qn, r.attname), sqlstate => '0A000',
-      blocker => format('column %s.%I is inherited from several inheritance trees (%s); ALTER COLUMN TYPE on one parent cannot change it',
-                        r.qn, r.attname, r.roots),
-      hint => 'Detach the table from all but one parent (ALTER TABLE ... NO INHERIT), convert, and attach it again (INHERIT).');
-  END LOOP;
+  )
+  SELECT m.*
+    FROM b, storagelab_internal.bigint_migration_row(kind => 'blocker', relation => b.relid, column_name => b.attname,
+              identity => CASE WHEN b.attname IS NULL THEN b.qn ELSE format('%s.%I', b.qn, b.attname) END,
+              blocker => b.blocker, sqlstate => '0A000', hint => b.hint, handling => b.handling) m;
 END
 $fn$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_table_blockers(oid[], int2[]) IS
   'Blockers on the tables themselves: typed tables, extensions'' tables, row types stored elsewhere, partition keys, multiple inheritance.';
 
--- Sequences feeding the component's columns: serial (OWNED BY), plain nextval() defaults, identity.
-CREATE FUNCTION storagelab_internal.bigint_migration_sequence_rows(crel oid[], catt int2[])
+-- The objects of the component that its type change alters, after its
+-- columns and blockers: sequences, foreign keys, trigger functions.
+CREATE FUNCTION storagelab_internal.bigint_migration_component_objects(crel oid[], catt int2[])
 RETURNS SETOF storagelab.bigint_migration_object
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
+  -- Sequences feeding the columns: serial (OWNED BY), plain nextval() defaults, identity.
   RETURN QUERY
   WITH seqs AS (
     -- OWNED BY (serial, deptype a) and identity (deptype i): the sequence depends on the column
@@ -249,18 +230,8 @@ BEGIN
              create_sql => CASE WHEN r.deptype <> 'i' AND r.seqtypid <> 'int8'::regtype THEN format(E'ALTER SEQUENCE %s AS bigint;\n', r.sqn) END,
              check_sql => format('(SELECT seqtypid = %L::regtype FROM pg_sequence WHERE seqrelid = to_regclass(%L))', 'bigint', r.sqn)) m
    ORDER BY r.sqn;
-END
-$fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_sequence_rows(oid[], int2[]) IS
-  'Sequences feeding the component''s columns: serial (OWNED BY), plain nextval() defaults, identity.';
-
--- Foreign keys of the component: dropped before the type change and re-added after it, so that each is validated exactly once.
-CREATE FUNCTION storagelab_internal.bigint_migration_foreign_key_rows(crel oid[], catt int2[])
-RETURNS SETOF storagelab.bigint_migration_object
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-BEGIN
+  -- Foreign keys: dropped before the type change and re-added after it, so
+  -- that each is validated exactly once.
   RETURN QUERY
   SELECT m.*
     FROM (SELECT c.oid, c.conname, c.conrelid, c.convalidated,
@@ -287,18 +258,7 @@ BEGIN
              check_sql => format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L AND contype = %L AND convalidated = %L)',
                                  r.qn, r.conname, 'f', r.convalidated)) m
    ORDER BY r.qn, r.conname;
-END
-$fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_foreign_key_rows(oid[], int2[]) IS
-  'Foreign keys of the component: dropped before the type change and re-added after it, so that each is validated exactly once.';
-
--- Trigger functions of the converted tables, in languages that cache plans.
-CREATE FUNCTION storagelab_internal.bigint_migration_trigger_function_rows(crel oid[])
-RETURNS SETOF storagelab.bigint_migration_object
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-BEGIN
+  -- Trigger functions of the converted tables, in languages that cache
   -- plans (PL/pgSQL and others): a no-op ALTER FUNCTION makes every session
   -- re-plan them, instead of failing with "type of parameter N (bigint) does
   -- not match that when preparing the plan (integer)".  COST is set to its
@@ -320,8 +280,8 @@ BEGIN
    ORDER BY r.sig;
 END
 $fn$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_trigger_function_rows(oid[]) IS
-  'Trigger functions of the converted tables, in languages that cache plans.';
+COMMENT ON FUNCTION storagelab_internal.bigint_migration_component_objects(oid[], int2[]) IS
+  'the sequences, foreign keys and trigger functions of an INT->BIGINT component, as model rows';
 
 -- an index of a converted column or of a re-created object (pg_class); other relations are blockers
 CREATE FUNCTION storagelab_internal.dependent_relation(
@@ -332,13 +292,15 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
   q      record;
-  v_sql  text;
-  v_qn   text;
   v_ops  text;
   v_ops8 text;
 BEGIN
-  SELECT c.relkind, c.oid, storagelab_internal.sql_qname(c.oid) AS qn, i.indrelid INTO q
-    FROM pg_class c LEFT JOIN pg_index i ON i.indexrelid = c.oid WHERE c.oid = p_objid;
+  SELECT c.relkind, c.relname, storagelab_internal.sql_qname(c.oid) AS qn, i.indrelid, i.indisprimary OR i.indisunique AS uniq,
+         i.indisclustered, i.indisreplident, t.relkind AS tkind, storagelab_internal.sql_qname(i.indrelid) AS tqn, sp.spcname,
+         h.inhparent, storagelab_internal.sql_qname(h.inhparent) AS pqn INTO q
+    FROM pg_class c LEFT JOIN pg_index i ON i.indexrelid = c.oid LEFT JOIN pg_class t ON t.oid = i.indrelid
+    LEFT JOIN pg_tablespace sp ON sp.oid = c.reltablespace LEFT JOIN pg_inherits h ON h.inhrelid = i.indexrelid
+   WHERE c.oid = p_objid;
   IF q.relkind = 'S' THEN
     o := NULL; RETURN;                                   -- sequences: step 4
   ELSIF q.relkind = 't' AND p_deptype = 'i' THEN
@@ -349,8 +311,7 @@ BEGIN
                                          AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = wobj AND a.attnum = wsub AND a.attgenerated = '')
                                          AND NOT EXISTS (SELECT 1 FROM pg_class v WHERE v.oid = wobj AND v.relkind = 'm')) THEN
     -- an index on a matview or on a generated column being re-created
-    IF (SELECT indisprimary OR indisunique FROM pg_index WHERE indexrelid = p_objid)
-       AND EXISTS (SELECT 1 FROM pg_constraint WHERE conindid = p_objid AND contype IN ('p', 'u', 'x')) THEN
+    IF q.uniq AND EXISTS (SELECT 1 FROM pg_constraint WHERE conindid = p_objid AND contype IN ('p', 'u', 'x')) THEN
       o.kind := 'blocker';
       o.blocker := format('constraint index %s would be dropped with a re-created column', q.qn);
       o.sqlstate := '0A000'; o.hint := 'Convert this table by hand.';
@@ -361,24 +322,15 @@ BEGIN
       -- a partition's index is attached to its parent's, which is
       -- re-created first (ON ONLY, as pg_get_indexdef prints it, and
       -- valid again once every partition's index is attached)
-      SELECT i.inhparent, storagelab_internal.sql_qname(i.inhparent) AS pqn INTO v_sql, v_qn
-        FROM pg_inherits i WHERE i.inhrelid = p_objid;
-      IF v_sql IS NOT NULL THEN
-        link := format('%s:%s:0>%s:%s:0', 'pg_class'::regclass::oid, p_objid, 'pg_class'::regclass::oid, v_sql);
-      END IF;
+      link := CASE WHEN q.inhparent IS NOT NULL
+                   THEN format('%s:%s:0>%s:%s:0', 'pg_class'::regclass::oid, p_objid, 'pg_class'::regclass::oid, q.inhparent) END;
       o.create_sql := pg_get_indexdef(p_objid) || E';\n'
-                      || CASE WHEN v_sql IS NULL THEN '' ELSE format(E'ALTER INDEX %s ATTACH PARTITION %s;\n', v_qn, q.qn) END
+                      || CASE WHEN q.inhparent IS NULL THEN '' ELSE format(E'ALTER INDEX %s ATTACH PARTITION %s;\n', q.pqn, q.qn) END
                       -- CLUSTER ON and REPLICA IDENTITY USING INDEX go with the index
-                      || coalesce((SELECT CASE WHEN i.indisclustered
-                                               THEN format(E'ALTER %s %s CLUSTER ON %I;\n', CASE t.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END,
-                                                           storagelab_internal.sql_qname(t.oid), ic.relname) ELSE '' END
-                                          || CASE WHEN i.indisreplident
-                                               THEN format(E'ALTER TABLE %s REPLICA IDENTITY USING INDEX %I;\n', storagelab_internal.sql_qname(t.oid), ic.relname) ELSE '' END
-                                     FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
-                                    WHERE i.indexrelid = p_objid), '')
-                      || coalesce((SELECT format(E'ALTER INDEX %s SET TABLESPACE %I;\n', q.qn, t.spcname)
-                                     FROM pg_class ic JOIN pg_tablespace t ON t.oid = ic.reltablespace
-                                    WHERE ic.oid = p_objid), '')
+                      || CASE WHEN q.indisclustered THEN format(E'ALTER %s %s CLUSTER ON %I;\n',
+                                   CASE q.tkind WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END, q.tqn, q.relname) ELSE '' END
+                      || CASE WHEN q.indisreplident THEN format(E'ALTER TABLE %s REPLICA IDENTITY USING INDEX %I;\n', q.tqn, q.relname) ELSE '' END
+                      || CASE WHEN q.spcname IS NULL THEN '' ELSE format(E'ALTER INDEX %s SET TABLESPACE %I;\n', q.qn, q.spcname) END
                       || CASE WHEN (obj_description(p_objid, 'pg_class')) IS NULL THEN '' ELSE format(E'COMMENT ON INDEX %s IS %L;\n', q.qn, obj_description(p_objid, 'pg_class')) END;
       o.check_sql := format('EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(%L) AND indisvalid)', q.qn);
       o.definition := pg_get_indexdef(p_objid);
@@ -464,9 +416,8 @@ BEGIN
     -- statements to run after the ALTER TABLE: comment, statistics target, column privileges
     o.post_sql := CASE WHEN (q.descr) IS NULL THEN '' ELSE format(E'COMMENT ON COLUMN %s.%I IS %L;\n', q.qn, q.attname, q.descr) END
               || CASE WHEN q.attstattarget >= 0 THEN format(E'ALTER TABLE %s ALTER COLUMN %I SET STATISTICS %s;\n', q.qn, q.attname, q.attstattarget) ELSE '' END
-              || coalesce((SELECT string_agg(format(E'GRANT %s (%I) ON TABLE %s TO %s%s;\n', x.privilege_type, q.attname, q.qn,
-                                  CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
-                                  CASE WHEN x.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '')
+              || coalesce((SELECT string_agg(storagelab_internal.sql_grant(format('%s (%I)', x.privilege_type, q.attname), 'TABLE ' || q.qn,
+                                                                           x.grantee, x.is_grantable), '')
                              FROM aclexplode(q.attacl) x), '');
     o.check_sql := format('(SELECT attgenerated = %L FROM pg_attribute WHERE attrelid = to_regclass(%L) AND attname = %L AND NOT attisdropped)',
                           's', q.qn, q.attname);
@@ -507,39 +458,31 @@ BEGIN
     o := NULL; RETURN;                                   -- foreign keys: step 5
   ELSIF q.contype = 'n' AND (auto OR NOT (wclass = 'pg_class'::regclass AND wsub > 0)) THEN
     o := NULL; RETURN;                                   -- NOT NULL of a re-created generated column: its ADD COLUMN has NOT NULL
-  ELSIF q.contype = 'n' THEN
+  ELSIF NOT (q.contype = 'n' OR (wclass = 'pg_class'::regclass AND wsub > 0 AND auto = false) OR (q.contype = 'c' AND auto)) THEN
+    o.kind := 'blocker';
+    o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, 0), pg_describe_object(wclass, wobj, wsub));
+    o.sqlstate := '0A000'; o.hint := 'Drop the constraint before the migration and re-create it afterwards.';
+    RETURN;
+  END IF;
+  o.kind := 'constraint'; o.relation := q.conrelid;
+  o.identity := format('constraint %I on %s', q.conname, q.qn);
+  o.lock := 'ACCESS EXCLUSIVE (with its table)';
+  o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L)', q.qn, q.conname);
+  IF q.contype = 'n' THEN
     -- PostgreSQL 18+: a NOT NULL constraint (see sql_not_null_name)
-    o.kind := 'constraint'; o.relation := q.conrelid;
-    o.identity := format('constraint %I on %s', q.conname, q.qn);
-    o.lock := 'ACCESS EXCLUSIVE (with its table)';
-    IF q.coninhcount > 0 THEN
-      o.handling := 'NOT NULL kept; inherited, so it takes the name of its parent''s NOT NULL constraint';
-    ELSE
-      o.handling := 'NOT NULL kept, with its name';
-    END IF;
+    o.handling := CASE WHEN q.coninhcount > 0 THEN 'NOT NULL kept; inherited, so it takes the name of its parent''s NOT NULL constraint'
+                       ELSE 'NOT NULL kept, with its name' END;
     o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]'
                           ' WHERE c.conrelid = to_regclass(%L) AND c.contype = %L AND a.attname = %L AND a.attnotnull%s)',
                           q.qn, 'n', q.attname,
                           CASE WHEN q.coninhcount > 0 THEN '' ELSE format(' AND c.conname = %L', q.conname) END);
   ELSIF wclass = 'pg_class'::regclass AND wsub > 0 AND auto = false THEN
-    o.kind := 'constraint'; o.relation := q.conrelid;
-    o.identity := format('constraint %I on %s', q.conname, q.qn);
-    o.lock := 'ACCESS EXCLUSIVE (with its table)';
     o.handling := 'rebuilt by ALTER COLUMN TYPE, name and definition kept';
-    o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L)', q.qn, q.conname);
-  ELSIF q.contype = 'c' AND auto THEN
-    o.kind := 'constraint'; o.relation := q.conrelid;
-    o.identity := format('constraint %I on %s', q.conname, q.qn);
-    o.lock := 'ACCESS EXCLUSIVE (with its table)';
+  ELSE
     o.handling := 're-added after its generated column';
     o.create_sql := format(E'ALTER TABLE %s ADD CONSTRAINT %I %s;\n', q.qn, q.conname, q.def)
                     || CASE WHEN obj_description(p_objid, 'pg_constraint') IS NULL THEN ''
                             ELSE format(E'COMMENT ON CONSTRAINT %I ON %s IS %L;\n', q.conname, q.qn, obj_description(p_objid, 'pg_constraint')) END;
-    o.check_sql := format('EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass(%L) AND conname = %L)', q.qn, q.conname);
-  ELSE
-    o.kind := 'blocker';
-    o.blocker := format('%s depends on %s', pg_describe_object(p_classid, p_objid, 0), pg_describe_object(wclass, wobj, wsub));
-    o.sqlstate := '0A000'; o.hint := 'Drop the constraint before the migration and re-create it afterwards.';
   END IF;
 END
 $fn$;
@@ -593,10 +536,9 @@ BEGIN
                          FROM unnest(c.reloptions) opt) || ')' AS with_options,
          storagelab_internal.sql_qname(w.ev_class) AS qn INTO q
     FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class WHERE w.oid = p_objid;
-  IF q.ev_class = wobj AND wclass = 'pg_class'::regclass AND wsub = 0 THEN
-    IF q.rulename = '_RETURN' THEN o := NULL; RETURN; END IF;   -- the view's own query
-  END IF;
-  IF q.rulename = '_RETURN' AND q.relkind IN ('v', 'm') THEN
+  IF q.rulename = '_RETURN' AND q.ev_class = wobj AND wclass = 'pg_class'::regclass AND wsub = 0 THEN
+    o := NULL; RETURN;                                   -- the view's own query
+  ELSIF q.rulename = '_RETURN' AND q.relkind IN ('v', 'm') THEN
     -- the object to drop is the view itself
     o.classid := 'pg_class'::regclass; o.objid := q.ev_class; o.objsubid := 0;
     o.relation := q.ev_class;

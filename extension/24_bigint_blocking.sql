@@ -2,35 +2,20 @@
 -- (bigint_migration_script(..., mode => 'blocking')): one transaction, every
 -- table locked in one order, each table rewritten once.
 --
--- First the run-time checks, installed procedures the script CALLs with
--- the state it expects (bigint_preflight before the locks, bigint_postcheck
--- before COMMIT).  Then one function per section of the script, in the
--- order the script has them; each writes from the model rows (part 22),
--- except sizes and the few facts the checks compare (a column's type, a
--- view's fingerprint, the dependents of the columns, constraints not
--- valid), read by the functions the checks call at run time.
---
---   header      what the script does, to whom, how long it may take
---               (storagelab_internal.script_header, part 01)
---   preflight   CALL bigint_preflight: the database still looks as the
---               model says; privileges; long transactions and
---               anti-wraparound vacuums
---   locks       every table, one order, retried on lock_timeout
---   body        drops, ALTER TABLE per table, sequences, foreign keys
---               re-added, dropped objects re-created, trigger functions
---               touched
---   postchecks  CALL bigint_postcheck: every row's check_sql; constraints
---               valid
---   finish      COMMIT (or ROLLBACK on -v dry_run=1), ANALYZE
+-- First the run-time checks: installed procedures the script CALLs with the
+-- state it expects, written from the model (bigint_preflight before the
+-- locks, bigint_postcheck before COMMIT); the few facts the model does not
+-- carry (a column's type, a view's fingerprint, the dependents of the
+-- columns) are read at generation by the functions the checks call.  Then
+-- one function per section of the script, in its order: header
+-- (script_header, part 01), pre-flight, locks (retried on lock_timeout),
+-- body (drops, one ALTER TABLE per table, sequences, foreign keys, objects
+-- re-created, trigger functions touched), post-checks, COMMIT (ROLLBACK on
+-- -v dry_run=1) and ANALYZE.
 
 \echo Use "CREATE EXTENSION storagelab" to load this file. \quit
 
--- Run-time pre-flight -------------------------------------------------------
---
--- What the blocking script checks when it runs, before it locks anything:
--- installed procedures it CALLs with the state it expects (written from
--- the model; the few facts the model does not carry are read by the same
--- functions the checks use, so both sides read them alike).
+-- Run-time checks -------------------------------------------------------------
 
 -- The type of a column, as format_type prints it; NULL when it is gone.
 CREATE FUNCTION storagelab_internal.bigint_preflight_column_type(rel regclass, col name)
@@ -168,27 +153,6 @@ COMMENT ON PROCEDURE storagelab_internal.bigint_postcheck(text[], text[], text[]
 
 -- Writer sections ------------------------------------------------------------
 
--- The tables whose columns change (rewritten by ALTER TABLE), quoted, in
--- name order, with the bytes of their trees (partitions and inheritance
--- children): heap with TOAST, and indexes.
-CREATE FUNCTION storagelab_internal.bigint_migration_blocking_tables(objs storagelab.bigint_migration_object[],
-                                                                     OUT rel regclass, OUT qn text, OUT heap_bytes numeric, OUT index_bytes numeric)
-RETURNS SETOF record
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT t.relation, t.qn,
-         (WITH RECURSIVE tree(oid) AS (SELECT t.relation::oid UNION SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.oid)
-          SELECT coalesce(sum(pg_total_relation_size(tree.oid) - pg_indexes_size(tree.oid)), 0) FROM tree),
-         (WITH RECURSIVE tree(oid) AS (SELECT t.relation::oid UNION SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.oid)
-          SELECT coalesce(sum(pg_indexes_size(tree.oid)), 0) FROM tree)
-    FROM (SELECT DISTINCT x.relation, storagelab_internal.sql_qname(x.relation) AS qn
-            FROM unnest($1) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL) t
-   ORDER BY t.qn
-$$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_tables(storagelab.bigint_migration_object[]) IS
-  'the tables a blocking INT->BIGINT script rewrites, in name order, with heap and index bytes of their partitions and children';
-
 -- The comment header of a blocking script (storagelab_internal.script_header):
 -- columns, tables and sizes, locks, foreign keys, sequences, objects
 -- re-created, function hazards, estimated duration; and its settings.
@@ -201,7 +165,14 @@ AS $fn$
 BEGIN
   -- PL/pgSQL: part 28 is created later in the install script
   RETURN (
-  WITH t AS (SELECT * FROM storagelab_internal.bigint_migration_blocking_tables(objs)),
+  -- the tables rewritten, with the bytes of their trees (partitions and
+  -- inheritance children): heap with TOAST, and indexes
+  WITH t AS (SELECT r.qn, z.heap_bytes, z.index_bytes
+               FROM (SELECT DISTINCT x.relation, storagelab_internal.sql_qname(x.relation) AS qn
+                       FROM unnest(objs) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL) r,
+                    LATERAL (WITH RECURSIVE tree(oid) AS (SELECT r.relation::oid UNION SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.oid)
+                             SELECT coalesce(sum(pg_total_relation_size(tree.oid) - pg_indexes_size(tree.oid)), 0) AS heap_bytes,
+                                    coalesce(sum(pg_indexes_size(tree.oid)), 0) AS index_bytes FROM tree) z),
   fk AS (SELECT coalesce(sum(pg_relation_size(v.t)), 0) AS bytes
            FROM unnest(objs) x JOIN pg_constraint c ON c.oid = x.objid, LATERAL (VALUES (c.conrelid), (c.confrelid)) v(t)
           WHERE x.kind = 'foreign_key'),
@@ -315,65 +286,56 @@ $$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_preflight(storagelab.bigint_migration_object[], text[]) IS
   'the pre-flight of a blocking script: the CALL checking that the database still looks as at generation, that the role may do every step, and that no long transaction or anti-wraparound vacuum holds the tables';
 
--- The drop or create statements (which) of the model rows of kinds (NULL:
--- every kind but skip), in depth order when by_depth is 'asc' or 'desc'
--- (dependents first), then by identity; each under its identity as a
--- comment when labelled; empty when there is none.
-CREATE FUNCTION storagelab_internal.bigint_migration_blocking_statements(objs storagelab.bigint_migration_object[], which text,
-                                                                         kinds text[], skip text[], labelled boolean, empty text,
-                                                                         by_depth text DEFAULT NULL)
-RETURNS text
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT coalesce(string_agg(CASE WHEN $5 THEN '-- ' || storagelab_internal.sql_comment_text(y.identity) || E'\n' ELSE '' END || y.stmt,
-                             '' ORDER BY CASE WHEN $7 = 'desc' THEN y.depth END DESC, CASE WHEN $7 = 'asc' THEN y.depth END, y.identity), $6, '')
-    FROM (SELECT x.identity, x.depth, CASE $2 WHEN 'drop' THEN x.drop_sql ELSE x.create_sql END AS stmt
-            FROM unnest($1) x
-           WHERE (x.kind = ANY ($3) OR ($3 IS NULL AND x.kind <> ALL ($4)))) y
-   WHERE y.stmt IS NOT NULL
-$$;
-COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_statements(storagelab.bigint_migration_object[], text, text[], text[], boolean, text, text) IS
-  'the drop or create statements of some kinds of model rows, in dependency order, for a blocking script section';
-
--- The body of a blocking script after the locks: drops (dependents first,
--- then the foreign keys), one ALTER TABLE per table (generated columns
--- re-added in it), sequences, foreign keys re-added, dropped objects
--- re-created in dependency order, trigger functions touched so that other
--- sessions re-plan them.
+-- The body of a blocking script after the locks, one section per row of
+-- the table below: drops (dependents first, then the foreign keys), one
+-- ALTER TABLE per table (generated columns re-added in it), sequences,
+-- foreign keys re-added, dropped objects re-created in dependency order,
+-- trigger functions touched so that other sessions re-plan them.  A section
+-- is the drop or create statements (which) of the rows of kinds (NULL:
+-- every kind but skip), in depth order when by_depth is 'asc' or 'desc',
+-- then by identity, each under its identity when labelled; empty when none.
 CREATE FUNCTION storagelab_internal.bigint_migration_blocking_body(objs storagelab.bigint_migration_object[])
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT E'-- Drop the objects that would make ALTER COLUMN TYPE fail (dependents first).\n'
-      || storagelab_internal.bigint_migration_blocking_statements($1, 'drop', NULL, '{column,generated_column,foreign_key}', true, E'-- (none)\n', 'desc')
-      || E'\n-- Drop the foreign keys of the component (ACCESS EXCLUSIVE on both tables, held already).\n'
-      || storagelab_internal.bigint_migration_blocking_statements($1, 'drop', '{foreign_key}', NULL, false, NULL)
-      || E'\n-- Convert: one ALTER TABLE per table, so each table and its indexes are rewritten once.\n'
-      || coalesce((SELECT string_agg(format(E'ALTER TABLE %s\n  ', t.qn)
-                   || (SELECT string_agg(c, E',\n  ' ORDER BY ord, c)
-                         FROM (SELECT 1 AS ord, x.drop_sql AS c FROM unnest($1) x WHERE x.kind = 'generated_column' AND x.relation = t.rel
-                               UNION ALL
-                               SELECT 2, x.create_sql FROM unnest($1) x WHERE x.kind = 'column' AND x.relation = t.rel AND x.create_sql IS NOT NULL
-                               UNION ALL
-                               SELECT 3, x.create_sql FROM unnest($1) x WHERE x.kind = 'generated_column' AND x.relation = t.rel) y)
-                   || E';\n'
-                   || coalesce((SELECT string_agg(x.post_sql, '' ORDER BY x.identity) FROM unnest($1) x
-                                 WHERE x.kind = 'generated_column' AND x.relation = t.rel), ''), '' ORDER BY t.qn)
-                     FROM (SELECT DISTINCT x.relation AS rel, storagelab_internal.sql_qname(x.relation) AS qn
-                             FROM unnest($1) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL) t), '')
-      || E'\n-- Sequences (SHARE ROW EXCLUSIVE on each sequence).\n'
-      || storagelab_internal.bigint_migration_blocking_statements($1, 'create', '{sequence}', NULL, false,
-                                                                   E'-- (none: identity sequences follow ALTER COLUMN TYPE)\n')
-      || E'\n-- Re-add the foreign keys with their names, actions, deferrability and comments; each is validated once here.\n'
-      || storagelab_internal.bigint_migration_blocking_statements($1, 'create', '{foreign_key}', NULL, false, NULL)
-      || E'\n-- Re-create the dropped objects exactly as they were (in dependency order).\n'
-      || storagelab_internal.bigint_migration_blocking_statements($1, 'create', NULL,
-           '{column,generated_column,foreign_key,sequence,identity,trigger_function}', true, E'-- (none)\n', 'asc')
-      || E'\n-- Make other sessions re-plan the trigger functions of the converted tables (their cached plans\n'
-      || E'-- have integer parameters); COST is set to its current value, nothing else changes.\n'
-      || storagelab_internal.bigint_migration_blocking_statements($1, 'create', '{trigger_function}', NULL, false, E'-- (none)\n')
+  SELECT string_agg(s.head || CASE WHEN s.which IS NOT NULL THEN coalesce(y.stmts, s.empty, '') ELSE
+           coalesce((SELECT string_agg(format(E'ALTER TABLE %s\n  ', t.qn)
+                     || (SELECT string_agg(c, E',\n  ' ORDER BY ord, c)
+                           FROM (SELECT 1 AS ord, x.drop_sql AS c FROM unnest($1) x WHERE x.kind = 'generated_column' AND x.relation = t.rel
+                                 UNION ALL
+                                 SELECT 2, x.create_sql FROM unnest($1) x WHERE x.kind = 'column' AND x.relation = t.rel AND x.create_sql IS NOT NULL
+                                 UNION ALL
+                                 SELECT 3, x.create_sql FROM unnest($1) x WHERE x.kind = 'generated_column' AND x.relation = t.rel) p)
+                     || E';\n'
+                     || coalesce((SELECT string_agg(x.post_sql, '' ORDER BY x.identity) FROM unnest($1) x
+                                   WHERE x.kind = 'generated_column' AND x.relation = t.rel), ''), '' ORDER BY t.qn)
+                       FROM (SELECT DISTINCT x.relation AS rel, storagelab_internal.sql_qname(x.relation) AS qn
+                               FROM unnest($1) x WHERE x.kind = 'column' AND x.create_sql IS NOT NULL) t), '') END,
+           '' ORDER BY s.ord)
+    FROM (VALUES
+      (1, E'-- Drop the objects that would make ALTER COLUMN TYPE fail (dependents first).\n',
+       'drop', NULL::text[], '{column,generated_column,foreign_key}'::text[], true, E'-- (none)\n', 'desc'),
+      (2, E'\n-- Drop the foreign keys of the component (ACCESS EXCLUSIVE on both tables, held already).\n',
+       'drop', '{foreign_key}', NULL, false, NULL, NULL),
+      (3, E'\n-- Convert: one ALTER TABLE per table, so each table and its indexes are rewritten once.\n',
+       NULL, NULL, NULL, NULL, NULL, NULL),
+      (4, E'\n-- Sequences (SHARE ROW EXCLUSIVE on each sequence).\n',
+       'create', '{sequence}', NULL, false, E'-- (none: identity sequences follow ALTER COLUMN TYPE)\n', NULL),
+      (5, E'\n-- Re-add the foreign keys with their names, actions, deferrability and comments; each is validated once here.\n',
+       'create', '{foreign_key}', NULL, false, NULL, NULL),
+      (6, E'\n-- Re-create the dropped objects exactly as they were (in dependency order).\n',
+       'create', NULL, '{column,generated_column,foreign_key,sequence,identity,trigger_function}', true, E'-- (none)\n', 'asc'),
+      (7, E'\n-- Make other sessions re-plan the trigger functions of the converted tables (their cached plans\n'
+          || E'-- have integer parameters); COST is set to its current value, nothing else changes.\n',
+       'create', '{trigger_function}', NULL, false, E'-- (none)\n', NULL)
+    ) AS s(ord, head, which, kinds, skip, labelled, empty, by_depth)
+    LEFT JOIN LATERAL (
+      SELECT string_agg(CASE WHEN s.labelled THEN '-- ' || storagelab_internal.sql_comment_text(z.identity) || E'\n' ELSE '' END || z.stmt,
+                        '' ORDER BY CASE WHEN s.by_depth = 'desc' THEN z.depth END DESC, CASE WHEN s.by_depth = 'asc' THEN z.depth END, z.identity)
+        FROM (SELECT x.identity, x.depth, CASE s.which WHEN 'drop' THEN x.drop_sql ELSE x.create_sql END AS stmt
+                FROM unnest($1) x WHERE x.kind = ANY (s.kinds) OR (s.kinds IS NULL AND x.kind <> ALL (s.skip))) z
+       WHERE z.stmt IS NOT NULL) y(stmts) ON true
 $$;
 COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_body(storagelab.bigint_migration_object[]) IS
   'the statements of a blocking script between its locks and its post-checks: drops, type changes, sequences, foreign keys, objects re-created, trigger functions touched';
@@ -447,11 +409,9 @@ COMMENT ON FUNCTION storagelab_internal.bigint_migration_blocking_script(storage
   'the blocking INT->BIGINT script of a model under a choice of function_hazards: one transaction, sections header to finish';
 
 -- Refuses, listing every blocker, when no correct script can be produced:
--- the model's blocker rows plus what the writer cannot do (more_blockers,
--- SQLSTATE 0A000); also when nothing is left to convert.  mode is not read:
--- both callers (the blocking pre-flight, part 27, and the online one, part
--- 67) pass 'blocking' and no more_blockers since mode shadow, whose writer
--- passed others, was removed.
+-- the model's blocker rows plus more_blockers (SQLSTATE 0A000); also when
+-- nothing is left to convert.  mode is not read (both callers, parts 27 and
+-- 67, pass 'blocking' and no more_blockers since mode shadow was removed).
 CREATE FUNCTION storagelab_internal.bigint_migration_refuse(objs storagelab.bigint_migration_object[], more_blockers text[], mode text)
 RETURNS void
 LANGUAGE plpgsql STABLE
