@@ -624,8 +624,10 @@ AS $$
          || E'\n' || $6
          || storagelab_internal.layout_function_recheck($1, $3, 'before')
          -- the engine's statements, phase by phase, each under its comment
-         || (SELECT string_agg(u.head || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
-                                                     FROM storagelab_internal.rewrite_statements($2, u.ph) r), '')
+         --   (one model for the six phases: part 63)
+         || (WITH md AS MATERIALIZED (SELECT storagelab_internal.rewrite_model($2) AS m)
+             SELECT string_agg(u.head || coalesce((SELECT string_agg(r.statement || E';\n', '' ORDER BY r.ord)
+                                                     FROM storagelab_internal.rewrite_phase(md.m, u.ph) r), '')
                                || u.tail || E'\n', '' ORDER BY u.n)
                FROM (VALUES (1, 'create', E'-- The new table beside the old one.\n', format(E'DO %s;\n', storagelab_internal.dollar_quote(
                                format('BEGIN PERFORM storagelab_internal.rewrite_check_created(%L); END', $5)))),
@@ -635,7 +637,7 @@ AS $$
                             (3, 'index', E'-- Indexes and constraints, built once on the full table.\n', ''),
                             (4, 'swap', E'-- The swap: dependents, renames, sequences, foreign keys, triggers, rules, policies.\n', ''),
                             (5, 'validate', E'-- Foreign keys re-pointed NOT VALID, validated.\n', ''),
-                            (6, 'cleanup', E'-- The old table.\n', '')) u(n, ph, head, tail))
+                            (6, 'cleanup', E'-- The old table.\n', '')) u(n, ph, head, tail), md)
          || storagelab_internal.layout_function_recheck($1, $3, 'after')
          || storagelab_internal.script_end(true)   -- COMMIT, or ROLLBACK with -v dry_run=1 (part 01)
          || E'-- Statistics of the new tables (SHARE UPDATE EXCLUSIVE: reads and writes go on).\n'
