@@ -117,6 +117,7 @@ DECLARE
   types   jsonb;
   ord     name[];
   changes jsonb;
+  comp    jsonb;
   bad     text;
 BEGIN
   IF plan IS NULL AND column_types IS NULL AND column_order IS NULL THEN
@@ -163,8 +164,21 @@ BEGIN
     RAISE EXCEPTION 'nothing to change: the columns keep their order and types'
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Give column_types or column_order.';
   END IF;
-  -- the rest of a retyped key's component: other tables (in their own order), the table's own columns
-  WITH k AS MATERIALIZED (SELECT * FROM storagelab_internal.layout_key_component(relation, changes)),
+  -- the rest of a retyped key's component: other tables (in their own order), the table's own columns;
+  -- one type per column: two keys named in column_types may share a component
+  comp := (SELECT coalesce(jsonb_agg(to_jsonb(k)), '[]') FROM storagelab_internal.layout_key_component(relation, changes) k);
+  SELECT string_agg(format('%s.%I (%s)', x.relid::regclass, x.column_name, x.types), ', ' ORDER BY x.relid, x.column_name) INTO bad
+    FROM (SELECT y.relid, y.column_name, string_agg(DISTINCT y.new_type, ', ') AS types
+            FROM (SELECT k.relid, k.column_name, k.new_type FROM jsonb_to_recordset(comp) k(relid oid, column_name name, new_type text)
+                  UNION ALL
+                  SELECT relation::oid, e->>'column_name', e->>'to' FROM jsonb_array_elements(changes) e) y
+           GROUP BY y.relid, y.column_name HAVING count(DISTINCT to_regtype(y.new_type)) > 1) x;
+  IF bad IS NOT NULL THEN
+    RAISE EXCEPTION 'column_types gives one foreign-key component two types'
+      USING ERRCODE = 'invalid_parameter_value', DETAIL = format('Columns of the component of %s: %s.', $1, bad),
+            HINT = 'Give the keys of one foreign-key component the same type, or name only one of them.';
+  END IF;
+  WITH k AS MATERIALIZED (SELECT * FROM jsonb_to_recordset(comp) k(relid oid, column_name name, old_type text, new_type text)),
        s AS (SELECT jsonb_object_agg(k.column_name, k.new_type) AS ty FROM k WHERE k.relid = relation::oid)
   SELECT s.ty,
          jsonb_set(tables, '{0,columns}',

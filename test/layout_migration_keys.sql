@@ -33,7 +33,7 @@ INSERT INTO storagelab.settings VALUES ('bigint_migration.backfill_batch_blocks'
   ('scripts.lock_retries', '0'), ('scripts.lock_timeout', '5s');
 
 
-SELECT plan(21);
+SELECT plan(22);
 
 CREATE SCHEMA kc;
 -- no statistics, no plan: the scripts change what column_types names
@@ -123,6 +123,11 @@ SELECT is((SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod),
             WHERE attrelid = 'kc.node'::regclass AND attname IN ('id', 'parent_id')), 'id integer, parent_id integer',
           '4. ... the key and the column referencing it are integer');
 SELECT is((SELECT count(*) FROM kc.node n JOIN kc.node p ON p.id = n.parent_id), 999::int8, '4. ... every link is kept');
+
+-- 4b. two keys of one component given two types: refused, not one of them chosen
+SELECT throws_ok($$SELECT storagelab.layout_migration_script('kc.node', column_types => '{"id": "bigint", "parent_id": "smallint"}')$$,
+                 '22023', 'column_types gives one foreign-key component two types',
+                 '4b. the key and the column referencing it named with two types: refused');
 
 -- 5. a serial column in the component
 CREATE TABLE kc.s (id serial PRIMARY KEY);
