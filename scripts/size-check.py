@@ -98,7 +98,10 @@ GENERATOR = [
 # queries; the layout writer's plan, checks and header each one function; the
 # blocking INT to BIGINT body one table-driven query, the per-kind producers
 # shorter.  Every script byte for byte the same on all 8 fixtures.
-GENERATOR_CEILING = 7181
+# Raised to 7195 the same day (14 lines): layout_plan refuses column_types
+# that give one foreign-key component two types (it kept whichever it read
+# first).
+GENERATOR_CEILING = 7195
 
 # SQL functions over SQL_LIMIT on 2026-11-28, with their size then: each
 # may shrink, never grow; remove an entry when its function is within the
